@@ -1,0 +1,20 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// prefs has no package dependencies: only what the Swift toolchain ships.
+let package = Package(
+    name: "prefs",
+    products: [
+        .executable(name: "prefs", targets: ["prefs"]),
+        .library(name: "PrefsCore", targets: ["PrefsCore"]),
+    ],
+    targets: [
+        // The library: value model, codecs, stores. Imports only the stdlib and Glibc so a static
+        // `prefs` starts in about a millisecond.
+        .target(name: "PrefsCore"),
+        // The command: parses argv by hand, calls PrefsCore, prints, exits.
+        .executableTarget(name: "prefs", dependencies: ["PrefsCore"]),
+        .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore"]),
+        .testTarget(name: "prefsTests", dependencies: ["prefs", "PrefsCore"]),
+    ]
+)

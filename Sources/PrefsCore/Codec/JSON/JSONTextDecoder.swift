@@ -1,0 +1,159 @@
+/// Reads JSON (RFC 8259), strictly. The policy for everything the RFC leaves to implementations:
+///
+/// - Numbers: an integer literal (no fraction, no exponent) is an `.integer`, exact from Int64.min to
+///   UInt64.max; beyond that it is an error, never a rounded real. `-0` is the integer 0. A literal with
+///   a fraction or exponent is a `.real`, correctly rounded (`1.000000000000000005` is 1.0, `1e-999` is
+///   0.0); one too large for a Double (`1e400`) is an error, never infinity.
+/// - Duplicate keys: the last value wins, as in JavaScript and Python (JSONTestSuite requires
+///   accepting them). Keys are compared by bytes, so NFC and NFD spellings are two keys and both stay.
+/// - Strings: must be valid UTF-8; a `\u` escape of a lone surrogate is an error (Swift strings
+///   cannot hold one and replacing it would change the data); raw control characters are errors.
+/// - A UTF-8 byte-order mark at the start is skipped; UTF-16 and UTF-32 input is refused.
+/// - `null` has no property-list value: `decode` refuses it; `validate` (for `lint`) accepts it.
+/// - Nesting deeper than `DecodingLimits.maxDepth` is an error (no stack overflow). Typed JSON
+///   spends two JSON levels per value level, so the parser itself allows twice as many and `decode`
+///   checks the plain-JSON limit afterwards.
+public enum JSONTextDecoder {
+    /// Plain JSON (typed-JSON documents are returned as the plain JSON they are; see `PropertyList`).
+    public static func decode(_ bytes: [UInt8]) throws -> PrefValue {
+        let (value, deepest) = try parse(bytes, allowNull: false)
+        try checkDepth(deepest)
+        return value ?? .dictionary([:])
+    }
+
+    /// Checks that `bytes` is JSON prefs accepts, allowing `null` anywhere.
+    public static func validate(_ bytes: [UInt8]) throws {
+        try checkDepth(try parse(bytes, allowNull: true).deepest)
+    }
+
+    static func checkDepth(_ deepest: Int) throws {
+        guard deepest <= DecodingLimits.maxDepth else {
+            throw PrefsError.malformed(source: nil, format: .json, reason: "containers nested deeper than \(DecodingLimits.maxDepth) levels")
+        }
+    }
+
+    /// The value (nil for a `null` document, and `null` members left out when allowed) and the
+    /// container nesting depth, allowing the deeper nesting typed JSON needs.
+    static func parse(_ bytes: [UInt8], allowNull: Bool) throws -> (PrefValue?, deepest: Int) {
+        try bytes.withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(bytes: buffer, allowNull: allowNull)
+            let value = try parser.document()
+            return (value, parser.deepest)
+        }
+    }
+}
+
+struct JSONParser {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let allowNull: Bool
+    var index = 0
+    /// The deepest container nesting seen (1 for a flat array or object).
+    var deepest = 0
+    static let maxDepth = 2 * DecodingLimits.maxDepth + 2
+
+    init(bytes: UnsafeBufferPointer<UInt8>, allowNull: Bool) {
+        self.bytes = bytes
+        self.allowNull = allowNull
+    }
+
+    func failure(_ reason: String, at offset: Int? = nil) -> PrefsError {
+        .malformed(source: nil, format: .json, reason: "\(TextPosition.describe(bytes, offset: offset ?? index)): \(reason)")
+    }
+
+    /// The document's value; nil when it is `null` (only with `allowNull`).
+    mutating func document() throws -> PrefValue? {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+        skipSpace()
+        guard index < bytes.count else { throw failure("empty document") }
+        let value = try self.value(depth: 0)
+        skipSpace()
+        guard index == bytes.count else { throw failure("unexpected data after the JSON value") }
+        return value
+    }
+
+    @inline(__always)
+    mutating func skipSpace() {
+        while index < bytes.count {
+            let c = bytes[index]
+            guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 else { return }
+            index += 1
+        }
+    }
+
+    mutating func value(depth: Int) throws -> PrefValue? {
+        guard index < bytes.count else { throw failure("unexpected end of document") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try object(depth: depth)
+        case UInt8(ascii: "["): return try array(depth: depth)
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"):
+            let start = index
+            try literal("null")
+            guard allowNull else { throw failure("null has no property-list value", at: start) }
+            return nil
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+        default: throw failure("unexpected character '\(JSONParser.show(bytes[index]))'")
+        }
+    }
+
+    static func show(_ c: UInt8) -> String {
+        c >= 0x20 && c < 0x7F ? String(UnicodeScalar(c)) : "\\x" + String(c, radix: 16)
+    }
+
+    mutating func literal(_ word: StaticString) throws {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count,
+            UnsafeBufferPointer(rebasing: bytes[index..<index + count]).elementsEqual(
+                UnsafeBufferPointer(start: word.utf8Start, count: count))
+        else { throw failure("invalid literal (expected \(word))") }
+        index += count
+    }
+
+    mutating func enter(_ depth: Int) throws {
+        guard depth < JSONParser.maxDepth else {
+            throw failure("containers nested deeper than \(DecodingLimits.maxDepth) levels")
+        }
+        deepest = Swift.max(deepest, depth + 1)
+        index += 1
+        skipSpace()
+    }
+
+    mutating func array(depth: Int) throws -> PrefValue {
+        try enter(depth)
+        var elements = [PrefValue]()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
+        while true {
+            if let element = try value(depth: depth + 1) { elements.append(element) }
+            skipSpace()
+            guard index < bytes.count else { throw failure("unterminated array") }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
+            guard bytes[index] == UInt8(ascii: ",") else { throw failure("expected ',' or ']' in array") }
+            index += 1
+            skipSpace()
+        }
+    }
+
+    mutating func object(depth: Int) throws -> PrefValue {
+        try enter(depth)
+        var entries = [PrefDictionary.Entry]()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "}") { index += 1; return .dictionary(PrefDictionary()) }
+        while true {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a string key") }
+            let key = try string()
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after a key") }
+            index += 1
+            skipSpace()
+            if let value = try value(depth: depth + 1) { entries.append(PrefDictionary.Entry(key: key, value: value)) }
+            skipSpace()
+            guard index < bytes.count else { throw failure("unterminated object") }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; break }
+            guard bytes[index] == UInt8(ascii: ",") else { throw failure("expected ',' or '}' in object") }
+            index += 1
+            skipSpace()
+        }
+        return .dictionary(PrefDictionary(unsortedEntries: entries))
+    }
+}

@@ -1,0 +1,80 @@
+/// prefs' lossless JSON form: every value is an object with one key naming its type (the names
+/// `read-type` prints), inside a marked root:
+///
+///     {"prefs-typed-json": 1, "value": {"dictionary": {
+///         "name":   {"string": "Ada"},
+///         "count":  {"integer": 18446744073709551615},
+///         "ratio":  {"float": 0.5},          (also "nan", "inf", "-inf")
+///         "on":     {"boolean": true},
+///         "when":   {"date": "2026-01-02T03:04:05.25Z"},   (exact fraction)
+///         "blob":   {"data": "AAEC"},        (base64)
+///         "ref":    {"uid": 7},
+///         "list":   {"array": [{"string": "a"}]}}}}
+///
+/// Every value survives a round trip exactly, including −0.0, NaN, date fractions and UIDs.
+public enum TypedJSON {
+    public static let marker = "prefs-typed-json"
+    public static let version: Int64 = 1
+
+    public static func encode(_ value: PrefValue, pretty: Bool = true) throws -> [UInt8] {
+        let document: PrefValue = .dictionary([marker: .integer(version), "value": try node(value)])
+        var writer = JSONWriter(pretty: pretty, format: .typedJSON)
+        writer.inlineScalarNodes = true
+        writer.maxDepth = JSONParser.maxDepth
+        try writer.write(document, depth: 0)
+        if pretty { writer.out.append(0x0A) }
+        return writer.out
+    }
+
+    /// True when a decoded JSON document carries the typed-JSON marker.
+    public static func isTypedDocument(_ json: PrefValue) -> Bool {
+        guard case .dictionary(let root) = json else { return false }
+        return root[marker] != nil
+    }
+
+    /// Reads a typed-JSON document that has been decoded as plain JSON.
+    public static func decode(_ json: PrefValue) throws -> PrefValue {
+        guard case .dictionary(let root) = json, root.count == 2, let versionValue = root[marker],
+            let body = root["value"]
+        else { throw failure("", "the root must be {\"\(marker)\": 1, \"value\": …}") }
+        guard versionValue == .integer(version) else {
+            throw failure("", "unsupported \(marker) version (this prefs reads version \(version))")
+        }
+        return try value(of: body, path: "", depth: 0)
+    }
+
+    static func failure(_ path: String, _ reason: String) -> PrefsError {
+        .malformed(source: nil, format: .typedJSON, reason: (path.isEmpty ? "" : "at \(path): ") + reason)
+    }
+
+    static func node(_ value: PrefValue) throws -> PrefValue {
+        switch value {
+        case .string: return ["string": value]
+        case .integer, .unsignedInteger: return ["integer": value]
+        case .real(let r):
+            if r.isNaN { return ["float": "nan"] }
+            if r.isInfinite { return ["float": .string(r > 0 ? "inf" : "-inf")] }
+            return ["float": value]
+        case .bool: return ["boolean": value]
+        case .date(let d):
+            try KeyPath.checkDate(value, format: .typedJSON)
+            return ["date": .string(d.iso8601())]
+        case .data(let bytes): return ["data": .string(Base64.encode(bytes))]
+        case .uid(let u): return ["uid": .unsigned(u)]
+        case .array(let elements):
+            var nodes = [PrefValue]()
+            nodes.reserveCapacity(elements.count)
+            for (i, element) in elements.enumerated() {
+                nodes.append(try KeyPath.locating(String(i)) { try node(element) })
+            }
+            return ["array": .array(nodes)]
+        case .dictionary(let dictionary):
+            var entries = [PrefDictionary.Entry]()
+            entries.reserveCapacity(dictionary.count)
+            for entry in dictionary {
+                entries.append(.init(key: entry.key, value: try KeyPath.locating(entry.key) { try node(entry.value) }))
+            }
+            return ["dictionary": .dictionary(PrefDictionary(unsortedEntries: entries))]
+        }
+    }
+}

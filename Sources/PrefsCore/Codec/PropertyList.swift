@@ -1,0 +1,71 @@
+/// The one entry point to the codecs: decode any document (format detected by content) and encode a
+/// value in any format.
+public enum PropertyList {
+    /// Decodes `bytes`, whatever their format; tells which format it was.
+    public static func decode(_ bytes: [UInt8]) throws -> (value: PrefValue, format: PlistFormat) {
+        let format = try detect(bytes)
+        switch format {
+        case .json, .typedJSON:
+            let (json, deepest) = try JSONTextDecoder.parse(bytes, allowNull: false)
+            guard let json else { throw PrefsError.internalError("null accepted") }
+            if TypedJSON.isTypedDocument(json) { return (try TypedJSON.decode(json), .typedJSON) }
+            try JSONTextDecoder.checkDepth(deepest)
+            return (json, .json)
+        default:
+            return (try decode(bytes, as: format), format)
+        }
+    }
+
+    /// Decodes `bytes` as `format`, without guessing.
+    public static func decode(_ bytes: [UInt8], as format: PlistFormat) throws -> PrefValue {
+        switch format {
+        case .binary: return try BinaryPlistDecoder.decode(bytes)
+        case .xml: return try XMLPlistDecoder.decode(bytes)
+        case .openStep: return try OpenStepDecoder.decode(bytes)
+        case .json: return try JSONTextDecoder.decode(bytes)
+        case .typedJSON:
+            let (json, _) = try JSONTextDecoder.parse(bytes, allowNull: false)
+            guard let json else { throw PrefsError.internalError("null accepted") }
+            return try TypedJSON.decode(json)
+        }
+    }
+
+    /// Checks a document as `lint` does and tells its format: everything `decode` checks, except that
+    /// JSON `null` is valid JSON (it only has no property-list value).
+    public static func validate(_ bytes: [UInt8]) throws -> PlistFormat {
+        let format = try detect(bytes)
+        guard format == .json else {
+            _ = try decode(bytes, as: format)
+            return format
+        }
+        let (json, deepest) = try JSONTextDecoder.parse(bytes, allowNull: true)
+        if let json, TypedJSON.isTypedDocument(json) {
+            _ = try decode(bytes, as: .typedJSON)
+            return .typedJSON
+        }
+        try JSONTextDecoder.checkDepth(deepest)
+        return .json
+    }
+
+    /// The format by content; refuses empty documents and UTF-16/UTF-32 text with a message that
+    /// says so rather than a confusing syntax error.
+    static func detect(_ bytes: [UInt8]) throws -> PlistFormat {
+        guard let format = PlistFormat.detect(bytes) else {
+            throw PrefsError.malformed(source: nil, format: nil, reason: "empty document")
+        }
+        if format != .binary && (bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) || bytes.prefix(4).contains(0)) {
+            throw PrefsError.malformed(source: nil, format: nil, reason: "UTF-16 or UTF-32 text is not supported (prefs reads UTF-8)")
+        }
+        return format
+    }
+
+    public static func encode(_ value: PrefValue, as format: PlistFormat) throws -> [UInt8] {
+        switch format {
+        case .binary: return try BinaryPlistEncoder.encode(value)
+        case .xml: return try XMLPlistEncoder.encode(value)
+        case .openStep: return try OpenStepEncoder.encode(value)
+        case .json: return try JSONTextEncoder.encode(value)
+        case .typedJSON: return try TypedJSON.encode(value)
+        }
+    }
+}

@@ -1,0 +1,33 @@
+/// The exit statuses of `prefs`: a public contract that scripts branch on. Never renumber a case.
+public enum ExitStatus: Int32, CaseIterable, Sendable {
+    case success = 0
+    /// The key or suite asked for is absent (read, read-type, delete, rename).
+    case notFound = 1
+    /// Something changed; only with `--exit-code`.
+    case changed = 3
+    case usage = 64
+    /// Bad value, malformed input, corrupt store, type mismatch.
+    case dataError = 65
+    case noInput = 66
+    case internalError = 70
+    case cannotWrite = 73
+    case cannotRead = 74
+    /// A lock could not be obtained; a retry may succeed.
+    case lockUnavailable = 75
+
+    /// The one-line meaning shown in `--help`, the man page and the README.
+    public var meaning: String {
+        switch self {
+        case .success: return "success"
+        case .notFound: return "not found: the key or suite is absent"
+        case .changed: return "changed (only with --exit-code)"
+        case .usage: return "usage error"
+        case .dataError: return "data error: bad value, malformed input, corrupt store, type mismatch"
+        case .noInput: return "input file missing"
+        case .internalError: return "internal error"
+        case .cannotWrite: return "cannot write"
+        case .cannotRead: return "cannot read"
+        case .lockUnavailable: return "lock not obtained (a retry may succeed)"
+        }
+    }
+}

@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Every failure PrefsCore reports. Each case carries the context a one-line message needs; `message`
+/// and `exitStatus` are the only places that turn a case into text and a status.
+public enum PrefsError: Error, Equatable, Sendable {
+    /// The command line is wrong.
+    case usage(String)
+    /// A document could not be decoded. `source` is the file (or `-`) once known; `reason` starts with
+    /// the position ("line 3, column 7: …" or "byte 120: …") where the decoder knows it.
+    case malformed(source: String?, format: PlistFormat?, reason: String)
+    /// A value has no representation in the requested format (NaN in JSON, a date in OpenStep…).
+    case unrepresentable(format: PlistFormat, keyPath: String, reason: String)
+    /// A value given by the user is not acceptable (`-int abc`, a bad date…).
+    case invalidValue(String)
+    case fileNotFound(path: String)
+    case cannotRead(path: String, errno: Int32)
+    case cannotWrite(path: String, errno: Int32)
+    /// A broken invariant; a bug in prefs.
+    case internalError(String)
+
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .usage: return .usage
+        case .malformed, .unrepresentable, .invalidValue: return .dataError
+        case .fileNotFound: return .noInput
+        case .cannotRead: return .cannotRead
+        case .cannotWrite: return .cannotWrite
+        case .internalError: return .internalError
+        }
+    }
+
+    /// One line, without the `prefs: ` prefix the command adds.
+    public var message: String {
+        switch self {
+        case .usage(let text):
+            return text
+        case .malformed(let source, let format, let reason):
+            let what = format.map { "\($0.displayName): " } ?? ""
+            return (source.map { "\($0): " } ?? "") + what + reason
+        case .unrepresentable(let format, let keyPath, let reason):
+            let place = keyPath.isEmpty ? "the root value" : "the value at \(keyPath)"
+            return "cannot write \(place) as \(format.displayName): \(reason)"
+        case .invalidValue(let text):
+            return text
+        case .fileNotFound(let path):
+            return "\(path): no such file"
+        case .cannotRead(let path, let code):
+            return "\(path): cannot read: \(PrefsError.describe(errno: code))"
+        case .cannotWrite(let path, let code):
+            return "\(path): cannot write: \(PrefsError.describe(errno: code))"
+        case .internalError(let text):
+            return "internal error: \(text)"
+        }
+    }
+
+    /// The same error, naming the file it came from (decoders do not know it).
+    public func attributed(to source: String) -> PrefsError {
+        if case .malformed(nil, let format, let reason) = self {
+            return .malformed(source: source, format: format, reason: reason)
+        }
+        return self
+    }
+
+    static func describe(errno code: Int32) -> String {
+        guard let text = strerror(code) else { return "error \(code)" }
+        return String(cString: text).lowercasedFirst
+    }
+}
+
+extension String {
+    /// "No such file" → "no such file", so strerror text reads well after a colon.
+    var lowercasedFirst: String {
+        guard let first = first, first.isUppercase else { return self }
+        return first.lowercased() + dropFirst()
+    }
+}

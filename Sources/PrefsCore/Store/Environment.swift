@@ -1,0 +1,42 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The environment variables PrefsCore consults, passed in explicitly so tests can point them at
+/// temporary directories (tests never touch the real home).
+public struct Environment: Sendable {
+    public var variables: [String: String]
+
+    public init(_ variables: [String: String]) { self.variables = variables }
+
+    /// The process environment.
+    public static var current: Environment {
+        var variables: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        return Environment(variables)
+    }
+
+    public subscript(name: String) -> String? { variables[name] }
+
+    /// An XDG base directory: the variable when it holds an absolute path (the spec says relative
+    /// ones are ignored), otherwise `$HOME/<fallback>`.
+    func baseDirectory(_ variable: String, fallback: String) throws -> String {
+        if let value = self[variable], value.hasPrefix("/") { return value }
+        guard let home = self["HOME"], home.hasPrefix("/") else {
+            throw PrefsError.usage("neither \(variable) nor HOME is set to an absolute path")
+        }
+        return home + "/" + fallback
+    }
+
+    /// `$XDG_CONFIG_HOME`, where suites live (the directory Foundation's UserDefaults uses on Linux).
+    public func configHome() throws -> String { try baseDirectory("XDG_CONFIG_HOME", fallback: ".config") }
+}

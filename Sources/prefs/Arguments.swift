@@ -1,0 +1,83 @@
+import PrefsCore
+
+/// What was typed, before anything is looked up or opened: the verb, its options and its operands.
+struct Invocation: Equatable, Sendable {
+    enum Action: Equatable, Sendable {
+        case verb(String)
+        case help
+        case version
+    }
+
+    var action: Action
+    /// Option name (without `--`) → the values given, in order ("" for an option without a value).
+    var options: [String: [String]] = [:]
+    var operands: [String] = []
+
+    func has(_ option: String) -> Bool { options[option] != nil }
+
+    /// The last value given for `option`.
+    func value(_ option: String) -> String? { options[option]?.last }
+}
+
+/// Stage one of parsing: argv → `Invocation`, against the command table, with no I/O.
+///
+/// Words starting with `--` are options (`--name`, `--name VALUE`, `--name=VALUE`) and must be known
+/// to the verb; `--` ends options. Every other word, including `-` and words like `-int` or `-5`, is an
+/// operand, so `defaults`-style typed values pass through untouched. `-h` is `--help` only as the
+/// first word.
+enum Arguments {
+    static func parse(_ arguments: [String]) throws -> Invocation {
+        guard let first = arguments.first else {
+            throw PrefsError.usage("no verb given (see prefs --help)")
+        }
+        switch first {
+        case "--help", "-h": return Invocation(action: .help)
+        case "--version": return Invocation(action: .version)
+        default: break
+        }
+        guard let verb = CommandTable.verb(named: first) else {
+            if first.hasPrefix("-") { throw PrefsError.usage("unknown option '\(first)' (see prefs --help)") }
+            throw PrefsError.usage("unknown verb '\(first)' (see prefs --help)")
+        }
+        var invocation = Invocation(action: .verb(verb.name))
+        var rest = arguments.dropFirst()
+        var optionsEnded = false
+        while let word = rest.popFirst() {
+            guard !optionsEnded, word.hasPrefix("--") else {
+                invocation.operands.append(word)
+                continue
+            }
+            if word == "--" { optionsEnded = true; continue }
+            let (name, attached) = splitOption(word)
+            guard let spec = verb.option(named: name) else {
+                throw PrefsError.usage("\(verb.name): unknown option '--\(name)' (see prefs help \(verb.name))")
+            }
+            invocation.options[name, default: []].append(try value(for: spec, verb: verb, attached: attached, rest: &rest))
+        }
+        if invocation.has("help") { return invocation }
+        guard verb.operandCount.contains(invocation.operands.count) else {
+            throw PrefsError.usage("usage: \(verb.usage)")
+        }
+        return invocation
+    }
+
+    static func splitOption(_ word: String) -> (String, String?) {
+        let body = word.dropFirst(2)
+        guard let equals = body.firstIndex(of: "=") else { return (String(body), nil) }
+        return (String(body[..<equals]), String(body[body.index(after: equals)...]))
+    }
+
+    static func value(for spec: OptionSpec, verb: VerbSpec, attached: String?, rest: inout ArraySlice<String>) throws -> String {
+        guard let placeholder = spec.value else {
+            guard attached == nil else { throw PrefsError.usage("\(verb.name): --\(spec.name) takes no value") }
+            return ""
+        }
+        guard let value = attached ?? rest.popFirst() else {
+            throw PrefsError.usage("\(verb.name): --\(spec.name) needs a value (\(placeholder))")
+        }
+        guard spec.choices.isEmpty || spec.choices.contains(value) else {
+            throw PrefsError.usage("\(verb.name): --\(spec.name) must be one of \(spec.choices.joined(separator: ", ")), not '\(value)'")
+        }
+        return value
+    }
+}

@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import PrefsCore
+
+/// Where a command's output goes and what it may consult: standard output and error as sinks (so
+/// tests can run commands in-process), and the environment.
+struct CommandContext: Sendable {
+    let environment: Environment
+    let writeOutput: @Sendable ([UInt8]) -> Void
+    let writeError: @Sendable ([UInt8]) -> Void
+
+    func print(_ text: String) { writeOutput(Array((text + "\n").utf8)) }
+
+    /// `prefs: <message>` on standard error.
+    func printError(_ message: String) { writeError(Array(("prefs: " + message + "\n").utf8)) }
+
+    static var standard: CommandContext {
+        CommandContext(environment: .current, writeOutput: { write(fd: 1, $0) }, writeError: { write(fd: 2, $0) })
+    }
+
+    private static func write(fd: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return }
+            offset += n
+        }
+    }
+}
+
+/// Runs one command line: parse, dispatch, report an error as one line, return the exit status.
+enum CommandLineTool {
+    static func run(_ arguments: [String], context: CommandContext) -> ExitStatus {
+        do {
+            let invocation = try Arguments.parse(arguments)
+            switch invocation.action {
+            case .help:
+                context.writeOutput(Array(HelpText.overview().utf8))
+                return .success
+            case .version:
+                context.print("prefs \(CommandTable.version)")
+                return .success
+            case .verb(let name):
+                guard let verb = CommandTable.verb(named: name) else { throw PrefsError.internalError("verb \(name) vanished") }
+                if invocation.has("help") {
+                    context.writeOutput(Array(HelpText.verb(verb).utf8))
+                    return .success
+                }
+                return try verb.run(invocation, context)
+            }
+        } catch let error as PrefsError {
+            context.printError(error.message)
+            return error.exitStatus
+        } catch {
+            context.printError("internal error: \(error)")
+            return .internalError
+        }
+    }
+}
