@@ -3,6 +3,9 @@
 public enum BinaryPlistEncoder {
     public static func encode(_ value: PrefValue) throws -> [UInt8] {
         var writer = BinaryPlistWriter()
+        let count = BinaryPlistWriter.countObjects(value)
+        writer.objects.reserveCapacity(count)
+        writer.shared.reserveCapacity(count)
         _ = try writer.flatten(value, depth: 0)
         return writer.serialize()
     }
@@ -55,6 +58,15 @@ struct BinaryPlistWriter {
             objects.append(.scalar(value))
             shared[key] = objects.count - 1
             return objects.count - 1
+        }
+    }
+
+    /// An upper bound of the objects `value` flattens to (every key and value counted once).
+    static func countObjects(_ value: PrefValue) -> Int {
+        switch value {
+        case .array(let elements): return elements.reduce(1) { $0 + countObjects($1) }
+        case .dictionary(let d): return d.reduce(1) { $0 + 1 + countObjects($1.value) }
+        default: return 1
         }
     }
 

@@ -95,15 +95,29 @@ extension BinaryPlistParser {
         return (Int(count), first)
     }
 
+    /// Big-endian UTF-16 transcoded straight into a String's UTF-8 storage; an unpaired surrogate
+    /// is an error (never replaced).
     func utf16String(at first: Int, units: Int, place: Place) throws -> String {
-        var codeUnits = [UInt16]()
-        codeUnits.reserveCapacity(units)
-        for i in 0..<units {
-            codeUnits.append(UInt16(bytes[first + 2 * i]) << 8 | UInt16(bytes[first + 2 * i + 1]))
+        var valid = true
+        let string = String(unsafeUninitializedCapacity: units * 3) { out in
+            var written = 0
+            var i = 0
+            while i < units {
+                let unit = UInt32(bytes[first + 2 * i]) << 8 | UInt32(bytes[first + 2 * i + 1])
+                i += 1
+                var scalar = unit
+                if unit >= 0xD800 && unit <= 0xDFFF {
+                    guard unit <= 0xDBFF, i < units else { valid = false; return 0 }
+                    let low = UInt32(bytes[first + 2 * i]) << 8 | UInt32(bytes[first + 2 * i + 1])
+                    guard low >= 0xDC00 && low <= 0xDFFF else { valid = false; return 0 }
+                    i += 1
+                    scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                }
+                written += UTF8Writer.write(scalar, into: out, at: written)
+            }
+            return written
         }
-        guard let string = String(validating: codeUnits, as: UTF16.self) else {
-            throw BinaryPlistParser.failure("\(place): UTF-16 string has an unpaired surrogate")
-        }
+        guard valid else { throw BinaryPlistParser.failure("\(place): UTF-16 string has an unpaired surrogate") }
         return string
     }
 

@@ -18,7 +18,7 @@ extension JSONParser {
     }
 
     func validated(_ buffer: UnsafeBufferPointer<UInt8>, at start: Int) throws -> String {
-        guard let string = String(validating: buffer, as: UTF8.self) else {
+        guard let string = UTF8Text.string(buffer) else {
             throw failure("string is not valid UTF-8", at: start)
         }
         return string

@@ -10,7 +10,7 @@ extension OpenStepParser {
             index += 1
             if c == quote {
                 guard pendingHigh == nil else { throw failure("lone surrogate in \\U escape", at: start) }
-                guard let string = String(validating: out, as: UTF8.self) else {
+                guard let string = UTF8Text.string(out) else {
                     throw failure("string is not valid UTF-8", at: start)
                 }
                 return string

@@ -23,6 +23,30 @@ struct XMLPlistParser {
     enum Tag: String {
         case plist, dict, array, key, string, integer, real, date, data
         case `true`, `false`
+
+        /// The tag spelled by `name`, compared byte for byte (no String is made: this runs for every
+        /// element).
+        init?(_ name: UnsafeBufferPointer<UInt8>) {
+            @inline(__always) func spells(_ word: StaticString) -> Bool {
+                let text = word.utf8Start
+                for i in 0..<name.count where name[i] != text[i] { return false }
+                return true
+            }
+            switch name.count {
+            case 3 where spells("key"): self = .key
+            case 4 where spells("dict"): self = .dict
+            case 4 where spells("real"): self = .real
+            case 4 where spells("date"): self = .date
+            case 4 where spells("data"): self = .data
+            case 4 where spells("true"): self = .true
+            case 5 where spells("array"): self = .array
+            case 5 where spells("plist"): self = .plist
+            case 5 where spells("false"): self = .false
+            case 6 where spells("string"): self = .string
+            case 7 where spells("integer"): self = .integer
+            default: return nil
+            }
+        }
     }
 
     struct StartTag {

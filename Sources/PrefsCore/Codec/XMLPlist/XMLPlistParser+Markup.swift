@@ -88,8 +88,8 @@ extension XMLPlistParser {
         index += 1
         let nameStart = index
         while index < bytes.count && XMLPlistParser.isNameByte(bytes[index]) { index += 1 }
-        let name = String(decoding: bytes[nameStart..<index], as: UTF8.self)
-        guard let tag = Tag(rawValue: name) else {
+        var name: String { String(decoding: bytes[nameStart..<index], as: UTF8.self) }
+        guard let tag = Tag(UnsafeBufferPointer(rebasing: bytes[nameStart..<index])) else {
             throw failure(name.isEmpty ? "malformed tag" : "unknown element <\(name)>", at: offset)
         }
         while true {
@@ -137,10 +137,12 @@ extension XMLPlistParser {
         index += 2
         let nameStart = index
         while index < bytes.count && XMLPlistParser.isNameByte(bytes[index]) { index += 1 }
-        let name = String(decoding: bytes[nameStart..<index], as: UTF8.self)
+        let nameEnd = index
         skipSpace()
-        guard name == tag.rawValue, index < bytes.count, bytes[index] == UInt8(ascii: ">") else {
-            throw failure("expected </\(tag.rawValue)>, found </\(name)>", at: offset)
+        guard Tag(UnsafeBufferPointer(rebasing: bytes[nameStart..<nameEnd])) == tag,
+            index < bytes.count, bytes[index] == UInt8(ascii: ">")
+        else {
+            throw failure("expected </\(tag.rawValue)>, found </\(String(decoding: bytes[nameStart..<nameEnd], as: UTF8.self))>", at: offset)
         }
         index += 1
     }

@@ -4,9 +4,9 @@ extension XMLPlistParser {
         let (range, owned) = try content(start)
         let string: String?
         if let range {
-            string = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+            string = UTF8Text.string(UnsafeBufferPointer(rebasing: bytes[range]))
         } else {
-            string = String(validating: owned, as: UTF8.self)
+            string = UTF8Text.string(owned)
         }
         guard let string else { throw failure("<\(start.tag.rawValue)> is not valid UTF-8", at: start.offset) }
         return string
