@@ -7,25 +7,20 @@ import Musl
 /// The environment variables PrefsCore consults, passed in explicitly so tests can point them at
 /// temporary directories (tests never touch the real home).
 public struct Environment: Sendable {
-    public var variables: [String: String]
+    /// nil: the process environment, read with getenv only for the variables asked for.
+    let variables: [String: String]?
 
     public init(_ variables: [String: String]) { self.variables = variables }
 
-    /// The process environment.
-    public static var current: Environment {
-        var variables: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            pointer += 1
-        }
-        return Environment(variables)
-    }
+    private init() { variables = nil }
 
-    public subscript(name: String) -> String? { variables[name] }
+    /// The process environment.
+    public static let current = Environment()
+
+    public subscript(name: String) -> String? {
+        guard let variables else { return getenv(name).map { String(cString: $0) } }
+        return variables[name]
+    }
 
     /// An XDG base directory: the variable when it holds an absolute path (the spec says relative
     /// ones are ignored), otherwise `$HOME/<fallback>`.

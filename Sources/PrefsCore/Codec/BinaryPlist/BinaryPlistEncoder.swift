@@ -30,7 +30,7 @@ struct BinaryPlistWriter {
     mutating func flatten(_ value: PrefValue, depth: Int) throws -> Int {
         switch value {
         case .array(let elements):
-            try checkDepth(depth)
+            try EncodingChecks.depth(depth, format: .binary)
             let index = reserve()
             var refs = [Int]()
             refs.reserveCapacity(elements.count)
@@ -40,7 +40,7 @@ struct BinaryPlistWriter {
             objects[index] = .array(refs)
             return index
         case .dictionary(let dictionary):
-            try checkDepth(depth)
+            try EncodingChecks.depth(depth, format: .binary)
             let index = reserve()
             var keys = [Int](), values = [Int]()
             keys.reserveCapacity(dictionary.count)
@@ -52,7 +52,7 @@ struct BinaryPlistWriter {
             objects[index] = .dictionary(keys: keys, values: values)
             return index
         default:
-            try KeyPath.checkDate(value, format: .binary)
+            try EncodingChecks.date(value, format: .binary)
             let key = BinaryPlistWriter.scalarKey(value)
             if let existing = shared[key] { return existing }
             objects.append(.scalar(value))
@@ -67,12 +67,6 @@ struct BinaryPlistWriter {
         case .array(let elements): return elements.reduce(1) { $0 + countObjects($1) }
         case .dictionary(let d): return d.reduce(1) { $0 + 1 + countObjects($1.value) }
         default: return 1
-        }
-    }
-
-    func checkDepth(_ depth: Int) throws {
-        guard depth < DecodingLimits.maxDepth else {
-            throw PrefsError.unrepresentable(format: .binary, keyPath: "", reason: "containers nested deeper than \(DecodingLimits.maxDepth) levels")
         }
     }
 

@@ -54,7 +54,7 @@ struct JSONWriter {
             out.append(contentsOf: r.description.utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .date(let d):
-            try KeyPath.checkDate(value, format: format)
+            try EncodingChecks.date(value, format: format)
             appendString(d.iso8601())
         case .data(let bytes):
             out.append(UInt8(ascii: "\""))
@@ -66,14 +66,8 @@ struct JSONWriter {
         }
     }
 
-    func checkDepth(_ depth: Int) throws {
-        guard depth < maxDepth else {
-            throw PrefsError.unrepresentable(format: format, keyPath: "", reason: "containers nested deeper than \(DecodingLimits.maxDepth) levels")
-        }
-    }
-
     mutating func writeArray(_ elements: [PrefValue], depth: Int) throws {
-        try checkDepth(depth)
+        try EncodingChecks.depth(depth, format: format, limit: maxDepth)
         out.append(UInt8(ascii: "["))
         for (i, element) in elements.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
@@ -85,7 +79,7 @@ struct JSONWriter {
     }
 
     mutating func writeObject(_ dictionary: PrefDictionary, depth: Int) throws {
-        try checkDepth(depth)
+        try EncodingChecks.depth(depth, format: format, limit: maxDepth)
         let inline = inlineScalarNodes && dictionary.count == 1 && !dictionary[0].value.isContainer
         out.append(UInt8(ascii: "{"))
         for (i, entry) in dictionary.enumerated() {

@@ -17,7 +17,7 @@ public enum TypedJSON {
     public static let version: Int64 = 1
 
     public static func encode(_ value: PrefValue, pretty: Bool = true) throws -> [UInt8] {
-        let document: PrefValue = .dictionary([marker: .integer(version), "value": try node(value)])
+        let document: PrefValue = .dictionary([marker: .integer(version), "value": try node(value, depth: 0)])
         var writer = JSONWriter(pretty: pretty, format: .typedJSON)
         writer.inlineScalarNodes = true
         writer.maxDepth = JSONParser.maxDepth
@@ -47,7 +47,8 @@ public enum TypedJSON {
         .malformed(source: nil, format: .typedJSON, reason: (path.isEmpty ? "" : "at \(path): ") + reason)
     }
 
-    static func node(_ value: PrefValue) throws -> PrefValue {
+    static func node(_ value: PrefValue, depth: Int) throws -> PrefValue {
+        if value.isContainer { try EncodingChecks.depth(depth, format: .typedJSON) }
         switch value {
         case .string: return ["string": value]
         case .integer, .unsignedInteger: return ["integer": value]
@@ -57,7 +58,7 @@ public enum TypedJSON {
             return ["float": value]
         case .bool: return ["boolean": value]
         case .date(let d):
-            try KeyPath.checkDate(value, format: .typedJSON)
+            try EncodingChecks.date(value, format: .typedJSON)
             return ["date": .string(d.iso8601())]
         case .data(let bytes): return ["data": .string(Base64.encode(bytes))]
         case .uid(let u): return ["uid": .unsigned(u)]
@@ -65,14 +66,14 @@ public enum TypedJSON {
             var nodes = [PrefValue]()
             nodes.reserveCapacity(elements.count)
             for (i, element) in elements.enumerated() {
-                nodes.append(try KeyPath.locating(String(i)) { try node(element) })
+                nodes.append(try KeyPath.locating(String(i)) { try node(element, depth: depth + 1) })
             }
             return ["array": .array(nodes)]
         case .dictionary(let dictionary):
             var entries = [PrefDictionary.Entry]()
             entries.reserveCapacity(dictionary.count)
             for entry in dictionary {
-                entries.append(.init(key: entry.key, value: try KeyPath.locating(entry.key) { try node(entry.value) }))
+                entries.append(.init(key: entry.key, value: try KeyPath.locating(entry.key) { try node(entry.value, depth: depth + 1) }))
             }
             return ["dictionary": .dictionary(PrefDictionary(unsortedEntries: entries))]
         }

@@ -36,7 +36,7 @@ public enum OpenStepEncoder {
             }
             out.append(UInt8(ascii: ">"))
         case .array(let elements):
-            try XMLPlistEncoder.checkDepth(depth, format: .openStep)
+            try EncodingChecks.depth(depth, format: .openStep)
             out.append(UInt8(ascii: "("))
             for (i, element) in elements.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
@@ -47,7 +47,7 @@ public enum OpenStepEncoder {
             if !elements.isEmpty { out.append(0x0A); indent(depth, &out) }
             out.append(UInt8(ascii: ")"))
         case .dictionary(let dictionary):
-            try XMLPlistEncoder.checkDepth(depth, format: .openStep)
+            try EncodingChecks.depth(depth, format: .openStep)
             out.append(UInt8(ascii: "{"))
             for entry in dictionary {
                 out.append(0x0A)

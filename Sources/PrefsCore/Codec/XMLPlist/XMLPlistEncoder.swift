@@ -46,7 +46,7 @@ public enum XMLPlistEncoder {
             indent(depth, &out)
             out.append(contentsOf: (b ? "<true/>\n" : "<false/>\n").utf8)
         case .date(let d):
-            try KeyPath.checkDate(value, format: .xml)
+            try EncodingChecks.date(value, format: .xml)
             element("date", d.iso8601(wholeSeconds: true), depth: depth, &out)
         case .data(let bytes):
             indent(depth, &out)
@@ -66,7 +66,7 @@ public enum XMLPlistEncoder {
         case .uid(let u):
             try write(.dictionary(["CF$UID": .unsigned(u)]), depth: depth, to: &out)
         case .array(let elements):
-            try checkDepth(depth)
+            try EncodingChecks.depth(depth, format: .xml)
             indent(depth, &out)
             guard !elements.isEmpty else { out.append(contentsOf: "<array/>\n".utf8); return }
             out.append(contentsOf: "<array>\n".utf8)
@@ -76,7 +76,7 @@ public enum XMLPlistEncoder {
             indent(depth, &out)
             out.append(contentsOf: "</array>\n".utf8)
         case .dictionary(let dictionary):
-            try checkDepth(depth)
+            try EncodingChecks.depth(depth, format: .xml)
             indent(depth, &out)
             guard !dictionary.isEmpty else { out.append(contentsOf: "<dict/>\n".utf8); return }
             out.append(contentsOf: "<dict>\n".utf8)
@@ -86,12 +86,6 @@ public enum XMLPlistEncoder {
             }
             indent(depth, &out)
             out.append(contentsOf: "</dict>\n".utf8)
-        }
-    }
-
-    static func checkDepth(_ depth: Int, format: PlistFormat = .xml) throws {
-        guard depth < DecodingLimits.maxDepth else {
-            throw PrefsError.unrepresentable(format: format, keyPath: "", reason: "containers nested deeper than \(DecodingLimits.maxDepth) levels")
         }
     }
 

@@ -1,0 +1,56 @@
+import Testing
+@testable import PrefsCore
+@testable import prefs
+
+@Suite struct ArgumentsTests {
+    @Test(arguments: [
+        (["--help"], Invocation(action: .help)),
+        (["-h"], Invocation(action: .help)),
+        (["--version"], Invocation(action: .version)),
+        (["lint", "a.plist", "-"], Invocation(action: .verb("lint"), operands: ["a.plist", "-"])),
+        (["lint", "--help"], Invocation(action: .verb("lint"), options: ["help": [""]])),
+        (["export", "d", "-", "--format", "json"], Invocation(action: .verb("export"), options: ["format": ["json"]], operands: ["d", "-"])),
+        (["export", "--format=binary", "d", "out"], Invocation(action: .verb("export"), options: ["format": ["binary"]], operands: ["d", "out"])),
+        (["export", "d", "out", "--format", "xml", "--format", "openstep"], Invocation(action: .verb("export"), options: ["format": ["xml", "openstep"]], operands: ["d", "out"])),
+        (["export", "--", "--odd-name.plist", "-"], Invocation(action: .verb("export"), operands: ["--odd-name.plist", "-"])),
+        (["export", "-g", "-5"], Invocation(action: .verb("export"), operands: ["-g", "-5"])),
+        (["help"], Invocation(action: .verb("help"))),
+        (["help", "lint"], Invocation(action: .verb("help"), operands: ["lint"])),
+    ] as [([String], Invocation)])
+    func parses(arguments: [String], invocation: Invocation) throws {
+        #expect(try Arguments.parse(arguments) == invocation)
+    }
+
+    @Test(arguments: [
+        ([], "no verb given (see prefs --help)"),
+        (["frobnicate"], "unknown verb 'frobnicate' (see prefs --help)"),
+        (["--frob"], "unknown option '--frob' (see prefs --help)"),
+        (["-x"], "unknown option '-x' (see prefs --help)"),
+        (["lint"], "usage: prefs lint FILE…"),
+        (["lint", "--format", "xml", "f"], "lint: unknown option '--format' (see prefs help lint)"),
+        (["export", "a"], "usage: prefs export DOMAIN PATH|-"),
+        (["export", "a", "b", "c"], "usage: prefs export DOMAIN PATH|-"),
+        (["export", "a", "b", "--format"], "export: --format needs a value (FORMAT)"),
+        (["export", "a", "b", "--format", "yaml"], "export: --format must be one of binary, xml, openstep, json, typed-json, not 'yaml'"),
+        (["export", "a", "b", "--help=yes"], "export: --help takes no value"),
+        (["help", "a", "b"], "usage: prefs help [VERB]"),
+    ] as [([String], String)])
+    func refuses(arguments: [String], message: String) {
+        #expect(throws: PrefsError.usage(message)) { try Arguments.parse(arguments) }
+    }
+
+    /// Every option of every verb in the table parses in both spellings.
+    @Test func everyOptionSpellingParses() throws {
+        for verb in CommandTable.verbs {
+            for option in verb.options + CommandTable.common {
+                let operands = Array(["x.plist", "y.plist", "z.plist"].prefix(verb.operandCount.lowerBound))
+                let value = option.choices.first ?? (option.value == nil ? nil : "v")
+                var separate = [verb.name, "--" + option.name]
+                if let value { separate.append(value) }
+                let attached = [verb.name, "--" + option.name + (value.map { "=" + $0 } ?? "")]
+                #expect(try Arguments.parse(separate + operands).value(option.name) == (value ?? ""), "\(separate)")
+                #expect(try Arguments.parse(attached + operands).value(option.name) == (value ?? ""), "\(attached)")
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+@testable import PrefsCore
+@testable import prefs
+
+/// Commands run in-process: stdout, stderr, exit status, and what is left on disk.
+@Suite struct CommandTests {
+    @Test func lintReportsEachFile() throws {
+        let scratch = try Scratch()
+        let good = try scratch.write("good.plist", "<plist><dict><key>a</key><true/></dict></plist>")
+        let bad = try scratch.write("bad.json", "{\"a\": }")
+        let run = prefs(["lint", good, bad, scratch.file("missing.plist")])
+        #expect(run.status == .dataError)
+        #expect(run.output == "\(good): OK\n")
+        #expect(run.error == """
+            prefs: \(bad): JSON: line 1, column 7: unexpected character '}'
+            prefs: \(scratch.file("missing.plist")): no such file
+
+            """)
+    }
+
+    @Test func lintStatusIsTheFirstFailure() throws {
+        let scratch = try Scratch()
+        let good = try scratch.write("good.json", "[1]")
+        #expect(prefs(["lint", good]).status == .success)
+        #expect(prefs(["lint", good, scratch.file("nope")]).status == .noInput)
+        #expect(prefs(["lint", scratch.path]).status == .cannotRead)
+    }
+
+    @Test(arguments: PlistFormat.allCases)
+    func exportConvertsToEveryFormat(format: PlistFormat) throws {
+        let scratch = try Scratch()
+        let source = try scratch.write("in.json", "{\"name\": \"prefs\", \"list\": [\"a\", \"b\"], \"nested\": {\"k\": \"v\"}}")
+        let run = prefs(["export", source, "-", "--format", format.rawValue])
+        #expect(run.status == .success, "\(run.error)")
+        let (value, detected) = try PropertyList.decode(run.bytes)
+        #expect(detected == format)
+        #expect(value == ["name": "prefs", "list": ["a", "b"], "nested": ["k": "v"]])
+    }
+
+    @Test func exportWritesAFileAtomicallyKeepingItsMode() throws {
+        let scratch = try Scratch()
+        let source = try scratch.write("in.plist", "<plist><integer>5</integer></plist>")
+        let destination = try scratch.write("out.json", "old")
+        chmod(destination, 0o640)
+        #expect(prefs(["export", source, destination, "--format", "json"]).status == .success)
+        #expect(try String(contentsOfFile: destination, encoding: .utf8) == "5\n")
+        var info = stat()
+        stat(destination, &info)
+        #expect(info.st_mode & 0o777 == 0o640)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).sorted() == ["in.plist", "out.json"])
+    }
+
+    @Test func exportFollowsASymlinkAndKeepsIt() throws {
+        let scratch = try Scratch()
+        let source = try scratch.write("in.json", "[true]")
+        let target = try scratch.write("target.plist", "")
+        try FileManager.default.createSymbolicLink(atPath: scratch.file("link.plist"), withDestinationPath: "target.plist")
+        #expect(prefs(["export", source, scratch.file("link.plist")]).status == .success)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: scratch.file("link.plist")) == "target.plist")
+        #expect(try PropertyList.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: target)))).value == [true])
+    }
+
+    @Test func exportReadsASuiteFromTheConfigDirectory() throws {
+        let scratch = try Scratch()
+        try scratch.write("com.example.app.plist", "<plist><dict><key>k</key><string>v</string></dict></plist>")
+        try scratch.write(".GlobalPreferences.plist", "<plist><dict><key>g</key><true/></dict></plist>")
+        let environment = ["XDG_CONFIG_HOME": scratch.path, "HOME": "/nonexistent"]
+        #expect(prefs(["export", "com.example.app", "-", "--format", "json"], environment: environment).output == "{\n  \"k\": \"v\"\n}\n")
+        #expect(prefs(["export", "-g", "-", "--format", "json"], environment: environment).output == "{\n  \"g\": true\n}\n")
+        #expect(prefs(["export", "NSGlobalDomain", "-", "--format", "json"], environment: environment).status == .success)
+        let fallback = prefs(["export", "com.example.app", "-"], environment: ["HOME": scratch.path])
+        #expect(fallback.status == .noInput)
+        #expect(fallback.error == "prefs: \(scratch.path)/.config/com.example.app.plist: no such file\n")
+    }
+
+    @Test(arguments: [
+        (["export", "in.json", "-", "--format", "yaml"], PrefsCore.ExitStatus.usage),
+        (["export", "missing.plist", "-"], .noInput),
+        (["export", "bad.plist", "-"], .dataError),
+        (["export", "nan.plist", "-", "--format", "json"], .dataError),
+        (["export", "date.plist", "-", "--format", "openstep"], .dataError),
+        (["export", "in.json", "no/such/dir/out.plist"], .cannotWrite),
+        (["export", ".hidden", "-"], .usage),
+        (["export", "dir.plist", "-"], .cannotRead),
+    ] as [([String], PrefsCore.ExitStatus)])
+    func exportFailuresHaveTheirStatus(arguments: [String], status: PrefsCore.ExitStatus) throws {
+        let scratch = try Scratch()
+        try scratch.write("in.json", "{}")
+        try scratch.write("bad.plist", "<plist><dict></plist>")
+        try scratch.write("nan.plist", "<plist><real>nan</real></plist>")
+        try scratch.write("date.plist", "<plist><date>2020-01-01T00:00:00Z</date></plist>")
+        try FileManager.default.createDirectory(atPath: scratch.file("dir.plist"), withIntermediateDirectories: false)
+        let resolved = arguments.map { $0.contains(".") && !$0.hasPrefix(".") ? scratch.file($0) : $0 }
+        let run = prefs(resolved, environment: ["XDG_CONFIG_HOME": scratch.path])
+        #expect(run.status == status, "\(run.error)")
+        #expect(run.output.isEmpty)
+        #expect(run.error.hasPrefix("prefs: ") && run.error.filter { $0 == "\n" }.count == 1, "\(run.error)")
+    }
+
+    @Test func helpIsGeneratedFromTheTable() {
+        let overview = prefs(["--help"])
+        #expect(overview.status == .success)
+        for verb in CommandTable.verbs {
+            #expect(overview.output.contains("  " + String(verb.usage.dropFirst(6))), "\(verb.name)")
+            let help = prefs(["help", verb.name])
+            #expect(help.output.hasPrefix("Usage: \(verb.usage)"))
+            #expect(prefs([verb.name, "--help"]).output == help.output)
+        }
+        #expect(prefs(["help", "nope"]).status == .usage)
+        #expect(prefs(["--version"]).output == "prefs \(CommandTable.version)\n")
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+@testable import PrefsCore
+@testable import prefs
+
+/// The command table is the source of truth; the man page, the completions and the README must
+/// name every verb and option it has, and the README's exit-status table must match ExitStatus.
+@Suite struct ConsistencyTests {
+    static let documents = ["man/prefs.1", "completions/prefs.bash", "completions/prefs.zsh", "completions/prefs.fish", "README.md"]
+
+    /// How `--name` is spelled in each document (roff escapes its dashes).
+    static func spelling(_ option: String, in document: String) -> String {
+        document.hasSuffix(".1") ? "\\-\\-" + option.replacingOccurrences(of: "-", with: "\\-") : (document.hasSuffix(".fish") ? "-l " + option : "--" + option)
+    }
+
+    /// `word` occurs and is not just the start of a longer option name.
+    static func containsWord(_ text: String, _ word: String) -> Bool {
+        var rest = text[...]
+        while let range = rest.range(of: word) {
+            let next = rest[range.upperBound...].first
+            if next == nil || !(next!.isLetter || next! == "-") { return true }
+            rest = rest[range.upperBound...]
+        }
+        return false
+    }
+
+    @Test(arguments: documents)
+    func everyVerbAndOptionIsDocumented(document: String) throws {
+        let text = try Paths.text(document)
+        for verb in CommandTable.verbs {
+            #expect(text.contains(verb.name), "\(document) lacks verb \(verb.name)")
+            for option in verb.options + CommandTable.global {
+                #expect(ConsistencyTests.containsWord(text, ConsistencyTests.spelling(option.name, in: document)), "\(document) lacks --\(option.name)")
+                for choice in option.choices {
+                    #expect(text.contains(document.hasSuffix(".1") ? choice.replacingOccurrences(of: "-", with: "\\-") : choice), "\(document) lacks \(choice)")
+                }
+            }
+        }
+    }
+
+    /// Nothing documented that does not exist: every verb the completions offer is in the table.
+    @Test func completionsOfferOnlyRealVerbs() throws {
+        let bash = try Paths.text("completions/prefs.bash")
+        let line = try #require(bash.split(separator: "\n").first { $0.contains("compgen -W \"lint") })
+        let offered = line.split(separator: "\"")[1].split(separator: " ").filter { !$0.hasPrefix("-") }.map(String.init)
+        #expect(Set(offered) == Set(CommandTable.verbs.map(\.name)))
+        let fishVerbs = try Paths.text("completions/prefs.fish").split(separator: "\n").first { $0.hasPrefix("set -l verbs") }
+        #expect(fishVerbs.map { Set($0.split(separator: " ").dropFirst(3).map(String.init)) } == Set(CommandTable.verbs.map(\.name)))
+    }
+
+    @Test func readmeExitStatusTableMatches() throws {
+        let readme = try Paths.text("README.md")
+        let table = readme.split(separator: "\n").compactMap { row -> (Int32, String)? in
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 2, let code = Int32(cells[0]) else { return nil }
+            return (code, cells[1])
+        }
+        #expect(table.map(\.0) == PrefsCore.ExitStatus.allCases.map(\.rawValue))
+        #expect(table.map(\.1) == PrefsCore.ExitStatus.allCases.map(\.meaning))
+    }
+
+    @Test func manPageExitStatusMatches() throws {
+        let man = try Paths.text("man/prefs.1")
+        for status in PrefsCore.ExitStatus.allCases {
+            #expect(man.contains(".B \(status.rawValue)\n\(status.meaning.replacingOccurrences(of: "-", with: "\\-"))\n"), "man page: \(status)")
+        }
+        #expect(man.contains("\"prefs \(CommandTable.version)\""))
+    }
+}
