@@ -14,7 +14,9 @@ let package = Package(
         .target(name: "PrefsCore"),
         // The command: parses argv by hand, calls PrefsCore, prints, exits.
         .executableTarget(name: "prefs", dependencies: ["PrefsCore"]),
-        .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore"]),
-        .testTarget(name: "prefsTests", dependencies: ["prefs", "PrefsCore"]),
+        // Shared by the test targets: fixture paths, temporary directories, running processes.
+        .target(name: "PrefsTestSupport", path: "Tests/PrefsTestSupport"),
+        .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore", "PrefsTestSupport"]),
+        .testTarget(name: "prefsTests", dependencies: ["prefs", "PrefsCore", "PrefsTestSupport"]),
     ]
 )

@@ -6,7 +6,7 @@ import Testing
 /// Commands run in-process: stdout, stderr, exit status, and what is left on disk.
 @Suite struct CommandTests {
     @Test func lintReportsEachFile() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         let good = try scratch.write("good.plist", "<plist><dict><key>a</key><true/></dict></plist>")
         let bad = try scratch.write("bad.json", "{\"a\": }")
         let run = prefs(["lint", good, bad, scratch.file("missing.plist")])
@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func lintStatusIsTheFirstFailure() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         let good = try scratch.write("good.json", "[1]")
         #expect(prefs(["lint", good]).status == .success)
         #expect(prefs(["lint", good, scratch.file("nope")]).status == .noInput)
@@ -29,7 +29,7 @@ import Testing
 
     @Test(arguments: PlistFormat.allCases)
     func exportConvertsToEveryFormat(format: PlistFormat) throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         let source = try scratch.write("in.json", "{\"name\": \"prefs\", \"list\": [\"a\", \"b\"], \"nested\": {\"k\": \"v\"}}")
         let run = prefs(["export", source, "-", "--format", format.rawValue])
         #expect(run.status == .success, "\(run.error)")
@@ -39,7 +39,7 @@ import Testing
     }
 
     @Test func exportWritesAFileAtomicallyKeepingItsMode() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         let source = try scratch.write("in.plist", "<plist><integer>5</integer></plist>")
         let destination = try scratch.write("out.json", "old")
         chmod(destination, 0o640)
@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func exportFollowsASymlinkAndKeepsIt() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         let source = try scratch.write("in.json", "[true]")
         let target = try scratch.write("target.plist", "")
         try FileManager.default.createSymbolicLink(atPath: scratch.file("link.plist"), withDestinationPath: "target.plist")
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func exportReadsASuiteFromTheConfigDirectory() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         try scratch.write("com.example.app.plist", "<plist><dict><key>k</key><string>v</string></dict></plist>")
         try scratch.write(".GlobalPreferences.plist", "<plist><dict><key>g</key><true/></dict></plist>")
         let environment = ["XDG_CONFIG_HOME": scratch.path, "HOME": "/nonexistent"]
@@ -85,7 +85,7 @@ import Testing
         (["export", "dir.plist", "-"], .cannotRead),
     ] as [([String], PrefsCore.ExitStatus)])
     func exportFailuresHaveTheirStatus(arguments: [String], status: PrefsCore.ExitStatus) throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         try scratch.write("in.json", "{}")
         try scratch.write("bad.plist", "<plist><dict></plist>")
         try scratch.write("nan.plist", "<plist><real>nan</real></plist>")

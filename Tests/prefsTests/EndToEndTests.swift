@@ -5,8 +5,8 @@ import Testing
 /// The real binary, as scripts run it: exit statuses, stdout for data, one stderr line for errors.
 @Suite struct EndToEndTests {
     @Test func lintsTheConformanceCorpus() throws {
-        let good = Paths.conformance("plist/cpython-plistlib/valid/testdata.xml.plist")
-        let bad = Paths.conformance("plist/cpython-plistlib/invalid-binary/19-too-large-reference-index.bplist")
+        let good = try Fixtures.conformance("plist/cpython-plistlib/valid/testdata.xml.plist")
+        let bad = try Fixtures.conformance("plist/cpython-plistlib/invalid-binary/19-too-large-reference-index.bplist")
         let ok = try runBinary(["lint", good])
         #expect(ok.status == 0)
         #expect(ok.outputText == "\(good): OK\n")
@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func binaryRoundTripThroughTheCommandIsExact() throws {
-        let source = Paths.conformance("plist/cpython-plistlib/valid/keyed_archive.bin.plist")
+        let source = try Fixtures.conformance("plist/cpython-plistlib/valid/keyed_archive.bin.plist")
         let binary = try runBinary(["export", source, "-", "--format", "binary"])
         #expect(binary.status == 0)
         let original = try PropertyList.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: source)))).value
