@@ -16,7 +16,9 @@ let package = Package(
         .executableTarget(name: "prefs", dependencies: ["PrefsCore"]),
         // Shared by the test targets: fixture paths, temporary directories, running processes.
         .target(name: "PrefsTestSupport", path: "Tests/PrefsTestSupport"),
-        .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore", "PrefsTestSupport"]),
-        .testTarget(name: "prefsTests", dependencies: ["prefs", "PrefsCore", "PrefsTestSupport"]),
+        // A Foundation UserDefaults program, run by the interoperability tests.
+        .executableTarget(name: "UserDefaultsHelper", path: "Tests/UserDefaultsHelper"),
+        .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore", "PrefsTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "prefsTests", dependencies: ["prefs", "PrefsCore", "PrefsTestSupport", "UserDefaultsHelper"]),
     ]
 )

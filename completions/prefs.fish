@@ -1,14 +1,61 @@
-# fish completion for prefs
-set -l verbs lint export help
+# fish completion for prefs: verbs, options, type flags, suite names and the keys of the named suite.
+# Install it in ~/.config/fish/completions/.
+set -l verbs read read-type write delete rename domains find lint export help
+
+# The operands typed after the verb, options left out.
+function __prefs_operands
+    set -l words (commandline -opc)
+    set -e words[1..2]
+    set -l out
+    set -l skip 0
+    for w in $words
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        if test "$w" = --format
+            set skip 1
+        else if not string match -q -- '--*' $w
+            set out $out $w
+        end
+    end
+    test (count $out) -gt 0; and printf '%s\n' $out
+end
+
+function __prefs_position -a verbs n
+    set -l words (commandline -opc)
+    contains -- "$words[2]" (string split ' ' $verbs); or return 1
+    test (count (__prefs_operands)) -eq $n
+end
+
+function __prefs_keys
+    set -l operands (__prefs_operands)
+    prefs read $operands[1] --keys 2>/dev/null
+end
+
 complete -c prefs -f
-complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a lint -d 'check that property-list and JSON files are well formed'
-complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a export -d 'write a suite or a plist/JSON file in another format'
+complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a read -d 'print a value, a suite, or every suite'
+complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a read-type -d 'print the type of a value'
+complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a write -d 'set values'
+complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a delete -d 'remove a key, or the whole suite'
+complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a rename -d 'move a value to a new key'
+complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a domains -d 'list the suites'
+complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a find -d 'find suites, keys and string values'
+complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a lint -d 'check property-list and JSON files'
+complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a export -d 'write a suite or a file in another format'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a help -d 'show help for prefs or for one verb'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -l help -s h -d 'show help'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -l version -d 'print the version'
+
+complete -c prefs -n "__prefs_position 'read read-type write delete rename export' 0" -a "(prefs domains 2>/dev/null; printf '%s\n' -g NSGlobalDomain)" -d suite
+complete -c prefs -n "__prefs_position 'read read-type write delete rename' 1" -a "(__prefs_keys)" -d key
+complete -c prefs -n "__fish_seen_subcommand_from write; and not __prefs_position write 0; and not __prefs_position write 1" \
+    -a '-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add' -d type
+complete -c prefs -n "__fish_seen_subcommand_from read" -l json -d 'print JSON'
+complete -c prefs -n "__fish_seen_subcommand_from read" -l keys -d 'print the keys, one per line'
+complete -c prefs -n "__fish_seen_subcommand_from find" -l json -d 'print the matches as JSON'
 complete -c prefs -n "__fish_seen_subcommand_from lint" -F
-complete -c prefs -n "__fish_seen_subcommand_from lint" -l help -d 'show help for lint'
 complete -c prefs -n "__fish_seen_subcommand_from export" -F
 complete -c prefs -n "__fish_seen_subcommand_from export" -l format -x -a 'xml binary openstep json typed-json' -d 'output format'
-complete -c prefs -n "__fish_seen_subcommand_from export" -l help -d 'show help for export'
+complete -c prefs -n "__fish_seen_subcommand_from $verbs" -l help -d 'show help for the verb'
 complete -c prefs -n "__fish_seen_subcommand_from help" -a "$verbs"

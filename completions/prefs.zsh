@@ -1,24 +1,64 @@
 #compdef prefs
-# zsh completion for prefs
+# zsh completion for prefs: verbs, options, type flags, suite names and the keys of the named suite.
+# Install this file as _prefs in a directory of $fpath.
+
+_prefs_suites() {
+    local -a suites
+    suites=(${(f)"$(prefs domains 2>/dev/null)"} -g NSGlobalDomain)
+    _describe -t suites 'suite' suites
+}
+
+_prefs_keys() {
+    local -a keys
+    keys=(${(f)"$(prefs read "$1" --keys 2>/dev/null)"})
+    compadd -a keys
+}
 
 _prefs() {
-    local -a verbs formats
+    local -a verbs types
     verbs=(
-        'lint:check that property-list and JSON files are well formed'
-        'export:write a suite or a plist/JSON file in another format'
+        'read:print a value, a suite, or every suite'
+        'read-type:print the type of a value'
+        'write:set values'
+        'delete:remove a key, or the whole suite'
+        'rename:move a value to a new key'
+        'domains:list the suites'
+        'find:find suites, keys and string values'
+        'lint:check property-list and JSON files'
+        'export:write a suite or a file in another format'
         'help:show help for prefs or for one verb'
     )
-    formats=(xml binary openstep json typed-json)
+    types=(-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add)
     if (( CURRENT == 2 )); then
-        _describe 'verb' verbs
-        _arguments '--help[show help]' '-h[show help]' '--version[print the version]'
+        _describe -t verbs 'verb' verbs
+        compadd -- --help -h --version
         return
     fi
-    case $words[2] in
-        lint) _arguments '--help[show help for lint]' '*:file:_files' ;;
-        export) _arguments "--format[output format]:format:($formats)" '--help[show help for export]' \
-            '1:domain:_files' '2:output path:_files' ;;
-        help) _describe 'verb' verbs ;;
+    local verb=$words[2]
+    case $verb in
+        read)
+            _arguments '--json[print JSON]' '--keys[print the keys, one per line]' '--help[show help]' \
+                '1:domain:_prefs_suites' '2:key:->key' && return
+            [[ $state == key ]] && _prefs_keys $words[3] ;;
+        read-type|delete|rename)
+            _arguments '--help[show help]' '1:domain:_prefs_suites' '2:key:->key' '*:key:->key' && return
+            [[ $state == key ]] && _prefs_keys $words[3] ;;
+        write)
+            if (( CURRENT == 3 )); then
+                _prefs_suites
+            elif (( CURRENT == 4 )); then
+                _prefs_keys $words[3]
+            elif [[ $PREFIX == -* ]]; then
+                compadd -a types
+            elif [[ $words[CURRENT-1] == -bool* ]]; then
+                compadd true false yes no
+            fi ;;
+        find) _arguments '--json[print the matches as JSON]' '--help[show help]' '1:word:' ;;
+        lint) _arguments '--help[show help]' '*:file:_files' ;;
+        export)
+            _arguments '--format[output format]:format:(xml binary openstep json typed-json)' '--help[show help]' \
+                '1:domain:_prefs_suites' '2:output path:_files' ;;
+        help) (( CURRENT == 3 )) && _describe -t verbs 'verb' verbs ;;
     esac
 }
 

@@ -5,20 +5,35 @@ import Musl
 #endif
 import PrefsCore
 
-/// Where a command's output goes and what it may consult: standard output and error as sinks (so
-/// tests can run commands in-process), and the environment.
+/// What a command may use: the suite store (file system and environment) and standard output and
+/// error as sinks, so tests can run commands in-process against an in-memory file system.
 struct CommandContext: Sendable {
-    let environment: Environment
+    let store: SuiteStore
     let writeOutput: @Sendable ([UInt8]) -> Void
     let writeError: @Sendable ([UInt8]) -> Void
+
+    var environment: Environment { store.environment }
+    var fileSystem: any FileSystem { store.fileSystem }
+
+    init(fileSystem: any FileSystem, environment: Environment, writeOutput: @escaping @Sendable ([UInt8]) -> Void,
+         writeError: @escaping @Sendable ([UInt8]) -> Void) {
+        store = SuiteStore(fileSystem: fileSystem, environment: environment)
+        self.writeOutput = writeOutput
+        self.writeError = writeError
+    }
 
     func print(_ text: String) { writeOutput(Array((text + "\n").utf8)) }
 
     /// `prefs: <message>` on standard error.
     func printError(_ message: String) { writeError(Array(("prefs: " + message + "\n").utf8)) }
 
+    /// The bytes of a file domain or of standard input (`-`).
+    func readInput(_ path: String) throws -> [UInt8] {
+        path == "-" ? try StandardInput.read() : try fileSystem.contents(of: path)
+    }
+
     static var standard: CommandContext {
-        CommandContext(environment: .current, writeOutput: { write(fd: 1, $0) }, writeError: { write(fd: 2, $0) })
+        CommandContext(fileSystem: LocalFileSystem(), environment: .current, writeOutput: { write(fd: 1, $0) }, writeError: { write(fd: 2, $0) })
     }
 
     private static func write(fd: Int32, _ bytes: [UInt8]) {

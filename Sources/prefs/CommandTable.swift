@@ -51,12 +51,43 @@ enum CommandTable {
 
     static let verbs: [VerbSpec] = [
         VerbSpec(
-            name: "lint", operands: "FILE…",
-            summary: "check that property-list and JSON files are well formed, like plutil -lint",
+            name: "read", operands: "[DOMAIN [KEY]]",
+            summary: "print a value (a scalar bare, for $(...)), a suite, or every suite",
+            options: [OptionSpec("json", "print JSON instead of the readable form"),
+                      OptionSpec("keys", "print the keys of the suite (or of the dictionary at KEY), one per line")],
+            operandCount: 0...2, run: ReadCommand.run),
+        VerbSpec(
+            name: "read-type", operands: "DOMAIN KEY",
+            summary: "print the type of a value (string, integer, float, boolean, date...)",
+            options: [], operandCount: 2...2, run: ReadTypeCommand.run),
+        VerbSpec(
+            name: "write", operands: "DOMAIN KEY [TYPE] VALUE... | DOMAIN PLIST",
+            summary: "set values, typed as defaults types them, in one locked write",
+            options: [], operandCount: 2...Int.max, run: WriteCommand.run),
+        VerbSpec(
+            name: "delete", operands: "DOMAIN [KEY]",
+            summary: "remove a key, or the whole suite",
+            options: [], operandCount: 1...2, run: DeleteCommand.run),
+        VerbSpec(
+            name: "rename", operands: "DOMAIN OLD NEW",
+            summary: "move a value to a new key",
+            options: [], operandCount: 3...3, run: RenameCommand.run),
+        VerbSpec(
+            name: "domains", operands: "",
+            summary: "list the suites, one per line",
+            options: [], operandCount: 0...0, run: DomainsCommand.run),
+        VerbSpec(
+            name: "find", operands: "WORD",
+            summary: "find suites, keys and string values that contain WORD",
+            options: [OptionSpec("json", "print the matches as JSON")],
+            operandCount: 1...1, run: FindCommand.run),
+        VerbSpec(
+            name: "lint", operands: "FILE...",
+            summary: "check property-list and JSON files, like plutil -lint",
             options: [], operandCount: 1...Int.max, run: LintCommand.run),
         VerbSpec(
             name: "export", operands: "DOMAIN PATH|-",
-            summary: "write a suite or a plist/JSON file in another format, to a file or standard output",
+            summary: "write a suite or a file in another format",
             options: [OptionSpec("format", value: "FORMAT", choices: formatNames, "xml (default), binary, openstep, json or typed-json")],
             operandCount: 2...2, run: ExportCommand.run),
         VerbSpec(

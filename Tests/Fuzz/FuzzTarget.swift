@@ -1,5 +1,5 @@
 // A libFuzzer entry point, compiled into the same module as the PrefsCore sources by
-// run-fuzzers.sh with -D FUZZ_<FORMAT>. Besides "never crash, hang or allocate wildly", it checks
+// run-fuzzers.sh with -D FUZZ_<TARGET> (BINARY, XML, OPENSTEP, JSON, PATCH). Besides "never crash, hang or allocate wildly", it checks
 // the round trip: whatever a decoder accepts, the encoder of that format writes, and decoding that
 // gives the same value back (XML: dates at whole seconds; JSON: idempotent re-encoding).
 
@@ -26,7 +26,55 @@ func roundTrip(_ bytes: [UInt8]) {
         let again = try! JSONTextDecoder.decode(once)
         precondition(try! JSONTextEncoder.encode(again) == once, "JSON re-encoding is not stable")
     }
+    #elseif FUZZ_PATCH
+    checkLookupAndPatch(bytes)
     #endif
+}
+
+/// Reading one key and patching a few must agree with a full decode: whenever the document decodes
+/// to a dictionary, a lookup returns that dictionary's value and a patch succeeds with the change
+/// applied; whenever it does not decode, a patch refuses it too.
+func checkLookupAndPatch(_ bytes: [UInt8]) {
+    guard let format = PlistFormat.detect(bytes), format == .xml || format == .binary else { return }
+    let root: PrefDictionary?
+    if case .dictionary(let d)? = try? PropertyList.decode(bytes, as: format) { root = d } else { root = nil }
+    bytes.withUnsafeBufferPointer { buffer in
+        if let root, !hasRepeatedKey(buffer, format: format) {
+            for key in root.keys.prefix(4) + ["absent"] {
+                let looked = try? PropertyList.lookup(key, in: buffer).value
+                precondition(looked == root[key], "lookup disagrees with decode")
+            }
+        }
+        let result = try? TopLevelPatch.apply(to: buffer, keys: ["fuzz", "other"]) { $0["fuzz"] = .string("x"); $0["other"] = nil }
+        guard let root else {
+            precondition(result == nil, "a patch accepted a document decoding refuses")
+            return
+        }
+        switch result {
+        case .patched(let new)?:
+            var expected = root
+            expected["fuzz"] = "x"
+            expected["other"] = nil
+            precondition(try! PropertyList.decode(new, as: format) == .dictionary(expected), "patch result differs")
+        case .unchanged?:
+            precondition(root["fuzz"] == "x" && root["other"] == nil, "patch saw no change")
+        case .unsupported?:
+            break
+        case nil:
+            preconditionFailure("a patch refused a document that decodes")
+        }
+    }
+}
+
+/// Whether the top dictionary names a key twice (decode keeps the last; a binary lookup may find
+/// either).
+func hasRepeatedKey(_ bytes: UnsafeBufferPointer<UInt8>, format: PlistFormat) -> Bool {
+    guard format == .binary, var parser = try? BinaryPlistParser(bytes, decodingWhole: false),
+        let start = try? parser.offset(of: parser.topObject),
+        case .dictionary(let count, _)? = try? parser.object(ref: parser.topObject, at: start),
+        case .dictionary(let d)? = try? parser.value(ref: parser.topObject, depth: 0).value
+    else { return false }
+    return d.count != count
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(binary xml openstep json)
+[ ${#targets[@]} -gt 0 ] || targets=(binary xml openstep json patch)
 work=$root/Tests/Fuzz/work
 regressions=$root/Tests/PrefsCoreTests/Fixtures/fuzz-regressions
 conformance=${PREFS_CONFORMANCE:-$root/../shared/conformance}
@@ -38,6 +38,7 @@ seed() {
          cp "$conformance"/plist/libplist/fuzz/xplist-crashes/* "$dir/" ;;
     openstep) cp "$conformance"/plist/libplist/data/*.ostep "$conformance"/plist/libplist/data/test.strings "$dir/" ;
               cp "$conformance"/plist/libplist/fuzz/oplist-crashes/* "$dir/" ;;
+    patch) find "$conformance/plist" -name '*.plist' -o -name '*.bplist' | xargs -r cp -t "$dir" ;;
     json) cp "$conformance"/json/test_parsing/* "$conformance"/json/test_transform/* "$dir/" ;
           cp "$conformance"/plist/libplist/data/*.json "$conformance"/plist/libplist/fuzz/jplist-crashes/* "$dir/" ;;
   esac
@@ -46,7 +47,7 @@ seed() {
 
 run() {
   local target=$1
-  mkdir -p "$work/crashes-$target"
+  rm -rf "$work/crashes-$target"; mkdir -p "$work/crashes-$target"
   SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 "$work/fuzz-$target" "$work/corpus-$target" \
     -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=65536 -timeout=10 \
     -artifact_prefix="$work/crashes-$target/" -print_final_stats=1 >"$work/log-$target.txt" 2>&1 || true

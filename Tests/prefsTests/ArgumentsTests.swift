@@ -26,7 +26,7 @@ import Testing
         (["frobnicate"], "unknown verb 'frobnicate' (see prefs --help)"),
         (["--frob"], "unknown option '--frob' (see prefs --help)"),
         (["-x"], "unknown option '-x' (see prefs --help)"),
-        (["lint"], "usage: prefs lint FILE…"),
+        (["lint"], "usage: prefs lint FILE..."),
         (["lint", "--format", "xml", "f"], "lint: unknown option '--format' (see prefs help lint)"),
         (["export", "a"], "usage: prefs export DOMAIN PATH|-"),
         (["export", "a", "b", "c"], "usage: prefs export DOMAIN PATH|-"),

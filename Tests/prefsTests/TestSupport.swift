@@ -25,18 +25,20 @@ final class Captured: @unchecked Sendable {
     var outputBytes: [UInt8] { lock.withLock { out } }
     var error: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
 
-    func context(_ environment: [String: String] = [:]) -> CommandContext {
+    func context(_ environment: [String: String] = [:], fileSystem: any FileSystem = LocalFileSystem()) -> CommandContext {
         CommandContext(
-            environment: Environment(environment),
+            fileSystem: fileSystem, environment: Environment(environment),
             writeOutput: { bytes in self.lock.withLock { self.out += bytes } },
             writeError: { bytes in self.lock.withLock { self.err += bytes } })
     }
 }
 
-/// Runs `prefs` in-process with the given arguments and environment.
-func prefs(_ arguments: [String], environment: [String: String] = [:]) -> (status: PrefsCore.ExitStatus, output: String, error: String, bytes: [UInt8]) {
+/// Runs `prefs` in-process with the given arguments, environment and file system.
+func prefs(_ arguments: [String], environment: [String: String] = [:], fileSystem: any FileSystem = LocalFileSystem())
+    -> (status: PrefsCore.ExitStatus, output: String, error: String, bytes: [UInt8])
+{
     let captured = Captured()
-    let status = CommandLineTool.run(arguments, context: captured.context(environment))
+    let status = CommandLineTool.run(arguments, context: captured.context(environment, fileSystem: fileSystem))
     return (status, captured.output, captured.error, captured.outputBytes)
 }
 

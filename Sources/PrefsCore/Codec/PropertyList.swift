@@ -30,6 +30,23 @@ public enum PropertyList {
         }
     }
 
+    /// The value of one top-level key of a document whose root must be a dictionary (nil when the
+    /// key is absent), and the document's format. The whole document is checked as `decode` checks
+    /// it, but binary and XML plists build only the value asked for, so large files read fast.
+    public static func lookup(_ key: String, in bytes: UnsafeBufferPointer<UInt8>) throws -> (value: PrefValue?, format: PlistFormat) {
+        let format = try detect(bytes)
+        switch format {
+        case .binary: return (try BinaryPlistDecoder.lookup(key, in: bytes), format)
+        case .xml: return (try XMLPlistDecoder.lookup(key, in: bytes), format)
+        default:
+            let (value, format) = try decode(Array(bytes))
+            guard case .dictionary(let root) = value else {
+                throw PrefsError.malformed(source: nil, format: format, reason: "the root is a \(value.typeName), not a dictionary")
+            }
+            return (root[key], format)
+        }
+    }
+
     /// Checks a document as `lint` does and tells its format: everything `decode` checks, except that
     /// JSON `null` is valid JSON (it only has no property-list value).
     public static func validate(_ bytes: [UInt8]) throws -> PlistFormat {
@@ -50,7 +67,11 @@ public enum PropertyList {
     /// The format by content; refuses empty documents and UTF-16/UTF-32 text with a message that
     /// says so rather than a confusing syntax error.
     static func detect(_ bytes: [UInt8]) throws -> PlistFormat {
-        guard let format = PlistFormat.detect(bytes) else {
+        try bytes.withUnsafeBufferPointer(detect)
+    }
+
+    static func detect(_ bytes: UnsafeBufferPointer<UInt8>) throws -> PlistFormat {
+        guard let format = FormatSniffer(bytes: bytes).format() else {
             throw PrefsError.malformed(source: nil, format: nil, reason: "empty document")
         }
         if format != .binary && (bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) || bytes.prefix(4).contains(0)) {

@@ -16,19 +16,29 @@ public enum PrefsError: Error, Equatable, Sendable {
     case unrepresentable(format: PlistFormat, keyPath: String, reason: String)
     /// A value given by the user is not acceptable (`-int abc`, a bad date…).
     case invalidValue(String)
+    /// The suite (or file domain) does not exist.
+    case suiteNotFound(domain: String)
+    /// The key (or key path) is not in the domain.
+    case keyNotFound(domain: String, key: String)
+    /// A key path leads through a value of the wrong type, or a value has the wrong type for the change.
+    case typeMismatch(domain: String, key: String, reason: String)
     case fileNotFound(path: String)
     case cannotRead(path: String, errno: Int32)
     case cannotWrite(path: String, errno: Int32)
+    /// Another writer held the lock of `path` (a directory) for longer than the bounded wait.
+    case lockUnavailable(path: String, seconds: Double)
     /// A broken invariant; a bug in prefs.
     case internalError(String)
 
     public var exitStatus: ExitStatus {
         switch self {
         case .usage: return .usage
-        case .malformed, .unrepresentable, .invalidValue: return .dataError
+        case .malformed, .unrepresentable, .invalidValue, .typeMismatch: return .dataError
+        case .suiteNotFound, .keyNotFound: return .notFound
         case .fileNotFound: return .noInput
         case .cannotRead: return .cannotRead
         case .cannotWrite: return .cannotWrite
+        case .lockUnavailable: return .lockUnavailable
         case .internalError: return .internalError
         }
     }
@@ -46,12 +56,20 @@ public enum PrefsError: Error, Equatable, Sendable {
             return "cannot write \(place) as \(format.displayName): \(reason)"
         case .invalidValue(let text):
             return text
+        case .suiteNotFound(let domain):
+            return "\(domain): no such suite"
+        case .keyNotFound(let domain, let key):
+            return "\(domain): no key \(key)"
+        case .typeMismatch(let domain, let key, let reason):
+            return "\(domain): \(key): \(reason)"
         case .fileNotFound(let path):
             return "\(path): no such file"
         case .cannotRead(let path, let code):
             return "\(path): cannot read: \(PrefsError.describe(errno: code))"
         case .cannotWrite(let path, let code):
             return "\(path): cannot write: \(PrefsError.describe(errno: code))"
+        case .lockUnavailable(let path, let seconds):
+            return "\(path): another writer held the lock for \(seconds) s; try again (or set PREFS_LOCK_TIMEOUT)"
         case .internalError(let text):
             return "internal error: \(text)"
         }

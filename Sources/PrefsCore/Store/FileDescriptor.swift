@@ -47,20 +47,31 @@ struct FileDescriptor {
         return info
     }
 
-    /// Everything up to end of file.
+    /// Everything up to end of file. `sizeHint` (the file's size) lets the whole file arrive in one
+    /// buffer that is never zero-filled first.
     func readAll(sizeHint: Int = 0) throws(Errno) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: Swift.max(sizeHint + 1, 4096))
-        var used = 0
+        var capacity = Swift.max(sizeHint + 1, 4096)
+        var result = [UInt8]()
         while true {
-            if used == bytes.count { bytes.append(contentsOf: repeatElement(0, count: bytes.count)) }
-            let count = try FileDescriptor.retryingCount {
-                bytes.withUnsafeMutableBytes { Glibc.read(raw, $0.baseAddress! + used, $0.count - used) }
+            var failure: Errno?
+            let chunk = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+                count = 0
+                while count < buffer.count {
+                    let n = Glibc.read(raw, buffer.baseAddress! + count, buffer.count - count)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        failure = Errno.current
+                        return
+                    }
+                    if n == 0 { break }
+                    count += n
+                }
             }
-            if count == 0 { break }
-            used += count
+            if let failure { throw failure }
+            if result.isEmpty { result = chunk } else { result += chunk }
+            if chunk.count < capacity { return result }
+            capacity *= 2
         }
-        bytes.removeSubrange(used...)
-        return bytes
     }
 
     func writeAll(_ bytes: [UInt8]) throws(Errno) {

@@ -9,7 +9,7 @@ enum LintCommand {
         for path in invocation.operands {
             let name = path == "-" ? "standard input" : path
             do {
-                _ = try PropertyList.validate(try FileAccess.read(path))
+                _ = try PropertyList.validate(try context.readInput(path))
                 context.print("\(name): OK")
             } catch let error as PrefsError {
                 context.printError(error.attributed(to: name).message)

@@ -8,13 +8,12 @@ enum HelpText {
 
             Usage: prefs VERB [OPTIONS] [ARGUMENTS]
 
-            Verbs:
+            Verbs (prefs help VERB shows each one's arguments):
 
             """
-        let width = CommandTable.verbs.map { $0.usage.count - 6 }.max() ?? 0
+        let width = CommandTable.verbs.map(\.name.count).max() ?? 0
         for verb in CommandTable.verbs {
-            let head = String(verb.usage.dropFirst(6))
-            text += "  " + head + String(repeating: " ", count: width - head.count + 2) + verb.summary + "\n"
+            text += "  " + verb.name + String(repeating: " ", count: width - verb.name.count + 2) + verb.summary + "\n"
         }
         text += "\nOptions:\n"
         text += optionLines(CommandTable.global)

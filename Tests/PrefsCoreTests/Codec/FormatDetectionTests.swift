@@ -33,6 +33,6 @@ import Testing
     @Test func contentNotNameDecides() throws {
         let scratch = try TemporaryDirectory()
         let path = try scratch.write("misleading.json", try BinaryPlistEncoder.encode(["a": 1]))
-        #expect(try PropertyList.decode(try FileAccess.read(path)) == (["a": 1], .binary))
+        #expect(try PropertyList.decode(try LocalFileSystem().contents(of: path)) == (["a": 1], .binary))
     }
 }

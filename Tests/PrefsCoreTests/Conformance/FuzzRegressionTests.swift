@@ -22,6 +22,7 @@ import Testing
     @Test(arguments: FuzzRegressionTests.cases)
     func roundTripHolds(file: String) throws {
         let bytes = try Fixtures.bytes(FuzzRegressionTests.folder + "/" + file)
+        try FuzzRegressionTests.lookupAndPatchAgreeWithDecoding(bytes, file)
         for format in PlistFormat.allCases {
             guard let value = try? PropertyList.decode(bytes, as: format) else { continue }
             let once = try PropertyList.encode(value, as: format)
@@ -30,6 +31,32 @@ import Testing
             case .xml: #expect(again == RoundTripTests.xmlMapping(value), "\(file) as \(format)")
             case .json: #expect(try PropertyList.encode(again, as: .json) == once, "\(file) as \(format)")
             default: #expect(again == value, "\(file) as \(format)")
+            }
+        }
+    }
+
+    /// The property of the fuzzer's patch target: lookups and patches agree with full decoding.
+    static func lookupAndPatchAgreeWithDecoding(_ bytes: [UInt8], _ file: String) throws {
+        guard let format = PlistFormat.detect(bytes), format == .xml || format == .binary else { return }
+        let root: PrefDictionary?
+        if case .dictionary(let d)? = try? PropertyList.decode(bytes, as: format) { root = d } else { root = nil }
+        try bytes.withUnsafeBufferPointer { buffer in
+            if let root {
+                for key in root.keys.prefix(4) + ["absent"] {
+                    #expect(try PropertyList.lookup(key, in: buffer).value == root[key], "\(file): lookup of \(key)")
+                }
+            }
+            let result = Result { try TopLevelPatch.apply(to: buffer, keys: ["fuzz", "other"]) { $0["fuzz"] = "x"; $0["other"] = nil } }
+            guard var expected = root else {
+                #expect(throws: PrefsError.self, "\(file): a patch accepted a document decoding refuses") { try result.get() }
+                return
+            }
+            expected["fuzz"] = "x"
+            expected["other"] = nil
+            switch try result.get() {
+            case .patched(let new): #expect(try PropertyList.decode(new, as: format) == .dictionary(expected), "\(file)")
+            case .unchanged: #expect(root == expected, "\(file)")
+            case .unsupported: break
             }
         }
     }

@@ -7,9 +7,15 @@
 public enum BinaryPlistDecoder {
     public static func decode(_ bytes: [UInt8]) throws -> PrefValue {
         try bytes.withUnsafeBufferPointer { buffer in
-            var parser = try BinaryPlistParser(buffer)
-            return try parser.value(ref: parser.topObject, depth: 0)
+            var parser = try BinaryPlistParser(buffer, decodingWhole: true)
+            return try parser.value(ref: parser.topObject, depth: 0).value
         }
+    }
+
+    /// The value of one top-level key, reading only what leads to it (see `BinaryPlistParser.lookup`).
+    public static func lookup(_ key: String, in bytes: UnsafeBufferPointer<UInt8>) throws -> PrefValue? {
+        var parser = try BinaryPlistParser(bytes, decodingWhole: false)
+        return try parser.lookup(key)
     }
 }
 
@@ -28,12 +34,9 @@ struct BinaryPlistParser {
     let objectCount: Int
     let topObject: Int
     let offsetTable: Int
-    /// Decoded objects, filled as they are reached; `sizes` holds each one's expanded value count.
-    var cache: [PrefValue?]
-    var sizes: [Int]
-    var inProgress: [Bool]
+    var memo: DecodeMemo
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+    init(_ bytes: UnsafeBufferPointer<UInt8>, decodingWhole: Bool) throws {
         self.bytes = bytes
         let count = bytes.count
         guard count >= 8 + 1 + 1 + 32 else { throw BinaryPlistParser.failure("file too short (\(count) bytes)") }
@@ -65,9 +68,22 @@ struct BinaryPlistParser {
         objectCount = Int(objects)
         topObject = Int(top)
         offsetTable = Int(table)
-        cache = Array(repeating: nil, count: objectCount)
-        sizes = Array(repeating: 0, count: objectCount)
-        inProgress = Array(repeating: false, count: objectCount)
+        memo = DecodeMemo(objectCount: objectCount, dense: decodingWhole)
+        try checkOffsetTable()
+    }
+
+    /// Every entry of the offset table points into the object area, used or not (a reader that
+    /// looks at only some objects then accepts exactly the files a full decode accepts).
+    func checkOffsetTable() throws {
+        var highest: UInt64 = 0, lowest = UInt64.max
+        for ref in 0..<objectCount {
+            let offset = BinaryPlistParser.readUInt(bytes, at: offsetTable + ref * offsetSize, width: offsetSize)
+            highest = Swift.max(highest, offset)
+            lowest = Swift.min(lowest, offset)
+        }
+        if lowest < 8 || highest >= UInt64(offsetTable) {
+            for ref in 0..<objectCount { _ = try offset(of: ref) }  // names the first bad entry
+        }
     }
 
     static func failure(_ reason: String) -> PrefsError {
@@ -78,11 +94,20 @@ struct BinaryPlistParser {
         readUInt(bytes, at: index, width: 8)
     }
 
+    /// A big-endian unsigned integer of `width` bytes; the caller has checked the range.
     @inline(__always)
     static func readUInt(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int, width: Int) -> UInt64 {
-        var value: UInt64 = 0
-        for i in index..<index + width { value = value << 8 | UInt64(bytes[i]) }
-        return value
+        let pointer = UnsafeRawPointer(bytes.baseAddress! + index)
+        switch width {
+        case 1: return UInt64(pointer.load(as: UInt8.self))
+        case 2: return UInt64(UInt16(bigEndian: pointer.loadUnaligned(as: UInt16.self)))
+        case 4: return UInt64(UInt32(bigEndian: pointer.loadUnaligned(as: UInt32.self)))
+        case 8: return UInt64(bigEndian: pointer.loadUnaligned(as: UInt64.self))
+        default:
+            var value: UInt64 = 0
+            for i in index..<index + width { value = value << 8 | UInt64(bytes[i]) }
+            return value
+        }
     }
 
     func offset(of ref: Int) throws -> Int {
@@ -93,16 +118,63 @@ struct BinaryPlistParser {
         return Int(offset)
     }
 
-    /// The value of object `ref`, decoding it on first use.
-    mutating func value(ref: Int, depth: Int) throws -> PrefValue {
-        if let cached = cache[ref] { return cached }
-        guard !inProgress[ref] else { throw BinaryPlistParser.failure("object \(ref) contains itself") }
-        inProgress[ref] = true
-        defer { inProgress[ref] = false }
+    /// The value of object `ref` and its expanded value count, decoding it on first use.
+    mutating func value(ref: Int, depth: Int) throws -> (value: PrefValue, size: Int) {
+        if let cached = memo.cached(ref) { return cached }
+        guard !memo.isBusy(ref) else { throw BinaryPlistParser.failure("object \(ref) contains itself") }
+        memo.setBusy(ref, true)
+        defer { memo.setBusy(ref, false) }
         let start = try offset(of: ref)
         let (value, size) = try decodeObject(ref: ref, at: start, depth: depth)
-        cache[ref] = value
-        sizes[ref] = size
-        return value
+        memo.store(ref, value, size: size)
+        return (value, size)
+    }
+}
+
+/// What the decoder remembers per object: each decoded object (so shared objects are decoded once),
+/// its expanded value count, and whether it is being decoded (to catch a container that contains
+/// itself). Dense arrays when a whole document is decoded; dictionaries when only one value of a
+/// large document is.
+struct DecodeMemo {
+    private let dense: Bool
+    private var values: [PrefValue?] = []
+    private var sizes: [Int] = []
+    private var busy: [Bool] = []
+    private var sparse: [Int: (PrefValue, Int)] = [:]
+    private var sparseBusy: Set<Int> = []
+
+    init(objectCount: Int, dense: Bool) {
+        self.dense = dense
+        if dense {
+            values = Array(repeating: nil, count: objectCount)
+            sizes = Array(repeating: 0, count: objectCount)
+            busy = Array(repeating: false, count: objectCount)
+        }
+    }
+
+    func cached(_ ref: Int) -> (value: PrefValue, size: Int)? {
+        if dense { return values[ref].map { ($0, sizes[ref]) } }
+        return sparse[ref].map { ($0.0, $0.1) }
+    }
+
+    mutating func store(_ ref: Int, _ value: PrefValue, size: Int) {
+        if dense {
+            values[ref] = value
+            sizes[ref] = size
+        } else {
+            sparse[ref] = (value, size)
+        }
+    }
+
+    func isBusy(_ ref: Int) -> Bool { dense ? busy[ref] : sparseBusy.contains(ref) }
+
+    mutating func setBusy(_ ref: Int, _ flag: Bool) {
+        if dense {
+            busy[ref] = flag
+        } else if flag {
+            sparseBusy.insert(ref)
+        } else {
+            sparseBusy.remove(ref)
+        }
     }
 }

@@ -26,6 +26,8 @@ struct BinaryPlistWriter {
 
     var objects: [Object] = []
     var shared: [ScalarKey: Int] = [:]
+    /// The number of the first object this writer adds (non-zero when appending to a document).
+    var indexBase = 0
 
     mutating func flatten(_ value: PrefValue, depth: Int) throws -> Int {
         switch value {
@@ -37,7 +39,7 @@ struct BinaryPlistWriter {
             for (i, element) in elements.enumerated() {
                 refs.append(try KeyPath.locating(String(i)) { try flatten(element, depth: depth + 1) })
             }
-            objects[index] = .array(refs)
+            objects[index - indexBase] = .array(refs)
             return index
         case .dictionary(let dictionary):
             try EncodingChecks.depth(depth, format: .binary)
@@ -49,15 +51,15 @@ struct BinaryPlistWriter {
             for entry in dictionary {
                 values.append(try KeyPath.locating(entry.key) { try flatten(entry.value, depth: depth + 1) })
             }
-            objects[index] = .dictionary(keys: keys, values: values)
+            objects[index - indexBase] = .dictionary(keys: keys, values: values)
             return index
         default:
             try EncodingChecks.date(value, format: .binary)
             let key = BinaryPlistWriter.scalarKey(value)
             if let existing = shared[key] { return existing }
             objects.append(.scalar(value))
-            shared[key] = objects.count - 1
-            return objects.count - 1
+            shared[key] = indexBase + objects.count - 1
+            return indexBase + objects.count - 1
         }
     }
 
@@ -72,7 +74,7 @@ struct BinaryPlistWriter {
 
     mutating func reserve() -> Int {
         objects.append(.array([]))
-        return objects.count - 1
+        return indexBase + objects.count - 1
     }
 
     static func scalarKey(_ value: PrefValue) -> ScalarKey {
@@ -101,6 +103,13 @@ struct BinaryPlistWriter {
         out.append(contentsOf: "bplist00".utf8)
         var offsets = [Int]()
         offsets.reserveCapacity(objects.count)
+        appendObjects(to: &out, refSize: refSize, offsets: &offsets)
+        BinaryPlistWriter.appendTable(offsets, to: &out, refSize: refSize, top: 0)
+        return out
+    }
+
+    /// Writes this writer's objects at the end of `out`, recording where each starts.
+    func appendObjects(to out: inout [UInt8], refSize: Int, offsets: inout [Int]) {
         for object in objects {
             offsets.append(out.count)
             switch object {
@@ -114,16 +123,18 @@ struct BinaryPlistWriter {
                 for ref in values { BinaryPlistWriter.appendUInt(UInt64(ref), width: refSize, to: &out) }
             }
         }
+    }
+
+    /// Appends the offset table and the trailer. CoreFoundation requires the offset width to hold the
+    /// table's own offset, not only the largest object offset (CPython sizes it the same way).
+    static func appendTable(_ offsets: [Int], to out: inout [UInt8], refSize: Int, top: Int) {
         let tableOffset = out.count
-        // CoreFoundation requires the offset width to hold the table's own offset, not only the
-        // largest object offset (CPython sizes it the same way).
-        let offsetSize = BinaryPlistWriter.width(UInt64(tableOffset))
-        for offset in offsets { BinaryPlistWriter.appendUInt(UInt64(offset), width: offsetSize, to: &out) }
+        let offsetSize = width(UInt64(tableOffset))
+        for offset in offsets { appendUInt(UInt64(offset), width: offsetSize, to: &out) }
         out.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)])
-        BinaryPlistWriter.appendUInt(UInt64(objects.count), width: 8, to: &out)
-        BinaryPlistWriter.appendUInt(0, width: 8, to: &out)
-        BinaryPlistWriter.appendUInt(UInt64(tableOffset), width: 8, to: &out)
-        return out
+        appendUInt(UInt64(offsets.count), width: 8, to: &out)
+        appendUInt(UInt64(top), width: 8, to: &out)
+        appendUInt(UInt64(tableOffset), width: 8, to: &out)
     }
 
     @inline(__always)

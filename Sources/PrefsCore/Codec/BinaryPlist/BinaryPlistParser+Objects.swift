@@ -1,56 +1,79 @@
 extension BinaryPlistParser {
-    /// Decodes the object whose marker byte is at `start`; returns it and its expanded value count.
-    mutating func decodeObject(ref: Int, at start: Int, depth: Int) throws -> (PrefValue, Int) {
+    /// An object as its marker describes it, with every check that needs no look at other objects
+    /// done (sizes, ranges, ASCII, dates); UTF-16 text is checked when it is read or validated.
+    enum Object {
+        case scalar(PrefValue)
+        case data(first: Int, count: Int)
+        case ascii(first: Int, count: Int)
+        case utf16(first: Int, units: Int)
+        case array(count: Int, refsAt: Int)
+        case dictionary(count: Int, refsAt: Int)
+    }
+
+    func object(ref: Int, at start: Int) throws -> Object {
         let marker = bytes[start]
         let low = Int(marker & 0x0F)
         let place = Place(ref: ref, byte: start)
         switch marker >> 4 {
         case 0x0:
             switch low {
-            case 0x8: return (.bool(false), 1)
-            case 0x9: return (.bool(true), 1)
+            case 0x8: return .scalar(.bool(false))
+            case 0x9: return .scalar(.bool(true))
             case 0x0: throw BinaryPlistParser.failure("\(place): null has no property-list value")
             default: throw BinaryPlistParser.failure("\(place): unknown marker 0x\(String(marker, radix: 16))")
             }
         case 0x1:
-            return (try integer(at: start + 1, widthCode: low, place: place), 1)
+            return .scalar(try integer(at: start + 1, widthCode: low, place: place))
         case 0x2:
             let width = low == 2 ? 4 : low == 3 ? 8 : 0
             guard width > 0 else { throw BinaryPlistParser.failure("\(place): real of unsupported size code \(low)") }
             let raw = try fixed(at: start + 1, width: width, place: place)
-            let value = width == 4 ? Double(Float(bitPattern: UInt32(raw))) : Double(bitPattern: raw)
-            return (.real(value), 1)
+            return .scalar(.real(width == 4 ? Double(Float(bitPattern: UInt32(raw))) : Double(bitPattern: raw)))
         case 0x3:
             guard low == 3 else { throw BinaryPlistParser.failure("\(place): date of unsupported size code \(low)") }
             let date = PrefDate(secondsSinceReferenceDate: Double(bitPattern: try fixed(at: start + 1, width: 8, place: place)))
             guard date.isInSupportedRange else {
                 throw BinaryPlistParser.failure("\(place): date \(date.secondsSinceReferenceDate) is outside the years 0001–9999")
             }
-            return (.date(date), 1)
+            return .scalar(.date(date))
         case 0x4:
             let (count, first) = try length(marker: marker, at: start, elementSize: 1, place: place)
-            return (.data(Array(bytes[first..<first + count])), 1)
+            return .data(first: first, count: count)
         case 0x5:
             let (count, first) = try length(marker: marker, at: start, elementSize: 1, place: place)
-            let slice = UnsafeBufferPointer(rebasing: bytes[first..<first + count])
-            guard !slice.contains(where: { $0 >= 0x80 }) else {
+            guard !UnsafeBufferPointer(rebasing: bytes[first..<first + count]).contains(where: { $0 >= 0x80 }) else {
                 throw BinaryPlistParser.failure("\(place): ASCII string contains a non-ASCII byte")
             }
-            return (.string(String(decoding: slice, as: UTF8.self)), 1)
+            return .ascii(first: first, count: count)
         case 0x6:
             let (count, first) = try length(marker: marker, at: start, elementSize: 2, place: place)
-            return (.string(try utf16String(at: first, units: count, place: place)), 1)
+            return .utf16(first: first, units: count)
         case 0x8:
             guard low < 8 else { throw BinaryPlistParser.failure("\(place): UID wider than 8 bytes") }
-            return (.uid(try fixed(at: start + 1, width: low + 1, place: place)), 1)
+            return .scalar(.uid(try fixed(at: start + 1, width: low + 1, place: place)))
         case 0xA:
             let (count, first) = try length(marker: marker, at: start, elementSize: refSize, place: place)
-            return try array(count: count, refsAt: first, depth: depth)
+            return .array(count: count, refsAt: first)
         case 0xD:
             let (count, first) = try length(marker: marker, at: start, elementSize: 2 * refSize, place: place)
-            return try dictionary(count: count, refsAt: first, depth: depth, place: place)
+            return .dictionary(count: count, refsAt: first)
         default:
             throw BinaryPlistParser.failure("\(place): unsupported object type 0x\(String(marker, radix: 16))")
+        }
+    }
+
+    /// Decodes the object whose marker byte is at `start`; returns it and its expanded value count.
+    mutating func decodeObject(ref: Int, at start: Int, depth: Int) throws -> (PrefValue, Int) {
+        switch try object(ref: ref, at: start) {
+        case .scalar(let value): return (value, 1)
+        case .data(let first, let count): return (.data(Array(bytes[first..<first + count])), 1)
+        case .ascii(let first, let count):
+            return (.string(String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<first + count]), as: UTF8.self)), 1)
+        case .utf16(let first, let units):
+            return (.string(try utf16String(at: first, units: units, place: Place(ref: ref, byte: start))), 1)
+        case .array(let count, let first): return try array(count: count, refsAt: first, depth: depth)
+        case .dictionary(let count, let first):
+            return try dictionary(count: count, refsAt: first, depth: depth, place: Place(ref: ref, byte: start))
         }
     }
 
@@ -130,8 +153,8 @@ extension BinaryPlistParser {
     }
 
     mutating func child(ref: Int, depth: Int, total: inout Int) throws -> PrefValue {
-        let value = try value(ref: ref, depth: depth + 1)
-        total += sizes[ref]
+        let (value, size) = try value(ref: ref, depth: depth + 1)
+        total += size
         guard total <= DecodingLimits.maxExpandedValues else {
             throw BinaryPlistParser.failure("shared objects expand to more than \(DecodingLimits.maxExpandedValues) values")
         }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Reads XML property lists (Apple's DTD form, as CoreFoundation, plistlib and libplist write them).
 ///
 /// A hand-written scanner, not a general XML parser: it knows the plist elements, the five predefined
@@ -9,8 +15,15 @@ public enum XMLPlistDecoder {
     public static func decode(_ bytes: [UInt8]) throws -> PrefValue {
         try bytes.withUnsafeBufferPointer { buffer in
             var parser = XMLPlistParser(bytes: buffer)
-            return try parser.document()
+            return try parser.document { parser, root in try parser.value(root, depth: 0) }
         }
+    }
+
+    /// The value of one top-level key, checking the whole document as `decode` does but building only
+    /// that value; nil when the key is absent. A root that is not a dictionary is an error.
+    public static func lookup(_ key: String, in bytes: UnsafeBufferPointer<UInt8>) throws -> PrefValue? {
+        var parser = XMLPlistParser(bytes: bytes)
+        return try parser.document { parser, root in try parser.lookup(key, root: root) }
     }
 }
 
@@ -27,26 +40,52 @@ struct XMLPlistParser {
         /// The tag spelled by `name`, compared byte for byte (no String is made: this runs for every
         /// element).
         init?(_ name: UnsafeBufferPointer<UInt8>) {
-            @inline(__always) func spells(_ word: StaticString) -> Bool {
-                let text = word.utf8Start
-                for i in 0..<name.count where name[i] != text[i] { return false }
-                return true
-            }
-            switch name.count {
-            case 3 where spells("key"): self = .key
-            case 4 where spells("dict"): self = .dict
-            case 4 where spells("real"): self = .real
-            case 4 where spells("date"): self = .date
-            case 4 where spells("data"): self = .data
-            case 4 where spells("true"): self = .true
-            case 5 where spells("array"): self = .array
-            case 5 where spells("plist"): self = .plist
-            case 5 where spells("false"): self = .false
-            case 6 where spells("string"): self = .string
-            case 7 where spells("integer"): self = .integer
+            guard let first = name.first else { return nil }
+            let candidates: (Tag, Tag?, Tag?)
+            switch first {
+            case UInt8(ascii: "a"): candidates = (.array, nil, nil)
+            case UInt8(ascii: "d"): candidates = (.dict, .date, .data)
+            case UInt8(ascii: "f"): candidates = (.false, nil, nil)
+            case UInt8(ascii: "i"): candidates = (.integer, nil, nil)
+            case UInt8(ascii: "k"): candidates = (.key, nil, nil)
+            case UInt8(ascii: "p"): candidates = (.plist, nil, nil)
+            case UInt8(ascii: "r"): candidates = (.real, nil, nil)
+            case UInt8(ascii: "s"): candidates = (.string, nil, nil)
+            case UInt8(ascii: "t"): candidates = (.true, nil, nil)
             default: return nil
             }
+            if candidates.0.spells(name) {
+                self = candidates.0
+            } else if let tag = candidates.1, tag.spells(name) {
+                self = tag
+            } else if let tag = candidates.2, tag.spells(name) {
+                self = tag
+            } else {
+                return nil
+            }
         }
+
+        func spells(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+            let name = self.name
+            return name.utf8CodeUnitCount == text.count && memcmp(name.utf8Start, text.baseAddress!, text.count) == 0
+        }
+
+        var name: StaticString {
+            switch self {
+            case .plist: return "plist"
+            case .dict: return "dict"
+            case .array: return "array"
+            case .key: return "key"
+            case .string: return "string"
+            case .integer: return "integer"
+            case .real: return "real"
+            case .date: return "date"
+            case .data: return "data"
+            case .true: return "true"
+            case .false: return "false"
+            }
+        }
+
     }
 
     struct StartTag {
@@ -62,23 +101,25 @@ struct XMLPlistParser {
 
     // MARK: Document
 
-    mutating func document() throws -> PrefValue {
+    /// Parses the prolog, the root element (through `root`, inside `<plist>` when there is one) and
+    /// what may follow it.
+    mutating func document<T>(_ root: (inout XMLPlistParser, StartTag) throws -> T) throws -> T {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
         if startsWith("<?xml") { try xmlDeclaration() }
         try skipMisc(allowDoctype: true)
         guard index < bytes.count else { throw failure("no property list element") }
-        let root = try startTag()
-        let value: PrefValue
-        if root.tag == .plist {
-            guard !root.isEmpty else { throw failure("empty <plist> element", at: root.offset) }
+        let first = try startTag()
+        let value: T
+        if first.tag == .plist {
+            guard !first.isEmpty else { throw failure("empty <plist> element", at: first.offset) }
             try skipMisc(allowDoctype: false)
             guard !startsWith("</") else { throw failure("empty <plist> element") }
-            value = try self.value(try startTag(), depth: 0)
+            value = try root(&self, try startTag())
             try skipMisc(allowDoctype: false)
             guard startsWith("</") else { throw failure("a <plist> holds exactly one value") }
             try endTag(.plist)
         } else {
-            value = try self.value(root, depth: 0)
+            value = try root(&self, first)
         }
         try skipMisc(allowDoctype: false)
         guard index == bytes.count else { throw failure("content after the end of the property list") }
@@ -155,13 +196,18 @@ struct XMLPlistParser {
             entries.append(PrefDictionary.Entry(key: key, value: try value(valueTag, depth: depth + 1)))
         }
         // CoreFoundation writes a keyed-archiver UID as <dict><key>CF$UID</key><integer>n</integer></dict>.
-        if entries.count == 1, entries[0].key == "CF$UID" {
-            switch entries[0].value {
-            case .integer(let n) where n >= 0: return .uid(UInt64(n))
-            case .unsignedInteger(let n): return .uid(n)
-            default: break
-            }
+        if entries.count == 1, entries[0].key == "CF$UID", let uid = XMLPlistParser.uidNumber(entries[0].value) {
+            return .uid(uid)
         }
         return .dictionary(PrefDictionary(unsortedEntries: entries))
+    }
+
+    /// The number of a `CF$UID` entry, when it is a non-negative integer.
+    static func uidNumber(_ value: PrefValue) -> UInt64? {
+        switch value {
+        case .integer(let n) where n >= 0: return UInt64(n)
+        case .unsignedInteger(let n): return n
+        default: return nil
+        }
     }
 }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 extension XMLPlistParser {
     @inline(__always)
     func startsWith(_ text: StaticString) -> Bool {
@@ -132,6 +138,14 @@ extension XMLPlistParser {
 
     /// `</name>` for the element being closed.
     mutating func endTag(_ tag: Tag) throws {
+        let name = tag.name
+        let length = name.utf8CodeUnitCount
+        if index + length + 3 <= bytes.count, bytes[index] == UInt8(ascii: "<"), bytes[index + 1] == UInt8(ascii: "/"),
+            memcmp(bytes.baseAddress! + index + 2, name.utf8Start, length) == 0, bytes[index + 2 + length] == UInt8(ascii: ">")
+        {
+            index += length + 3
+            return
+        }
         let offset = index
         guard startsWith("</") else { throw failure("expected </\(tag.rawValue)>") }
         index += 2

@@ -1,0 +1,127 @@
+/// A binary plist whose root is a dictionary, checked whole, and rewritten by appending: every
+/// existing object is kept byte for byte, the new values (and new keys) are added after them, and the
+/// top dictionary either has its value references changed in place or — when keys come or go — is
+/// written anew after them. The objects no longer reachable stay as garbage until the next full
+/// re-encode: when garbage would exceed a quarter of the file, or more objects would need wider
+/// references, the patch declines and the caller re-encodes (which compacts).
+struct BinaryPlistPatch {
+    let parser: BinaryPlistParser
+    let count: Int
+    let refsAt: Int
+    let liveBytes: Int
+    /// Top-dictionary entry index of each declared key that is present.
+    let indices: [String: Int]
+    let current: PrefDictionary
+
+    init?(_ bytes: UnsafeBufferPointer<UInt8>, keys: Set<String>) throws {
+        var parser = try BinaryPlistParser(bytes, decodingWhole: false)
+        var state = Validation(parser)
+        _ = try parser.validate(ref: parser.topObject, depth: 0, &state.validation)
+        let start = try parser.offset(of: parser.topObject)
+        guard case .dictionary(let count, let first) = try parser.object(ref: parser.topObject, at: start) else {
+            throw BinaryPlistParser.failure("the root is a \(try parser.value(ref: parser.topObject, depth: 0).value.typeName), not a dictionary")
+        }
+        var indices: [String: Int] = [:]
+        var found: [PrefDictionary.Entry] = []
+        for key in keys {
+            var utf8 = key
+            let matches = try utf8.withUTF8 { needle in
+                try (0..<count).filter { i in
+                    try parser.compareKey(try parser.ref(at: first + i * parser.refSize), needle, dictionary: Place(ref: parser.topObject, byte: start)) == 0
+                }
+            }
+            guard matches.count <= 1 else { return nil }
+            if let i = matches.first {
+                indices[key] = i
+                found.append(.init(key: key, value: try parser.value(ref: try parser.ref(at: first + (count + i) * parser.refSize), depth: 1).value))
+            }
+        }
+        self.parser = parser
+        self.count = count
+        refsAt = first
+        liveBytes = state.validation.liveBytes
+        self.indices = indices
+        current = PrefDictionary(unsortedEntries: found)
+    }
+
+    struct Validation {
+        var validation: BinaryPlistParser.Validation
+        init(_ parser: BinaryPlistParser) { validation = .init(objectCount: parser.objectCount) }
+    }
+
+    func ref(_ index: Int) throws -> Int { try parser.ref(at: refsAt + index * parser.refSize) }
+
+    func applying(_ edits: [TopLevelPatch.Edit]) throws -> [UInt8]? {
+        let bytes = parser.bytes
+        var writer = BinaryPlistWriter()
+        writer.indexBase = parser.objectCount
+        var valueRefs = try (0..<count).map { try ref(count + $0) }
+        var keyRefs = try (0..<count).map { try ref($0) }
+        var rewriteDictionary = false
+        var insertions: [(key: String, keyRef: Int, valueRef: Int)] = []
+        // Changes and removals first, by the original positions; insertions after, so that no
+        // insertion shifts a position still to be used.
+        for (key, value) in edits {
+            switch (indices[key], value) {
+            case let (index?, value?):
+                valueRefs[index] = try KeyPath.locating(key) { try writer.flatten(value, depth: 1) }
+            case let (index?, nil):
+                valueRefs[index] = -1
+                rewriteDictionary = true
+            case let (nil, value?):
+                let keyRef = try writer.flatten(.string(key), depth: 1)
+                insertions.append((key, keyRef, try KeyPath.locating(key) { try writer.flatten(value, depth: 1) }))
+                rewriteDictionary = true
+            case (nil, nil):
+                break
+            }
+        }
+        for index in valueRefs.indices.reversed() where valueRefs[index] < 0 {
+            keyRefs.remove(at: index)
+            valueRefs.remove(at: index)
+        }
+        // Edits come in key order, so each new key goes before the first original key above it and
+        // after the new keys placed before it.
+        for insertion in insertions {
+            var utf8 = insertion.key
+            let position = try utf8.withUTF8 { needle in
+                try keyRefs.firstIndex { keyRef in
+                    guard keyRef < parser.objectCount else { return false }
+                    return try parser.compareKey(keyRef, needle, dictionary: Place(ref: parser.topObject, byte: 0)) > 0
+                } ?? keyRefs.count
+            }
+            keyRefs.insert(insertion.keyRef, at: position)
+            valueRefs.insert(insertion.valueRef, at: position)
+        }
+        let total = parser.objectCount + writer.objects.count + (rewriteDictionary ? 1 : 0)
+        guard BinaryPlistWriter.width(UInt64(total)) <= parser.refSize else { return nil }
+        var out = Array(UnsafeBufferPointer(rebasing: bytes[0..<parser.offsetTable]))
+        var top = parser.topObject
+        if !rewriteDictionary {
+            for (key, _) in edits {
+                guard let index = indices[key] else { continue }
+                let position = refsAt + (count + index) * parser.refSize
+                var patched: [UInt8] = []
+                BinaryPlistWriter.appendUInt(UInt64(valueRefs[index]), width: parser.refSize, to: &patched)
+                out.replaceSubrange(position..<position + parser.refSize, with: patched)
+            }
+        }
+        var offsets = try (0..<parser.objectCount).map { try parser.offset(of: $0) }
+        writer.appendObjects(to: &out, refSize: parser.refSize, offsets: &offsets)
+        let newValueBytes = out.count - parser.offsetTable
+        if rewriteDictionary {
+            top = offsets.count
+            offsets.append(out.count)
+            BinaryPlistWriter.appendHeader(0xD0, count: keyRefs.count, to: &out)
+            for ref in keyRefs + valueRefs { BinaryPlistWriter.appendUInt(UInt64(ref), width: parser.refSize, to: &out) }
+        }
+        // Garbage, estimated: what was unreachable before, the old top dictionary when it is replaced,
+        // and old values about as large as the new ones. Past a quarter of the file, re-encode
+        // instead (which drops it all).
+        let oldDictionary = rewriteDictionary ? (refsAt + 2 * count * parser.refSize - (try parser.offset(of: parser.topObject))) : 0
+        let garbage = (parser.offsetTable - 8 - liveBytes) + oldDictionary + newValueBytes
+        guard garbage * 4 <= out.count else { return nil }
+        BinaryPlistWriter.appendTable(offsets, to: &out, refSize: parser.refSize, top: top)
+        return out
+    }
+}

@@ -1,0 +1,95 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The file operations suites need, as a seam: `LocalFileSystem` performs them on disk and
+/// `InMemoryFileSystem` in memory for tests; both throw the same `PrefsError`s for the same situations
+/// (missing file, missing parent directory, a directory where a file should be, a held lock).
+public protocol FileSystem: Sendable {
+    /// The whole file, following symlinks. `.fileNotFound` when nothing is there, `.cannotRead` when it
+    /// cannot be read (a directory, no permission).
+    func contents(of path: String) throws -> [UInt8]
+
+    /// Runs `body` with the whole file, like `contents(of:)`, without promising an array: for large
+    /// files the real file system reads into memory that costs fewer page faults.
+    func withContents<T>(of path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T
+
+    /// Facts about what `path` names after following symlinks; nil when nothing is there.
+    func status(of path: String) throws -> FileStatus?
+
+    /// `path` with any chain of symlinks at its last component followed; a dangling link gives the
+    /// path it points to.
+    func resolvingSymlinks(_ path: String) throws -> String
+
+    /// The names in a directory (without `.` and `..`); empty when the directory does not exist.
+    func contentsOfDirectory(_ path: String) throws -> [String]
+
+    /// Creates `path` and any missing parents, each with `mode`.
+    func createDirectory(_ path: String, mode: mode_t) throws
+
+    /// Replaces the file at `path` (already resolved, not a symlink) with `bytes` so that readers see
+    /// the old contents or the new, never a mix, and the new ones are on disk when it returns. An
+    /// existing file keeps its permission bits; a new one gets `newFileMode`. Call it holding the lock
+    /// of the file's directory: it also removes temporary files that writers killed earlier left
+    /// behind, which is safe only under that lock.
+    func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throws
+
+    /// Removes a file (already resolved, not a symlink), durably; holding the directory's lock.
+    func removeFile(_ path: String) throws
+
+    /// Runs `body` holding the exclusive lock of `directory`, waiting at most `timeout` seconds for it
+    /// (`.lockUnavailable` after that). The lock is released when `body` returns or the process dies.
+    func withLock<T>(onDirectory directory: String, timeout: Double, _ body: () throws -> T) throws -> T
+}
+
+public struct FileStatus: Equatable, Sendable {
+    public var isDirectory: Bool
+    public var mode: mode_t
+    public var size: Int
+    /// Identity and modification time, to tell whether a file was replaced or touched.
+    public var inode: UInt64
+    public var modified: Int64
+
+    public init(isDirectory: Bool, mode: mode_t, size: Int, inode: UInt64, modified: Int64) {
+        self.isDirectory = isDirectory
+        self.mode = mode
+        self.size = size
+        self.inode = inode
+        self.modified = modified
+    }
+}
+
+extension FileSystem {
+    public func withContents<T>(of path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
+        try contents(of: path).withUnsafeBufferPointer(body)
+    }
+
+    /// Replaces a file the user named (an output file, not a suite): a symlink is followed and its
+    /// target replaced atomically, under the lock of the target's directory.
+    public func writeFile(_ path: String, _ bytes: [UInt8], newFileMode: mode_t, lockTimeout: Double) throws {
+        let target = try resolvingSymlinks(path)
+        let directory = splitPath(target).directory
+        guard try status(of: directory)?.isDirectory == true else { throw PrefsError.cannotWrite(path: path, errno: ENOENT) }
+        try withLock(onDirectory: directory, timeout: lockTimeout) {
+            try replace(target, with: bytes, newFileMode: newFileMode)
+        }
+    }
+}
+
+/// Naming of the temporary files `replace` writes: `.NAME.prefs-RANDOM` beside NAME.
+enum TemporaryName {
+    static func prefix(for name: String) -> String { "." + name + ".prefs-" }
+
+    static func make(for name: String) -> String {
+        prefix(for: name) + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    }
+}
+
+/// `path` split into its directory and last component.
+func splitPath(_ path: String) -> (directory: String, name: String) {
+    guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+    let directory = String(path[..<slash])
+    return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+}

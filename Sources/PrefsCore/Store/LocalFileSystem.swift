@@ -1,0 +1,206 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The real file system.
+public struct LocalFileSystem: FileSystem {
+    public init() {}
+
+    public func contents(of path: String) throws -> [UInt8] {
+        let (file, size) = try openForReading(path)
+        defer { file.close() }
+        do {
+            return try file.readAll(sizeHint: size)
+        } catch {
+            throw PrefsError.cannotRead(path: path, errno: error.code)
+        }
+    }
+
+    /// Files of 1 MiB and more are read into anonymous memory advised to use huge pages: a large suite
+    /// then costs a few page faults instead of one per 4 KiB, which is much of a read's time. (The
+    /// file is read, not mapped: another program truncating it cannot crash the reader.)
+    public func withContents<T>(of path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
+        let (file, size) = try openForReading(path)
+        defer { file.close() }
+        guard size >= 1 << 20 else {
+            let bytes: [UInt8]
+            do { bytes = try file.readAll(sizeHint: size) } catch { throw PrefsError.cannotRead(path: path, errno: error.code) }
+            return try bytes.withUnsafeBufferPointer(body)
+        }
+        let hugePage = 2 << 20
+        let capacity = (size + 1 + hugePage - 1) / hugePage * hugePage
+        guard let memory = mmap(nil, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), memory != MAP_FAILED else {
+            throw PrefsError.cannotRead(path: path, errno: errno)
+        }
+        defer { munmap(memory, capacity) }
+        _ = madvise(memory, capacity, MADV_HUGEPAGE)
+        let buffer = memory.assumingMemoryBound(to: UInt8.self)
+        var count = 0
+        while count < capacity {
+            let n = read(file.raw, buffer + count, capacity - count)
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw PrefsError.cannotRead(path: path, errno: errno) }
+            if n == 0 { break }
+            count += n
+        }
+        guard count < capacity else { throw PrefsError.cannotRead(path: path, errno: EFBIG) }
+        return try body(UnsafeBufferPointer(start: buffer, count: count))
+    }
+
+    /// Opens a file to read it whole: its descriptor and size, or the error naming `path`.
+    func openForReading(_ path: String) throws -> (FileDescriptor, Int) {
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(path, O_RDONLY)
+        } catch {
+            if error == .notFound { throw PrefsError.fileNotFound(path: path) }
+            throw PrefsError.cannotRead(path: path, errno: error.code)
+        }
+        let info: stat
+        do {
+            info = try file.status()
+        } catch {
+            file.close()
+            throw PrefsError.cannotRead(path: path, errno: error.code)
+        }
+        guard info.st_mode & S_IFMT != S_IFDIR else {
+            file.close()
+            throw PrefsError.cannotRead(path: path, errno: EISDIR)
+        }
+        return (file, Int(info.st_size))
+    }
+
+    public func status(of path: String) throws -> FileStatus? {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw PrefsError.cannotRead(path: path, errno: errno)
+        }
+        return FileStatus(isDirectory: info.st_mode & S_IFMT == S_IFDIR, mode: info.st_mode & 0o7777, size: Int(info.st_size),
+                          inode: UInt64(info.st_ino), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+    }
+
+    public func resolvingSymlinks(_ path: String) throws -> String {
+        var current = path
+        for _ in 0..<40 {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let length = readlink(current, &buffer, buffer.count - 1)
+            guard length >= 0 else {
+                if errno == EINVAL || errno == ENOENT || errno == ENOTDIR { return current }
+                throw PrefsError.cannotRead(path: path, errno: errno)
+            }
+            let link = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            current = link.hasPrefix("/") ? link : splitPath(current).directory + "/" + link
+        }
+        throw PrefsError.cannotRead(path: path, errno: ELOOP)
+    }
+
+    public func contentsOfDirectory(_ path: String) throws -> [String] {
+        guard let directory = opendir(path) else {
+            if errno == ENOENT || errno == ENOTDIR { return [] }
+            throw PrefsError.cannotRead(path: path, errno: errno)
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    public func createDirectory(_ path: String, mode: mode_t) throws {
+        if try status(of: path)?.isDirectory == true { return }
+        let parent = splitPath(path).directory
+        if parent != path && parent != "/" && parent != "." { try createDirectory(parent, mode: mode) }
+        guard mkdir(path, mode) == 0 || errno == EEXIST else { throw PrefsError.cannotWrite(path: path, errno: errno) }
+    }
+
+    public func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throws {
+        let (directory, name) = splitPath(path)
+        do {
+            removeStaleTemporaries(in: directory, for: name)
+            let existing = try status(of: path)
+            let mode = existing?.mode ?? newFileMode
+            let (file, temporary) = try createTemporary(in: directory, for: name, mode: mode)
+            do {
+                defer { file.close() }
+                if existing != nil { _ = try FileDescriptor.retrying { fchmod(file.raw, mode) } }
+                try file.writeAll(bytes)
+                try file.sync()
+                guard rename(temporary, path) == 0 else { throw FileDescriptor.Errno.current }
+            } catch {
+                unlink(temporary)
+                throw error
+            }
+            try syncDirectory(directory)
+        } catch let error as FileDescriptor.Errno {
+            throw PrefsError.cannotWrite(path: path, errno: error.code)
+        }
+    }
+
+    public func removeFile(_ path: String) throws {
+        guard unlink(path) == 0 else {
+            if errno == ENOENT { return }
+            throw PrefsError.cannotWrite(path: path, errno: errno)
+        }
+        do {
+            try syncDirectory(splitPath(path).directory)
+        } catch {
+            throw PrefsError.cannotWrite(path: path, errno: error.code)
+        }
+    }
+
+    public func withLock<T>(onDirectory directory: String, timeout: Double, _ body: () throws -> T) throws -> T {
+        let handle: FileDescriptor
+        do {
+            handle = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY)
+        } catch {
+            throw PrefsError.cannotWrite(path: directory, errno: error.code)
+        }
+        defer { handle.close() }
+        var waited = 0.0
+        var pause = 0.001
+        while flock(handle.raw, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else { throw PrefsError.cannotWrite(path: directory, errno: errno) }
+            guard waited < timeout else { throw PrefsError.lockUnavailable(path: directory, seconds: timeout) }
+            let step = min(pause, timeout - waited)
+            usleep(useconds_t(max(step, 0) * 1_000_000))
+            waited += step
+            pause = min(pause * 2, 0.05)
+        }
+        defer { flock(handle.raw, LOCK_UN) }
+        return try body()
+    }
+
+    func createTemporary(in directory: String, for name: String, mode: mode_t) throws(FileDescriptor.Errno) -> (FileDescriptor, String) {
+        var attempt = 0
+        while true {
+            let candidate = directory + "/" + TemporaryName.make(for: name)
+            do {
+                return (try FileDescriptor.open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: mode), candidate)
+            } catch where error == .exists && attempt < 100 {
+                attempt += 1
+            }
+        }
+    }
+
+    /// Temporary files of `name` that exist while we hold the directory's lock were left by writers
+    /// that died before renaming them; nothing else can be using them.
+    func removeStaleTemporaries(in directory: String, for name: String) {
+        let prefix = TemporaryName.prefix(for: name)
+        for entry in (try? contentsOfDirectory(directory)) ?? [] where entry.hasPrefix(prefix) {
+            unlink(directory + "/" + entry)
+        }
+    }
+
+    func syncDirectory(_ directory: String) throws(FileDescriptor.Errno) {
+        let handle = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY)
+        defer { handle.close() }
+        try handle.sync()
+    }
+}

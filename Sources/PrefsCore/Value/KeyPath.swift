@@ -1,0 +1,75 @@
+/// Where a value is inside a suite. A KEY argument that starts with `:` is a path in PlistBuddy form
+/// (`:Window:Frames:0`): components separated by `:`, with `\:` for a colon and `\\` for a backslash
+/// inside a component, and a decimal index for an array element. Any other KEY is one literal
+/// top-level key, so keys with dots, spaces or colons in the middle work as on macOS.
+public struct KeyPath: Equatable, Sendable {
+    public var components: [String]
+
+    public init(_ components: [String]) { self.components = components }
+
+    /// Parses a KEY argument. Empty keys, NUL, an empty path or an empty component are usage errors.
+    public init(argument: String) throws {
+        guard !argument.isEmpty else { throw PrefsError.usage("the key is empty") }
+        guard !argument.utf8.contains(0) else { throw PrefsError.usage("a key cannot contain NUL") }
+        guard argument.hasPrefix(":") else {
+            components = [argument]
+            return
+        }
+        var parts: [String] = []
+        var current = ""
+        var escaping = false
+        for character in argument.dropFirst() {
+            if escaping {
+                current.append(character)
+                escaping = false
+            } else if character == "\\" {
+                escaping = true
+            } else if character == ":" {
+                parts.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        guard !escaping else { throw PrefsError.usage("key path \(argument) ends with a lone backslash") }
+        parts.append(current)
+        guard !parts.contains(where: \.isEmpty) else {
+            throw PrefsError.usage("key path \(argument) has an empty component")
+        }
+        components = parts
+    }
+
+    /// The top-level key (the first component).
+    public var first: String { components[0] }
+
+    /// A one-component path reads as the plain key (unless that starts with `:`); a longer one in
+    /// `:a:b` form. Either spelling, given back as a KEY argument, names the same value.
+    public var display: String {
+        components.count == 1 && !components[0].hasPrefix(":") ? components[0] : pathForm
+    }
+
+    /// `:a:b` form, always.
+    public var pathForm: String { components.map { ":" + KeyPath.escape($0) }.joined() }
+
+    /// A `:` inside a component is written `\:` and a backslash `\\`.
+    public static func escape(_ component: String) -> String {
+        guard component.contains(where: { $0 == ":" || $0 == "\\" }) else { return component }
+        var escaped = ""
+        for character in component {
+            if character == ":" || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+
+    /// Runs `body`; an `unrepresentable` error escaping it gets `component` prepended to its path.
+    /// Encoders use it so the path is built only while an error unwinds.
+    @inline(__always)
+    static func locating<T>(_ component: String, _ body: () throws -> T) rethrows -> T {
+        do {
+            return try body()
+        } catch PrefsError.unrepresentable(let format, let path, let reason) {
+            throw PrefsError.unrepresentable(format: format, keyPath: ":" + escape(component) + path, reason: reason)
+        }
+    }
+}

@@ -1,0 +1,122 @@
+/// Reading and changing values at a key path inside a dictionary.
+///
+/// A component names a key in a dictionary, or an index (decimal digits) in an array. Reading stops
+/// with nil at a missing key or index. Writing creates missing dictionaries along the way and may
+/// append to an array by naming the index one past its end. Going through a scalar, or using a
+/// non-number as an array index, is an error.
+extension PrefDictionary {
+    public func value(at path: KeyPath) throws -> PrefValue? {
+        try PrefValue.dictionary(self).value(at: path.components[...])
+    }
+
+    public mutating func setValue(_ value: PrefValue, at path: KeyPath) throws {
+        var root = PrefValue.dictionary(self)
+        self = PrefDictionary()  // keep `root` uniquely referenced while it is edited
+        defer { if case .dictionary(let edited) = root { self = edited } }
+        try root.setValue(value, at: path.components[...])
+    }
+
+    @discardableResult
+    public mutating func removeValue(at path: KeyPath) throws -> PrefValue? {
+        var root = PrefValue.dictionary(self)
+        self = PrefDictionary()
+        defer { if case .dictionary(let edited) = root { self = edited } }
+        return try root.removeValue(at: path.components[...])
+    }
+}
+
+/// Why a key path could not be followed; `attributing` turns it into a `PrefsError` naming the
+/// domain and key.
+public struct KeyPathError: Error, Equatable {
+    public let reason: String
+
+    public init(reason: String) { self.reason = reason }
+
+    public static func attributing<T>(domain: String, path: KeyPath, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as KeyPathError {
+            throw PrefsError.typeMismatch(domain: domain, key: path.display, reason: error.reason)
+        }
+    }
+}
+
+extension PrefValue {
+    static func index(_ component: String, count: Int) throws(KeyPathError) -> Int {
+        guard let index = Int(component), index >= 0, String(index) == component else {
+            throw KeyPathError(reason: "\"\(component)\" is not an index into an array of \(count)")
+        }
+        return index
+    }
+
+    func value(at path: ArraySlice<String>) throws(KeyPathError) -> PrefValue? {
+        guard let component = path.first else { return self }
+        switch self {
+        case .dictionary(let dictionary):
+            return try dictionary[component]?.value(at: path.dropFirst())
+        case .array(let elements):
+            let index = try PrefValue.index(component, count: elements.count)
+            return index < elements.count ? try elements[index].value(at: path.dropFirst()) : nil
+        default:
+            throw KeyPathError(reason: "\"\(component)\" is inside a \(typeName), which has no keys")
+        }
+    }
+
+    mutating func setValue(_ value: PrefValue, at path: ArraySlice<String>) throws(KeyPathError) {
+        guard let component = path.first else {
+            self = value
+            return
+        }
+        switch self {
+        case .dictionary(var dictionary):
+            self = .bool(false)  // release our reference so `dictionary` is edited in place
+            var child = dictionary.removeValue(forKey: component) ?? .dictionary(PrefDictionary())
+            defer {
+                dictionary[component] = child
+                self = .dictionary(dictionary)
+            }
+            try child.setValue(value, at: path.dropFirst())
+        case .array(var elements):
+            let index = try PrefValue.index(component, count: elements.count)
+            guard index <= elements.count else {
+                throw KeyPathError(reason: "index \(index) is beyond the end of an array of \(elements.count)")
+            }
+            self = .bool(false)
+            defer { self = .array(elements) }
+            if index == elements.count { elements.append(.dictionary(PrefDictionary())) }
+            try elements[index].setValue(value, at: path.dropFirst())
+        default:
+            throw KeyPathError(reason: "\"\(component)\" is inside a \(typeName), which has no keys")
+        }
+    }
+
+    mutating func removeValue(at path: ArraySlice<String>) throws(KeyPathError) -> PrefValue? {
+        guard let component = path.first else { return nil }
+        switch self {
+        case .dictionary(var dictionary):
+            if path.count == 1 {
+                guard dictionary[component] != nil else { return nil }
+                self = .bool(false)
+                defer { self = .dictionary(dictionary) }
+                return dictionary.removeValue(forKey: component)
+            }
+            guard var child = dictionary[component] else { return nil }
+            self = .bool(false)
+            dictionary[component] = nil
+            defer {
+                dictionary[component] = child
+                self = .dictionary(dictionary)
+            }
+            return try child.removeValue(at: path.dropFirst())
+        case .array(var elements):
+            let index = try PrefValue.index(component, count: elements.count)
+            guard index < elements.count else { return nil }
+            self = .bool(false)
+            defer { self = .array(elements) }
+            if path.count == 1 { return elements.remove(at: index) }
+            return try elements[index].removeValue(at: path.dropFirst())
+        default:
+            throw KeyPathError(reason: "\"\(component)\" is inside a \(typeName), which has no keys")
+        }
+    }
+}

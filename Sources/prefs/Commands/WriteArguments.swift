@@ -1,0 +1,150 @@
+import PrefsCore
+
+/// The words after `write DOMAIN`, in `defaults` syntax, turned into changes before any file is
+/// touched:
+///
+///     KEY VALUE                      a string (or, when VALUE starts with ( { or <, the property
+///                                    list it spells, as defaults reads it)
+///     KEY -string|-int|-integer|-float|-bool|-boolean|-date|-data|-json VALUE
+///     KEY -array|-array-add ITEM…    ITEM: VALUE, or a scalar flag and its VALUE
+///     KEY -dict|-dict-add K ITEM…
+///     PLIST                          the whole domain, replaced
+///
+/// Several KEY groups may follow each other; `-array`, `-array-add`, `-dict` and `-dict-add` take
+/// every word after them.
+enum WriteRequest: Equatable {
+    case replaceDomain(PrefDictionary)
+    case changes([Change])
+
+    struct Change: Equatable {
+        enum Action: Equatable {
+            case set(PrefValue)
+            case arrayAdd([PrefValue])
+            case dictAdd(PrefDictionary)
+        }
+        let path: KeyPath
+        let action: Action
+    }
+
+    static let scalarFlags: Set<String> = ["-string", "-int", "-integer", "-float", "-bool", "-boolean", "-date", "-data", "-json"]
+    static let containerFlags: Set<String> = ["-array", "-array-add", "-dict", "-dict-add"]
+
+    /// Parses the words; a bad value is reported naming the domain and key it was for.
+    static func parse(_ words: ArraySlice<String>, domain: String) throws -> WriteRequest {
+        do {
+            return try parse(words)
+        } catch PrefsError.invalidValue(let message) {
+            throw PrefsError.invalidValue("\(domain): \(message)")
+        }
+    }
+
+    static func parse(_ words: ArraySlice<String>) throws -> WriteRequest {
+        if words.count == 1, let text = words.first {
+            guard let first = text.first, "({<".contains(first) else { throw PrefsError.usage("write: no value for key \(text)") }
+            guard case .dictionary(let contents) = try ValueText.propertyList(text) else {
+                throw PrefsError.invalidValue("write: a single argument after the domain must be a dictionary property list (or give KEY VALUE)")
+            }
+            return .replaceDomain(contents)
+        }
+        var rest = words
+        var changes: [Change] = []
+        while let key = rest.popFirst() {
+            let path = try KeyPath(argument: key)
+            guard let word = rest.popFirst() else { throw PrefsError.usage("write: no value for key \(key)") }
+            do {
+                if containerFlags.contains(word) {
+                    changes.append(Change(path: path, action: try container(word, items: rest)))
+                    break
+                }
+                changes.append(Change(path: path, action: .set(try value(word, &rest, key: key))))
+            } catch PrefsError.invalidValue(let message) {
+                throw PrefsError.invalidValue("\(path.display): \(message)")
+            }
+        }
+        return .changes(changes)
+    }
+
+    /// One value: `FLAG VALUE`, or an untyped VALUE.
+    static func value(_ word: String, _ rest: inout ArraySlice<String>, key: String) throws -> PrefValue {
+        guard scalarFlags.contains(word) else { return try untyped(word) }
+        guard let text = rest.popFirst() else { throw PrefsError.usage("write: \(word) needs a value (key \(key))") }
+        return try typed(word, text)
+    }
+
+    static func typed(_ flag: String, _ text: String) throws -> PrefValue {
+        switch flag {
+        case "-string": return .string(text)
+        case "-int", "-integer": return try ValueText.integer(text, flag: flag)
+        case "-float": return try ValueText.real(text, flag: flag)
+        case "-bool", "-boolean": return try ValueText.bool(text, flag: flag)
+        case "-date": return try ValueText.date(text, flag: flag)
+        case "-data": return try ValueText.data(text, flag: flag)
+        default: return try ValueText.json(text, flag: flag)
+        }
+    }
+
+    /// A value without a type flag is a string, as in defaults; one starting with ( { or < is the
+    /// property list it spells. A word that looks like a misspelt flag is refused.
+    static func untyped(_ word: String) throws -> PrefValue {
+        if let first = word.first, "({<".contains(first) { return try ValueText.propertyList(word) }
+        if word.count > 1, word.hasPrefix("-"), let second = word.dropFirst().first, second.isLetter {
+            throw PrefsError.usage("write: unknown type flag \(word) (to store text that starts with '-', write -string \(word))")
+        }
+        return .string(word)
+    }
+
+    static func container(_ flag: String, items: ArraySlice<String>) throws -> Change.Action {
+        var rest = items
+        if flag.hasPrefix("-array") {
+            var elements: [PrefValue] = []
+            while let word = rest.popFirst() { elements.append(try value(word, &rest, key: flag)) }
+            return flag == "-array" ? .set(.array(elements)) : .arrayAdd(elements)
+        }
+        var entries: [(String, PrefValue)] = []
+        while let key = rest.popFirst() {
+            guard !key.isEmpty, !key.utf8.contains(0) else { throw PrefsError.usage("write: \(flag) key is empty") }
+            guard let word = rest.popFirst() else { throw PrefsError.usage("write: \(flag) key \(key) has no value") }
+            entries.append((key, try value(word, &rest, key: key)))
+        }
+        let dictionary = PrefDictionary(entries)
+        return flag == "-dict" ? .set(.dictionary(dictionary)) : .dictAdd(dictionary)
+    }
+
+    /// The top-level keys the changes touch (nil when the whole domain is replaced).
+    var topLevelKeys: Set<String>? {
+        guard case .changes(let changes) = self else { return nil }
+        return Set(changes.map(\.path.first))
+    }
+
+    /// Applies the changes to a suite's contents (inside the store's locked update).
+    func apply(to contents: inout PrefDictionary, domain: String) throws {
+        switch self {
+        case .replaceDomain(let replacement):
+            contents = replacement
+        case .changes(let changes):
+            for change in changes {
+                try KeyPathError.attributing(domain: domain, path: change.path) {
+                    switch change.action {
+                    case .set(let value):
+                        try contents.setValue(value, at: change.path)
+                    case .arrayAdd(let elements):
+                        switch try contents.value(at: change.path) {
+                        case nil: try contents.setValue(.array(elements), at: change.path)
+                        case .array(let existing)?: try contents.setValue(.array(existing + elements), at: change.path)
+                        case let other?: throw KeyPathError(reason: "-array-add needs an array, and the value is a \(other.typeName)")
+                        }
+                    case .dictAdd(let additions):
+                        switch try contents.value(at: change.path) {
+                        case nil: try contents.setValue(.dictionary(additions), at: change.path)
+                        case .dictionary(var existing)?:
+                            for entry in additions { existing[entry.key] = entry.value }
+                            try contents.setValue(.dictionary(existing), at: change.path)
+                        case let other?: throw KeyPathError(reason: "-dict-add needs a dictionary, and the value is a \(other.typeName)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+

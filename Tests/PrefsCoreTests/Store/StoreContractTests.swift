@@ -1,0 +1,225 @@
+import Foundation
+import Testing
+@testable import PrefsCore
+
+/// The storage promises, run against the in-memory file system and, as a contract the fake must keep,
+/// the real one in a temporary directory: the same table of scenarios, the same results.
+enum FileSystemKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case memory, disk
+    var testDescription: String { rawValue }
+}
+
+/// A file system with a configuration directory, ready for a scenario.
+final class StoreFixture {
+    let fileSystem: any FileSystem
+    let root: String
+    private let scratch: TemporaryDirectory?
+
+    init(_ kind: FileSystemKind) throws {
+        switch kind {
+        case .memory:
+            fileSystem = InMemoryFileSystem()
+            root = "/home/test"
+            scratch = nil
+        case .disk:
+            let directory = try TemporaryDirectory()
+            fileSystem = LocalFileSystem()
+            root = directory.path
+            scratch = directory
+        }
+        try fileSystem.createDirectory(root, mode: 0o755)
+    }
+
+    var config: String { root + "/config" }
+    var store: SuiteStore { SuiteStore(fileSystem: fileSystem, environment: Environment(["XDG_CONFIG_HOME": config, "PREFS_LOCK_TIMEOUT": "0.2"])) }
+
+    func put(_ relative: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws {
+        let path = root + "/" + relative
+        if let memory = fileSystem as? InMemoryFileSystem {
+            try memory.write(path, bytes, mode: mode)
+        } else {
+            try fileSystem.createDirectory(splitPath(path).directory, mode: 0o755)
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            chmod(path, mode)
+        }
+    }
+
+    func symlink(_ relative: String, to target: String) throws {
+        if let memory = fileSystem as? InMemoryFileSystem {
+            memory.createSymlink(root + "/" + relative, to: target)
+        } else {
+            try FileManager.default.createSymbolicLink(atPath: root + "/" + relative, withDestinationPath: target)
+        }
+    }
+
+    func bytes(_ relative: String) throws -> [UInt8] { try fileSystem.contents(of: root + "/" + relative) }
+    func status(_ relative: String) throws -> FileStatus? { try fileSystem.status(of: root + "/" + relative) }
+    func names(_ relative: String) throws -> [String] { try fileSystem.contentsOfDirectory(root + "/" + relative).sorted() }
+}
+
+@Suite struct StoreContractTests {
+    static let xml = Array("<plist><dict><key>k</key><string>v</string></dict></plist>".utf8)
+
+    @Test(arguments: FileSystemKind.allCases)
+    func aNewSuiteIsXMLWithPrivateModesInAPrivateDirectory(kind: FileSystemKind) throws {
+        let fixture = try StoreFixture(kind)
+        #expect(try fixture.store.update(.suite("app")) { $0["k"] = 1 })
+        let (value, format) = try PropertyList.decode(try fixture.bytes("config/app.plist"))
+        #expect(value == ["k": 1] && format == .xml)
+        #expect(try fixture.status("config/app.plist")?.mode == 0o600)
+        #expect(try fixture.status("config")?.mode == 0o700)
+        #expect(try fixture.names("config") == ["app.plist"])
+    }
+
+    @Test(arguments: FileSystemKind.allCases)
+    func aSuiteKeepsItsFormatAndMode(kind: FileSystemKind) throws {
+        let fixture = try StoreFixture(kind)
+        try fixture.put("config/bin.plist", try BinaryPlistEncoder.encode(["a": 1]), mode: 0o640)
+        try fixture.put("data.json", Array("{\"a\": 1}".utf8))
+        try fixture.store.update(.suite("bin")) { $0["b"] = 2 }
+        try fixture.store.update(.file(fixture.root + "/data.json")) { $0["b"] = 2 }
+        #expect(try PropertyList.decode(try fixture.bytes("config/bin.plist")) == (["a": 1, "b": 2], .binary))
+        #expect(try fixture.status("config/bin.plist")?.mode == 0o640)
+        #expect(try PropertyList.decode(try fixture.bytes("data.json")) == (["a": 1, "b": 2], .json))
+    }
+
+    @Test(arguments: FileSystemKind.allCases)
+    func aNoOpWriteLeavesTheFileUntouched(kind: FileSystemKind) throws {
+        let fixture = try StoreFixture(kind)
+        try fixture.put("config/app.plist", StoreContractTests.xml)
+        let before = try fixture.status("config/app.plist")
+        #expect(try fixture.store.update(.suite("app")) { $0["k"] = "v" } == false)
+        #expect(try fixture.status("config/app.plist") == before)
+        #expect(try fixture.bytes("config/app.plist") == StoreContractTests.xml)
+        #expect(try fixture.store.update(.suite("absent")) { _ in } == false)
+        #expect(try fixture.status("config/absent.plist") == nil)
+    }
+
+    @Test(arguments: FileSystemKind.allCases)
+    func aCorruptSuiteIsNeverOverwritten(kind: FileSystemKind) throws {
+        let fixture = try StoreFixture(kind)
+        let corrupt = Array("<plist><dict><key>k</key><string>v</dict></plist>".utf8)
+        try fixture.put("config/app.plist", corrupt)
+        for change: (inout PrefDictionary) throws -> Void in [{ $0["k"] = 1 }, { $0 = PrefDictionary() }, { $0.removeValue(forKey: "k") }] {
+            #expect(throws: PrefsError.self) { try fixture.store.update(.suite("app"), change) }
+        }
+        #expect(throws: PrefsError.self) { try fixture.store.load(.suite("app")) }
+        #expect(throws: PrefsError.self) { try fixture.store.value(at: KeyPath(["k"]), in: .suite("app")) }
+        #expect(try fixture.bytes("config/app.plist") == corrupt)
+        #expect(try fixture.names("config") == ["app.plist"])
+    }
+
+    @Test(arguments: FileSystemKind.allCases)
+    func aRootThatIsNotADictionaryIsADataError(kind: FileSystemKind) throws {
+        let fixture = try StoreFixture(kind)
+        try fixture.put("config/list.plist", Array("<plist><array/></plist>".utf8))
+        do {
+            _ = try fixture.store.load(.suite("list"))
+            Issue.record("loaded a root array")
+        } catch let error as PrefsError {
+            #expect(error.exitStatus == .dataError)
+            #expect(error.message.contains("list.plist") && error.message.contains("not a dictionary"))
+        }
+        #expect(throws: PrefsError.self) { try fixture.store.value(at: KeyPath(["k"]), in: .suite("list")) }
+    }
+
+    @Test(arguments: FileSystemKind.allCases)
+    func readingCreatesNothing(kind: FileSystemKind) throws {
+        let fixture = try StoreFixture(kind)
+        #expect(try fixture.store.load(.suite("app")) == nil)
+        #expect(throws: PrefsError.suiteNotFound(domain: "app")) { try fixture.store.value(at: KeyPath(["k"]), in: .suite("app")) }
+        #expect(try fixture.store.suiteNames() == [])
+        #expect(try fixture.status("config") == nil)
+        #expect(try fixture.store.remove(.suite("app")) == false)
+        #expect(try fixture.status("config") == nil)
+    }
+
+    @Test(arguments: FileSystemKind.allCases)
+    func aSymlinkedSuiteIsFollowedAndKept(kind: FileSystemKind) throws {
+        let fixture = try StoreFixture(kind)
+        try fixture.put("dotfiles/app.plist", StoreContractTests.xml)
+        try fixture.fileSystem.createDirectory(fixture.config, mode: 0o700)
+        try fixture.symlink("config/app.plist", to: fixture.root + "/dotfiles/app.plist")
+        try fixture.store.update(.suite("app")) { $0["n"] = 1 }
+        #expect(try PropertyList.decode(try fixture.bytes("dotfiles/app.plist")).value == ["k": "v", "n": 1])
+        #expect(try fixture.fileSystem.resolvingSymlinks(fixture.config + "/app.plist") == fixture.root + "/dotfiles/app.plist")
+        #expect(try fixture.names("dotfiles") == ["app.plist"])
+    }
+
+    @Test(arguments: FileSystemKind.allCases)
+    func aZeroLengthFileIsAnEmptySuite(kind: FileSystemKind) throws {
+        let fixture = try StoreFixture(kind)
+        try fixture.put("config/empty.plist", [])
+        #expect(try fixture.store.load(.suite("empty"))?.contents == [:])
+        try fixture.store.update(.suite("empty")) { $0["a"] = true }
+        #expect(try PropertyList.decode(try fixture.bytes("config/empty.plist")).value == ["a": true])
+    }
+
+    @Test(arguments: FileSystemKind.allCases)
+    func anOpenStepSuiteRefusesTypesItCannotHold(kind: FileSystemKind) throws {
+        let fixture = try StoreFixture(kind)
+        let text = Array("{ a = b; }".utf8)
+        try fixture.put("config/old.plist", text)
+        #expect(throws: PrefsError.self) { try fixture.store.update(.suite("old")) { $0["n"] = 1 } }
+        #expect(try fixture.bytes("config/old.plist") == text)
+        try fixture.store.update(.suite("old")) { $0["c"] = "d" }
+        #expect(try PropertyList.decode(try fixture.bytes("config/old.plist")) == (["a": "b", "c": "d"], .openStep))
+    }
+
+    @Test(arguments: FileSystemKind.allCases)
+    func removingASuiteDeletesItsFile(kind: FileSystemKind) throws {
+        let fixture = try StoreFixture(kind)
+        try fixture.put("config/app.plist", StoreContractTests.xml)
+        try fixture.put("config/other.plist", StoreContractTests.xml)
+        #expect(try fixture.store.suiteNames() == ["app", "other"])
+        #expect(try fixture.store.remove(.suite("app")))
+        #expect(try fixture.names("config") == ["other.plist"])
+        #expect(try fixture.store.remove(.suite("app")) == false)
+    }
+
+    @Test(arguments: FileSystemKind.allCases)
+    func aFileDomainInAMissingDirectoryCannotBeWritten(kind: FileSystemKind) throws {
+        let fixture = try StoreFixture(kind)
+        #expect(throws: PrefsError.cannotWrite(path: fixture.root + "/missing/app.plist", errno: ENOENT)) {
+            try fixture.store.update(.file(fixture.root + "/missing/app.plist")) { $0["a"] = 1 }
+        }
+        #expect(try fixture.status("missing") == nil)
+    }
+
+    @Test(arguments: FileSystemKind.allCases)
+    func aHeldLockTimesOut(kind: FileSystemKind) throws {
+        let fixture = try StoreFixture(kind)
+        try fixture.put("config/app.plist", StoreContractTests.xml)
+        try fixture.fileSystem.withLock(onDirectory: fixture.config, timeout: 0) {
+            #expect(throws: PrefsError.lockUnavailable(path: fixture.config, seconds: 0.2)) {
+                try fixture.store.update(.suite("app")) { $0["k"] = "changed" }
+            }
+        }
+        #expect(try fixture.bytes("config/app.plist") == StoreContractTests.xml)
+    }
+
+    @Test(arguments: FileSystemKind.allCases)
+    func staleTemporaryFilesAreRemovedByTheNextWrite(kind: FileSystemKind) throws {
+        let fixture = try StoreFixture(kind)
+        try fixture.put("config/app.plist", StoreContractTests.xml)
+        try fixture.put("config/.app.plist.prefs-dead1", Array("half".utf8))
+        try fixture.put("config/.other.plist.prefs-dead2", Array("half".utf8))
+        try fixture.store.update(.suite("app")) { $0["k"] = "new" }
+        #expect(try fixture.names("config") == [".other.plist.prefs-dead2", "app.plist"])
+    }
+
+    @Test(arguments: FileSystemKind.allCases)
+    func readsFindValuesAtKeyPaths(kind: FileSystemKind) throws {
+        let fixture = try StoreFixture(kind)
+        try fixture.store.update(.suite("app")) { contents in
+            contents["window"] = ["frames": [["x": 1], ["x": 2]]]
+            contents["a.b c"] = "literal"
+        }
+        #expect(try fixture.store.value(at: KeyPath(argument: ":window:frames:1:x"), in: .suite("app")) == 2)
+        #expect(try fixture.store.value(at: KeyPath(argument: "a.b c"), in: .suite("app")) == "literal")
+        #expect(try fixture.store.value(at: KeyPath(argument: ":window:frames:9"), in: .suite("app")) == nil)
+        #expect(throws: PrefsError.typeMismatch(domain: "app", key: ":window:frames:x", reason: "\"x\" is not an index into an array of 2")) {
+            try fixture.store.value(at: KeyPath(argument: ":window:frames:x"), in: .suite("app"))
+        }
+    }
+}

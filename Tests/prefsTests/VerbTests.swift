@@ -1,0 +1,264 @@
+import Foundation
+import Testing
+@testable import PrefsCore
+@testable import prefs
+
+/// The defaults verbs, in-process against an in-memory file system: what they print, their exit
+/// status, and what they leave in the store.
+final class Sandbox: @unchecked Sendable {
+    let fileSystem = InMemoryFileSystem()
+    let environment = ["XDG_CONFIG_HOME": "/home/u/.config", "HOME": "/home/u", "PREFS_LOCK_TIMEOUT": "0.5"]
+
+    @discardableResult
+    func run(_ arguments: String...) -> (status: PrefsCore.ExitStatus, output: String, error: String) {
+        let result = prefs(arguments, environment: environment, fileSystem: fileSystem)
+        return (result.status, result.output, result.error)
+    }
+
+    func suite(_ name: String) throws -> PrefValue? {
+        guard let bytes = try? fileSystem.contents(of: "/home/u/.config/\(name).plist") else { return nil }
+        return try PropertyList.decode(bytes).value
+    }
+
+    func files() throws -> [String: [UInt8]] {
+        var files: [String: [UInt8]] = [:]
+        for name in try fileSystem.contentsOfDirectory("/home/u/.config") {
+            files[name] = try fileSystem.contents(of: "/home/u/.config/" + name)
+        }
+        return files
+    }
+}
+
+@Suite struct VerbTests {
+    @Test func writeTypesValuesAsDefaultsDoes() throws {
+        let box = Sandbox()
+        let run = box.run("write", "app", "s", "text", "i", "-int", "-42", "u", "-integer", "18446744073709551615",
+                          "f", "-float", "0.1", "b", "-bool", "YES", "b2", "-boolean", "no", "d", "-date", "2026-01-02 03:04:05 +0000",
+                          "x", "-data", "0A0b", "j", "-json", "{\"n\": [1, 2.5, null]}".replacingOccurrences(of: ", null", with: ""),
+                          "str", "-string", "-int", "p", "(en, fr)", "q", "{ a = b; }")
+        #expect(run.status == .success, "\(run.error)")
+        #expect(try box.suite("app") == [
+            "s": "text", "i": -42, "u": .unsignedInteger(.max), "f": 0.1, "b": true, "b2": false,
+            "d": .date(PrefDate(iso8601: "2026-01-02T03:04:05Z")!), "x": .data([10, 11]), "j": ["n": [1, 2.5]],
+            "str": "-int", "p": ["en", "fr"], "q": ["a": "b"],
+        ])
+    }
+
+    @Test func arraysAndDictionariesTakeTypedItems() throws {
+        let box = Sandbox()
+        box.run("write", "app", "list", "-array", "a", "-int", "2", "-bool", "true", "-date", "2026-01-02")
+        box.run("write", "app", "more", "-array-add", "x")
+        box.run("write", "app", "list", "-array-add", "-float", "1.5")
+        box.run("write", "app", "map", "-dict", "w", "-int", "640", "t", "main")
+        box.run("write", "app", "map", "-dict-add", "h", "-int", "480", "t", "-string", "other")
+        #expect(try box.suite("app") == [
+            "list": ["a", 2, true, .date(PrefDate(iso8601: "2026-01-02")!), 1.5], "more": ["x"],
+            "map": ["w": 640, "h": 480, "t": "other"],
+        ])
+        #expect(box.run("write", "app", "map", "-array-add", "x").status == .dataError)
+        #expect(box.run("write", "app", "list", "-dict-add", "k", "v").status == .dataError)
+    }
+
+    @Test func severalKeysGoInOneWriteAndABadOneChangesNothing() throws {
+        let box = Sandbox()
+        box.run("write", "app", "a", "1", "b", "-int", "2")
+        let before = try box.files()
+        let failed = box.run("write", "app", "c", "3", "d", "-int", "four", "e", "5")
+        #expect(failed.status == .dataError)
+        #expect(failed.error == "prefs: app: d: -int \"four\": not a decimal integer from -9223372036854775808 to 18446744073709551615\n")
+        #expect(try box.files() == before)
+    }
+
+    @Test func writeReplacesTheWholeDomainFromPlistText() throws {
+        let box = Sandbox()
+        box.run("write", "app", "old", "1")
+        #expect(box.run("write", "app", "{ new = (1, 2); }").status == .success)
+        #expect(try box.suite("app") == ["new": ["1", "2"]])
+        #expect(box.run("write", "app", "<plist><dict><key>x</key><true/></dict></plist>").status == .success)
+        #expect(try box.suite("app") == ["x": true])
+        #expect(box.run("write", "app", "(not, a, dictionary)").status == .dataError)
+        #expect(try box.suite("app") == ["x": true])
+    }
+
+    @Test func readPrintsBareScalarsAndReadableContainers() throws {
+        let box = Sandbox()
+        box.run("write", "app", "name", "Hello world", "n", "-int", "30", "r", "-float", "2", "t", "-bool", "true",
+                "d", "-date", "2026-01-02T03:04:05.25Z", "x", "-data", "00ff", "big", "-int", "18446744073709551615")
+        // An XML suite keeps whole seconds; a binary one keeps the fraction.
+        try box.fileSystem.write("/home/u/.config/bin.plist", try BinaryPlistEncoder.encode([:]))
+        box.run("write", "bin", "d", "-date", "2026-01-02T03:04:05.25Z")
+        #expect(box.run("read", "bin", "d").output == "2026-01-02T03:04:05.25Z\n")
+        box.run("write", "app", "list", "-array", "a", "true", "-int", "5", "two words", "")
+        for (key, expected) in [("name", "Hello world"), ("n", "30"), ("r", "2.0"), ("t", "true"), ("d", "2026-01-02T03:04:05Z"),
+                                ("x", "00ff"), ("big", "18446744073709551615")] {
+            #expect(box.run("read", "app", key).output == expected + "\n", "\(key)")
+        }
+        #expect(box.run("read", "app", "list").output == """
+            (
+                a,
+                "true",
+                5,
+                "two words",
+                ""
+            )
+
+            """)
+        #expect(box.run("read", "app", ":list:1").output == "true\n")
+        #expect(box.run("read", "app", "n", "--json").output == "30\n")
+        #expect(box.run("read", "app", "list", "--json").output == "[\n  \"a\",\n  \"true\",\n  5,\n  \"two words\",\n  \"\"\n]\n")
+        #expect(box.run("read", "app", "--keys").output == "big\nd\nlist\nn\nname\nr\nt\nx\n")
+        #expect(box.run("read-type", "app", "d").output == "date\n")
+        #expect(box.run("read-type", "app", "r").output == "float\n")
+        #expect(box.run("read-type", "app", "t").output == "boolean\n")
+    }
+
+    @Test func readWithoutADomainShowsEverySuite() throws {
+        let box = Sandbox()
+        box.run("write", "b.app", "k", "v")
+        box.run("write", "a.app", "k", "-int", "1")
+        box.run("write", "-g", "AppleLocale", "en_US")
+        #expect(box.run("read").output == """
+            {
+                NSGlobalDomain = {
+                    AppleLocale = en_US;
+                };
+                a.app = {
+                    k = 1;
+                };
+                b.app = {
+                    k = v;
+                };
+            }
+
+            """)
+        #expect(box.run("domains").output == "a.app\nb.app\n")
+        #expect(box.run("read", "NSGlobalDomain", "AppleLocale").output == "en_US\n")
+        #expect(try box.fileSystem.status(of: "/home/u/.config/.GlobalPreferences.plist") != nil)
+    }
+
+    @Test func missingThingsExitOne() throws {
+        let box = Sandbox()
+        #expect(box.run("read", "nope") == (.notFound, "", "prefs: nope: no such suite\n"))
+        #expect(box.run("read", "nope", "k").status == .notFound)
+        box.run("write", "app", "k", "v")
+        #expect(box.run("read", "app", "missing") == (.notFound, "", "prefs: app: no key missing\n"))
+        #expect(box.run("read-type", "app", "missing").status == .notFound)
+        #expect(box.run("delete", "app", "missing").status == .notFound)
+        #expect(box.run("rename", "app", "missing", "x").status == .notFound)
+        #expect(box.run("delete", "nope").status == .notFound)
+        #expect(box.run("find", "zzz").status == .notFound)
+    }
+
+    @Test func deleteAndRename() throws {
+        let box = Sandbox()
+        box.run("write", "app", "a", "1", "b", "2", ":c:d", "3")
+        #expect(box.run("delete", "app", "a").status == .success)
+        #expect(box.run("rename", "app", "b", ":c:e").status == .success)
+        #expect(box.run("delete", "app", ":c:d").status == .success)
+        #expect(try box.suite("app") == ["c": ["e": "2"]])
+        #expect(box.run("delete", "app").status == .success)
+        #expect(try box.suite("app") == nil)
+        #expect(try box.files().isEmpty)
+    }
+
+    @Test func keyPathsAndLiteralKeys() throws {
+        let box = Sandbox()
+        box.run("write", "app", "com.example.key with spaces", "1", "a:b", "literal", ":\\:x", "colon", ":p\\:q:r", "nested")
+        #expect(try box.suite("app") == ["com.example.key with spaces": "1", "a:b": "literal", ":x": "colon", "p:q": ["r": "nested"]])
+        #expect(box.run("read", "app", ":a\\:b").output == "literal\n")
+        #expect(box.run("read", "app", ":x").status == .notFound)
+        #expect(box.run("read", "app", ":\\:x").output == "colon\n")
+        box.run("write", "app", ":list:0", "first")
+        #expect(box.run("read", "app", "list", "--json").output == "{\n  \"0\": \"first\"\n}\n")
+    }
+
+    @Test func findSearchesNamesKeysAndStrings() throws {
+        let box = Sandbox()
+        box.run("write", "com.example.Finder", "ShowAll", "-bool", "true")
+        box.run("write", "other", "title", "Finder window", "nested", "-dict", "finderish", "x", "n", "5")
+        let found = box.run("find", "FINDER")
+        #expect(found.status == .success)
+        #expect(found.output == "com.example.Finder\nother\t:nested:finderish\nother\ttitle\n")
+        let json = box.run("find", "finder", "--json")
+        #expect(try PropertyList.decode(Array(json.output.utf8)).value == [
+            ["suite": "com.example.Finder"],
+            ["suite": "other", "key": ":nested:finderish", "value": "x"],
+            ["suite": "other", "key": "title", "value": "Finder window"],
+        ])
+    }
+
+    @Test func filesAreEditedInTheFormatTheyHave() throws {
+        let box = Sandbox()
+        try box.fileSystem.write("/data/settings.json", Array("{\"a\": 1}".utf8))
+        #expect(box.run("write", "/data/settings.json", "b", "-bool", "true").status == .success)
+        #expect(try PropertyList.decode(box.fileSystem.contents(of: "/data/settings.json")) == (["a": 1, "b": true], .json))
+        #expect(box.run("write", "/data/new.json", "k", "v").status == .success)
+        #expect(try PropertyList.decode(box.fileSystem.contents(of: "/data/new.json")).format == .json)
+        #expect(box.run("read", "/data/settings.json", "b").output == "true\n")
+    }
+}
+
+/// Bad input of every kind: its exit status, a one-line message, and a store left byte-identical.
+@Suite struct BadInputTests {
+    static let cases: [([String], PrefsCore.ExitStatus)] = [
+        (["write", "app", "k", "-int", "abc"], .dataError),
+        (["write", "app", "k", "-int", "99999999999999999999"], .dataError),
+        (["write", "app", "k", "-int", "1.5"], .dataError),
+        (["write", "app", "k", "-int", ""], .dataError),
+        (["write", "app", "k", "-float", "1e400"], .dataError),
+        (["write", "app", "k", "-float", "one"], .dataError),
+        (["write", "app", "k", "-bool", "maybe"], .dataError),
+        (["write", "app", "k", "-bool", "1"], .dataError),
+        (["write", "app", "k", "-date", "yesterday"], .dataError),
+        (["write", "app", "k", "-date", "2026-02-30"], .dataError),
+        (["write", "app", "k", "-date", "2026-01-02T03:04:05"], .dataError),
+        (["write", "app", "k", "-data", "abc"], .dataError),
+        (["write", "app", "k", "-data", "zz"], .dataError),
+        (["write", "app", "k", "-json", "{"], .dataError),
+        (["write", "app", "k", "-json", "[null]"], .dataError),
+        (["write", "app", "k", "(unclosed"], .dataError),
+        (["write", "app", "k", "-dict", "a"], .usage),
+        (["write", "app", "k", "-bol", "true"], .usage),
+        (["write", "app", "k", "-int"], .usage),
+        (["write", "app", "k"], .usage),
+        (["write", "app", "a", "1", "b"], .usage),
+        (["write", "app", "", "v"], .usage),
+        (["write", "app", ":", "v"], .usage),
+        (["write", "app", ":a::b", "v"], .usage),
+        (["write", "app", "k", "v", "--frobnicate"], .usage),
+        (["write", "", "k", "v"], .usage),
+        (["write", ".hidden", "k", "v"], .usage),
+        (["write", "..", "k", "v"], .usage),
+        (["write", "bad\u{1}name", "k", "v"], .usage),
+        (["write", "app", ":k:sub", "v"], .dataError),
+        (["write", "app", ":list:5", "v"], .dataError),
+        (["write", "corrupt", "k", "v"], .dataError),
+        (["delete", "corrupt", "k"], .dataError),
+        (["read", "corrupt", "k"], .dataError),
+        (["read", "app", ":k:sub"], .dataError),
+        (["read"], .dataError),
+        (["read", "app", "k", "extra"], .usage),
+        (["rename", "app", "k"], .usage),
+        (["domains", "extra"], .usage),
+        (["find"], .usage),
+        (["read-type", "app"], .usage),
+        (["delete"], .usage),
+        (["bogus"], .usage),
+    ]
+
+    @Test(arguments: cases)
+    func isRefusedAndChangesNothing(arguments: [String], status: PrefsCore.ExitStatus) throws {
+        let box = Sandbox()
+        box.run("write", "app", "k", "v", "list", "-array", "a")
+        try box.fileSystem.write("/home/u/.config/corrupt.plist", Array("<plist><dict><key>k</key></plist>".utf8))
+        let before = try box.files()
+        let run = prefs(arguments, environment: box.environment, fileSystem: box.fileSystem)
+        #expect(run.status == status, "\(arguments): \(run.error)")
+        if status != .success {
+            // `read` of every suite still prints the ones it could read.
+            #expect(run.output.isEmpty || arguments == ["read"])
+            #expect(run.error.hasPrefix("prefs: ") && run.error.filter { $0 == "\n" }.count == 1, "\(run.error)")
+        }
+        #expect(try box.files() == before)
+    }
+}
