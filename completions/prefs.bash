@@ -52,7 +52,7 @@ _prefs() {
             fi
             ;;
         lint) COMPREPLY=($(compgen -f -- "$cur")) ;;
-        help) [ "$position" -eq 0 ] && COMPREPLY=($(compgen -W "read read-type write delete rename domains find lint export help" -- "$cur")) ;;
+        help) [ "$position" -eq 0 ] && COMPREPLY=($(compgen -W "$(printf '%s\n' read read-type write delete rename domains find lint export help)" -- "$cur")) ;;
     esac
 }
 complete -o filenames -F _prefs prefs

@@ -49,8 +49,14 @@ complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -l version -d 'pri
 
 complete -c prefs -n "__prefs_position 'read read-type write delete rename export' 0" -a "(prefs domains 2>/dev/null; printf '%s\n' -g NSGlobalDomain)" -d suite
 complete -c prefs -n "__prefs_position 'read read-type write delete rename' 1" -a "(__prefs_keys)" -d key
-complete -c prefs -n "__fish_seen_subcommand_from write; and not __prefs_position write 0; and not __prefs_position write 1" \
+function __prefs_after_bool
+    set -l words (commandline -opc)
+    string match -q -- '-bool*' $words[-1]
+end
+
+complete -c prefs -n "__fish_seen_subcommand_from write; and not __prefs_position write 0; and not __prefs_position write 1; and not __prefs_after_bool" \
     -a '-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add' -d type
+complete -c prefs -n "__fish_seen_subcommand_from write; and __prefs_after_bool" -a 'true false yes no' -d boolean
 complete -c prefs -n "__fish_seen_subcommand_from read" -l json -d 'print JSON'
 complete -c prefs -n "__fish_seen_subcommand_from read" -l keys -d 'print the keys, one per line'
 complete -c prefs -n "__fish_seen_subcommand_from find" -l json -d 'print the matches as JSON'

@@ -35,19 +35,22 @@ _prefs() {
         return
     fi
     local verb=$words[2]
+    # From here on the verb is the command word, so positions count from the first operand.
+    shift words
+    (( CURRENT-- ))
     case $verb in
         read)
             _arguments '--json[print JSON]' '--keys[print the keys, one per line]' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:key:->key' && return
-            [[ $state == key ]] && _prefs_keys $words[3] ;;
+            [[ $state == key ]] && _prefs_keys $words[2] ;;
         read-type|delete|rename)
             _arguments '--help[show help]' '1:domain:_prefs_suites' '2:key:->key' '*:key:->key' && return
-            [[ $state == key ]] && _prefs_keys $words[3] ;;
+            [[ $state == key ]] && _prefs_keys $words[2] ;;
         write)
-            if (( CURRENT == 3 )); then
+            if (( CURRENT == 2 )); then
                 _prefs_suites
-            elif (( CURRENT == 4 )); then
-                _prefs_keys $words[3]
+            elif (( CURRENT == 3 )); then
+                _prefs_keys $words[2]
             elif [[ $PREFIX == -* ]]; then
                 compadd -a types
             elif [[ $words[CURRENT-1] == -bool* ]]; then
@@ -58,7 +61,7 @@ _prefs() {
         export)
             _arguments '--format[output format]:format:(xml binary openstep json typed-json)' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:output path:_files' ;;
-        help) (( CURRENT == 3 )) && _describe -t verbs 'verb' verbs ;;
+        help) (( CURRENT == 2 )) && _describe -t verbs 'verb' verbs ;;
     esac
 }
 

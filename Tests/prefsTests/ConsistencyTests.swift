@@ -60,6 +60,21 @@ import Testing
         #expect(table.map(\.1) == PrefsCore.ExitStatus.allCases.map(\.meaning))
     }
 
+    /// The man page renders and is clean under `mandoc -Tlint` (no warnings, not even style ones).
+    @Test func manPageIsCleanUnderMandoc() throws {
+        let mandoc = try requireProgram("mandoc", install: "apt-get install mandoc")
+        let page = Fixtures.packageRoot + "/man/prefs.1"
+        let lint = try runProcess(mandoc, ["-Tlint", "-W", "style", page])
+        #expect(lint.status == 0 && lint.outputText.isEmpty && lint.error.isEmpty, "\(lint.outputText)\(lint.error)")
+        let rendered = try runProcess(mandoc, ["-Tutf8", page])
+        #expect(rendered.status == 0)
+        // Section headings are the lines that start at the margin (bold is drawn with backspaces).
+        let text = rendered.outputText.replacingOccurrences(of: "(.)\u{8}", with: "", options: .regularExpression)
+        let headings = text.split(separator: "\n").dropFirst().dropLast().filter { $0.first.map { !$0.isWhitespace } ?? false }.map(String.init)
+        #expect(headings == ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "VALUE TYPES", "KEY PATHS", "FORMATS", "EXIT STATUS",
+                             "ENVIRONMENT", "FILES", "EXAMPLES", "SHELL COMPLETION", "SEE ALSO"])
+    }
+
     @Test func manPageExitStatusMatches() throws {
         let man = try Paths.text("man/prefs.1")
         for status in PrefsCore.ExitStatus.allCases {

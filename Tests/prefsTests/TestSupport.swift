@@ -6,11 +6,16 @@ import Testing
 @_exported import PrefsTestSupport
 
 enum Paths {
-    /// The `prefs` executable built next to the test bundle.
-    static var binary: String {
-        let directory = Bundle.main.executableURL?.deletingLastPathComponent().path ?? Fixtures.packageRoot + "/.build/debug"
-        return directory + "/prefs"
+    /// The directory the test bundle and the built executables are in.
+    static var products: String {
+        Bundle.main.executableURL?.deletingLastPathComponent().path ?? Fixtures.packageRoot + "/.build/debug"
     }
+
+    /// The `prefs` executable built next to the test bundle.
+    static var binary: String { products + "/prefs" }
+
+    /// The Foundation UserDefaults program built for the interoperability tests.
+    static var userDefaultsHelper: String { products + "/UserDefaultsHelper" }
 
     static func text(_ relative: String) throws -> String { try Fixtures.text(relative) }
 }
@@ -45,5 +50,35 @@ func prefs(_ arguments: [String], environment: [String: String] = [:], fileSyste
 /// Runs the built `prefs` binary as a real process.
 func runBinary(_ arguments: [String], input: [UInt8] = [], environment: [String: String] = [:]) throws -> ProcessResult {
     try runProcess(Paths.binary, arguments, input: input, environment: environment.merging(["PATH": "/usr/bin:/bin"]) { a, _ in a })
+}
+
+/// A temporary XDG configuration directory for real processes, and the environment pointing at it.
+final class ProcessSandbox {
+    let directory: TemporaryDirectory
+    var config: String { directory.path + "/config" }
+    var environment: [String: String] {
+        ["XDG_CONFIG_HOME": config, "HOME": directory.path, "PATH": Paths.products + ":/usr/bin:/bin"]
+    }
+
+    init() throws { directory = try TemporaryDirectory() }
+
+    @discardableResult
+    func prefs(_ arguments: String...) throws -> ProcessResult {
+        try runProcess(Paths.binary, arguments, environment: environment)
+    }
+
+    /// Runs a shell script with the sandbox's environment (and `prefs` on PATH).
+    func shell(_ script: String) throws -> ProcessResult {
+        try runProcess("/bin/bash", ["-c", script], environment: environment)
+    }
+
+    func suite(_ name: String) throws -> PrefValue? {
+        guard let bytes = try? Fixtures.bytes(config + "/" + name + ".plist") else { return nil }
+        return try PropertyList.decode(bytes).value
+    }
+
+    func files() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: config).sorted()
+    }
 }
 

@@ -163,15 +163,17 @@ public struct LocalFileSystem: FileSystem {
             throw PrefsError.cannotWrite(path: directory, errno: error.code)
         }
         defer { handle.close() }
+        // Polled rather than blocking, so the wait is bounded; the pause stays short (at most 5 ms,
+        // with jitter) so that waiting writers take the lock soon after it is released.
         var waited = 0.0
-        var pause = 0.001
+        var pause = 0.0002
         while flock(handle.raw, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else { throw PrefsError.cannotWrite(path: directory, errno: errno) }
             guard waited < timeout else { throw PrefsError.lockUnavailable(path: directory, seconds: timeout) }
-            let step = min(pause, timeout - waited)
+            let step = min(pause * Double.random(in: 0.5...1.5), timeout - waited)
             usleep(useconds_t(max(step, 0) * 1_000_000))
             waited += step
-            pause = min(pause * 2, 0.05)
+            pause = min(pause * 2, 0.005)
         }
         defer { flock(handle.raw, LOCK_UN) }
         return try body()

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+@testable import PrefsCore
+
+/// Real processes at once: writers never lose each other's writes, readers never see a partial
+/// file, a held lock ends in 75, and a writer killed at any moment leaves a suite that parses.
+@Suite(.serialized) struct ConcurrencyTests {
+    @Test func eightWritersLoseNothingAndReadersNeverSeeAPartialFile() throws {
+        let box = try ProcessSandbox()
+        let script = """
+            writers=""
+            for w in 1 2 3 4 5 6 7 8; do
+              ( for i in $(seq 1 250); do prefs write shared "k$w-$i" -int "$i" || echo "writer $w failed at $i" >&2; done ) &
+              writers="$writers $!"
+            done
+            deadline=$(( $(date +%s) + 300 ))
+            ( while [ ! -e "$HOME/stop" ] && [ "$(date +%s)" -lt "$deadline" ]; do
+                prefs read shared >/dev/null 2>>"$HOME/read-errors"
+                status=$?
+                [ $status -le 1 ] || echo "reader status $status" >>"$HOME/read-errors"
+              done ) &
+            reader=$!
+            wait $writers
+            touch "$HOME/stop"
+            wait $reader
+            """
+        let run = try box.shell(script)
+        #expect(run.error.isEmpty, "\(run.error.prefix(500))")
+        guard case .dictionary(let suite)? = try box.suite("shared") else { Issue.record("no suite"); return }
+        #expect(suite.count == 2000)
+        for w in 1...8 {
+            for i in [1, 125, 250] { #expect(suite["k\(w)-\(i)"] == .integer(Int64(i)), "k\(w)-\(i)") }
+        }
+        let readErrors = (try? String(contentsOfFile: box.directory.path + "/read-errors", encoding: .utf8)) ?? ""
+        #expect(!readErrors.contains("data error") && !readErrors.contains("reader status"), "\(readErrors.prefix(500))")
+        #expect(try box.files() == ["shared.plist"])
+    }
+
+    @Test func atomicAddsUnderTheLockAreExact() throws {
+        let box = try ProcessSandbox()
+        // Every write re-reads the file under the lock, so -array-add from many processes keeps all items.
+        let run = try box.shell("""
+            for w in 1 2 3 4; do ( for i in $(seq 1 25); do prefs write list items -array-add "$w-$i" || exit 1; done ) & done; wait
+            """)
+        #expect(run.status == 0, "\(run.error)")
+        guard case .dictionary(let suite)? = try box.suite("list"), case .array(let items)? = suite["items"] else {
+            Issue.record("no list")
+            return
+        }
+        #expect(items.count == 100)
+        #expect(Set(items.compactMap { if case .string(let s) = $0 { return s } else { return nil } }).count == 100)
+    }
+
+    @Test func aHeldLockEndsIn75AndChangesNothing() throws {
+        let box = try ProcessSandbox()
+        try box.prefs("write", "app", "k", "v")
+        let before = try Fixtures.bytes(box.config + "/app.plist")
+        let directory = open(box.config, O_RDONLY | O_DIRECTORY)
+        defer { close(directory) }
+        try #require(flock(directory, LOCK_EX) == 0)
+        var environment = box.environment
+        environment["PREFS_LOCK_TIMEOUT"] = "0.3"
+        let blocked = try runProcess(Paths.binary, ["write", "app", "k", "changed"], environment: environment)
+        #expect(blocked.status == 75)
+        #expect(blocked.error == "prefs: \(box.config): another writer held the lock for 0.3 s; try again (or set PREFS_LOCK_TIMEOUT)\n")
+        #expect(try Fixtures.bytes(box.config + "/app.plist") == before)
+        // Reading needs no lock.
+        #expect(try runProcess(Paths.binary, ["read", "app", "k"], environment: environment).outputText == "v\n")
+        flock(directory, LOCK_UN)
+        #expect(try runProcess(Paths.binary, ["write", "app", "k", "changed"], environment: environment).status == 0)
+    }
+
+    /// A loop of writes, each setting a counter and a large value derived from it in one write,
+    /// killed with SIGKILL at random moments: the suite always parses, always holds a counter with
+    /// its own value (never half of a write), and the temporary files a killed writer leaves are
+    /// removed by the next write.
+    @Test func killedWritersLeaveAParsableSuite() throws {
+        let box = try ProcessSandbox()
+        try #require(box.prefs("write", "crash", "counter", "-int", "0", "payload", "-string", String(repeating: "0", count: 1000)).status == 0)
+        let writer = """
+            i=$START
+            deadline=$(( $(date +%s) + 60 ))
+            while [ "$(date +%s)" -lt "$deadline" ]; do
+              payload=$(printf "%0200d" 0 | sed "s/0/$i /g")
+              prefs write crash counter -int "$i" payload -string "$payload" || exit 1
+              i=$((i + 1))
+            done
+            """
+        var maximumTemporaries = 0
+        var roundsThatWrote = 0
+        for round in 0..<200 {
+            var environment = box.environment
+            environment["START"] = String(round * 1000)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", writer]
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Foundation starts the child in a process group of its own; killing the group kills
+            // the prefs process the loop is running, wherever it is.
+            try #require(getpgid(process.processIdentifier) == process.processIdentifier)
+            usleep(useconds_t.random(in: 1_000...30_000))
+            kill(-process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            usleep(2_000)  // the group's last process may still be dying
+            guard case .dictionary(let suite)? = try box.suite("crash"), case .integer(let counter)? = suite["counter"],
+                case .string(let payload)? = suite["payload"]
+            else {
+                Issue.record("round \(round): the suite does not parse or lost a key")
+                return
+            }
+            if counter != 0 {
+                #expect(payload == String(repeating: "\(counter) ", count: 200), "round \(round): payload of another write")
+            }
+            if counter >= Int64(round * 1000) && round > 0 { roundsThatWrote += 1 }
+            maximumTemporaries = max(maximumTemporaries, try box.files().filter { $0.hasPrefix(".crash.plist.prefs-") }.count)
+        }
+        try #require(box.prefs("write", "crash", "after", "-bool", "true").status == 0)
+        #expect(try box.files() == ["crash.plist"])
+        #expect(maximumTemporaries <= 2)
+        #expect(roundsThatWrote > 100, "the writers were killed before they wrote anything")
+    }
+}
