@@ -32,6 +32,7 @@ _prefs() {
             read) COMPREPLY=($(compgen -W "--json --keys --help" -- "$cur")) ;;
             find) COMPREPLY=($(compgen -W "--json --help" -- "$cur")) ;;
             export) COMPREPLY=($(compgen -W "--format --help" -- "$cur")) ;;
+            write|delete|rename) COMPREPLY=($(compgen -W "--exit-code --help" -- "$cur")) ;;
             *) COMPREPLY=($(compgen -W "--help" -- "$cur")) ;;
         esac
         return

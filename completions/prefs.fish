@@ -60,6 +60,7 @@ complete -c prefs -n "__fish_seen_subcommand_from write; and __prefs_after_bool"
 complete -c prefs -n "__fish_seen_subcommand_from read" -l json -d 'print JSON'
 complete -c prefs -n "__fish_seen_subcommand_from read" -l keys -d 'print the keys, one per line'
 complete -c prefs -n "__fish_seen_subcommand_from find" -l json -d 'print the matches as JSON'
+complete -c prefs -n "__fish_seen_subcommand_from write delete rename" -l exit-code -d 'exit 3 when something changed'
 complete -c prefs -n "__fish_seen_subcommand_from lint" -F
 complete -c prefs -n "__fish_seen_subcommand_from export" -F
 complete -c prefs -n "__fish_seen_subcommand_from export" -l format -x -a 'xml binary openstep json typed-json' -d 'output format'

@@ -43,11 +43,16 @@ _prefs() {
             _arguments '--json[print JSON]' '--keys[print the keys, one per line]' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:key:->key' && return
             [[ $state == key ]] && _prefs_keys $words[2] ;;
-        read-type|delete|rename)
-            _arguments '--help[show help]' '1:domain:_prefs_suites' '2:key:->key' '*:key:->key' && return
+        read-type)
+            _arguments '--help[show help]' '1:domain:_prefs_suites' '2:key:->key' && return
+            [[ $state == key ]] && _prefs_keys $words[2] ;;
+        delete|rename)
+            _arguments '--exit-code[exit 3 when something changed]' '--help[show help]' '1:domain:_prefs_suites' '2:key:->key' '*:key:->key' && return
             [[ $state == key ]] && _prefs_keys $words[2] ;;
         write)
-            if (( CURRENT == 2 )); then
+            if [[ $PREFIX == --* ]]; then
+                compadd -- --exit-code --help
+            elif (( CURRENT == 2 )); then
                 _prefs_suites
             elif (( CURRENT == 3 )); then
                 _prefs_keys $words[2]

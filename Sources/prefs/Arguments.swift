@@ -17,6 +17,9 @@ struct Invocation: Equatable, Sendable {
 
     /// The last value given for `option`.
     func value(_ option: String) -> String? { options[option]?.last }
+
+    /// The status of a command that changed something (3 with `--exit-code`) or found it already so.
+    func changeStatus(_ changed: Bool) -> ExitStatus { changed && has("exit-code") ? .changed : .success }
 }
 
 /// Stage one of parsing: argv → `Invocation`, against the command table, with no I/O.

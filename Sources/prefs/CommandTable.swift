@@ -26,6 +26,8 @@ struct VerbSpec: Sendable {
     let summary: String
     let options: [OptionSpec]
     let operandCount: ClosedRange<Int>
+    /// More about the operands, for `prefs help VERB` (the man page has everything).
+    var details = ""
     let run: @Sendable (Invocation, CommandContext) throws -> ExitStatus
 
     var usage: String { "prefs \(name)" + (operands.isEmpty ? "" : " \(operands)") }
@@ -43,6 +45,9 @@ enum CommandTable {
     /// Options every verb accepts.
     static let common = [OptionSpec("help", "show help for this verb")]
 
+    /// For verbs that change a suite: CI steps that set a flag can tell "changed" from "already so".
+    static let exitCode = OptionSpec("exit-code", "exit 3 when something changed, 0 when everything was already so")
+
     /// Options accepted before the verb.
     static let global = [
         OptionSpec("help", "show this help (also -h)"),
@@ -55,7 +60,13 @@ enum CommandTable {
             summary: "print a value (a scalar bare, for $(...)), a suite, or every suite",
             options: [OptionSpec("json", "print JSON instead of the readable form"),
                       OptionSpec("keys", "print the keys of the suite (or of the dictionary at KEY), one per line")],
-            operandCount: 0...2, run: ReadCommand.run),
+            operandCount: 0...2,
+            details: """
+                A scalar prints bare on one line: strings as they are, integers in decimal, reals in the
+                shortest form that reads back, booleans as true/false, dates in ISO 8601 UTC, data as hex.
+                A missing suite or key exits 1. KEY may be a key path (:Window:Frames:0).
+                """,
+            run: ReadCommand.run),
         VerbSpec(
             name: "read-type", operands: "DOMAIN KEY",
             summary: "print the type of a value (string, integer, float, boolean, date...)",
@@ -63,15 +74,23 @@ enum CommandTable {
         VerbSpec(
             name: "write", operands: "DOMAIN KEY [TYPE] VALUE... | DOMAIN PLIST",
             summary: "set values, typed as defaults types them, in one locked write",
-            options: [], operandCount: 2...Int.max, run: WriteCommand.run),
+            options: [exitCode], operandCount: 2...Int.max,
+            details: """
+                TYPE is one of -string, -int (or -integer), -float, -bool (or -boolean: true, false, yes, no),
+                -date (ISO 8601), -data (hex), -json (any JSON value), or -array, -array-add, -dict,
+                -dict-add followed by items (each a VALUE or a scalar TYPE and its VALUE) up to the end.
+                An untyped VALUE is a string, or the property list it spells when it starts with ( { or <.
+                Several KEY [TYPE] VALUE groups may follow one another; nothing is written if one is bad.
+                """,
+            run: WriteCommand.run),
         VerbSpec(
             name: "delete", operands: "DOMAIN [KEY]",
             summary: "remove a key, or the whole suite",
-            options: [], operandCount: 1...2, run: DeleteCommand.run),
+            options: [exitCode], operandCount: 1...2, run: DeleteCommand.run),
         VerbSpec(
             name: "rename", operands: "DOMAIN OLD NEW",
             summary: "move a value to a new key",
-            options: [], operandCount: 3...3, run: RenameCommand.run),
+            options: [exitCode], operandCount: 3...3, run: RenameCommand.run),
         VerbSpec(
             name: "domains", operands: "",
             summary: "list the suites, one per line",

@@ -18,7 +18,7 @@ func roundTrip(_ bytes: [UInt8]) {
     let again = try! OpenStepDecoder.decode(try! OpenStepEncoder.encode(value))
     precondition(again == value, "OpenStep round trip changed the value")
     #elseif FUZZ_JSON
-    _ = try? JSONTextDecoder.validate(bytes)
+    _ = try? PropertyList.validate(bytes)
     guard let (value, format) = try? PropertyList.decode(bytes), format == .json || format == .typedJSON else { return }
     let typed = try! TypedJSON.encode(value)
     precondition(try! PropertyList.decode(typed).value == value, "typed JSON round trip changed the value")
@@ -35,9 +35,10 @@ func roundTrip(_ bytes: [UInt8]) {
 /// to a dictionary, a lookup returns that dictionary's value and a patch succeeds with the change
 /// applied; whenever it does not decode, a patch refuses it too.
 func checkLookupAndPatch(_ bytes: [UInt8]) {
-    guard let format = PlistFormat.detect(bytes), format == .xml || format == .binary else { return }
+    // As the store reads a file: the format by content, refusing what looks like UTF-16.
+    guard let format = try? PropertyList.detect(bytes), format == .xml || format == .binary else { return }
     let root: PrefDictionary?
-    if case .dictionary(let d)? = try? PropertyList.decode(bytes, as: format) { root = d } else { root = nil }
+    if case .dictionary(let d)? = try? PropertyList.decode(bytes).value { root = d } else { root = nil }
     bytes.withUnsafeBufferPointer { buffer in
         if let root, !hasRepeatedKey(buffer, format: format) {
             for key in root.keys.prefix(4) + ["absent"] {

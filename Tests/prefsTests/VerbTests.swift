@@ -11,6 +11,11 @@ final class Sandbox: @unchecked Sendable {
 
     @discardableResult
     func run(_ arguments: String...) -> (status: PrefsCore.ExitStatus, output: String, error: String) {
+        run(arguments)
+    }
+
+    @discardableResult
+    func run(_ arguments: [String]) -> (status: PrefsCore.ExitStatus, output: String, error: String) {
         let result = prefs(arguments, environment: environment, fileSystem: fileSystem)
         return (result.status, result.output, result.error)
     }
@@ -238,6 +243,7 @@ final class Sandbox: @unchecked Sendable {
         (["read", "app", ":k:sub"], .dataError),
         (["read"], .dataError),
         (["read", "app", "k", "extra"], .usage),
+        (["read", "app", "--json", "--keys"], .usage),
         (["rename", "app", "k"], .usage),
         (["domains", "extra"], .usage),
         (["find"], .usage),
@@ -260,5 +266,80 @@ final class Sandbox: @unchecked Sendable {
             #expect(run.error.hasPrefix("prefs: ") && run.error.filter { $0 == "\n" }.count == 1, "\(run.error)")
         }
         #expect(try box.files() == before)
+    }
+}
+
+/// Cases an independent review found, kept as regressions.
+@Suite struct ReviewRegressionTests {
+    @Test func deleteRefusesFilesThatAreNotSuites() throws {
+        let box = Sandbox()
+        try box.fileSystem.write("/home/u/notes.txt", Array("hi".utf8))
+        try box.fileSystem.write("/home/u/.config/bad.plist", Array("garbage{".utf8))
+        try box.fileSystem.write("/home/u/list.plist", Array("<plist><array/></plist>".utf8))
+        #expect(box.run("delete", "/home/u/notes.txt").status == .dataError)
+        #expect(box.run("delete", "bad").status == .dataError)
+        #expect(box.run("delete", "/home/u/list.plist").status == .dataError)
+        #expect(try box.fileSystem.contents(of: "/home/u/notes.txt") == Array("hi".utf8))
+        #expect(try box.fileSystem.contents(of: "/home/u/.config/bad.plist") == Array("garbage{".utf8))
+        #expect(try box.fileSystem.status(of: "/home/u/list.plist") != nil)
+    }
+
+    @Test func aCFUIDDictionaryIsRefusedInXMLButKeptInBinary() throws {
+        let box = Sandbox()
+        #expect(box.run("write", "u1", "CF$UID", "-int", "1").status == .dataError)
+        #expect(try box.suite("u1") == nil)
+        box.run("write", "u2", "other", "x")
+        #expect(box.run("write", "u2", "d", "-dict", "CF$UID", "-int", "3").status == .dataError)
+        #expect(box.run("delete", "u2", "other").status == .success)
+        #expect(box.run("write", "u2", "CF$UID", "-int", "1").status == .dataError)
+        #expect(box.run("read", "u2").output == "{}\n")
+        try box.fileSystem.write("/home/u/.config/b.plist", try BinaryPlistEncoder.encode(["x": 1]))
+        #expect(box.run("write", "b", "d", "-dict", "CF$UID", "-int", "3").status == .success)
+        #expect(box.run("read-type", "b", "d").output == "dictionary\n")
+    }
+
+    @Test func writesThatEncodeToTheSameBytesLeaveTheFileUntouched() throws {
+        let box = Sandbox()
+        box.run("write", "app", "when", "-date", "2020-01-02T03:04:05.5Z")
+        let before = try box.fileSystem.status(of: "/home/u/.config/app.plist")
+        #expect(box.run("write", "app", "when", "-date", "2020-01-02T03:04:05.75Z", "--exit-code").status == .success)
+        #expect(try box.fileSystem.status(of: "/home/u/.config/app.plist") == before)
+    }
+
+    @Test func aJSONSuiteRefusesTypesJSONCannotKeep() throws {
+        let box = Sandbox()
+        try box.fileSystem.write("/data/x.json", Array("{\"a\": 1}".utf8))
+        for arguments in [["k", "-data", "ff"], ["k", "-date", "2020-01-01"], ["k", "-json", "{\"prefs-typed-json\": 1, \"value\": {\"uid\": 1}}"]] {
+            #expect(box.run(["write", "/data/x.json"] + arguments).status == .dataError, "\(arguments)")
+        }
+        #expect(try box.fileSystem.contents(of: "/data/x.json") == Array("{\"a\": 1}".utf8))
+    }
+
+    @Test func aKeyPathDeeperThanAnyValueIsAUsageError() {
+        let box = Sandbox()
+        let run = box.run("write", "app", String(repeating: ":a", count: 60_000), "1")
+        #expect(run.status == .usage)
+        #expect(run.error == "prefs: app: key path has more than 512 components\n")
+    }
+
+    @Test func exitCodeTellsChangedFromAlreadySo() {
+        let box = Sandbox()
+        #expect(box.run("write", "ci", "flag", "-bool", "true", "--exit-code").status == .changed)
+        #expect(box.run("write", "ci", "flag", "-bool", "true", "--exit-code").status == .success)
+        #expect(box.run("write", "ci", "flag", "-bool", "true").status == .success)
+        #expect(box.run("rename", "ci", "flag", "flag2", "--exit-code").status == .changed)
+        #expect(box.run("delete", "ci", "flag2", "--exit-code").status == .changed)
+        #expect(box.run("delete", "ci", "flag2", "--exit-code").status == .notFound)
+    }
+
+    @Test func errorsNameTheSuite() {
+        let box = Sandbox()
+        #expect(box.run("write", "app", "k").error == "prefs: app: no value for key k\n")
+        #expect(box.run("write", "app", "k", "-x").error.hasPrefix("prefs: app: unknown type flag -x"))
+        #expect(box.run("write", "app", "", "v").error == "prefs: app: the key is empty\n")
+        #expect(box.run("read", "-g", "").error == "prefs: NSGlobalDomain: the key is empty\n")
+        box.run("write", "app", "n", "-int", "1")
+        #expect(box.run("write", "app", "n", "-array-add", "x").error == "prefs: app: n: -array-add needs an array, and the value is an integer\n")
+        #expect(box.run("read", "-g", "x", "--keys").status == .notFound)
     }
 }

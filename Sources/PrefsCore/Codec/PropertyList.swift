@@ -41,7 +41,7 @@ public enum PropertyList {
         default:
             let (value, format) = try decode(Array(bytes))
             guard case .dictionary(let root) = value else {
-                throw PrefsError.malformed(source: nil, format: format, reason: "the root is a \(value.typeName), not a dictionary")
+                throw PrefsError.malformed(source: nil, format: format, reason: "the root is \(value.typeNameWithArticle), not a dictionary")
             }
             return (root[key], format)
         }
@@ -71,7 +71,7 @@ public enum PropertyList {
     }
 
     static func detect(_ bytes: UnsafeBufferPointer<UInt8>) throws -> PlistFormat {
-        guard let format = FormatSniffer(bytes: bytes).format() else {
+        guard let format = PlistFormat.detect(bytes) else {
             throw PrefsError.malformed(source: nil, format: nil, reason: "empty document")
         }
         if format != .binary && (bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) || bytes.prefix(4).contains(0)) {

@@ -16,16 +16,8 @@ struct FileDescriptor {
         static let exists = Errno(code: EEXIST)
     }
 
-    static func retrying(_ body: () -> Int32) throws(Errno) -> Int32 {
-        while true {
-            let result = body()
-            if result >= 0 { return result }
-            if errno != EINTR { throw Errno.current }
-        }
-    }
-
-    /// For read/write, which return a byte count.
-    static func retryingCount(_ body: () -> Int) throws(Errno) -> Int {
+    /// Runs a system call until it is not interrupted; a negative result is the errno failure.
+    static func retrying<T: BinaryInteger>(_ body: () -> T) throws(Errno) -> T {
         while true {
             let result = body()
             if result >= 0 { return result }
@@ -47,6 +39,17 @@ struct FileDescriptor {
         return info
     }
 
+    /// Reads until `buffer` is full or the file ends; returns how many bytes came.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        var count = 0
+        while count < buffer.count {
+            let n = try FileDescriptor.retrying { Glibc.read(raw, buffer.baseAddress! + count, buffer.count - count) }
+            if n == 0 { break }
+            count += n
+        }
+        return count
+    }
+
     /// Everything up to end of file. `sizeHint` (the file's size) lets the whole file arrive in one
     /// buffer that is never zero-filled first.
     func readAll(sizeHint: Int = 0) throws(Errno) -> [UInt8] {
@@ -55,20 +58,15 @@ struct FileDescriptor {
         while true {
             var failure: Errno?
             let chunk = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-                count = 0
-                while count < buffer.count {
-                    let n = Glibc.read(raw, buffer.baseAddress! + count, buffer.count - count)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        failure = Errno.current
-                        return
-                    }
-                    if n == 0 { break }
-                    count += n
+                do throws(Errno) {
+                    count = try read(into: UnsafeMutableRawBufferPointer(buffer))
+                } catch {
+                    failure = error
+                    count = 0
                 }
             }
             if let failure { throw failure }
-            if result.isEmpty { result = chunk } else { result += chunk }
+            result += chunk
             if chunk.count < capacity { return result }
             capacity *= 2
         }
@@ -77,7 +75,7 @@ struct FileDescriptor {
     func writeAll(_ bytes: [UInt8]) throws(Errno) {
         var written = 0
         while written < bytes.count {
-            written += try FileDescriptor.retryingCount {
+            written += try FileDescriptor.retrying {
                 bytes.withUnsafeBytes { Glibc.write(raw, $0.baseAddress! + written, Swift.min($0.count - written, 1 << 30)) }
             }
         }

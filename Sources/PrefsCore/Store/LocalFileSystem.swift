@@ -36,17 +36,12 @@ public struct LocalFileSystem: FileSystem {
         }
         defer { munmap(memory, capacity) }
         _ = madvise(memory, capacity, MADV_HUGEPAGE)
-        let buffer = memory.assumingMemoryBound(to: UInt8.self)
-        var count = 0
-        while count < capacity {
-            let n = read(file.raw, buffer + count, capacity - count)
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw PrefsError.cannotRead(path: path, errno: errno) }
-            if n == 0 { break }
-            count += n
+        let count: Int
+        do { count = try file.read(into: UnsafeMutableRawBufferPointer(start: memory, count: capacity)) } catch {
+            throw PrefsError.cannotRead(path: path, errno: error.code)
         }
         guard count < capacity else { throw PrefsError.cannotRead(path: path, errno: EFBIG) }
-        return try body(UnsafeBufferPointer(start: buffer, count: count))
+        return try body(UnsafeBufferPointer(start: memory.assumingMemoryBound(to: UInt8.self), count: count))
     }
 
     /// Opens a file to read it whole: its descriptor and size, or the error naming `path`.
@@ -117,7 +112,12 @@ public struct LocalFileSystem: FileSystem {
         if try status(of: path)?.isDirectory == true { return }
         let parent = splitPath(path).directory
         if parent != path && parent != "/" && parent != "." { try createDirectory(parent, mode: mode) }
-        guard mkdir(path, mode) == 0 || errno == EEXIST else { throw PrefsError.cannotWrite(path: path, errno: errno) }
+        guard mkdir(path, mode) == 0 else {
+            if errno == EEXIST { return }
+            throw PrefsError.cannotWrite(path: path, errno: errno)
+        }
+        // The new directory's entry must be on disk too before a write into it counts as done.
+        do { try syncDirectory(parent) } catch { throw PrefsError.cannotWrite(path: path, errno: error.code) }
     }
 
     public func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throws {

@@ -36,6 +36,9 @@ public struct KeyPath: Equatable, Sendable {
         guard !parts.contains(where: \.isEmpty) else {
             throw PrefsError.usage("key path \(argument) has an empty component")
         }
+        guard parts.count <= DecodingLimits.maxDepth else {
+            throw PrefsError.usage("key path has more than \(DecodingLimits.maxDepth) components")
+        }
         components = parts
     }
 

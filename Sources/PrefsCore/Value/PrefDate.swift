@@ -97,11 +97,6 @@ public struct PrefDate: Sendable, Equatable, Comparable {
         return text + "Z"
     }
 
-    /// The date at the start of this one's second (what an XML plist keeps).
-    public var truncatedToSecond: PrefDate {
-        PrefDate(secondsSinceReferenceDate: secondsSinceReferenceDate.rounded(.down))
-    }
-
     private func pad(_ value: Int64, _ width: Int) -> String {
         let digits = String(value)
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits

@@ -58,7 +58,7 @@ extension PrefValue {
             let index = try PrefValue.index(component, count: elements.count)
             return index < elements.count ? try elements[index].value(at: path.dropFirst()) : nil
         default:
-            throw KeyPathError(reason: "\"\(component)\" is inside a \(typeName), which has no keys")
+            throw KeyPathError(reason: "\"\(component)\" is inside \(typeNameWithArticle), which has no keys")
         }
     }
 
@@ -86,7 +86,7 @@ extension PrefValue {
             if index == elements.count { elements.append(.dictionary(PrefDictionary())) }
             try elements[index].setValue(value, at: path.dropFirst())
         default:
-            throw KeyPathError(reason: "\"\(component)\" is inside a \(typeName), which has no keys")
+            throw KeyPathError(reason: "\"\(component)\" is inside \(typeNameWithArticle), which has no keys")
         }
     }
 
@@ -116,7 +116,7 @@ extension PrefValue {
             if path.count == 1 { return elements.remove(at: index) }
             return try elements[index].removeValue(at: path.dropFirst())
         default:
-            throw KeyPathError(reason: "\"\(component)\" is inside a \(typeName), which has no keys")
+            throw KeyPathError(reason: "\"\(component)\" is inside \(typeNameWithArticle), which has no keys")
         }
     }
 }

@@ -39,6 +39,11 @@ public enum PrefValue: Sendable {
         }
     }
 
+    /// "an integer", "a string": the type name for a sentence.
+    public var typeNameWithArticle: String {
+        ("aeiou".contains(typeName.first!) ? "an " : "a ") + typeName
+    }
+
     public var isContainer: Bool {
         switch self {
         case .array, .dictionary: return true

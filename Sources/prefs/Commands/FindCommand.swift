@@ -15,18 +15,10 @@ enum FindCommand {
         let word = invocation.operands[0].lowercased()
         var matches: [Match] = []
         var failure: PrefsError?
-        var domains = try context.store.suiteNames().map { Domain.suite($0) }
-        domains.append(.global)
-        for domain in domains {
+        SuiteReading.everySuite(context, failure: &failure) { domain, contents in
             let name = domain.displayName
             if name.lowercased().contains(word) { matches.append(Match(suite: name, key: nil, value: nil)) }
-            do {
-                guard let suite = try context.store.load(domain) else { continue }
-                search(.dictionary(suite.contents), path: [], suite: name, word: word, into: &matches)
-            } catch let error as PrefsError {
-                context.printError(error.message)
-                failure = failure ?? error
-            }
+            search(.dictionary(contents), path: [], suite: name, word: word, into: &matches)
         }
         if invocation.has("json") {
             let list = matches.map { match -> PrefValue in

@@ -5,46 +5,38 @@ import PrefsCore
 /// JSON; `--keys` prints the keys of a dictionary one per line. A missing suite or key exits 1.
 enum ReadCommand {
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> ExitStatus {
-        let value: PrefValue
+        guard !(invocation.has("json") && invocation.has("keys")) else {
+            throw PrefsError.usage("read: --json and --keys cannot be combined")
+        }
         var failure: PrefsError?
-        switch invocation.operands.count {
-        case 0: value = .dictionary(allSuites(context, failure: &failure))
-        case 1: value = .dictionary(try SuiteReading.contents(of: try Domain(argument: invocation.operands[0]), context))
-        default: value = try SuiteReading.value(of: invocation.operands[1], in: try Domain(argument: invocation.operands[0]), context)
+        let value: PrefValue
+        var domain: Domain?
+        if let argument = invocation.operands.first {
+            domain = try Domain(argument: argument)
+        }
+        switch (domain, invocation.operands.count) {
+        case (let domain?, 2): value = try SuiteReading.value(of: invocation.operands[1], in: domain, context)
+        case (let domain?, _): value = .dictionary(try SuiteReading.contents(of: domain, context))
+        default:
+            var all = PrefDictionary()
+            SuiteReading.everySuite(context, failure: &failure) { domain, contents in all[domain.displayName] = .dictionary(contents) }
+            value = .dictionary(all)
         }
         guard invocation.has("keys") else {
             context.writeOutput(try ValueOutput.text(value, json: invocation.has("json")))
             return failure?.exitStatus ?? .success
         }
         guard case .dictionary(let dictionary) = value else {
-            throw PrefsError.typeMismatch(domain: invocation.operands[0], key: invocation.operands[1], reason: "--keys needs a dictionary, and the value is a \(value.typeName)")
+            throw PrefsError.typeMismatch(domain: domain?.displayName ?? "", key: invocation.operands[1],
+                                          reason: "--keys needs a dictionary, and the value is \(value.typeNameWithArticle)")
         }
         context.writeOutput(Array(dictionary.keys.map { $0 + "\n" }.joined().utf8))
         return failure?.exitStatus ?? .success
     }
-
-    /// Every suite by name, and the global suite as NSGlobalDomain (like `defaults read`). A suite that
-    /// cannot be read is reported on standard error and left out; `failure` keeps the first error.
-    static func allSuites(_ context: CommandContext, failure: inout PrefsError?) -> PrefDictionary {
-        var all = PrefDictionary()
-        var domains = ((try? context.store.suiteNames()) ?? []).map { Domain.suite($0) }
-        domains.append(.global)
-        for domain in domains {
-            do {
-                if let suite = try context.store.load(domain) { all[domain.displayName] = .dictionary(suite.contents) }
-            } catch let error as PrefsError {
-                context.printError(error.message)
-                failure = failure ?? error
-            } catch {
-                failure = failure ?? PrefsError.internalError("\(error)")
-            }
-        }
-        return all
-    }
 }
 
 /// Reading shared by read, read-type and find: a domain's contents (a suite, a file, or standard
-/// input) and the value at a key.
+/// input), the value at a key, and every suite in turn.
 enum SuiteReading {
     static func contents(of domain: Domain, _ context: CommandContext) throws -> PrefDictionary {
         if domain == .standardInput {
@@ -59,7 +51,7 @@ enum SuiteReading {
 
     /// The value at KEY: from a suite or file without building the rest of it, or from standard input.
     static func value(of key: String, in domain: Domain, _ context: CommandContext) throws -> PrefValue {
-        let path = try KeyPath(argument: key)
+        let path = try KeyArguments.path(key, in: domain)
         let found: PrefValue?
         if domain == .standardInput {
             let contents = try contents(of: domain, context)
@@ -69,5 +61,40 @@ enum SuiteReading {
         }
         guard let found else { throw PrefsError.keyNotFound(domain: domain.displayName, key: path.display) }
         return found
+    }
+
+    /// Every suite, then the global suite (as `defaults read` lists them). A suite that cannot be
+    /// read is reported on standard error and skipped; `failure` keeps the first error.
+    static func everySuite(_ context: CommandContext, failure: inout PrefsError?, _ body: (Domain, PrefDictionary) -> Void) {
+        var domains: [Domain] = [.global]
+        do {
+            domains = try context.store.suiteNames().map { Domain.suite($0) } + domains
+        } catch let error as PrefsError {
+            context.printError(error.message)
+            failure = failure ?? error
+        } catch {
+            failure = failure ?? PrefsError.internalError("\(error)")
+        }
+        for domain in domains {
+            do {
+                if let suite = try context.store.load(domain) { body(domain, suite.contents) }
+            } catch let error as PrefsError {
+                context.printError(error.message)
+                failure = failure ?? error
+            } catch {
+                failure = failure ?? PrefsError.internalError("\(error)")
+            }
+        }
+    }
+}
+
+/// KEY arguments, parsed with errors that name the domain.
+enum KeyArguments {
+    static func path(_ argument: String, in domain: Domain) throws -> KeyPath {
+        do {
+            return try KeyPath(argument: argument)
+        } catch PrefsError.usage(let message) {
+            throw PrefsError.usage("\(domain.displayName): \(message)")
+        }
     }
 }

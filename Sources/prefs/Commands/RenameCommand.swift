@@ -5,13 +5,13 @@ import PrefsCore
 enum RenameCommand {
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: invocation.operands[0])
-        let old = try KeyPath(argument: invocation.operands[1])
-        let new = try KeyPath(argument: invocation.operands[2])
-        try context.store.update(domain, keys: [old.first, new.first]) { contents in
+        let old = try KeyArguments.path(invocation.operands[1], in: domain)
+        let new = try KeyArguments.path(invocation.operands[2], in: domain)
+        let changed = try context.store.update(domain, keys: [old.first, new.first]) { contents in
             let value = try KeyPathError.attributing(domain: domain.displayName, path: old) { try contents.removeValue(at: old) }
             guard let value else { throw PrefsError.keyNotFound(domain: domain.displayName, key: old.display) }
             try KeyPathError.attributing(domain: domain.displayName, path: new) { try contents.setValue(value, at: new) }
         }
-        return .success
+        return invocation.changeStatus(changed)
     }
 }

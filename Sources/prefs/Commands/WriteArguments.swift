@@ -29,20 +29,22 @@ enum WriteRequest: Equatable {
     static let scalarFlags: Set<String> = ["-string", "-int", "-integer", "-float", "-bool", "-boolean", "-date", "-data", "-json"]
     static let containerFlags: Set<String> = ["-array", "-array-add", "-dict", "-dict-add"]
 
-    /// Parses the words; a bad value is reported naming the domain and key it was for.
+    /// Parses the words; a bad value or word is reported naming the domain (and the key) it was for.
     static func parse(_ words: ArraySlice<String>, domain: String) throws -> WriteRequest {
         do {
             return try parse(words)
         } catch PrefsError.invalidValue(let message) {
             throw PrefsError.invalidValue("\(domain): \(message)")
+        } catch PrefsError.usage(let message) {
+            throw PrefsError.usage("\(domain): \(message)")
         }
     }
 
     static func parse(_ words: ArraySlice<String>) throws -> WriteRequest {
         if words.count == 1, let text = words.first {
-            guard let first = text.first, "({<".contains(first) else { throw PrefsError.usage("write: no value for key \(text)") }
+            guard let first = text.first, "({<".contains(first) else { throw PrefsError.usage("no value for key \(text)") }
             guard case .dictionary(let contents) = try ValueText.propertyList(text) else {
-                throw PrefsError.invalidValue("write: a single argument after the domain must be a dictionary property list (or give KEY VALUE)")
+                throw PrefsError.invalidValue("a single argument after the domain must be a dictionary property list (or give KEY VALUE)")
             }
             return .replaceDomain(contents)
         }
@@ -50,7 +52,7 @@ enum WriteRequest: Equatable {
         var changes: [Change] = []
         while let key = rest.popFirst() {
             let path = try KeyPath(argument: key)
-            guard let word = rest.popFirst() else { throw PrefsError.usage("write: no value for key \(key)") }
+            guard let word = rest.popFirst() else { throw PrefsError.usage("no value for key \(key)") }
             do {
                 if containerFlags.contains(word) {
                     changes.append(Change(path: path, action: try container(word, items: rest)))
@@ -67,7 +69,7 @@ enum WriteRequest: Equatable {
     /// One value: `FLAG VALUE`, or an untyped VALUE.
     static func value(_ word: String, _ rest: inout ArraySlice<String>, key: String) throws -> PrefValue {
         guard scalarFlags.contains(word) else { return try untyped(word) }
-        guard let text = rest.popFirst() else { throw PrefsError.usage("write: \(word) needs a value (key \(key))") }
+        guard let text = rest.popFirst() else { throw PrefsError.usage("\(word) needs a value (key \(key))") }
         return try typed(word, text)
     }
 
@@ -88,7 +90,7 @@ enum WriteRequest: Equatable {
     static func untyped(_ word: String) throws -> PrefValue {
         if let first = word.first, "({<".contains(first) { return try ValueText.propertyList(word) }
         if word.count > 1, word.hasPrefix("-"), let second = word.dropFirst().first, second.isLetter {
-            throw PrefsError.usage("write: unknown type flag \(word) (to store text that starts with '-', write -string \(word))")
+            throw PrefsError.usage("unknown type flag \(word) (to store text that starts with '-', write -string \(word))")
         }
         return .string(word)
     }
@@ -102,8 +104,8 @@ enum WriteRequest: Equatable {
         }
         var entries: [(String, PrefValue)] = []
         while let key = rest.popFirst() {
-            guard !key.isEmpty, !key.utf8.contains(0) else { throw PrefsError.usage("write: \(flag) key is empty") }
-            guard let word = rest.popFirst() else { throw PrefsError.usage("write: \(flag) key \(key) has no value") }
+            guard !key.isEmpty, !key.utf8.contains(0) else { throw PrefsError.usage("\(flag) key is empty") }
+            guard let word = rest.popFirst() else { throw PrefsError.usage("\(flag) key \(key) has no value") }
             entries.append((key, try value(word, &rest, key: key)))
         }
         let dictionary = PrefDictionary(entries)
@@ -131,7 +133,7 @@ enum WriteRequest: Equatable {
                         switch try contents.value(at: change.path) {
                         case nil: try contents.setValue(.array(elements), at: change.path)
                         case .array(let existing)?: try contents.setValue(.array(existing + elements), at: change.path)
-                        case let other?: throw KeyPathError(reason: "-array-add needs an array, and the value is a \(other.typeName)")
+                        case let other?: throw KeyPathError(reason: "-array-add needs an array, and the value is \(other.typeNameWithArticle)")
                         }
                     case .dictAdd(let additions):
                         switch try contents.value(at: change.path) {
@@ -139,7 +141,7 @@ enum WriteRequest: Equatable {
                         case .dictionary(var existing)?:
                             for entry in additions { existing[entry.key] = entry.value }
                             try contents.setValue(.dictionary(existing), at: change.path)
-                        case let other?: throw KeyPathError(reason: "-dict-add needs a dictionary, and the value is a \(other.typeName)")
+                        case let other?: throw KeyPathError(reason: "-dict-add needs a dictionary, and the value is \(other.typeNameWithArticle)")
                         }
                     }
                 }

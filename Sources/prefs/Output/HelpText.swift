@@ -29,6 +29,7 @@ enum HelpText {
 
     static func verb(_ verb: VerbSpec) -> String {
         var text = "Usage: \(verb.usage)\(verb.options.isEmpty ? "" : " [OPTIONS]")\n\n\(verb.summary)\n"
+        if !verb.details.isEmpty { text += "\n" + verb.details + "\n" }
         text += "\nOptions:\n" + optionLines(verb.options + CommandTable.common)
         return text
     }

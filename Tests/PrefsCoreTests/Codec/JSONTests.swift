@@ -38,9 +38,9 @@ import Testing
 
     @Test func validateAcceptsNullButDecodeDoesNot() throws {
         let text = Array("{\"a\": [null, 1], \"b\": null}".utf8)
-        #expect(throws: Never.self) { try JSONTextDecoder.validate(text) }
+        #expect(try PropertyList.validate(text) == .json)
         #expect(throws: PrefsError.self) { try JSONTextDecoder.decode(text) }
-        #expect(throws: Never.self) { try JSONTextDecoder.validate(Array("null".utf8)) }
+        #expect(try PropertyList.validate(Array("null".utf8)) == .json)
     }
 
     @Test func deepNestingFailsCleanly() {

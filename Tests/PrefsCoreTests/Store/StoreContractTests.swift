@@ -191,7 +191,7 @@ final class StoreFixture {
         let fixture = try StoreFixture(kind)
         try fixture.put("config/app.plist", StoreContractTests.xml)
         try fixture.fileSystem.withLock(onDirectory: fixture.config, timeout: 0) {
-            #expect(throws: PrefsError.lockUnavailable(path: fixture.config, seconds: 0.2)) {
+            #expect(throws: PrefsError.lockUnavailable(path: fixture.config + "/app.plist", seconds: 0.2)) {
                 try fixture.store.update(.suite("app")) { $0["k"] = "changed" }
             }
         }

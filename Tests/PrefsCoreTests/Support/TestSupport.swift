@@ -7,3 +7,10 @@ extension PrefValue {
         try PropertyList.decode(try PropertyList.encode(self, as: format), as: format)
     }
 }
+
+extension PrefDate {
+    /// The date at the start of this one's second (what an XML plist keeps).
+    var truncatedToSecond: PrefDate {
+        PrefDate(secondsSinceReferenceDate: secondsSinceReferenceDate.rounded(.down))
+    }
+}

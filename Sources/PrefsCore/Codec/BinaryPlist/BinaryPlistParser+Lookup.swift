@@ -14,7 +14,7 @@ extension BinaryPlistParser {
     mutating func lookup(_ key: String) throws -> PrefValue? {
         let start = try offset(of: topObject)
         guard case .dictionary(let count, let first) = try object(ref: topObject, at: start) else {
-            throw BinaryPlistParser.failure("the root is a \(try value(ref: topObject, depth: 0).value.typeName), not a dictionary")
+            throw BinaryPlistParser.failure("the root is \(try value(ref: topObject, depth: 0).value.typeNameWithArticle), not a dictionary")
         }
         let dictionary = Place(ref: topObject, byte: start)
         var needle = key

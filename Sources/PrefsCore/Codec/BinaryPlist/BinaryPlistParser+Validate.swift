@@ -7,6 +7,16 @@ extension BinaryPlistParser {
         var busy: [Bool]
         /// The bytes of every object reachable from the top.
         var liveBytes = 0
+        /// Bytes that are about to be changed in place, and whether any object but their owner
+        /// (`protectedOwner`) also lies over them: objects may overlap in a valid file.
+        var protected: Range<Int> = 0..<0
+        var protectedOwner = -1
+        var protectedIsShared = false
+
+        mutating func record(_ ref: Int, _ range: Range<Int>) {
+            liveBytes += range.count
+            if ref != protectedOwner && range.overlaps(protected) { protectedIsShared = true }
+        }
 
         init(objectCount: Int) {
             sizes = Array(repeating: 0, count: objectCount)
@@ -23,11 +33,11 @@ extension BinaryPlistParser {
         switch try object(ref: ref, at: start) {
         case .utf16(let first, let units):
             try checkUTF16(at: first, units: units, place: place)
-            state.liveBytes += first + 2 * units - start
+            state.record(ref, start..<first + 2 * units)
         case .data(let first, let count), .ascii(let first, let count):
-            state.liveBytes += first + count - start
+            state.record(ref, start..<first + count)
         case .scalar:
-            state.liveBytes += BinaryPlistParser.scalarLength(bytes[start])
+            state.record(ref, start..<start + BinaryPlistParser.scalarLength(bytes[start]))
         case .array(let count, let first), .dictionary(let count, let first):
             let isDictionary = bytes[start] >> 4 == 0xD
             guard !state.busy[ref] else { throw BinaryPlistParser.failure("object \(ref) contains itself") }
@@ -35,7 +45,7 @@ extension BinaryPlistParser {
             state.busy[ref] = true
             defer { state.busy[ref] = false }
             let refs = isDictionary ? 2 * count : count
-            state.liveBytes += first + refs * refSize - start
+            state.record(ref, start..<first + refs * refSize)
             for i in 0..<refs {
                 let child = try self.ref(at: first + i * refSize)
                 total += try validate(ref: child, depth: depth + 1, &state)

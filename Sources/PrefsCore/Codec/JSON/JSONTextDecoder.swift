@@ -9,7 +9,8 @@
 /// - Strings: must be valid UTF-8; a `\u` escape of a lone surrogate is an error (Swift strings
 ///   cannot hold one and replacing it would change the data); raw control characters are errors.
 /// - A UTF-8 byte-order mark at the start is skipped; UTF-16 and UTF-32 input is refused.
-/// - `null` has no property-list value: `decode` refuses it; `validate` (for `lint`) accepts it.
+/// - `null` has no property-list value: `decode` refuses it; `PropertyList.validate` (for `lint`)
+///   accepts it.
 /// - Nesting deeper than `DecodingLimits.maxDepth` is an error (no stack overflow). Typed JSON
 ///   spends two JSON levels per value level, so the parser itself allows twice as many and `decode`
 ///   checks the plain-JSON limit afterwards.
@@ -19,11 +20,6 @@ public enum JSONTextDecoder {
         let (value, deepest) = try parse(bytes, allowNull: false)
         try checkDepth(deepest)
         return value ?? .dictionary([:])
-    }
-
-    /// Checks that `bytes` is JSON prefs accepts, allowing `null` anywhere.
-    public static func validate(_ bytes: [UInt8]) throws {
-        try checkDepth(try parse(bytes, allowNull: true).deepest)
     }
 
     static func checkDepth(_ deepest: Int) throws {

@@ -9,17 +9,26 @@ struct BinaryPlistPatch {
     let count: Int
     let refsAt: Int
     let liveBytes: Int
+    /// Another object lies over the top dictionary's value references, so they are not changed in
+    /// place (a new dictionary is appended instead).
+    let referencesShared: Bool
     /// Top-dictionary entry index of each declared key that is present.
     let indices: [String: Int]
     let current: PrefDictionary
 
     init?(_ bytes: UnsafeBufferPointer<UInt8>, keys: Set<String>) throws {
         var parser = try BinaryPlistParser(bytes, decodingWhole: false)
-        var state = Validation(parser)
-        _ = try parser.validate(ref: parser.topObject, depth: 0, &state.validation)
+        var validation = BinaryPlistParser.Validation(objectCount: parser.objectCount)
         let start = try parser.offset(of: parser.topObject)
-        guard case .dictionary(let count, let first) = try parser.object(ref: parser.topObject, at: start) else {
-            throw BinaryPlistParser.failure("the root is a \(try parser.value(ref: parser.topObject, depth: 0).value.typeName), not a dictionary")
+        let root = try parser.object(ref: parser.topObject, at: start)
+        if case .dictionary(let count, let first) = root {
+            // The value references, which an in-place patch rewrites.
+            validation.protected = first + count * parser.refSize..<first + 2 * count * parser.refSize
+            validation.protectedOwner = parser.topObject
+        }
+        _ = try parser.validate(ref: parser.topObject, depth: 0, &validation)
+        guard case .dictionary(let count, let first) = root else {
+            throw BinaryPlistParser.failure("the root is \(try parser.value(ref: parser.topObject, depth: 0).value.typeNameWithArticle), not a dictionary")
         }
         var indices: [String: Int] = [:]
         var found: [PrefDictionary.Entry] = []
@@ -39,14 +48,10 @@ struct BinaryPlistPatch {
         self.parser = parser
         self.count = count
         refsAt = first
-        liveBytes = state.validation.liveBytes
+        liveBytes = validation.liveBytes
+        referencesShared = validation.protectedIsShared
         self.indices = indices
         current = PrefDictionary(unsortedEntries: found)
-    }
-
-    struct Validation {
-        var validation: BinaryPlistParser.Validation
-        init(_ parser: BinaryPlistParser) { validation = .init(objectCount: parser.objectCount) }
     }
 
     func ref(_ index: Int) throws -> Int { try parser.ref(at: refsAt + index * parser.refSize) }
@@ -57,7 +62,7 @@ struct BinaryPlistPatch {
         writer.indexBase = parser.objectCount
         var valueRefs = try (0..<count).map { try ref(count + $0) }
         var keyRefs = try (0..<count).map { try ref($0) }
-        var rewriteDictionary = false
+        var rewriteDictionary = referencesShared
         var insertions: [(key: String, keyRef: Int, valueRef: Int)] = []
         // Changes and removals first, by the original positions; insertions after, so that no
         // insertion shifts a position still to be used.

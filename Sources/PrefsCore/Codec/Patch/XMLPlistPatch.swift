@@ -37,25 +37,39 @@ struct XMLPlistPatch {
         current = PrefDictionary(unsortedEntries: found)
     }
 
-    /// The document with `edits` spliced in.
+    /// The document with `edits` spliced in; nil when the root would be left with a single entry
+    /// (which might spell a UID: the full encoder decides).
     func applying(_ edits: [TopLevelPatch.Edit]) throws -> [UInt8]? {
-        var splices: [(range: Range<Int>, text: [UInt8])] = []
-        for (key, value) in edits {
-            var utf8 = key
+        let located = edits.map { edit in
+            var utf8 = edit.key
             let index = utf8.withUTF8 { needle in entries.firstIndex { $0.key.withUnsafeBufferPointer { XMLPlistParser.same($0, needle) } } }
+            return (edit.key, edit.value, index)
+        }
+        var remaining = entries.count
+        for (_, value, index) in located {
+            switch (index, value) {
+            case (nil, _?): remaining += 1
+            case (_?, nil): remaining -= 1
+            default: break
+            }
+        }
+        guard remaining != 1 else { return nil }
+        var splices: [(range: Range<Int>, order: Int, text: [UInt8])] = []
+        for (key, value, index) in located {
             switch (index, value) {
             case let (index?, value?):
                 var text = [UInt8]()
                 try KeyPath.locating(key) { try XMLPlistEncoder.write(value, depth: 1, to: &text) }
-                splices.append((entries[index].valueStart..<entries[index].valueEnd, Array(text.dropFirst().dropLast())))
+                splices.append((entries[index].valueStart..<entries[index].valueEnd, splices.count, Array(text.dropFirst().dropLast())))
             case let (index?, nil):
                 let entry = entries[index]
                 if let start = lineStart(entry.keyStart), let end = lineEnd(entry.valueEnd) {
-                    splices.append((start..<end, []))
+                    splices.append((start..<end, splices.count, []))
                 } else {
-                    splices.append((entry.keyStart..<entry.valueEnd, []))
+                    splices.append((entry.keyStart..<entry.valueEnd, splices.count, []))
                 }
             case let (nil, value?):
+                var utf8 = key
                 let before = utf8.withUTF8 { needle in
                     entries.first { $0.key.withUnsafeBufferPointer { BinaryPlistParser.compare($0, needle) > 0 } }
                 }
@@ -64,15 +78,17 @@ struct XMLPlistPatch {
                 XMLPlistEncoder.element("key", key, depth: 1, &text)
                 try KeyPath.locating(key) { try XMLPlistEncoder.write(value, depth: 1, to: &text) }
                 if let start = lineStart(position) {
-                    splices.append((start..<start, text))
+                    splices.append((start..<start, splices.count, text))
                 } else {
-                    splices.append((position..<position, Array(text.dropFirst().dropLast())))
+                    splices.append((position..<position, splices.count, Array(text.dropFirst().dropLast())))
                 }
             case (nil, nil):
                 break
             }
         }
-        splices.sort { $0.range.lowerBound < $1.range.lowerBound }
+        // In file order; at one position an insertion (empty range) before a removal, and
+        // insertions in the order made (edits come in key order).
+        splices.sort { ($0.range.lowerBound, $0.range.upperBound, $0.order) < ($1.range.lowerBound, $1.range.upperBound, $1.order) }
         var out = [UInt8]()
         out.reserveCapacity(bytes.count + splices.reduce(0) { $0 + $1.text.count })
         var mark = 0
@@ -105,7 +121,7 @@ extension XMLPlistParser {
     /// is; nil for an empty `<dict/>` root.
     mutating func outline(_ root: StartTag) throws -> (entries: [XMLPlistPatch.Entry], closeStart: Int)? {
         guard root.tag == .dict else {
-            throw failure("the root is a \(try value(root, depth: 0).typeName), not a dictionary", at: root.offset)
+            throw failure("the root is \(try value(root, depth: 0).typeNameWithArticle), not a dictionary", at: root.offset)
         }
         if root.isEmpty { return nil }
         var entries: [XMLPlistPatch.Entry] = []
@@ -117,9 +133,7 @@ extension XMLPlistParser {
                 if entries.count == 1, entries[0].key.withUnsafeBufferPointer({ XMLPlistParser.same($0, XMLPlistParser.uidKey) }) {
                     var reader = XMLPlistParser(bytes: bytes)
                     reader.index = entries[0].valueStart
-                    if XMLPlistParser.uidNumber(try reader.value(try reader.startTag(), depth: 1)) != nil {
-                        throw failure("the root is a uid, not a dictionary", at: root.offset)
-                    }
+                    try refuseUIDRoot(entries: 1, uid: try reader.value(try reader.startTag(), depth: 1), root: root)
                 }
                 return (entries, closeStart)
             }

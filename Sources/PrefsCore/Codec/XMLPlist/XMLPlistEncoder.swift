@@ -6,6 +6,8 @@
 /// legal spelling for those controls; CoreFoundation and prefs read such files, strict XML parsers
 /// (CPython's plistlib) refuse them, so use the binary format to hand such values to those tools.
 /// Dates are written in whole seconds (the fraction is dropped), as every XML plist reader expects.
+/// A UID is written as CoreFoundation writes it, `<dict><key>CF$UID</key><integer>n</integer></dict>`,
+/// so a real dictionary of that one shape cannot be written (it would read back as a UID).
 public enum XMLPlistEncoder {
     public static func encode(_ value: PrefValue) throws -> [UInt8] {
         var out = [UInt8]()
@@ -64,7 +66,12 @@ public enum XMLPlistEncoder {
             indent(depth, &out)
             out.append(contentsOf: "</data>\n".utf8)
         case .uid(let u):
-            try write(.dictionary(["CF$UID": .unsigned(u)]), depth: depth, to: &out)
+            indent(depth, &out)
+            out.append(contentsOf: "<dict>\n".utf8)
+            element("key", "CF$UID", depth: depth + 1, &out)
+            element("integer", String(u), depth: depth + 1, &out)
+            indent(depth, &out)
+            out.append(contentsOf: "</dict>\n".utf8)
         case .array(let elements):
             try EncodingChecks.depth(depth, format: .xml)
             indent(depth, &out)
@@ -77,6 +84,10 @@ public enum XMLPlistEncoder {
             out.append(contentsOf: "</array>\n".utf8)
         case .dictionary(let dictionary):
             try EncodingChecks.depth(depth, format: .xml)
+            if dictionary.count == 1, dictionary[0].key == "CF$UID", XMLPlistParser.uidNumber(dictionary[0].value) != nil {
+                throw PrefsError.unrepresentable(format: .xml, keyPath: "",
+                    reason: "a dictionary whose only key is CF$UID, with an integer, reads back as a UID from XML (use the binary format)")
+            }
             indent(depth, &out)
             guard !dictionary.isEmpty else { out.append(contentsOf: "<dict/>\n".utf8); return }
             out.append(contentsOf: "<dict>\n".utf8)

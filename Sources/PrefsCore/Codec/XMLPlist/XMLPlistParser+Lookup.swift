@@ -13,7 +13,7 @@ import Musl
 extension XMLPlistParser {
     mutating func lookup(_ key: String, root: StartTag) throws -> PrefValue? {
         guard root.tag == .dict else {
-            throw failure("the root is a \(try value(root, depth: 0).typeName), not a dictionary", at: root.offset)
+            throw failure("the root is \(try value(root, depth: 0).typeNameWithArticle), not a dictionary", at: root.offset)
         }
         if root.isEmpty { return nil }
         var found: PrefValue?
@@ -37,11 +37,16 @@ extension XMLPlistParser {
                 }
             }
         }
-        // `value` turns {CF$UID: n} into a UID, so such a root is not a dictionary either.
+        try refuseUIDRoot(entries: entries, uid: uid, root: root)
+        return found
+    }
+
+    /// `value` turns a dictionary whose one entry is `CF$UID` with an integer into a UID, so such a
+    /// root is not a dictionary either; `uid` is the value of the `CF$UID` entry, if there is one.
+    func refuseUIDRoot(entries: Int, uid: PrefValue?, root: StartTag) throws {
         if entries == 1, let uid, XMLPlistParser.uidNumber(uid) != nil {
             throw failure("the root is a uid, not a dictionary", at: root.offset)
         }
-        return found
     }
 
     static var uidKey: UnsafeBufferPointer<UInt8> {

@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+extension SuiteStore {
+    /// Changes a suite under its lock. `change` sees the stored contents (empty when the suite does not
+    /// exist) and edits them; throwing from it changes nothing. Returns whether the file changed: a
+    /// change that leaves the contents equal writes nothing.
+    ///
+    /// When the change touches only the top-level `keys` it names, a binary or XML suite is patched
+    /// (`TopLevelPatch`): still checked whole, but only those entries are decoded and rewritten, and
+    /// `change` then sees just those keys.
+    @discardableResult
+    public func update(_ domain: Domain, keys: Set<String>? = nil, _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
+        let path = try path(of: domain)
+        let target = try fileSystem.resolvingSymlinks(path)
+        let directory = splitPath(target).directory
+        if try fileSystem.status(of: directory) == nil {
+            // No directory, so no suite: only create the store (0700) when the change adds something.
+            var contents = PrefDictionary()
+            try change(&contents)
+            guard !contents.isEmpty else { return false }
+            guard case .file = domain else {
+                try fileSystem.createDirectory(directory, mode: 0o700)
+                return try update(domain, keys: keys, change)
+            }
+            throw PrefsError.cannotWrite(path: path, errno: ENOENT)
+        }
+        return try locked(target) {
+            if let keys, let patched = try patch(target, keys: keys, change) { return patched }
+            let bytes: [UInt8]?
+            do { bytes = try fileSystem.contents(of: target) } catch PrefsError.fileNotFound { bytes = nil }
+            let current = try bytes.map { try SuiteStore.decode($0, path: target) }
+            var contents = current?.contents ?? PrefDictionary()
+            try change(&contents)
+            if let current, current.contents == contents { return false }
+            if current == nil && contents.isEmpty { return false }
+            let format = current?.format ?? SuiteStore.newFileFormat(target)
+            let encoded = try SuiteStore.encode(contents, as: format)
+            // Values can differ and still encode alike (a date fraction in XML): same bytes, no write.
+            guard encoded != bytes else { return false }
+            try fileSystem.replace(target, with: encoded, newFileMode: 0o600)
+            return true
+        }
+    }
+
+    /// Patches the file in place of a full rewrite; nil when it cannot be patched (missing, empty,
+    /// another format, or a structure the patch declines).
+    func patch(_ target: String, keys: Set<String>, _ change: (inout PrefDictionary) throws -> Void) throws -> Bool? {
+        do {
+            return try fileSystem.withContents(of: target) { bytes -> Bool? in
+                guard !bytes.isEmpty else { return nil }
+                switch try TopLevelPatch.apply(to: bytes, keys: keys, change: change) {
+                case .unchanged:
+                    return false
+                case .patched(let newBytes):
+                    guard !newBytes.elementsEqual(bytes) else { return false }
+                    try fileSystem.replace(target, with: newBytes, newFileMode: 0o600)
+                    return true
+                case .unsupported:
+                    return nil
+                }
+            }
+        } catch PrefsError.fileNotFound {
+            return nil
+        } catch let error as PrefsError {
+            throw error.attributed(to: target)
+        }
+    }
+
+    /// Deletes a suite's file (the target of a symlink; the link stays), under its lock and only
+    /// after checking that it is a suite: a file that cannot be parsed, or whose root is not a
+    /// dictionary, is refused and kept. Returns false when there was no file.
+    @discardableResult
+    public func remove(_ domain: Domain) throws -> Bool {
+        let target = try fileSystem.resolvingSymlinks(try path(of: domain))
+        guard try fileSystem.status(of: target) != nil else { return false }
+        return try locked(target) {
+            guard try load(path: target) != nil else { return false }
+            try fileSystem.removeFile(target)
+            return true
+        }
+    }
+
+    /// Runs `body` holding the lock of `target`'s directory; a timeout names the suite's file.
+    func locked<T>(_ target: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try fileSystem.withLock(onDirectory: splitPath(target).directory, timeout: lockTimeout, body)
+        } catch PrefsError.lockUnavailable(_, let seconds) {
+            throw PrefsError.lockUnavailable(path: target, seconds: seconds)
+        }
+    }
+
+    /// Encodes suite contents in a file's format, refusing values the format would silently change:
+    /// an OpenStep file holds only strings, data, arrays and dictionaries, and a plain JSON file has no
+    /// dates, data or UIDs (they would come back as strings).
+    static func encode(_ contents: PrefDictionary, as format: PlistFormat) throws -> [UInt8] {
+        if let (key, type) = firstValueLost(.dictionary(contents), in: format, path: "") {
+            throw PrefsError.unrepresentable(format: format, keyPath: key,
+                reason: "this \(format.displayName) file cannot hold a value of type \(type); convert the file first (prefs export FILE FILE --format xml)")
+        }
+        return try PropertyList.encode(.dictionary(contents), as: format)
+    }
+
+    static func firstValueLost(_ value: PrefValue, in format: PlistFormat, path: String) -> (key: String, type: String)? {
+        switch (value, format) {
+        case (.array(let elements), _):
+            for (i, element) in elements.enumerated() {
+                if let found = firstValueLost(element, in: format, path: path + ":" + String(i)) { return found }
+            }
+            return nil
+        case (.dictionary(let dictionary), _):
+            for entry in dictionary {
+                if let found = firstValueLost(entry.value, in: format, path: path + ":" + KeyPath.escape(entry.key)) { return found }
+            }
+            return nil
+        case (.string, .openStep), (.data, .openStep): return nil
+        case (_, .openStep): return (path, value.typeName)
+        case (.date, .json), (.data, .json), (.uid, .json): return (path, value.typeName)
+        default: return nil
+        }
+    }
+}
