@@ -5,6 +5,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case notFound = 1
     /// Something changed; only with `--exit-code`.
     case changed = 3
+    /// A conditional write's condition did not hold (`--if-equals`); nothing changed.
+    case conditionFailed = 4
     case usage = 64
     /// Bad value, malformed input, corrupt store, type mismatch.
     case dataError = 65
@@ -21,6 +23,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .success: return "success"
         case .notFound: return "not found: the key or suite is absent"
         case .changed: return "changed (only with --exit-code)"
+        case .conditionFailed: return "condition not met (--if-equals): nothing changed"
         case .usage: return "usage error"
         case .dataError: return "data error: bad value, malformed input, corrupt store, type mismatch"
         case .noInput: return "input file missing"

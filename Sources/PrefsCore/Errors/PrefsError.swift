@@ -22,6 +22,8 @@ public enum PrefsError: Error, Equatable, Sendable {
     case keyNotFound(domain: String, key: String)
     /// A key path leads through a value of the wrong type, or a value has the wrong type for the change.
     case typeMismatch(domain: String, key: String, reason: String)
+    /// A conditional change found the value not as the condition required (`--if-equals`).
+    case conditionFailed(domain: String, key: String, reason: String)
     case fileNotFound(path: String)
     case cannotRead(path: String, errno: Int32)
     case cannotWrite(path: String, errno: Int32)
@@ -35,6 +37,7 @@ public enum PrefsError: Error, Equatable, Sendable {
         case .usage: return .usage
         case .malformed, .unrepresentable, .invalidValue, .typeMismatch: return .dataError
         case .suiteNotFound, .keyNotFound: return .notFound
+        case .conditionFailed: return .conditionFailed
         case .fileNotFound: return .noInput
         case .cannotRead: return .cannotRead
         case .cannotWrite: return .cannotWrite
@@ -62,6 +65,8 @@ public enum PrefsError: Error, Equatable, Sendable {
             return "\(domain): no key \(key)"
         case .typeMismatch(let domain, let key, let reason):
             return "\(domain): \(key): \(reason)"
+        case .conditionFailed(let domain, let key, let reason):
+            return "\(domain): \(key): \(reason); nothing changed"
         case .fileNotFound(let path):
             return "\(path): no such file"
         case .cannotRead(let path, let code):

@@ -43,6 +43,16 @@ public enum Domain: Equatable, Sendable {
         }
     }
 
+    /// The name its registered defaults are filed under (`prefs/defaults/NAME.plist`): the suite's
+    /// name, or `NSGlobalDomain`. Files and standard input have no registered defaults (nil).
+    public var registrationName: String? {
+        switch self {
+        case .suite(let name): return name
+        case .global: return "NSGlobalDomain"
+        case .file, .standardInput: return nil
+        }
+    }
+
     /// How messages name it.
     public var displayName: String {
         switch self {

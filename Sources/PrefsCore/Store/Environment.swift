@@ -34,4 +34,16 @@ public struct Environment: Sendable {
 
     /// `$XDG_CONFIG_HOME`, where suites live (the directory Foundation's UserDefaults uses on Linux).
     public func configHome() throws -> String { try baseDirectory("XDG_CONFIG_HOME", fallback: ".config") }
+
+    /// `$XDG_DATA_HOME` (default `~/.local/share`): `prefs register` writes the user's registered
+    /// defaults under it.
+    public func dataHome() throws -> String { try baseDirectory("XDG_DATA_HOME", fallback: ".local/share") }
+
+    /// `$XDG_DATA_DIRS` (default `/usr/local/share:/usr/share`), most important first: packages ship
+    /// registered defaults under them. Relative entries are ignored, as the spec says.
+    public func dataDirectories() -> [String] {
+        let listed = (self["XDG_DATA_DIRS"] ?? "").split(separator: ":")
+            .filter { $0.hasPrefix("/") }.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : String($0) }
+        return listed.isEmpty ? ["/usr/local/share", "/usr/share"] : listed
+    }
 }

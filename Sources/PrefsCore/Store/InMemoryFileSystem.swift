@@ -32,6 +32,12 @@ public final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
         mutex.deallocate()
     }
 
+    /// Every path and what is there — bytes, mode, inode and time of a file — so a test can check
+    /// that nothing at all changed.
+    public func snapshot() -> [String: String] {
+        locked { nodes.mapValues { "\($0)" } }
+    }
+
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

@@ -4,32 +4,52 @@ import Glibc
 import Musl
 #endif
 
+/// A file the store changes: a suite's (whose directory is created on the first write, 0700), a
+/// file domain's (whose directory must exist), or the user's registered defaults for a suite.
+public struct StoreFile: Equatable, Sendable {
+    public let path: String
+    public let createsDirectory: Bool
+}
+
 extension SuiteStore {
-    /// Changes a suite under its lock. `change` sees the stored contents (empty when the suite does not
+    /// The file that holds `domain`, for changing it.
+    public func file(for domain: Domain) throws -> StoreFile {
+        let path = try path(of: domain)
+        if case .file = domain { return StoreFile(path: path, createsDirectory: false) }
+        return StoreFile(path: path, createsDirectory: true)
+    }
+
+    /// Changes a domain's file under its lock; see `update(_ file: StoreFile, …)`.
+    @discardableResult
+    public func update(_ domain: Domain, keys: Set<String>? = nil, removingEmpty: Bool = false,
+                       _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
+        try update(try file(for: domain), keys: keys, removingEmpty: removingEmpty, change)
+    }
+
+    /// Changes a file under its lock. `change` sees the stored contents (empty when the file does not
     /// exist) and edits them; throwing from it changes nothing. Returns whether the file changed: a
-    /// change that leaves the contents equal writes nothing.
+    /// change that leaves the contents equal writes nothing. With `removingEmpty`, a change that
+    /// leaves the contents empty removes the file.
     ///
     /// When the change touches only the top-level `keys` it names, a binary or XML suite is patched
     /// (`TopLevelPatch`): still checked whole, but only those entries are decoded and rewritten, and
     /// `change` then sees just those keys.
     @discardableResult
-    public func update(_ domain: Domain, keys: Set<String>? = nil, _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
-        let path = try path(of: domain)
-        let target = try fileSystem.resolvingSymlinks(path)
+    public func update(_ file: StoreFile, keys: Set<String>? = nil, removingEmpty: Bool = false,
+                       _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
+        let target = try fileSystem.resolvingSymlinks(file.path)
         let directory = splitPath(target).directory
         if try fileSystem.status(of: directory) == nil {
-            // No directory, so no suite: only create the store (0700) when the change adds something.
+            // No directory, so no file: only create the directory when the change adds something.
             var contents = PrefDictionary()
             try change(&contents)
             guard !contents.isEmpty else { return false }
-            guard case .file = domain else {
-                try fileSystem.createDirectory(directory, mode: 0o700)
-                return try update(domain, keys: keys, change)
-            }
-            throw PrefsError.cannotWrite(path: path, errno: ENOENT)
+            guard file.createsDirectory else { throw PrefsError.cannotWrite(path: file.path, errno: ENOENT) }
+            try fileSystem.createDirectory(directory, mode: 0o700)
+            return try update(file, keys: keys, removingEmpty: removingEmpty, change)
         }
         return try locked(target) {
-            if let keys, let patched = try patch(target, keys: keys, change) { return patched }
+            if !removingEmpty, let keys, let patched = try patch(target, keys: keys, change) { return patched }
             let bytes: [UInt8]?
             do { bytes = try fileSystem.contents(of: target) } catch PrefsError.fileNotFound { bytes = nil }
             let current = try bytes.map { try SuiteStore.decode($0, path: target) }
@@ -37,6 +57,10 @@ extension SuiteStore {
             try change(&contents)
             if let current, current.contents == contents { return false }
             if current == nil && contents.isEmpty { return false }
+            if removingEmpty && contents.isEmpty {
+                try fileSystem.removeFile(target)
+                return true
+            }
             let format = current?.format ?? SuiteStore.newFileFormat(target)
             let encoded = try SuiteStore.encode(contents, as: format)
             // Values can differ and still encode alike (a date fraction in XML): same bytes, no write.
@@ -44,6 +68,20 @@ extension SuiteStore {
             try fileSystem.replace(target, with: encoded, newFileMode: 0o600)
             return true
         }
+    }
+
+    /// What `update` would do, for `--dry-run`: the contents before and after `change`, read without a
+    /// lock and with nothing written. Fails as `update` would (a corrupt file, a value the file's
+    /// format cannot hold).
+    public func preview(_ file: StoreFile, _ change: (inout PrefDictionary) throws -> Void) throws -> (before: PrefDictionary, after: PrefDictionary) {
+        let current = try load(path: file.path)
+        let before = current?.contents ?? PrefDictionary()
+        var after = before
+        try change(&after)
+        if after != before, !after.isEmpty {
+            _ = try SuiteStore.encode(after, as: current?.format ?? SuiteStore.newFileFormat(file.path))
+        }
+        return (before, after)
     }
 
     /// Patches the file in place of a full rewrite; nil when it cannot be patched (missing, empty,

@@ -52,23 +52,28 @@ public struct SuiteStore: Sendable {
         }
     }
 
-    /// The value at `path` in a domain (nil when absent; `.suiteNotFound` when the suite is). A binary
-    /// or XML suite is read the fast way (`PropertyList.lookup`): its structure and the value asked
-    /// for are checked, other values are not read.
+    /// The value at `path` in a domain's own file (nil when absent; `.suiteNotFound` when the file is).
+    /// A binary or XML suite is read the fast way (`PropertyList.lookup`): its structure and the value
+    /// asked for are checked, other values are not read.
     public func value(at path: KeyPath, in domain: Domain) throws -> PrefValue? {
-        let file = try self.path(of: domain)
-        let top: PrefValue?
+        let found = try lookup(path.first, inFile: try self.path(of: domain))
+        guard found.exists else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
+        return try KeyPathError.attributing(domain: domain.displayName, path: path) {
+            try found.value?.value(at: path.components.dropFirst())
+        }
+    }
+
+    /// The top-level value `key` of a suite file, read the fast way; `exists` is false when the file is
+    /// missing.
+    func lookup(_ key: String, inFile file: String) throws -> (exists: Bool, value: PrefValue?) {
         do {
-            top = try fileSystem.withContents(of: file) { bytes in
-                bytes.isEmpty ? nil : try PropertyList.lookup(path.first, in: bytes).value
+            return try fileSystem.withContents(of: file) { bytes in
+                (true, bytes.isEmpty ? nil : try PropertyList.lookup(key, in: bytes).value)
             }
         } catch PrefsError.fileNotFound {
-            throw PrefsError.suiteNotFound(domain: domain.displayName)
+            return (false, nil)
         } catch let error as PrefsError {
             throw error.attributed(to: file)
-        }
-        return try KeyPathError.attributing(domain: domain.displayName, path: path) {
-            try top?.value(at: path.components.dropFirst())
         }
     }
 

@@ -52,6 +52,9 @@ public struct PrefDictionary: Sendable, Equatable {
         entries = result
     }
 
+    /// A dictionary from entries known to be sorted and unique.
+    init(sortedEntries: [Entry]) { entries = sortedEntries }
+
     static func isStrictlySorted(_ list: [Entry]) -> Bool {
         var i = 1
         while i < list.count {

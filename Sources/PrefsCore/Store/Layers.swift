@@ -1,0 +1,179 @@
+/// Where a value an application sees comes from (`read --origin`).
+public enum Origin: Equatable, Sendable, CustomStringConvertible {
+    /// The domain's own file.
+    case stored
+    /// The global suite's file (`-g`), under a suite's own values.
+    case global
+    /// A registered-defaults file: the user's (`prefs register`) or one a package ships.
+    case registered(String)
+    /// A `--defaults FILE` given on the command line.
+    case commandLine(String)
+
+    public var description: String {
+        switch self {
+        case .stored: return "stored"
+        case .global: return "global"
+        case .registered(let path): return "registered:" + path
+        case .commandLine: return "command-line"
+        }
+    }
+}
+
+/// What an application sees in a domain, as UserDefaults resolves it: the domain's stored values,
+/// over the global suite's stored values (for a suite), over its registered defaults — the
+/// `--defaults FILE`s given on the command line (a later one over an earlier one), then the user's
+/// file under `$XDG_DATA_HOME`, then each `$XDG_DATA_DIRS` directory's in order (see
+/// `SuiteStore.registrationFiles`). Layers resolve per top-level key: the highest layer that has the
+/// key gives its whole value, and dictionaries are not merged. A file domain has only itself.
+///
+/// Every layer is read and checked on every read, even once the answer is known, so a malformed
+/// layer is always reported (a data error) and never half-trusted. Registered values are only ever
+/// read here; nothing writes them into a suite.
+public struct Layers: Sendable {
+    public let store: SuiteStore
+    public let domain: Domain
+    let commandLineDefaults: [String]
+    let storedOnly: Bool
+
+    /// `defaults`: the `--defaults FILE`s in the order given. `storedOnly`: just the domain's own file.
+    public init(_ domain: Domain, in store: SuiteStore, defaults: [String] = [], storedOnly: Bool = false) throws {
+        if !defaults.isEmpty {
+            guard domain.registrationName != nil else {
+                throw PrefsError.usage("\(domain.displayName): a file has no registered defaults, so --defaults needs a suite")
+            }
+            guard !storedOnly else { throw PrefsError.usage("--defaults and --stored cannot be combined") }
+        }
+        self.store = store
+        self.domain = domain
+        commandLineDefaults = defaults
+        self.storedOnly = storedOnly
+    }
+
+    struct Layer {
+        let origin: Origin
+        let path: String
+    }
+
+    /// The layers, highest first.
+    func layers() throws -> [Layer] {
+        var layers = [Layer(origin: .stored, path: try store.path(of: domain))]
+        guard !storedOnly, let name = domain.registrationName else { return layers }
+        if case .suite = domain { layers.append(Layer(origin: .global, path: try store.path(of: .global))) }
+        layers += commandLineDefaults.reversed().map { Layer(origin: .commandLine($0), path: $0) }
+        layers += store.registrationFiles(for: name).map { Layer(origin: .registered($0), path: $0) }
+        return layers
+    }
+
+    /// A layer's contents; nil when its file does not exist (a `--defaults FILE` must exist).
+    func contents(of layer: Layer) throws -> PrefDictionary? {
+        if case .commandLine = layer.origin {
+            return try SuiteStore.decode(try store.fileSystem.contents(of: layer.path), path: layer.path).contents
+        }
+        return try store.load(path: layer.path)?.contents
+    }
+
+    /// Whether a layer counts toward the domain existing: the global suite alone does not make one.
+    static func establishes(_ layer: Layer) -> Bool { layer.origin != .global }
+
+    /// The value at `path` and the layer that gave it; nil when no layer has it. When none has it and
+    /// the domain has neither a file nor registered defaults, `.suiteNotFound`. (A key the global
+    /// suite holds answers even for a suite that does not exist, as `UserDefaults(suiteName:)` does.) The domain's and
+    /// the global suite's files are read the fast way (`SuiteStore.lookup`); registration files are
+    /// small and decoded whole.
+    public func value(at path: KeyPath) throws -> (value: PrefValue, origin: Origin)? {
+        var answer: (value: PrefValue, origin: Origin)?
+        var exists = false
+        for layer in try layers() {
+            let found: (exists: Bool, value: PrefValue?)
+            switch layer.origin {
+            case .stored, .global:
+                found = try store.lookup(path.first, inFile: layer.path)
+            case .registered, .commandLine:
+                let contents = try contents(of: layer)
+                found = (contents != nil, contents?[path.first])
+            }
+            if Layers.establishes(layer) && found.exists { exists = true }
+            if answer == nil, let value = found.value { answer = (value, layer.origin) }
+        }
+        guard let answer else {
+            guard exists else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
+            return nil
+        }
+        let value = try KeyPathError.attributing(domain: domain.displayName, path: path) {
+            try answer.value.value(at: path.components.dropFirst())
+        }
+        return value.map { ($0, answer.origin) }
+    }
+
+    /// Every top-level key with the value an application sees and where it came from.
+    public struct Resolved: Equatable, Sendable {
+        public let values: PrefDictionary
+        /// `origins[i]` is where `values.entries[i]` came from.
+        public let origins: [Origin]
+
+        public init(values: PrefDictionary, origins: [Origin]) {
+            self.values = values
+            self.origins = origins
+        }
+    }
+
+    /// All the layers merged. Throws `.suiteNotFound` when the domain has neither a file nor
+    /// registered defaults.
+    public func resolved() throws -> Resolved {
+        var values = PrefDictionary()
+        var origins: [Origin] = []
+        var exists = false
+        for layer in try layers() {
+            guard let contents = try contents(of: layer) else { continue }
+            if Layers.establishes(layer) { exists = true }
+            var mergedEntries: [PrefDictionary.Entry] = [], mergedOrigins: [Origin] = []
+            var higher = 0
+            PrefDictionary.zip(values, contents) { high, low in
+                if let high {
+                    mergedEntries.append(high)
+                    mergedOrigins.append(origins[higher])
+                    higher += 1
+                } else if let low {
+                    mergedEntries.append(low)
+                    mergedOrigins.append(layer.origin)
+                }
+            }
+            values = PrefDictionary(sortedEntries: mergedEntries)
+            origins = mergedOrigins
+        }
+        guard exists else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
+        return Resolved(values: values, origins: origins)
+    }
+}
+
+extension SuiteStore {
+    /// The registered-defaults files of a suite (`NAME` is the suite's name, or `NSGlobalDomain`),
+    /// most important first: `prefs/defaults/NAME.plist`, then `NAME.json`, under `$XDG_DATA_HOME`
+    /// (the user's, written by `prefs register`) and then under each `$XDG_DATA_DIRS` directory
+    /// (shipped by packages, only ever read). When no data home can be found (no `$XDG_DATA_HOME`
+    /// and no `$HOME`), only the packages' files are read.
+    public func registrationFiles(for name: String) -> [String] {
+        let directories = [try? environment.dataHome()].compactMap { $0 } + environment.dataDirectories()
+        var files: [String] = []
+        for directory in directories {
+            for suffix in [".plist", ".json"] {
+                let file = directory + "/prefs/defaults/" + name + suffix
+                if !files.contains(where: { $0.utf8Compare(file) == 0 }) { files.append(file) }
+            }
+        }
+        return files
+    }
+
+    /// The user's registered-defaults file for a suite, which `prefs register` changes: `NAME.json`
+    /// when that is the one that exists, otherwise `NAME.plist` (created, with its directories, on
+    /// the first registration).
+    public func registrationFile(for domain: Domain) throws -> StoreFile {
+        guard let name = domain.registrationName else {
+            throw PrefsError.usage("\(domain.displayName): a file has no registered defaults; name a suite")
+        }
+        let base = try environment.dataHome() + "/prefs/defaults/" + name
+        let json = base + ".json"
+        let useJSON = try fileSystem.status(of: base + ".plist") == nil && fileSystem.status(of: json) != nil
+        return StoreFile(path: useJSON ? json : base + ".plist", createsDirectory: true)
+    }
+}
