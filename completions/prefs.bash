@@ -7,53 +7,70 @@ _prefs_suites() {
 }
 
 _prefs() {
-    local cur verb i word
+    local cur prev verb i word
     cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD-1]}
     verb=${COMP_WORDS[1]}
     COMPREPLY=()
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "read read-type write delete rename domains find lint export help --help -h --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "read read-type write delete rename register reset domains find lint export help --help -h --version" -- "$cur"))
         return
     fi
-    if [ "${COMP_WORDS[COMP_CWORD-1]}" = "--format" ]; then
-        COMPREPLY=($(compgen -W "xml binary openstep json typed-json" -- "$cur"))
-        return
-    fi
-    # The operands typed so far (options and the value of --format left out).
+    # The operands typed so far (options and the values of --format, --defaults, --if-equals and
+    # --delete left out).
     local -a operands=()
     for ((i = 2; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
-        if [ "$word" = "--format" ]; then ((i++)); continue; fi
+        case $word in
+            --format|--defaults|--if-equals|--delete) ((i++)); continue ;;
+        esac
         [[ $word == --* ]] || operands+=("$word")
     done
     local position=${#operands[@]}
+    local IFS=$'\n'
+    case $prev in
+        --format) COMPREPLY=($(compgen -W "$(printf '%s\n' xml binary openstep json typed-json)" -- "$cur")); return ;;
+        --defaults) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --if-equals) return ;;
+        --delete) [ "$position" -ge 1 ] && COMPREPLY=($(compgen -W "$(prefs read "${operands[0]}" --keys 2>/dev/null)" -- "$cur")); return ;;
+    esac
     if [[ $cur == --* ]]; then
         case $verb in
-            read) COMPREPLY=($(compgen -W "--json --keys --help" -- "$cur")) ;;
-            find) COMPREPLY=($(compgen -W "--json --help" -- "$cur")) ;;
-            export) COMPREPLY=($(compgen -W "--format --help" -- "$cur")) ;;
-            write|delete|rename) COMPREPLY=($(compgen -W "--exit-code --help" -- "$cur")) ;;
+            read) COMPREPLY=($(compgen -W "$(printf '%s\n' --json --keys --origin --stored --defaults --help)" -- "$cur")) ;;
+            read-type) COMPREPLY=($(compgen -W "$(printf '%s\n' --origin --stored --defaults --help)" -- "$cur")) ;;
+            write) COMPREPLY=($(compgen -W "$(printf '%s\n' --exit-code --dry-run --if-absent --if-equals --help)" -- "$cur")) ;;
+            delete|rename|reset) COMPREPLY=($(compgen -W "$(printf '%s\n' --exit-code --dry-run --help)" -- "$cur")) ;;
+            register) COMPREPLY=($(compgen -W "$(printf '%s\n' --replace --delete --exit-code --dry-run --help)" -- "$cur")) ;;
+            find) COMPREPLY=($(compgen -W "$(printf '%s\n' --json --help)" -- "$cur")) ;;
+            export) COMPREPLY=($(compgen -W "$(printf '%s\n' --format --effective --defaults --help)" -- "$cur")) ;;
             *) COMPREPLY=($(compgen -W "--help" -- "$cur")) ;;
         esac
         return
     fi
-    local IFS=$'\n'
     case $verb in
-        read|read-type|write|delete|rename|export)
+        read|read-type|write|delete|rename|export|register|reset)
             if [ "$position" -eq 0 ]; then
-                COMPREPLY=($(compgen -W "$(_prefs_suites)" -- "$cur") $(compgen -f -- "$cur"))
+                # register and reset take a suite, never a file.
+                COMPREPLY=($(compgen -W "$(_prefs_suites)" -- "$cur"))
+                [ "$verb" = register ] || [ "$verb" = reset ] || COMPREPLY+=($(compgen -f -- "$cur"))
+            elif [ "$verb" = reset ]; then
+                COMPREPLY=($(compgen -W "$(prefs read "${operands[0]}" --stored --keys 2>/dev/null)" -- "$cur"))
+            elif [ "$position" -eq 1 ] && [ "$verb" = register ]; then
+                COMPREPLY=($(compgen -W "$(prefs read "${operands[0]}" --keys 2>/dev/null)" -- "$cur") $(compgen -f -- "$cur"))
             elif [ "$position" -eq 1 ] && [ "$verb" != export ]; then
                 COMPREPLY=($(compgen -W "$(prefs read "${operands[0]}" --keys 2>/dev/null)" -- "$cur"))
-            elif [ "$verb" = write ] && [[ $cur == -* ]]; then
-                COMPREPLY=($(compgen -W "$(printf '%s\n' -string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add)" -- "$cur"))
-            elif [ "$verb" = write ] && [[ ${COMP_WORDS[COMP_CWORD-1]} == -bool* ]]; then
-                COMPREPLY=($(compgen -W "$(printf '%s\n' true false yes no)" -- "$cur"))
+            elif [ "$verb" = write ] || [ "$verb" = register ]; then
+                if [[ $cur == -* ]]; then
+                    COMPREPLY=($(compgen -W "$(printf '%s\n' -string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add)" -- "$cur"))
+                elif [[ $prev == -bool* ]]; then
+                    COMPREPLY=($(compgen -W "$(printf '%s\n' true false yes no)" -- "$cur"))
+                fi
             elif [ "$verb" = export ]; then
                 COMPREPLY=($(compgen -f -- "$cur"))
             fi
             ;;
         lint) COMPREPLY=($(compgen -f -- "$cur")) ;;
-        help) [ "$position" -eq 0 ] && COMPREPLY=($(compgen -W "$(printf '%s\n' read read-type write delete rename domains find lint export help)" -- "$cur")) ;;
+        help) [ "$position" -eq 0 ] && COMPREPLY=($(compgen -W "$(printf '%s\n' read read-type write delete rename register reset domains find lint export help)" -- "$cur")) ;;
     esac
 }
 complete -o filenames -F _prefs prefs

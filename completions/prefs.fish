@@ -1,8 +1,9 @@
 # fish completion for prefs: verbs, options, type flags, suite names and the keys of the named suite.
 # Install it in ~/.config/fish/completions/.
-set -l verbs read read-type write delete rename domains find lint export help
+set -l verbs read read-type write delete rename register reset domains find lint export help
 
-# The operands typed after the verb, options left out.
+# The operands typed after the verb, options and the values of --format, --defaults, --if-equals
+# and --delete left out.
 function __prefs_operands
     set -l words (commandline -opc)
     set -e words[1..2]
@@ -13,7 +14,7 @@ function __prefs_operands
             set skip 0
             continue
         end
-        if test "$w" = --format
+        if contains -- $w --format --defaults --if-equals --delete
             set skip 1
         else if not string match -q -- '--*' $w
             set out $out $w
@@ -28,9 +29,16 @@ function __prefs_position -a verbs n
     test (count (__prefs_operands)) -eq $n
 end
 
+# The keys of the suite named (more arguments go to prefs read, e.g. --stored).
 function __prefs_keys
     set -l operands (__prefs_operands)
-    prefs read $operands[1] --keys 2>/dev/null
+    prefs read $operands[1] --keys $argv 2>/dev/null
+end
+
+# The word before the cursor is $argv[1].
+function __prefs_after -a option
+    set -l words (commandline -opc)
+    test "$words[-1]" = $option
 end
 
 complete -c prefs -f
@@ -39,6 +47,8 @@ complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a read-type -d 'p
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a write -d 'set values'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a delete -d 'remove a key, or the whole suite'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a rename -d 'move a value to a new key'
+complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a register -d 'record registered defaults'
+complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a reset -d 'remove stored values so the registered defaults show again'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a domains -d 'list the suites'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a find -d 'find suites, keys and string values'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a lint -d 'check property-list and JSON files'
@@ -47,22 +57,33 @@ complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a help -d 'show h
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -l help -s h -d 'show help'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -l version -d 'print the version'
 
-complete -c prefs -n "__prefs_position 'read read-type write delete rename export' 0" -a "(prefs domains 2>/dev/null; printf '%s\n' -g NSGlobalDomain)" -d suite
-complete -c prefs -n "__prefs_position 'read read-type write delete rename' 1" -a "(__prefs_keys)" -d key
+complete -c prefs -n "__prefs_position 'read read-type write delete rename export register reset' 0" -a "(prefs domains 2>/dev/null; printf '%s\n' -g NSGlobalDomain)" -d suite
+complete -c prefs -n "__prefs_position 'read read-type write delete rename register' 1; and not __prefs_after --if-equals; and not __prefs_after --delete" -a "(__prefs_keys)" -d key
+complete -c prefs -n "__prefs_position register 1; and not __prefs_after --delete" -F
+complete -c prefs -n "__fish_seen_subcommand_from reset; and not __prefs_position reset 0" -a "(__prefs_keys --stored)" -d 'stored key'
 function __prefs_after_bool
     set -l words (commandline -opc)
     string match -q -- '-bool*' $words[-1]
 end
 
-complete -c prefs -n "__fish_seen_subcommand_from write; and not __prefs_position write 0; and not __prefs_position write 1; and not __prefs_after_bool" \
-    -a '-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add' -d type
-complete -c prefs -n "__fish_seen_subcommand_from write; and __prefs_after_bool" -a 'true false yes no' -d boolean
+complete -c prefs -n "__fish_seen_subcommand_from write register; and not __prefs_position 'write register' 0; and not __prefs_position 'write register' 1; and not __prefs_after_bool; and not __prefs_after --if-equals; and not __prefs_after --delete" \
+    -a '-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add' -d type
+complete -c prefs -n "__fish_seen_subcommand_from write register; and __prefs_after_bool" -a 'true false yes no' -d boolean
 complete -c prefs -n "__fish_seen_subcommand_from read" -l json -d 'print JSON'
 complete -c prefs -n "__fish_seen_subcommand_from read" -l keys -d 'print the keys, one per line'
+complete -c prefs -n "__fish_seen_subcommand_from read read-type" -l origin -d 'say where each value came from'
+complete -c prefs -n "__fish_seen_subcommand_from read read-type" -l stored -d 'only the stored values'
+complete -c prefs -n "__fish_seen_subcommand_from read read-type export" -l defaults -r -F -d 'registered defaults for this run'
 complete -c prefs -n "__fish_seen_subcommand_from find" -l json -d 'print the matches as JSON'
-complete -c prefs -n "__fish_seen_subcommand_from write delete rename" -l exit-code -d 'exit 3 when something changed'
+complete -c prefs -n "__fish_seen_subcommand_from write delete rename register reset" -l exit-code -d 'exit 3 when something changed'
+complete -c prefs -n "__fish_seen_subcommand_from write delete rename register reset" -l dry-run -d 'print what would change'
+complete -c prefs -n "__fish_seen_subcommand_from write" -l if-absent -d 'skip the keys already stored'
+complete -c prefs -n "__fish_seen_subcommand_from write" -l if-equals -x -d 'change only if the stored value is this'
+complete -c prefs -n "__fish_seen_subcommand_from register" -l replace -d 'replace the whole registration'
+complete -c prefs -n "__fish_seen_subcommand_from register" -l delete -x -a "(__prefs_keys)" -d 'remove a registered key'
 complete -c prefs -n "__fish_seen_subcommand_from lint" -F
 complete -c prefs -n "__fish_seen_subcommand_from export" -F
 complete -c prefs -n "__fish_seen_subcommand_from export" -l format -x -a 'xml binary openstep json typed-json' -d 'output format'
+complete -c prefs -n "__fish_seen_subcommand_from export" -l effective -d 'export what an application sees'
 complete -c prefs -n "__fish_seen_subcommand_from $verbs" -l help -d 'show help for the verb'
 complete -c prefs -n "__fish_seen_subcommand_from help" -a "$verbs"

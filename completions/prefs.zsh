@@ -8,27 +8,44 @@ _prefs_suites() {
     _describe -t suites 'suite' suites
 }
 
+# The keys of suite $1 (more arguments go to prefs read, e.g. --stored).
 _prefs_keys() {
     local -a keys
-    keys=(${(f)"$(prefs read "$1" --keys 2>/dev/null)"})
+    keys=(${(f)"$(prefs read "$@" --keys 2>/dev/null)"})
     compadd -a keys
 }
 
+# The operands typed before the cursor, into $operands (options and the values of --format,
+# --defaults, --if-equals and --delete left out). Call it after the verb has been shifted off $words.
+_prefs_operands() {
+    local i
+    operands=()
+    for (( i = 2; i < CURRENT; i++ )); do
+        case $words[i] in
+            --format|--defaults|--if-equals|--delete) (( i++ )) ;;
+            --*) ;;
+            *) operands+=($words[i]) ;;
+        esac
+    done
+}
+
 _prefs() {
-    local -a verbs types
+    local -a verbs types operands
     verbs=(
         'read:print a value, a suite, or every suite'
         'read-type:print the type of a value'
         'write:set values'
         'delete:remove a key, or the whole suite'
         'rename:move a value to a new key'
+        'register:record registered defaults'
+        'reset:remove stored values so the registered defaults show again'
         'domains:list the suites'
         'find:find suites, keys and string values'
         'lint:check property-list and JSON files'
         'export:write a suite or a file in another format'
         'help:show help for prefs or for one verb'
     )
-    types=(-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add)
+    types=(-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add)
     if (( CURRENT == 2 )); then
         _describe -t verbs 'verb' verbs
         compadd -- --help -h --version
@@ -38,24 +55,51 @@ _prefs() {
     # From here on the verb is the command word, so positions count from the first operand.
     shift words
     (( CURRENT-- ))
+    _prefs_operands
     case $verb in
         read)
-            _arguments '--json[print JSON]' '--keys[print the keys, one per line]' '--help[show help]' \
+            _arguments '--json[print JSON]' '--keys[print the keys, one per line]' \
+                '--origin[say where each value came from]' '--stored[only the stored values]' \
+                '*--defaults[registered defaults for this run]:defaults file:_files' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:key:->key' && return
-            [[ $state == key ]] && _prefs_keys $words[2] ;;
+            [[ $state == key ]] && _prefs_keys $operands[1] ;;
         read-type)
-            _arguments '--help[show help]' '1:domain:_prefs_suites' '2:key:->key' && return
-            [[ $state == key ]] && _prefs_keys $words[2] ;;
+            _arguments '--origin[say where the value came from]' '--stored[only the stored values]' \
+                '*--defaults[registered defaults for this run]:defaults file:_files' '--help[show help]' \
+                '1:domain:_prefs_suites' '2:key:->key' && return
+            [[ $state == key ]] && _prefs_keys $operands[1] ;;
         delete|rename)
-            _arguments '--exit-code[exit 3 when something changed]' '--help[show help]' '1:domain:_prefs_suites' '2:key:->key' '*:key:->key' && return
-            [[ $state == key ]] && _prefs_keys $words[2] ;;
+            _arguments '--exit-code[exit 3 when something changed]' '--dry-run[print what would change]' '--help[show help]' \
+                '1:domain:_prefs_suites' '2:key:->key' '*:key:->key' && return
+            [[ $state == key ]] && _prefs_keys $operands[1] ;;
+        reset)
+            _arguments '--exit-code[exit 3 when something changed]' '--dry-run[print what would change]' '--help[show help]' \
+                '1:domain:_prefs_suites' '*:stored key:->key' && return
+            [[ $state == key ]] && _prefs_keys $operands[1] --stored ;;
+        register)
+            if [[ $PREFIX == --* ]]; then
+                compadd -- --replace --delete --exit-code --dry-run --help
+            elif [[ $words[CURRENT-1] == --delete ]]; then
+                _prefs_keys $operands[1]
+            elif (( $#operands == 0 )); then
+                _prefs_suites
+            elif (( $#operands == 1 )); then
+                _prefs_keys $operands[1]
+                _files
+            elif [[ $PREFIX == -* ]]; then
+                compadd -a types
+            elif [[ $words[CURRENT-1] == -bool* ]]; then
+                compadd true false yes no
+            fi ;;
         write)
             if [[ $PREFIX == --* ]]; then
-                compadd -- --exit-code --help
-            elif (( CURRENT == 2 )); then
+                compadd -- --exit-code --dry-run --if-absent --if-equals --help
+            elif [[ $words[CURRENT-1] == --if-equals ]]; then
+                return 1
+            elif (( $#operands == 0 )); then
                 _prefs_suites
-            elif (( CURRENT == 3 )); then
-                _prefs_keys $words[2]
+            elif (( $#operands == 1 )); then
+                _prefs_keys $operands[1]
             elif [[ $PREFIX == -* ]]; then
                 compadd -a types
             elif [[ $words[CURRENT-1] == -bool* ]]; then
@@ -64,7 +108,9 @@ _prefs() {
         find) _arguments '--json[print the matches as JSON]' '--help[show help]' '1:word:' ;;
         lint) _arguments '--help[show help]' '*:file:_files' ;;
         export)
-            _arguments '--format[output format]:format:(xml binary openstep json typed-json)' '--help[show help]' \
+            _arguments '--format[output format]:format:(xml binary openstep json typed-json)' \
+                '--effective[export what an application sees]' \
+                '*--defaults[registered defaults for this run]:defaults file:_files' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:output path:_files' ;;
         help) (( CURRENT == 2 )) && _describe -t verbs 'verb' verbs ;;
     esac

@@ -48,6 +48,14 @@ enum CommandTable {
     /// For verbs that change a suite: CI steps that set a flag can tell "changed" from "already so".
     static let exitCode = OptionSpec("exit-code", "exit 3 when something changed, 0 when everything was already so")
 
+    /// For verbs that change a suite: see the change first.
+    static let dryRun = OptionSpec("dry-run", "print what would change (+ added, - removed, ~ replaced) and change nothing")
+
+    /// For verbs that read what an application sees.
+    static let origin = OptionSpec("origin", "say where each value came from: stored, global, registered:FILE or command-line")
+    static let stored = OptionSpec("stored", "only the suite's own stored values, no global suite or registered defaults")
+    static let defaults = OptionSpec("defaults", value: "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)")
+
     /// Options accepted before the verb.
     static let global = [
         OptionSpec("help", "show this help (also -h)"),
@@ -59,26 +67,38 @@ enum CommandTable {
             name: "read", operands: "[DOMAIN [KEY]]",
             summary: "print a value (a scalar bare, for $(...)), a suite, or every suite",
             options: [OptionSpec("json", "print JSON instead of the readable form"),
-                      OptionSpec("keys", "print the keys of the suite (or of the dictionary at KEY), one per line")],
+                      OptionSpec("keys", "print the keys of the suite (or of the dictionary at KEY), one per line"),
+                      origin, stored, defaults],
             operandCount: 0...2,
             details: """
                 A scalar prints bare on one line: strings as they are, integers in decimal, reals in the
                 shortest form that reads back, booleans as true/false, dates in ISO 8601 UTC, data as hex.
                 A missing suite or key exits 1. KEY may be a key path (:Window:Frames:0).
+                Values are what an application sees: the suite's stored value, else the global suite's,
+                else its registered defaults (--defaults FILE, then the user's and the packages' files
+                under $XDG_DATA_HOME and $XDG_DATA_DIRS, in prefs/defaults/SUITE.plist or .json).
+                With --origin, a value prints after its origin and a tab; a whole suite prints one line
+                per key: ORIGIN, KEY and the value on one line, tab-separated.
+                With no DOMAIN, every suite's stored values.
                 """,
             run: ReadCommand.run),
         VerbSpec(
             name: "read-type", operands: "DOMAIN KEY",
             summary: "print the type of a value (string, integer, float, boolean, date...)",
-            options: [], operandCount: 2...2, run: ReadTypeCommand.run),
+            options: [origin, stored, defaults], operandCount: 2...2, run: ReadTypeCommand.run),
         VerbSpec(
             name: "write", operands: "DOMAIN KEY [TYPE] VALUE... | DOMAIN PLIST",
             summary: "set values, typed as defaults types them, in one locked write",
-            options: [exitCode], operandCount: 2...Int.max,
+            options: [exitCode, dryRun,
+                      OptionSpec("if-absent", "skip the keys that are already stored"),
+                      OptionSpec("if-equals", value: "VALUE", "change the key only if its stored value is VALUE (typed as the new value); else exit 4")],
+            operandCount: 2...Int.max,
             details: """
                 TYPE is one of -string, -int (or -integer), -float, -bool (or -boolean: true, false, yes, no),
                 -date (ISO 8601), -data (hex), -json (any JSON value), or -array, -array-add, -dict,
                 -dict-add followed by items (each a VALUE or a scalar TYPE and its VALUE) up to the end.
+                -int-add N and -float-add N add N to the stored number under the lock (a missing key
+                counts as 0, anything but a number of that type is an error) and print the new value.
                 An untyped VALUE is a string, or the property list it spells when it starts with ( { or <.
                 Several KEY [TYPE] VALUE groups may follow one another; nothing is written if one is bad.
                 """,
@@ -86,11 +106,35 @@ enum CommandTable {
         VerbSpec(
             name: "delete", operands: "DOMAIN [KEY]",
             summary: "remove a key, or the whole suite",
-            options: [exitCode], operandCount: 1...2, run: DeleteCommand.run),
+            options: [exitCode, dryRun], operandCount: 1...2, run: DeleteCommand.run),
         VerbSpec(
             name: "rename", operands: "DOMAIN OLD NEW",
             summary: "move a value to a new key",
-            options: [exitCode], operandCount: 3...3, run: RenameCommand.run),
+            options: [exitCode, dryRun], operandCount: 3...3, run: RenameCommand.run),
+        VerbSpec(
+            name: "register", operands: "DOMAIN FILE|-|PLIST | DOMAIN KEY [TYPE] VALUE... | DOMAIN --delete KEY",
+            summary: "record registered defaults: values reads show while nothing is stored",
+            options: [OptionSpec("replace", "replace the whole registration instead of merging into it"),
+                      OptionSpec("delete", value: "KEY", "remove KEY from the registration (repeatable)"),
+                      exitCode, dryRun],
+            operandCount: 1...Int.max,
+            details: """
+                Changes the user's registered defaults for the suite, the file
+                $XDG_DATA_HOME/prefs/defaults/SUITE.plist (or .json, if that is the one there); the suite
+                itself is never touched. A dictionary from FILE (plist or JSON), standard input (-) or
+                plist text is merged key by key; KEY [TYPE] VALUE groups are typed as write types them.
+                Packages ship read-only defaults in the same place under $XDG_DATA_DIRS.
+                """,
+            run: RegisterCommand.run),
+        VerbSpec(
+            name: "reset", operands: "DOMAIN [KEY...]",
+            summary: "remove stored values so the registered defaults show again",
+            options: [exitCode, dryRun], operandCount: 1...Int.max,
+            details: """
+                Removes the stored values of the KEYs, or of every key when none is named, and the suite's
+                file when nothing is left in it. A key that is not stored is already reset: exit 0.
+                """,
+            run: ResetCommand.run),
         VerbSpec(
             name: "domains", operands: "",
             summary: "list the suites, one per line",
@@ -107,7 +151,9 @@ enum CommandTable {
         VerbSpec(
             name: "export", operands: "DOMAIN PATH|-",
             summary: "write a suite or a file in another format",
-            options: [OptionSpec("format", value: "FORMAT", choices: formatNames, "xml (default), binary, openstep, json or typed-json")],
+            options: [OptionSpec("format", value: "FORMAT", choices: formatNames, "xml (default), binary, openstep, json or typed-json"),
+                      OptionSpec("effective", "export what an application sees (stored, global and registered values), not just the stored ones"),
+                      defaults],
             operandCount: 2...2, run: ExportCommand.run),
         VerbSpec(
             name: "help", operands: "[VERB]",

@@ -51,6 +51,40 @@ import Testing
         #expect(Set(items.compactMap { if case .string(let s) = $0 { return s } else { return nil } }).count == 100)
     }
 
+    /// The lost-update test every peer fails (read, add in the shell, write back): `-int-add` adds
+    /// under the lock, so 8 processes × 250 increments end at exactly 2000.
+    @Test func eightProcessesCountingWithIntAddLoseNoIncrement() throws {
+        let box = try ProcessSandbox()
+        let run = try box.shell("""
+            for w in 1 2 3 4 5 6 7 8; do
+              ( for i in $(seq 1 250); do prefs write counters hits -int-add 1 >/dev/null || echo "writer $w failed at $i" >&2; done ) &
+            done
+            wait
+            """)
+        #expect(run.error.isEmpty, "\(run.error.prefix(500))")
+        #expect(try box.suite("counters") == ["hits": 2000])
+    }
+
+    /// Compare-and-set from the shell: each process reads, computes and writes with --if-equals,
+    /// retrying when another won (exit 4); no increment is lost and none is counted twice.
+    @Test func compareAndSetLoopsLoseNoUpdate() throws {
+        let box = try ProcessSandbox()
+        try #require(box.prefs("write", "cas", "n", "-int", "0").status == 0)
+        let run = try box.shell("""
+            for w in 1 2 3 4; do
+              ( done=0
+                while [ $done -lt 25 ]; do
+                  old=$(prefs read cas n) || exit 1
+                  prefs write cas n -int $((old + 1)) --if-equals "$old"
+                  case $? in 0) done=$((done + 1));; 4) ;; *) echo "writer $w: unexpected status" >&2; exit 1;; esac
+                done ) 2>&1 | grep -v 'nothing changed' >&2 &
+            done
+            wait
+            """)
+        #expect(run.error.isEmpty, "\(run.error.prefix(500))")
+        #expect(try box.suite("cas") == ["n": 100])
+    }
+
     @Test func aHeldLockEndsIn75AndChangesNothing() throws {
         let box = try ProcessSandbox()
         try box.prefs("write", "app", "k", "v")

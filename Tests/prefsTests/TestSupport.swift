@@ -56,15 +56,20 @@ func runBinary(_ arguments: [String], input: [UInt8] = [], environment: [String:
 final class ProcessSandbox {
     let directory: TemporaryDirectory
     var config: String { directory.path + "/config" }
+    /// `$XDG_DATA_HOME`, where `prefs register` writes.
+    var data: String { directory.path + "/data" }
+    /// The one `$XDG_DATA_DIRS` directory, where packages ship registered defaults.
+    var packages: String { directory.path + "/packages" }
     var environment: [String: String] {
-        ["XDG_CONFIG_HOME": config, "HOME": directory.path, "PATH": Paths.products + ":/usr/bin:/bin"]
+        ["XDG_CONFIG_HOME": config, "XDG_DATA_HOME": data, "XDG_DATA_DIRS": packages, "HOME": directory.path,
+         "PATH": Paths.products + ":/usr/bin:/bin"]
     }
 
     init() throws { directory = try TemporaryDirectory() }
 
     @discardableResult
-    func prefs(_ arguments: String...) throws -> ProcessResult {
-        try runProcess(Paths.binary, arguments, environment: environment)
+    func prefs(_ arguments: String..., input: [UInt8] = []) throws -> ProcessResult {
+        try runProcess(Paths.binary, arguments, input: input, environment: environment)
     }
 
     /// Runs a shell script with the sandbox's environment (and `prefs` on PATH).

@@ -7,7 +7,8 @@ import Testing
 /// status, and what they leave in the store.
 final class Sandbox: @unchecked Sendable {
     let fileSystem = InMemoryFileSystem()
-    let environment = ["XDG_CONFIG_HOME": "/home/u/.config", "HOME": "/home/u", "PREFS_LOCK_TIMEOUT": "0.5"]
+    let environment = ["XDG_CONFIG_HOME": "/home/u/.config", "HOME": "/home/u", "XDG_DATA_DIRS": "/usr/share/pkg:/usr/share",
+                       "PREFS_LOCK_TIMEOUT": "0.5"]
 
     @discardableResult
     func run(_ arguments: String...) -> (status: PrefsCore.ExitStatus, output: String, error: String) {

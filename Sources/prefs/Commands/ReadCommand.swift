@@ -1,63 +1,117 @@
 import PrefsCore
 
-/// `prefs read [DOMAIN [KEY]] [--json | --keys]` — a scalar prints bare on one line (for `$(…)`); a
-/// container, a whole suite, or (with no domain) every suite prints in the readable form, or as
-/// JSON; `--keys` prints the keys of a dictionary one per line. A missing suite or key exits 1.
+/// `prefs read [DOMAIN [KEY]] [--json | --keys] [--origin] [--stored] [--defaults FILE]…` — what an
+/// application sees: a scalar prints bare on one line (for `$(…)`); a container or a whole suite
+/// prints in the readable form, or as JSON; `--keys` prints the keys of a dictionary one per line.
+/// Values come from every layer (`Layers`) unless `--stored`; `--origin` says which layer gave each.
+/// With no domain, every suite's stored values. A missing suite or key exits 1.
 enum ReadCommand {
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> ExitStatus {
         guard !(invocation.has("json") && invocation.has("keys")) else {
             throw PrefsError.usage("read: --json and --keys cannot be combined")
         }
-        var failure: PrefsError?
-        let value: PrefValue
-        var domain: Domain?
-        if let argument = invocation.operands.first {
-            domain = try Domain(argument: argument)
-        }
-        switch (domain, invocation.operands.count) {
-        case (let domain?, 2): value = try SuiteReading.value(of: invocation.operands[1], in: domain, context)
-        case (let domain?, _): value = .dictionary(try SuiteReading.contents(of: domain, context))
-        default:
+        let showOrigin = invocation.has("origin")
+        guard let argument = invocation.operands.first else {
+            guard !showOrigin && !invocation.has("defaults") else { throw PrefsError.usage("read: --origin and --defaults need a domain") }
+            var failure: PrefsError?
             var all = PrefDictionary()
             SuiteReading.everySuite(context, failure: &failure) { domain, contents in all[domain.displayName] = .dictionary(contents) }
-            value = .dictionary(all)
-        }
-        guard invocation.has("keys") else {
-            context.writeOutput(try ValueOutput.text(value, json: invocation.has("json")))
+            try print(.dictionary(all), invocation, context, domain: "", key: nil)
             return failure?.exitStatus ?? .success
         }
+        let domain = try Domain(argument: argument)
+        guard invocation.operands.count == 2 else {
+            let suite = try SuiteReading.contents(of: domain, invocation, context)
+            guard showOrigin else {
+                try print(.dictionary(suite.values), invocation, context, domain: domain.displayName, key: nil)
+                return .success
+            }
+            if invocation.has("json") {
+                var described = PrefDictionary()
+                for (entry, origin) in zip(suite.values, suite.origins) { described[entry.key] = withOrigin(entry.value, origin) }
+                context.writeOutput(try ValueOutput.text(.dictionary(described), json: true))
+            } else {
+                let keysOnly = invocation.has("keys")
+                context.writeOutput(Array(zip(suite.values, suite.origins).map { entry, origin in
+                    "\(origin)\t\(ValueOutput.quotedIfNeeded(entry.key))" + (keysOnly ? "" : "\t" + ValueOutput.line(entry.value)) + "\n"
+                }.joined().utf8))
+            }
+            return .success
+        }
+        let key = invocation.operands[1]
+        let (value, origin) = try SuiteReading.value(of: key, in: domain, invocation, context)
+        guard showOrigin else {
+            try print(value, invocation, context, domain: domain.displayName, key: key)
+            return .success
+        }
+        if invocation.has("json") {
+            context.writeOutput(try ValueOutput.text(withOrigin(value, origin), json: true))
+        } else if invocation.has("keys") {
+            context.writeOutput(Array(try keys(of: value, domain: domain.displayName, key: key).map { "\(origin)\t\($0)\n" }.joined().utf8))
+        } else {
+            context.writeOutput(Array("\(origin)\t".utf8) + (try ValueOutput.text(value, json: false)))
+        }
+        return .success
+    }
+
+    /// A value as `read` prints it: readable, JSON, or its keys.
+    static func print(_ value: PrefValue, _ invocation: Invocation, _ context: CommandContext, domain: String, key: String?) throws {
+        guard invocation.has("keys") else {
+            context.writeOutput(try ValueOutput.text(value, json: invocation.has("json")))
+            return
+        }
+        context.writeOutput(Array(try keys(of: value, domain: domain, key: key).map { $0 + "\n" }.joined().utf8))
+    }
+
+    static func keys(of value: PrefValue, domain: String, key: String?) throws -> [String] {
         guard case .dictionary(let dictionary) = value else {
-            throw PrefsError.typeMismatch(domain: domain?.displayName ?? "", key: invocation.operands[1],
+            throw PrefsError.typeMismatch(domain: domain, key: key ?? "",
                                           reason: "--keys needs a dictionary, and the value is \(value.typeNameWithArticle)")
         }
-        context.writeOutput(Array(dictionary.keys.map { $0 + "\n" }.joined().utf8))
-        return failure?.exitStatus ?? .success
+        return dictionary.keys
+    }
+
+    static func withOrigin(_ value: PrefValue, _ origin: Origin) -> PrefValue {
+        ["origin": .string(origin.description), "value": value]
     }
 }
 
-/// Reading shared by read, read-type and find: a domain's contents (a suite, a file, or standard
-/// input), the value at a key, and every suite in turn.
+/// Reading shared by read, read-type, find and export: a domain's layers (a suite, a file, or
+/// standard input), the value at a key and where it came from, and every suite in turn.
 enum SuiteReading {
-    static func contents(of domain: Domain, _ context: CommandContext) throws -> PrefDictionary {
-        if domain == .standardInput {
-            guard case .dictionary(let contents) = try PropertyList.decode(try StandardInput.read()).value else {
-                throw PrefsError.malformed(source: "standard input", format: nil, reason: "the root is not a dictionary")
-            }
-            return contents
-        }
-        guard let suite = try context.store.load(domain) else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
-        return suite.contents
+    /// The layers a reading verb sees: every one, or with `--stored` the domain's own file; plus
+    /// the `--defaults FILE`s given.
+    static func layers(of domain: Domain, _ invocation: Invocation, _ context: CommandContext) throws -> Layers {
+        try Layers(domain, in: context.store, defaults: invocation.options["defaults"] ?? [], storedOnly: invocation.has("stored"))
     }
 
-    /// The value at KEY: from a suite or file without building the rest of it, or from standard input.
-    static func value(of key: String, in domain: Domain, _ context: CommandContext) throws -> PrefValue {
+    /// What a domain holds: its layers merged, or the dictionary on standard input (all `stored`;
+    /// its layers are made only to refuse `--defaults`).
+    static func contents(of domain: Domain, _ invocation: Invocation, _ context: CommandContext) throws -> Layers.Resolved {
+        let layers = try layers(of: domain, invocation, context)
+        guard domain == .standardInput else { return try layers.resolved() }
+        let contents = try standardInput()
+        return Layers.Resolved(values: contents, origins: Array(repeating: .stored, count: contents.count))
+    }
+
+    static func standardInput() throws -> PrefDictionary {
+        guard case .dictionary(let contents) = try PropertyList.decode(try StandardInput.read()).value else {
+            throw PrefsError.malformed(source: "standard input", format: nil, reason: "the root is not a dictionary")
+        }
+        return contents
+    }
+
+    /// The value at KEY and its layer: from the domain's files without building the rest of them, or
+    /// from standard input.
+    static func value(of key: String, in domain: Domain, _ invocation: Invocation, _ context: CommandContext) throws -> (PrefValue, Origin) {
         let path = try KeyArguments.path(key, in: domain)
-        let found: PrefValue?
+        let layers = try layers(of: domain, invocation, context)
+        let found: (PrefValue, Origin)?
         if domain == .standardInput {
-            let contents = try contents(of: domain, context)
-            found = try KeyPathError.attributing(domain: domain.displayName, path: path) { try contents.value(at: path) }
+            let contents = try standardInput()
+            found = try KeyPathError.attributing(domain: domain.displayName, path: path) { try contents.value(at: path) }.map { ($0, .stored) }
         } else {
-            found = try context.store.value(at: path, in: domain)
+            found = try layers.value(at: path)
         }
         guard let found else { throw PrefsError.keyNotFound(domain: domain.displayName, key: path.display) }
         return found

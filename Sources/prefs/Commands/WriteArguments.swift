@@ -6,6 +6,7 @@ import PrefsCore
 ///     KEY VALUE                      a string (or, when VALUE starts with ( { or <, the property
 ///                                    list it spells, as defaults reads it)
 ///     KEY -string|-int|-integer|-float|-bool|-boolean|-date|-data|-json VALUE
+///     KEY -int-add|-float-add N      add N to the stored number (missing: 0)
 ///     KEY -array|-array-add ITEM…    ITEM: VALUE, or a scalar flag and its VALUE
 ///     KEY -dict|-dict-add K ITEM…
 ///     PLIST                          the whole domain, replaced
@@ -21,13 +22,30 @@ enum WriteRequest: Equatable {
             case set(PrefValue)
             case arrayAdd([PrefValue])
             case dictAdd(PrefDictionary)
+            /// Add to the stored number (`-int-add`, `-float-add`).
+            case add(PrefValue)
         }
         let path: KeyPath
         let action: Action
+        /// The type flag the value was given with (nil: untyped), which also types `--if-equals`.
+        var flag: String? = nil
+
+        /// The `--if-equals` value, typed as this change's value is: with its scalar flag, as the
+        /// counter's number type, or else as an untyped value (a string, or the property list it
+        /// spells).
+        func expected(_ text: String) throws -> PrefValue {
+            switch flag {
+            case let flag? where WriteRequest.scalarFlags.contains(flag): return try WriteRequest.typed(flag, text, label: "--if-equals")
+            case "-int-add": return try ValueText.integer(text, flag: "--if-equals")
+            case "-float-add": return try ValueText.real(text, flag: "--if-equals")
+            default: return try WriteRequest.untyped(text)
+            }
+        }
     }
 
     static let scalarFlags: Set<String> = ["-string", "-int", "-integer", "-float", "-bool", "-boolean", "-date", "-data", "-json"]
     static let containerFlags: Set<String> = ["-array", "-array-add", "-dict", "-dict-add"]
+    static let counterFlags: Set<String> = ["-int-add", "-float-add"]
 
     /// Parses the words; a bad value or word is reported naming the domain (and the key) it was for.
     static func parse(_ words: ArraySlice<String>, domain: String) throws -> WriteRequest {
@@ -55,10 +73,17 @@ enum WriteRequest: Equatable {
             guard let word = rest.popFirst() else { throw PrefsError.usage("no value for key \(key)") }
             do {
                 if containerFlags.contains(word) {
-                    changes.append(Change(path: path, action: try container(word, items: rest)))
+                    changes.append(Change(path: path, action: try container(word, items: rest), flag: word))
                     break
                 }
-                changes.append(Change(path: path, action: .set(try value(word, &rest, key: key))))
+                if counterFlags.contains(word) {
+                    guard let text = rest.popFirst() else { throw PrefsError.usage("\(word) needs a number (key \(key))") }
+                    let amount = word == "-int-add" ? try ValueText.integer(text, flag: word) : try ValueText.real(text, flag: word)
+                    changes.append(Change(path: path, action: .add(amount), flag: word))
+                    continue
+                }
+                let flag = scalarFlags.contains(word) ? word : nil
+                changes.append(Change(path: path, action: .set(try value(word, &rest, key: key)), flag: flag))
             } catch PrefsError.invalidValue(let message) {
                 throw PrefsError.invalidValue("\(path.display): \(message)")
             }
@@ -73,15 +98,17 @@ enum WriteRequest: Equatable {
         return try typed(word, text)
     }
 
-    static func typed(_ flag: String, _ text: String) throws -> PrefValue {
+    /// A value typed by `flag`; errors name it as `label` (the flag itself unless told).
+    static func typed(_ flag: String, _ text: String, label: String? = nil) throws -> PrefValue {
+        let label = label ?? flag
         switch flag {
         case "-string": return .string(text)
-        case "-int", "-integer": return try ValueText.integer(text, flag: flag)
-        case "-float": return try ValueText.real(text, flag: flag)
-        case "-bool", "-boolean": return try ValueText.bool(text, flag: flag)
-        case "-date": return try ValueText.date(text, flag: flag)
-        case "-data": return try ValueText.data(text, flag: flag)
-        default: return try ValueText.json(text, flag: flag)
+        case "-int", "-integer": return try ValueText.integer(text, flag: label)
+        case "-float": return try ValueText.real(text, flag: label)
+        case "-bool", "-boolean": return try ValueText.bool(text, flag: label)
+        case "-date": return try ValueText.date(text, flag: label)
+        case "-data": return try ValueText.data(text, flag: label)
+        default: return try ValueText.json(text, flag: label)
         }
     }
 
@@ -118,35 +145,60 @@ enum WriteRequest: Equatable {
         return Set(changes.map(\.path.first))
     }
 
-    /// Applies the changes to a suite's contents (inside the store's locked update).
-    func apply(to contents: inout PrefDictionary, domain: String) throws {
+    /// What `write` may be told besides the values: skip keys already stored (`--if-absent`), or
+    /// change only when the stored value equals one (`--if-equals`).
+    struct Conditions {
+        var ifAbsent = false
+        var expected: PrefValue?
+    }
+
+    /// Applies the changes to a suite's contents (inside the store's locked update). Returns the new
+    /// values of the counters (`-int-add`, `-float-add`), in order.
+    func apply(to contents: inout PrefDictionary, domain: String, conditions: Conditions = Conditions()) throws -> [PrefValue] {
         switch self {
         case .replaceDomain(let replacement):
-            contents = replacement
+            guard conditions.ifAbsent else {
+                contents = replacement
+                return []
+            }
+            for entry in replacement where contents[entry.key] == nil { contents[entry.key] = entry.value }
+            return []
         case .changes(let changes):
+            var sums: [PrefValue] = []
             for change in changes {
                 try KeyPathError.attributing(domain: domain, path: change.path) {
+                    let stored = try contents.value(at: change.path)
+                    if conditions.ifAbsent && stored != nil { return }
+                    if let expected = conditions.expected, stored != expected {
+                        let found = stored.map { "is " + ValueOutput.line($0) } ?? "is not stored"
+                        throw PrefsError.conditionFailed(domain: domain, key: change.path.display,
+                                                         reason: "\(found), not \(ValueOutput.line(expected)) (--if-equals)")
+                    }
                     switch change.action {
                     case .set(let value):
                         try contents.setValue(value, at: change.path)
                     case .arrayAdd(let elements):
-                        switch try contents.value(at: change.path) {
+                        switch stored {
                         case nil: try contents.setValue(.array(elements), at: change.path)
                         case .array(let existing)?: try contents.setValue(.array(existing + elements), at: change.path)
                         case let other?: throw KeyPathError(reason: "-array-add needs an array, and the value is \(other.typeNameWithArticle)")
                         }
                     case .dictAdd(let additions):
-                        switch try contents.value(at: change.path) {
+                        switch stored {
                         case nil: try contents.setValue(.dictionary(additions), at: change.path)
                         case .dictionary(var existing)?:
                             for entry in additions { existing[entry.key] = entry.value }
                             try contents.setValue(.dictionary(existing), at: change.path)
                         case let other?: throw KeyPathError(reason: "-dict-add needs a dictionary, and the value is \(other.typeNameWithArticle)")
                         }
+                    case .add(let amount):
+                        let sum = try PrefValue.sum(stored, amount)
+                        try contents.setValue(sum, at: change.path)
+                        sums.append(sum)
                     }
                 }
             }
+            return sums
         }
     }
 }
-

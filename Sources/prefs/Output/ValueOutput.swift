@@ -42,34 +42,43 @@ enum ValueOutput {
 
     /// The readable form, close to what `defaults read` prints but with every type visible:
     /// `{ key = value; }`, `( a, b )`, numbers and booleans bare, dates ISO 8601, data `<0a0b>`,
-    /// UIDs `uid(7)`, strings quoted whenever they could be mistaken for anything else.
-    static func readable(_ value: PrefValue, indent: Int, into out: inout String) {
-        let pad = String(repeating: "    ", count: indent + 1)
+    /// UIDs `uid(7)`, strings quoted whenever they could be mistaken for anything else. With no
+    /// indent, all on one line.
+    static func readable(_ value: PrefValue, indent: Int?, into out: inout String) {
+        let pad = indent.map { "\n" + String(repeating: "    ", count: $0 + 1) } ?? ""
+        let close = indent.map { "\n" + String(repeating: "    ", count: $0) } ?? ""
+        let inner = indent.map { $0 + 1 }
         switch value {
         case .string(let s): out += quotedIfNeeded(s)
         case .data(let bytes): out += "<" + hex(bytes) + ">"
         case .uid(let u): out += "uid(\(u))"
         case .array(let elements):
             guard !elements.isEmpty else { out += "()"; return }
-            out += "(\n"
+            out += "("
             for (i, element) in elements.enumerated() {
-                out += pad
-                readable(element, indent: indent + 1, into: &out)
-                out += i + 1 < elements.count ? ",\n" : "\n"
+                out += i == 0 ? pad : (indent == nil ? ", " : "," + pad)
+                readable(element, indent: inner, into: &out)
             }
-            out += String(repeating: "    ", count: indent) + ")"
+            out += close + ")"
         case .dictionary(let dictionary):
             guard !dictionary.isEmpty else { out += "{}"; return }
-            out += "{\n"
+            out += "{"
             for entry in dictionary {
-                out += pad + quotedIfNeeded(entry.key) + " = "
-                readable(entry.value, indent: indent + 1, into: &out)
-                out += ";\n"
+                out += (indent == nil ? " " : pad) + quotedIfNeeded(entry.key) + " = "
+                readable(entry.value, indent: inner, into: &out)
+                out += ";"
             }
-            out += String(repeating: "    ", count: indent) + "}"
+            out += (indent == nil ? " " : close) + "}"
         default:
             out += bare(value) ?? ""
         }
+    }
+
+    /// The readable form on one line (`{ a = 1; b = (x, y); }`), for listings and change reports.
+    static func line(_ value: PrefValue) -> String {
+        var out = ""
+        readable(value, indent: nil, into: &out)
+        return out
     }
 
     static let reservedWords: Set<String> = ["true", "false", "yes", "no", "nan", "inf", "infinity", "uid"]
@@ -94,5 +103,19 @@ enum ValueOutput {
             }
         }
         return quoted + "\""
+    }
+}
+
+extension ValueOutput {
+    /// One line of a change report (`--dry-run`): `+ KEY = NEW` (added), `- KEY = OLD` (removed),
+    /// `~ KEY = OLD -> NEW` (replaced), values on one line in the readable form.
+    static func report(_ change: KeyChange) -> String {
+        let key = quotedIfNeeded(change.key)
+        switch (change.old, change.new) {
+        case (nil, let new?): return "+ \(key) = \(line(new))"
+        case (let old?, nil): return "- \(key) = \(line(old))"
+        case (let old?, let new?): return "~ \(key) = \(line(old)) -> \(line(new))"
+        case (nil, nil): return "~ \(key)"
+        }
     }
 }
