@@ -75,6 +75,14 @@ import Testing
                              "ENVIRONMENT", "FILES", "EXAMPLES", "SHELL COMPLETION", "SEE ALSO"])
     }
 
+    /// The man page's opening comment lists the verbs as typed (for grep); it must stay in step.
+    @Test func manPageCommentListsEveryVerb() throws {
+        let man = try Paths.text("man/prefs.1")
+        let comment = man.split(separator: "\n").prefix { $0.hasPrefix(".\\\"") }.joined(separator: " ")
+        let listed = comment.components(separatedBy: "sign): ").last?.split(separator: " ").filter { $0 != ".\\\"" }.map(String.init)
+        #expect(listed == CommandTable.verbs.map(\.name))
+    }
+
     @Test func manPageExitStatusMatches() throws {
         let man = try Paths.text("man/prefs.1")
         for status in PrefsCore.ExitStatus.allCases {
