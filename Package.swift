@@ -15,7 +15,7 @@ let package = Package(
         // The command: parses argv by hand, calls PrefsCore, prints, exits.
         .executableTarget(name: "prefs", dependencies: ["PrefsCore"]),
         // Shared by the test targets: fixture paths, temporary directories, running processes.
-        .target(name: "PrefsTestSupport", path: "Tests/PrefsTestSupport"),
+        .target(name: "PrefsTestSupport", dependencies: ["PrefsCore"], path: "Tests/PrefsTestSupport"),
         // A Foundation UserDefaults program, run by the interoperability tests.
         .executableTarget(name: "UserDefaultsHelper", path: "Tests/UserDefaultsHelper"),
         .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore", "PrefsTestSupport"], exclude: ["Fixtures"]),

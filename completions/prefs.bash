@@ -13,16 +13,16 @@ _prefs() {
     verb=${COMP_WORDS[1]}
     COMPREPLY=()
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "read read-type write delete rename register reset domains find lint export help --help -h --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "read read-type write delete rename register reset domains find lint export import migrate help --help -h --version" -- "$cur"))
         return
     fi
-    # The operands typed so far (options and the values of --format, --defaults, --if-equals and
-    # --delete left out).
+    # The operands typed so far (options and the values of the options that take one left out).
     local -a operands=()
     for ((i = 2; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --format|--defaults|--if-equals|--delete) ((i++)); continue ;;
+            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename) ((i++)); continue ;;
+            --keys) [ "$verb" = read ] || ((i++)); continue ;;  # a value for export and migrate
         esac
         [[ $word == --* ]] || operands+=("$word")
     done
@@ -31,7 +31,18 @@ _prefs() {
     case $prev in
         --format) COMPREPLY=($(compgen -W "$(printf '%s\n' xml binary openstep json typed-json)" -- "$cur")); return ;;
         --defaults) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --if-equals) return ;;
+        --from) COMPREPLY=($(compgen -W "$(printf '%s\n' file ini env suite)" -- "$cur")); return ;;
+        --keys|--bool-keys)
+            # Comma-separated keys: of the DOMAIN for export, of the SOURCE (a suite or a plist or
+            # JSON file) for migrate. (read's --keys takes no value.)
+            if [ "$verb" != read ]; then
+                local from=${operands[0]} head=
+                [ "$verb" = migrate ] && from=${operands[1]}
+                [[ $cur == *,* ]] && head=${cur%,*},
+                [ -n "$from" ] && COMPREPLY=($(compgen -P "$head" -W "$(prefs read "$from" --stored --keys 2>/dev/null)" -- "${cur##*,}"))
+                return
+            fi ;;
+        --if-equals|--rename) return ;;
         --delete) [ "$position" -ge 1 ] && COMPREPLY=($(compgen -W "$(prefs read "${operands[0]}" --keys 2>/dev/null)" -- "$cur")); return ;;
     esac
     if [[ $cur == --* ]]; then
@@ -42,7 +53,9 @@ _prefs() {
             delete|rename|reset) COMPREPLY=($(compgen -W "$(printf '%s\n' --exit-code --dry-run --help)" -- "$cur")) ;;
             register) COMPREPLY=($(compgen -W "$(printf '%s\n' --replace --delete --exit-code --dry-run --help)" -- "$cur")) ;;
             find) COMPREPLY=($(compgen -W "$(printf '%s\n' --json --help)" -- "$cur")) ;;
-            export) COMPREPLY=($(compgen -W "$(printf '%s\n' --format --effective --defaults --help)" -- "$cur")) ;;
+            export) COMPREPLY=($(compgen -W "$(printf '%s\n' --format --keys --effective --defaults --help)" -- "$cur")) ;;
+            import) COMPREPLY=($(compgen -W "$(printf '%s\n' --replace --if-absent --format --dry-run --exit-code --help)" -- "$cur")) ;;
+            migrate) COMPREPLY=($(compgen -W "$(printf '%s\n' --from --keys --bool-keys --rename --infer-types --decode-json-strings --overwrite --skip-errors --dry-run --exit-code --help)" -- "$cur")) ;;
             *) COMPREPLY=($(compgen -W "--help" -- "$cur")) ;;
         esac
         return
@@ -69,8 +82,16 @@ _prefs() {
                 COMPREPLY=($(compgen -f -- "$cur"))
             fi
             ;;
+        import|migrate)
+            # DOMAIN: a suite or a file; import's PATH: a file; migrate's SOURCE: a suite or a file.
+            if [ "$position" -eq 0 ] || { [ "$position" -eq 1 ] && [ "$verb" = migrate ]; }; then
+                COMPREPLY=($(compgen -W "$(_prefs_suites)" -- "$cur") $(compgen -f -- "$cur"))
+            elif [ "$position" -eq 1 ]; then
+                COMPREPLY=($(compgen -f -- "$cur"))
+            fi
+            ;;
         lint) COMPREPLY=($(compgen -f -- "$cur")) ;;
-        help) [ "$position" -eq 0 ] && COMPREPLY=($(compgen -W "$(printf '%s\n' read read-type write delete rename register reset domains find lint export help)" -- "$cur")) ;;
+        help) [ "$position" -eq 0 ] && COMPREPLY=($(compgen -W "$(printf '%s\n' read read-type write delete rename register reset domains find lint export import migrate help)" -- "$cur")) ;;
     esac
 }
 complete -o filenames -F _prefs prefs

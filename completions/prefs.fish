@@ -1,11 +1,12 @@
 # fish completion for prefs: verbs, options, type flags, suite names and the keys of the named suite.
 # Install it in ~/.config/fish/completions/.
-set -l verbs read read-type write delete rename register reset domains find lint export help
+set -l verbs read read-type write delete rename register reset domains find lint export import migrate help
 
-# The operands typed after the verb, options and the values of --format, --defaults, --if-equals
-# and --delete left out.
+# The operands typed after the verb, options and the values of the options that take one left out
+# (--keys takes one for export and migrate, not for read).
 function __prefs_operands
     set -l words (commandline -opc)
+    set -l verb $words[2]
     set -e words[1..2]
     set -l out
     set -l skip 0
@@ -14,7 +15,9 @@ function __prefs_operands
             set skip 0
             continue
         end
-        if contains -- $w --format --defaults --if-equals --delete
+        if contains -- $w --format --defaults --if-equals --delete --from --bool-keys --rename
+            set skip 1
+        else if test "$w" = --keys; and test "$verb" != read
             set skip 1
         else if not string match -q -- '--*' $w
             set out $out $w
@@ -35,6 +38,21 @@ function __prefs_keys
     prefs read $operands[1] --keys $argv 2>/dev/null
 end
 
+# For --keys and --bool-keys: the stored keys of export's DOMAIN or migrate's SOURCE, after the
+# items of the comma-separated list already typed.
+function __prefs_key_list
+    set -l words (commandline -opc)
+    set -l operands (__prefs_operands)
+    set -l from $operands[1]
+    test "$words[2]" = migrate; and set from $operands[2]
+    test -n "$from"; or return
+    set -l token (commandline -ct)
+    set -l head (string replace -r '[^,]*$' '' -- "$token")
+    for key in (prefs read $from --stored --keys 2>/dev/null)
+        printf '%s%s\n' $head $key
+    end
+end
+
 # The word before the cursor is $argv[1].
 function __prefs_after -a option
     set -l words (commandline -opc)
@@ -53,11 +71,13 @@ complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a domains -d 'lis
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a find -d 'find suites, keys and string values'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a lint -d 'check property-list and JSON files'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a export -d 'write a suite or a file in another format'
+complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a import -d 'merge a plist or JSON dictionary into a suite'
+complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a migrate -d 'bring settings in from a file or a suite, with a report'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a help -d 'show help for prefs or for one verb'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -l help -s h -d 'show help'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -l version -d 'print the version'
 
-complete -c prefs -n "__prefs_position 'read read-type write delete rename export register reset' 0" -a "(prefs domains 2>/dev/null; printf '%s\n' -g NSGlobalDomain)" -d suite
+complete -c prefs -n "__prefs_position 'read read-type write delete rename export register reset import migrate' 0" -a "(prefs domains 2>/dev/null; printf '%s\n' -g NSGlobalDomain)" -d suite
 complete -c prefs -n "__prefs_position 'read read-type write delete rename register' 1; and not __prefs_after --if-equals; and not __prefs_after --delete" -a "(__prefs_keys)" -d key
 complete -c prefs -n "__prefs_position register 1; and not __prefs_after --delete" -F
 complete -c prefs -n "__fish_seen_subcommand_from reset; and not __prefs_position reset 0" -a "(__prefs_keys --stored)" -d 'stored key'
@@ -75,8 +95,8 @@ complete -c prefs -n "__fish_seen_subcommand_from read read-type" -l origin -d '
 complete -c prefs -n "__fish_seen_subcommand_from read read-type" -l stored -d 'only the stored values'
 complete -c prefs -n "__fish_seen_subcommand_from read read-type export" -l defaults -r -F -d 'registered defaults for this run'
 complete -c prefs -n "__fish_seen_subcommand_from find" -l json -d 'print the matches as JSON'
-complete -c prefs -n "__fish_seen_subcommand_from write delete rename register reset" -l exit-code -d 'exit 3 when something changed'
-complete -c prefs -n "__fish_seen_subcommand_from write delete rename register reset" -l dry-run -d 'print what would change'
+complete -c prefs -n "__fish_seen_subcommand_from write delete rename register reset import migrate" -l exit-code -d 'exit 3 when something changed'
+complete -c prefs -n "__fish_seen_subcommand_from write delete rename register reset import migrate" -l dry-run -d 'print what would change'
 complete -c prefs -n "__fish_seen_subcommand_from write" -l if-absent -d 'skip the keys already stored'
 complete -c prefs -n "__fish_seen_subcommand_from write" -l if-equals -x -d 'change only if the stored value is this'
 complete -c prefs -n "__fish_seen_subcommand_from register" -l replace -d 'replace the whole registration'
@@ -84,6 +104,20 @@ complete -c prefs -n "__fish_seen_subcommand_from register" -l delete -x -a "(__
 complete -c prefs -n "__fish_seen_subcommand_from lint" -F
 complete -c prefs -n "__fish_seen_subcommand_from export" -F
 complete -c prefs -n "__fish_seen_subcommand_from export" -l format -x -a 'xml binary openstep json typed-json' -d 'output format'
+complete -c prefs -n "__fish_seen_subcommand_from export" -l keys -x -a "(__prefs_key_list)" -d 'only these keys'
 complete -c prefs -n "__fish_seen_subcommand_from export" -l effective -d 'export what an application sees'
+complete -c prefs -n "__prefs_position import 1" -F
+complete -c prefs -n "__fish_seen_subcommand_from import" -l replace -d 'make the suite exactly the document'
+complete -c prefs -n "__fish_seen_subcommand_from import" -l if-absent -d 'keep the keys already stored'
+complete -c prefs -n "__fish_seen_subcommand_from import" -l format -x -a 'xml binary openstep json typed-json' -d 'read the document as'
+complete -c prefs -n "__prefs_position migrate 1" -F -a "(prefs domains 2>/dev/null; printf '%s\n' -g NSGlobalDomain)" -d source
+complete -c prefs -n "__fish_seen_subcommand_from migrate" -l from -x -a 'file ini env suite' -d 'what SOURCE is'
+complete -c prefs -n "__fish_seen_subcommand_from migrate" -l keys -x -a "(__prefs_key_list)" -d 'only these keys'
+complete -c prefs -n "__fish_seen_subcommand_from migrate" -l bool-keys -x -a "(__prefs_key_list)" -d 'make these keys booleans'
+complete -c prefs -n "__fish_seen_subcommand_from migrate" -l rename -x -d 'store the key OLD as NEW (OLD=NEW)'
+complete -c prefs -n "__fish_seen_subcommand_from migrate" -l infer-types -d 'strings that spell numbers or true/false become typed'
+complete -c prefs -n "__fish_seen_subcommand_from migrate" -l decode-json-strings -d 'strings that are JSON objects or arrays become values'
+complete -c prefs -n "__fish_seen_subcommand_from migrate" -l overwrite -d 'replace stored values that differ'
+complete -c prefs -n "__fish_seen_subcommand_from migrate" -l skip-errors -d 'leave out the keys that fail'
 complete -c prefs -n "__fish_seen_subcommand_from $verbs" -l help -d 'show help for the verb'
 complete -c prefs -n "__fish_seen_subcommand_from help" -a "$verbs"

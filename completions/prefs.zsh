@@ -15,14 +15,31 @@ _prefs_keys() {
     compadd -a keys
 }
 
-# The operands typed before the cursor, into $operands (options and the values of --format,
-# --defaults, --if-equals and --delete left out). Call it after the verb has been shifted off $words.
+# The stored keys of the suite or file $1, for a comma-separated list (_sequence passes the
+# compadd options that follow).
+_prefs_key_list() {
+    local from=$1
+    local -a keys
+    shift
+    keys=(${(f)"$(prefs read "$from" --stored --keys 2>/dev/null)"})
+    compadd "$@" -a keys
+}
+
+_prefs_suites_and_files() {
+    _prefs_suites
+    _files
+}
+
+# The operands typed before the cursor, into $operands (options and the values of the options that
+# take one left out: --keys takes one for export and migrate, not for read). Call it after the verb
+# has been shifted off $words.
 _prefs_operands() {
     local i
     operands=()
     for (( i = 2; i < CURRENT; i++ )); do
         case $words[i] in
-            --format|--defaults|--if-equals|--delete) (( i++ )) ;;
+            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename) (( i++ )) ;;
+            --keys) [[ $verb == read ]] || (( i++ )) ;;
             --*) ;;
             *) operands+=($words[i]) ;;
         esac
@@ -43,6 +60,8 @@ _prefs() {
         'find:find suites, keys and string values'
         'lint:check property-list and JSON files'
         'export:write a suite or a file in another format'
+        'import:merge a plist or JSON dictionary into a suite, all or nothing'
+        'migrate:bring settings in from a plist, JSON, INI or .env file or a suite'
         'help:show help for prefs or for one verb'
     )
     types=(-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add)
@@ -109,9 +128,29 @@ _prefs() {
         lint) _arguments '--help[show help]' '*:file:_files' ;;
         export)
             _arguments '--format[output format]:format:(xml binary openstep json typed-json)' \
+                '*--keys[only these keys]:keys:->keys' \
                 '--effective[export what an application sees]' \
                 '*--defaults[registered defaults for this run]:defaults file:_files' '--help[show help]' \
-                '1:domain:_prefs_suites' '2:output path:_files' ;;
+                '1:domain:_prefs_suites' '2:output path:_files' && return
+            [[ $state == keys ]] && _sequence _prefs_key_list $operands[1] ;;
+        import)
+            _arguments '(--if-absent)--replace[make the suite exactly the document]' \
+                '(--replace)--if-absent[keep the keys already stored]' \
+                '--format[read the document as]:format:(xml binary openstep json typed-json)' \
+                '--dry-run[print what would change]' '--exit-code[exit 3 when something changed]' '--help[show help]' \
+                '1:domain:_prefs_suites' '2:document:_files' ;;
+        migrate)
+            _arguments '--from[what SOURCE is]:kind:(file ini env suite)' \
+                '*--keys[only these keys]:keys:->keys' \
+                '*--bool-keys[make these keys booleans]:keys:->keys' \
+                '*--rename[store the key OLD as NEW]:OLD=NEW: ' \
+                '--infer-types[strings that spell numbers or true/false become typed]' \
+                '--decode-json-strings[strings that are a JSON object or array become that value]' \
+                '--overwrite[replace stored values that differ]' \
+                '--skip-errors[leave out the keys that fail]' \
+                '--dry-run[print the report and change nothing]' '--exit-code[exit 3 when something changed]' '--help[show help]' \
+                '1:domain:_prefs_suites' '2:source:_prefs_suites_and_files' && return
+            [[ $state == keys ]] && _sequence _prefs_key_list $operands[2] ;;
         help) (( CURRENT == 2 )) && _describe -t verbs 'verb' verbs ;;
     esac
 }

@@ -152,9 +152,45 @@ enum CommandTable {
             name: "export", operands: "DOMAIN PATH|-",
             summary: "write a suite or a file in another format",
             options: [OptionSpec("format", value: "FORMAT", choices: formatNames, "xml (default), binary, openstep, json or typed-json"),
+                      OptionSpec("keys", value: "LIST", "only these keys (comma-separated KEYs or :key:paths; repeatable)"),
                       OptionSpec("effective", "export what an application sees (stored, global and registered values), not just the stored ones"),
                       defaults],
             operandCount: 2...2, run: ExportCommand.run),
+        VerbSpec(
+            name: "import", operands: "DOMAIN PATH|-",
+            summary: "merge a plist or JSON dictionary into a suite (or replace it), all or nothing",
+            options: [OptionSpec("replace", "make the suite exactly the document (else merge key by key)"),
+                      OptionSpec("if-absent", "keep the keys that are already stored"),
+                      OptionSpec("format", value: "FORMAT", choices: formatNames, "read the document as FORMAT (default: by its content)"),
+                      dryRun, exitCode],
+            operandCount: 2...2,
+            details: """
+                The document's root must be a dictionary. In JSON, a key set to null is deleted from
+                the suite. One locked write: a bad document or value changes nothing.
+                """,
+            run: ImportCommand.run),
+        VerbSpec(
+            name: "migrate", operands: "DOMAIN SOURCE",
+            summary: "bring settings in from a plist, JSON, INI or .env file or a suite, with a plan and a report",
+            options: [OptionSpec("from", value: "KIND", choices: MigrateCommand.SourceKind.allCases.map(\.rawValue),
+                                 "what SOURCE is: file (plist or JSON), ini, env or suite (default: by its name)"),
+                      OptionSpec("keys", value: "LIST", "only these keys (comma-separated KEYs or :key:paths; repeatable)"),
+                      OptionSpec("bool-keys", value: "LIST", "make these keys booleans from 0/1, yes/no, true/false (else an error)"),
+                      OptionSpec("rename", value: "OLD=NEW", "store the key OLD as NEW (repeatable)"),
+                      OptionSpec("infer-types", "strings that spell integers, reals or true/false become typed"),
+                      OptionSpec("decode-json-strings", "strings that are a JSON object or array become that value"),
+                      OptionSpec("overwrite", "replace stored values that differ (else they are kept: skipped-conflict)"),
+                      OptionSpec("skip-errors", "leave out the keys that fail instead of failing the migration"),
+                      OptionSpec("dry-run", "print the report of what would happen and change nothing"), exitCode],
+            operandCount: 2...2,
+            details: """
+                SOURCE is a plist or JSON file, an INI file (*.ini: each [section] becomes a dictionary),
+                a .env file, -g, a suite, or - (a document on standard input); --from says which when the
+                name does not. The source is only read; naming the suite itself fixes it in place.
+                Prints one line per key (migrated, unchanged, skipped-conflict, missing or error) and a
+                summary. A key that fails fails the migration and nothing changes, unless --skip-errors.
+                """,
+            run: MigrateCommand.run),
         VerbSpec(
             name: "help", operands: "[VERB]",
             summary: "show help for prefs or for one verb",

@@ -6,7 +6,7 @@ public enum PropertyList {
         let format = try detect(bytes)
         switch format {
         case .json, .typedJSON:
-            let (json, deepest) = try JSONTextDecoder.parse(bytes, allowNull: false)
+            let (json, deepest, _) = try JSONTextDecoder.parse(bytes, nulls: .refuse)
             guard let json else { throw PrefsError.internalError("null accepted") }
             if TypedJSON.isTypedDocument(json) { return (try TypedJSON.decode(json), .typedJSON) }
             try JSONTextDecoder.checkDepth(deepest)
@@ -14,6 +14,27 @@ public enum PropertyList {
         default:
             return (try decode(bytes, as: format), format)
         }
+    }
+
+    /// Decodes a document to import: in `format` when given, else in the format its content shows.
+    /// JSON may set root members to `null`, which means "delete this key": those keys are returned
+    /// apart (a `null` anywhere else is still an error). Plain JSON named by `format` is read as
+    /// plain JSON even when it looks like typed JSON.
+    public static func decodeForImport(_ bytes: [UInt8], as given: PlistFormat? = nil) throws
+        -> (value: PrefValue, format: PlistFormat, deletedKeys: [String])
+    {
+        let format = try given ?? detect(bytes)
+        guard format == .json || format == .typedJSON else { return (try decode(bytes, as: format), format, []) }
+        let (parsed, deepest, nullKeys) = try JSONTextDecoder.parse(bytes, nulls: .rootMembers)
+        guard let json = parsed else { throw PrefsError.internalError("null accepted") }
+        if given == .typedJSON || (given == nil && TypedJSON.isTypedDocument(json)) {
+            guard nullKeys.isEmpty else {
+                throw PrefsError.malformed(source: nil, format: .typedJSON, reason: "null has no place in a typed JSON document")
+            }
+            return (try TypedJSON.decode(json), .typedJSON, [])
+        }
+        try JSONTextDecoder.checkDepth(deepest)
+        return (json, .json, nullKeys)
     }
 
     /// Decodes `bytes` as `format`, without guessing.
@@ -24,7 +45,7 @@ public enum PropertyList {
         case .openStep: return try OpenStepDecoder.decode(bytes)
         case .json: return try JSONTextDecoder.decode(bytes)
         case .typedJSON:
-            let (json, _) = try JSONTextDecoder.parse(bytes, allowNull: false)
+            let (json, _, _) = try JSONTextDecoder.parse(bytes, nulls: .refuse)
             guard let json else { throw PrefsError.internalError("null accepted") }
             return try TypedJSON.decode(json)
         }
@@ -55,7 +76,7 @@ public enum PropertyList {
             _ = try decode(bytes, as: format)
             return format
         }
-        let (json, deepest) = try JSONTextDecoder.parse(bytes, allowNull: true)
+        let (json, deepest, _) = try JSONTextDecoder.parse(bytes, nulls: .skip)
         if let json, TypedJSON.isTypedDocument(json) {
             _ = try decode(bytes, as: .typedJSON)
             return .typedJSON

@@ -52,6 +52,11 @@ public struct PrefDictionary: Sendable, Equatable {
         entries = result
     }
 
+    /// The same keys with each value transformed.
+    public func mapValues(_ transform: (PrefValue) throws -> PrefValue) rethrows -> PrefDictionary {
+        PrefDictionary(sortedEntries: try entries.map { Entry(key: $0.key, value: try transform($0.value)) })
+    }
+
     /// A dictionary from entries known to be sorted and unique.
     init(sortedEntries: [Entry]) { entries = sortedEntries }
 

@@ -144,6 +144,17 @@ enum SuiteReading {
 
 /// KEY arguments, parsed with errors that name the domain.
 enum KeyArguments {
+    /// The keys of a comma-separated, repeatable option such as `--keys` (each a KEY or a :key:path).
+    static func list(_ invocation: Invocation, _ option: String) throws -> [KeyPath] {
+        try (invocation.options[option] ?? []).flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map { item in
+            do {
+                return try KeyPath(argument: String(item))
+            } catch PrefsError.usage(let message) {
+                throw PrefsError.usage("--\(option): \(message)")
+            }
+        }
+    }
+
     static func path(_ argument: String, in domain: Domain) throws -> KeyPath {
         do {
             return try KeyPath(argument: argument)

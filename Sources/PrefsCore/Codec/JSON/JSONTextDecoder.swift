@@ -10,14 +10,15 @@
 ///   cannot hold one and replacing it would change the data); raw control characters are errors.
 /// - A UTF-8 byte-order mark at the start is skipped; UTF-16 and UTF-32 input is refused.
 /// - `null` has no property-list value: `decode` refuses it; `PropertyList.validate` (for `lint`)
-///   accepts it.
+///   accepts it; `import` reads it as the value of a root member to mean "delete this key", and
+///   refuses it anywhere else.
 /// - Nesting deeper than `DecodingLimits.maxDepth` is an error (no stack overflow). Typed JSON
 ///   spends two JSON levels per value level, so the parser itself allows twice as many and `decode`
 ///   checks the plain-JSON limit afterwards.
 public enum JSONTextDecoder {
     /// Plain JSON (typed-JSON documents are returned as the plain JSON they are; see `PropertyList`).
     public static func decode(_ bytes: [UInt8]) throws -> PrefValue {
-        let (value, deepest) = try parse(bytes, allowNull: false)
+        let (value, deepest, _) = try parse(bytes, nulls: .refuse)
         try checkDepth(deepest)
         return value ?? .dictionary([:])
     }
@@ -28,40 +29,53 @@ public enum JSONTextDecoder {
         }
     }
 
-    /// The value (nil for a `null` document, and `null` members left out when allowed) and the
-    /// container nesting depth, allowing the deeper nesting typed JSON needs.
-    static func parse(_ bytes: [UInt8], allowNull: Bool) throws -> (PrefValue?, deepest: Int) {
+    /// Where `null` may stand.
+    enum NullPolicy {
+        /// Nowhere: it is an error.
+        case refuse
+        /// Anywhere: the document, members and elements that are null are left out (for `lint`).
+        case skip
+        /// Only as the value of a member of the root object; those keys are listed in `nullKeys`
+        /// (for `import`, where they mean "delete this key").
+        case rootMembers
+    }
+
+    /// The value (nil for a `null` document, where allowed), the container nesting depth (allowing
+    /// the deeper nesting typed JSON needs), and the root members that were null (`.rootMembers`).
+    static func parse(_ bytes: [UInt8], nulls: NullPolicy) throws -> (PrefValue?, deepest: Int, nullKeys: [String]) {
         try bytes.withUnsafeBufferPointer { buffer in
-            var parser = JSONParser(bytes: buffer, allowNull: allowNull)
+            var parser = JSONParser(bytes: buffer, nulls: nulls)
             let value = try parser.document()
-            return (value, parser.deepest)
+            return (value, parser.deepest, parser.nullKeys)
         }
     }
 }
 
 struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
-    let allowNull: Bool
+    let nulls: JSONTextDecoder.NullPolicy
     var index = 0
+    /// The root members whose value was null (the last of equal keys decides), with `.rootMembers`.
+    var nullKeys: [String] = []
     /// The deepest container nesting seen (1 for a flat array or object).
     var deepest = 0
     static let maxDepth = 2 * DecodingLimits.maxDepth + 2
 
-    init(bytes: UnsafeBufferPointer<UInt8>, allowNull: Bool) {
+    init(bytes: UnsafeBufferPointer<UInt8>, nulls: JSONTextDecoder.NullPolicy) {
         self.bytes = bytes
-        self.allowNull = allowNull
+        self.nulls = nulls
     }
 
     func failure(_ reason: String, at offset: Int? = nil) -> PrefsError {
         .malformed(source: nil, format: .json, reason: "\(TextPosition.describe(bytes, offset: offset ?? index)): \(reason)")
     }
 
-    /// The document's value; nil when it is `null` (only with `allowNull`).
+    /// The document's value; nil when it is `null` (only with `.skip`).
     mutating func document() throws -> PrefValue? {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
         skipSpace()
         guard index < bytes.count else { throw failure("empty document") }
-        let value = try self.value(depth: 0)
+        let value = try self.value(depth: 0, nullAllowed: nulls == .skip)
         skipSpace()
         guard index == bytes.count else { throw failure("unexpected data after the JSON value") }
         return value
@@ -76,7 +90,7 @@ struct JSONParser {
         }
     }
 
-    mutating func value(depth: Int) throws -> PrefValue? {
+    mutating func value(depth: Int, nullAllowed: Bool) throws -> PrefValue? {
         guard index < bytes.count else { throw failure("unexpected end of document") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try object(depth: depth)
@@ -87,7 +101,7 @@ struct JSONParser {
         case UInt8(ascii: "n"):
             let start = index
             try literal("null")
-            guard allowNull else { throw failure("null has no property-list value", at: start) }
+            guard nullAllowed else { throw failure("null has no property-list value", at: start) }
             return nil
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
         default: throw failure("unexpected character '\(JSONParser.show(bytes[index]))'")
@@ -121,7 +135,7 @@ struct JSONParser {
         var elements = [PrefValue]()
         if index < bytes.count && bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
         while true {
-            if let element = try value(depth: depth + 1) { elements.append(element) }
+            if let element = try value(depth: depth + 1, nullAllowed: nulls == .skip) { elements.append(element) }
             skipSpace()
             guard index < bytes.count else { throw failure("unterminated array") }
             if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
@@ -134,6 +148,8 @@ struct JSONParser {
     mutating func object(depth: Int) throws -> PrefValue {
         try enter(depth)
         var entries = [PrefDictionary.Entry]()
+        let deletions = nulls == .rootMembers && depth == 0
+        var members: [(key: String, value: PrefValue?)] = []
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") { index += 1; return .dictionary(PrefDictionary()) }
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a string key") }
@@ -142,13 +158,30 @@ struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after a key") }
             index += 1
             skipSpace()
-            if let value = try value(depth: depth + 1) { entries.append(PrefDictionary.Entry(key: key, value: value)) }
+            let value = try value(depth: depth + 1, nullAllowed: nulls == .skip || deletions)
+            if deletions {
+                members.append((key, value))
+            } else if let value {
+                entries.append(PrefDictionary.Entry(key: key, value: value))
+            }
             skipSpace()
             guard index < bytes.count else { throw failure("unterminated object") }
             if bytes[index] == UInt8(ascii: "}") { index += 1; break }
             guard bytes[index] == UInt8(ascii: ",") else { throw failure("expected ',' or '}' in object") }
             index += 1
             skipSpace()
+        }
+        if deletions {
+            // The last of equal keys decides whether the key is set or deleted.
+            var seen = Set<[UInt8]>()
+            for member in members.reversed() where seen.insert(Array(member.key.utf8)).inserted {
+                if let value = member.value {
+                    entries.append(PrefDictionary.Entry(key: member.key, value: value))
+                } else {
+                    nullKeys.append(member.key)
+                }
+            }
+            nullKeys.reverse()
         }
         return .dictionary(PrefDictionary(unsortedEntries: entries))
     }

@@ -1,0 +1,211 @@
+/// What `prefs migrate` does with each key: a plan applied to a source's contents and a target
+/// suite's, with an outcome per key. It is a pure function of its inputs; the command runs it inside
+/// the target's locked write and writes nothing when a key fails (unless errors are skipped).
+public struct MigrationPlan: Sendable {
+    /// Only these keys (key paths) of the source; nil: every top-level key.
+    public var keys: [KeyPath]?
+    /// Keys whose 0/1, yes/no or true/false values (any case) become booleans; anything else there
+    /// is an error for that key.
+    public var boolKeys: [KeyPath] = []
+    /// A migrated key's new name: `from` is one of the migrated keys.
+    public var renames: [(from: KeyPath, to: KeyPath)] = []
+    /// Strings that spell a number or a boolean become one (see `Migration.inferred`).
+    public var inferTypes = false
+    /// Strings that are a JSON object or array become that value, until none is left.
+    public var decodeJSONStrings = false
+    /// Replace a target value that differs (else it is kept: a conflict).
+    public var overwrite = false
+    /// Leave out the keys that fail instead of failing the migration.
+    public var skipErrors = false
+
+    public init() {}
+
+    /// The source keys the plan migrates, in order.
+    public func selectedKeys(in source: PrefDictionary) -> [KeyPath] { keys ?? source.keys.map { KeyPath([$0]) } }
+
+    /// The new name of a migrated key, when it is renamed.
+    public func rename(of path: KeyPath) -> KeyPath? { renames.last { $0.from == path }?.to }
+}
+
+public struct MigrationReport: Equatable, Sendable {
+    public enum Outcome: Equatable, Sendable {
+        /// The target now holds `value` (it was absent, or differed and was overwritten).
+        case migrated(PrefValue)
+        /// The target already held the same value.
+        case unchanged
+        /// The target holds `stored`, which differs from the source's `value`: kept.
+        case skippedConflict(value: PrefValue, stored: PrefValue)
+        /// A key the plan names that the source does not have.
+        case missing
+        case error(String)
+
+        public var name: String {
+            switch self {
+            case .migrated: return "migrated"
+            case .unchanged: return "unchanged"
+            case .skippedConflict: return "skipped-conflict"
+            case .missing: return "missing"
+            case .error: return "error"
+            }
+        }
+    }
+
+    public struct Entry: Equatable, Sendable {
+        public let key: KeyPath
+        /// The key it goes to, when renamed.
+        public let target: KeyPath?
+        public let outcome: Outcome
+    }
+
+    public var entries: [Entry] = []
+
+    public init() {}
+
+    public var failed: Bool { entries.contains { if case .error = $0.outcome { return true } else { return false } } }
+
+    /// `N migrated, N unchanged, N skipped-conflict, N missing, N error(s)`.
+    public var summary: String {
+        ["migrated", "unchanged", "skipped-conflict", "missing", "error"].map { name in
+            let count = entries.filter { $0.outcome.name == name }.count
+            return "\(count) \(name == "error" && count != 1 ? "errors" : name)"
+        }.joined(separator: ", ")
+    }
+}
+
+public enum Migration {
+    /// Applies `plan` to `target` from `source`. `problems` are keys the source could not read
+    /// cleanly (a text source's repeated key): each is an error for the migrated key that holds it.
+    /// Two migrated keys that would land on the same place are both errors. When the source is the
+    /// target itself (`inPlace`), a key's changed value is always written back, and a renamed key
+    /// moves (its old key goes) unless its new key holds a different value (a conflict, as usual).
+    public static func run(_ plan: MigrationPlan, source: PrefDictionary, problems: [(path: KeyPath, reason: String)] = [],
+                           target: inout PrefDictionary, inPlace: Bool = false) -> MigrationReport {
+        var report = MigrationReport()
+        var selected: [KeyPath] = []
+        for path in plan.selectedKeys(in: source) where !selected.contains(path) { selected.append(path) }
+        let destinations = selected.map { plan.rename(of: $0) ?? $0 }
+        for (path, destination) in zip(selected, destinations) {
+            let renamed = plan.rename(of: path)
+            let outcome: MigrationReport.Outcome
+            if let other = zip(selected, destinations).first(where: { $0.0 != path && overlaps($0.1, destination) }) {
+                outcome = .error("\(other.0.display) would land on \(other.1.display) too")
+            } else {
+                outcome = migrate(path, to: destination, plan, source: source, problems: problems, target: &target, inPlace: inPlace)
+            }
+            if inPlace, renamed != nil, !overlaps(path, destination), case .migrated = outcome {
+                var root = PrefValue.dictionary(target)
+                _ = try? root.removeValue(at: path.components[...])
+                if case .dictionary(let moved) = root { target = moved }
+            }
+            report.entries.append(MigrationReport.Entry(key: path, target: renamed, outcome: outcome))
+        }
+        for rename in plan.renames where !selected.contains(rename.from) {
+            report.entries.append(MigrationReport.Entry(key: rename.from, target: rename.to, outcome: .missing))
+        }
+        // A boolean key the source does not have is most likely misspelt: say so.
+        for key in plan.boolKeys where (try? PrefValue.dictionary(source).value(at: key.components[...])) ?? nil == nil {
+            report.entries.append(MigrationReport.Entry(key: key, target: nil, outcome: .missing))
+        }
+        return report
+    }
+
+    /// Whether one path is the other or inside it.
+    static func overlaps(_ a: KeyPath, _ b: KeyPath) -> Bool { a.starts(with: b) || b.starts(with: a) }
+
+    /// One key: its value from the source, transformed (JSON strings decoded, booleans, inferred
+    /// types — in that order, so a second run changes nothing), then compared with the target's.
+    static func migrate(_ path: KeyPath, to destination: KeyPath, _ plan: MigrationPlan, source: PrefDictionary,
+                        problems: [(path: KeyPath, reason: String)], target: inout PrefDictionary, inPlace: Bool) -> MigrationReport.Outcome {
+        if let problem = problems.first(where: { overlaps($0.path, path) }) {
+            return .error((problem.path == path ? "" : problem.path.display + ": ") + problem.reason)
+        }
+        do throws(KeyPathError) {
+            guard var value = try PrefValue.dictionary(source).value(at: path.components[...]) else { return .missing }
+            if plan.decodeJSONStrings { value = decodingJSONStrings(value) }
+            for boolKey in plan.boolKeys where boolKey.starts(with: path) {
+                let inner = boolKey.components.dropFirst(path.components.count)
+                if let found = try value.value(at: inner) {
+                    try value.setValue(try boolean(found, at: boolKey, in: path), at: inner)
+                }
+            }
+            if plan.inferTypes { value = inferred(value) }
+            var root = PrefValue.dictionary(target)
+            let stored = try root.value(at: destination.components[...])
+            if stored == value { return .unchanged }
+            let rewritesItself = inPlace && destination == path
+            if let stored, !plan.overwrite && !rewritesItself { return .skippedConflict(value: value, stored: stored) }
+            try root.setValue(value, at: destination.components[...])
+            if case .dictionary(let changed) = root { target = changed }
+            return .migrated(value)
+        } catch {
+            return .error(error.reason)
+        }
+    }
+
+    /// `--bool-keys`: a boolean, the integers 0 and 1, or the strings 0, 1, yes, no, true and false
+    /// in any case.
+    static func boolean(_ value: PrefValue, at key: KeyPath, in migrated: KeyPath) throws(KeyPathError) -> PrefValue {
+        switch value {
+        case .bool: return value
+        case .integer(0): return .bool(false)
+        case .integer(1): return .bool(true)
+        case .string(let text):
+            switch text.lowercased() {
+            case "1", "yes", "true": return .bool(true)
+            case "0", "no", "false": return .bool(false)
+            default: break
+            }
+        default: break
+        }
+        let place = key == migrated ? "" : key.display + " "
+        throw KeyPathError(reason: "\(place)is \(value.typeNameWithArticle) that is not 0/1, yes/no or true/false")
+    }
+
+    /// `--infer-types`, through containers: a string that is a decimal integer written the way it
+    /// prints (no sign but `-`, no leading zero: `007` stays text) becomes an integer; one with a
+    /// fraction or exponent that reads as a finite real becomes a real; `true` and `false` in any
+    /// case become booleans. Everything else stays a string.
+    public static func inferred(_ value: PrefValue) -> PrefValue {
+        switch value {
+        case .string(let text):
+            let lowered = text.lowercased()
+            if lowered == "true" || lowered == "false" { return .bool(lowered == "true") }
+            let utf8 = Array(text.utf8)
+            let digits = utf8.first == UInt8(ascii: "-") ? utf8.dropFirst() : utf8[...]
+            guard let first = digits.first, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else { return value }
+            if digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+                guard digits.count == 1 || first != UInt8(ascii: "0"), text != "-0" else { return value }
+                return NumberText.integer(utf8) ?? value
+            }
+            guard let real = NumberText.real(utf8, allowNamedValues: false), real.isFinite else { return value }
+            return .real(real)
+        case .array(let elements): return .array(elements.map(inferred))
+        case .dictionary(let dictionary): return .dictionary(dictionary.mapValues(inferred))
+        default: return value
+        }
+    }
+
+    /// `--decode-json-strings`, through containers: a string that is a JSON object or array becomes
+    /// that value, whose strings are looked at in turn, so a second run changes nothing. Other
+    /// strings (JSON scalars, text that merely starts with a bracket, JSON holding null) stay.
+    public static func decodingJSONStrings(_ value: PrefValue) -> PrefValue {
+        switch value {
+        case .string(let text):
+            let start = text.utf8.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
+            guard start == UInt8(ascii: "{") || start == UInt8(ascii: "["),
+                  let decoded = try? JSONTextDecoder.decode(Array(text.utf8)) else { return value }
+            return decodingJSONStrings(decoded)
+        case .array(let elements): return .array(elements.map(decodingJSONStrings))
+        case .dictionary(let dictionary): return .dictionary(dictionary.mapValues(decodingJSONStrings))
+        default: return value
+        }
+    }
+}
+
+extension KeyPath {
+    /// Whether `prefix`'s components begin this path's.
+    public func starts(with prefix: KeyPath) -> Bool {
+        components.count >= prefix.components.count
+            && zip(components, prefix.components).allSatisfy { $0.utf8Compare($1) == 0 }
+    }
+}
