@@ -1,5 +1,5 @@
 // A libFuzzer entry point, compiled into the same module as the PrefsCore sources by
-// run-fuzzers.sh with -D FUZZ_<TARGET> (BINARY, XML, OPENSTEP, JSON, PATCH). Besides "never crash, hang or allocate wildly", it checks
+// run-fuzzers.sh with -D FUZZ_<TARGET> (BINARY, XML, OPENSTEP, JSON, PATCH, TEXT). Besides "never crash, hang or allocate wildly", it checks
 // the round trip: whatever a decoder accepts, the encoder of that format writes, and decoding that
 // gives the same value back (XML: dates at whole seconds; JSON: idempotent re-encoding).
 
@@ -26,9 +26,39 @@ func roundTrip(_ bytes: [UInt8]) {
         let again = try! JSONTextDecoder.decode(once)
         precondition(try! JSONTextEncoder.encode(again) == once, "JSON re-encoding is not stable")
     }
+    // import's reading agrees with decode: the same value, and root nulls only where decode refuses.
+    if let imported = try? PropertyList.decodeForImport(bytes) {
+        if imported.deletedKeys.isEmpty {
+            precondition((try? PropertyList.decode(bytes).value) == imported.value, "import read a document differently")
+        }
+    } else {
+        precondition((try? PropertyList.decode(bytes)) == nil, "import refused a document decode accepts")
+    }
     #elseif FUZZ_PATCH
     checkLookupAndPatch(bytes)
+    #elseif FUZZ_TEXT
+    checkTextSources(bytes)
     #endif
+}
+
+/// The migrate text readers never crash, and the migration transforms are idempotent on any text.
+func checkTextSources(_ bytes: [UInt8]) {
+    for source in [try? INISource.read(bytes), try? DotEnvSource.read(bytes)] {
+        guard let source else { continue }
+        var target = PrefDictionary()
+        var plan = MigrationPlan()
+        plan.inferTypes = true
+        plan.decodeJSONStrings = true
+        _ = Migration.run(plan, source: source.contents, problems: source.problems, target: &target)
+        var again = target
+        let second = Migration.run(plan, source: target, target: &again, inPlace: true)
+        precondition(again == target && second.entries.allSatisfy { $0.outcome == .unchanged }, "migration transforms are not idempotent")
+    }
+    let text = PrefValue.string(String(decoding: bytes, as: UTF8.self))
+    let decoded = Migration.decodingJSONStrings(text)
+    precondition(Migration.decodingJSONStrings(decoded) == decoded, "JSON string decoding is not idempotent")
+    let inferred = Migration.inferred(text)
+    precondition(Migration.inferred(inferred) == inferred, "type inference is not idempotent")
 }
 
 /// Reading one key and patching a few must agree with a full decode: whenever the document decodes

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds a libFuzzer target per decoder (binary, xml, openstep, json) with AddressSanitizer and runs
-# each for SECONDS (default 600), two at a time, seeded with ../shared/conformance and the
-# regression inputs. Crashing inputs are copied to Tests/PrefsCoreTests/Fixtures/fuzz-regressions/
-# (which the test suite decodes on every run); commit them with the fix.
+# Builds a libFuzzer target per reader (binary, xml, openstep, json, patch, text: the INI and .env
+# readers of migrate) with AddressSanitizer and runs each for SECONDS (default 600), two at a time,
+# seeded with ../shared/conformance and the regression inputs. Crashing inputs are copied to
+# Tests/PrefsCoreTests/Fixtures/fuzz-regressions/ (which the test suite decodes on every run);
+# commit them with the fix.
 #
 #   Tests/Fuzz/run-fuzzers.sh [SECONDS] [TARGET...]
 set -euo pipefail
@@ -10,7 +11,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(binary xml openstep json patch)
+[ ${#targets[@]} -gt 0 ] || targets=(binary xml openstep json patch text)
 work=$root/Tests/Fuzz/work
 regressions=$root/Tests/PrefsCoreTests/Fixtures/fuzz-regressions
 conformance=${PREFS_CONFORMANCE:-$root/../shared/conformance}
@@ -39,6 +40,8 @@ seed() {
     openstep) cp "$conformance"/plist/libplist/data/*.ostep "$conformance"/plist/libplist/data/test.strings "$dir/" ;
               cp "$conformance"/plist/libplist/fuzz/oplist-crashes/* "$dir/" ;;
     patch) find "$conformance/plist" -name '*.plist' -o -name '*.bplist' | xargs -r cp -t "$dir" ;;
+    text) printf '; c\n[s]\nk = v\nn = 12\nj = {"a": [1, "2"]}\n' >"$dir/seed.ini" ;
+          printf 'export A=1\nB="x\\ny" # c\nC=\x27$D\x27\n' >"$dir/seed.env" ;;
     json) cp "$conformance"/json/test_parsing/* "$conformance"/json/test_transform/* "$dir/" ;
           cp "$conformance"/plist/libplist/data/*.json "$conformance"/plist/libplist/fuzz/jplist-crashes/* "$dir/" ;;
   esac

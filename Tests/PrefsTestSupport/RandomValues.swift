@@ -47,7 +47,7 @@ public struct RandomValues {
         case 2: return .integer(Int64.random(in: .min ... .max, using: &generator))
         case 3: return .unsigned(UInt64.random(in: 0 ... .max, using: &generator))
         case 4: return .real(Double(bitPattern: UInt64.random(in: 0 ... .max, using: &generator)))
-        case 5: return .real([0.0, -0.0, .infinity, -.infinity, .nan, 0.1, 1e300, 5e-324][int(0...7)])
+        case 5: return .real([0.0, -0.0, .infinity, -.infinity, .nan, 0.1, 1e300, .leastNonzeroMagnitude][int(0...7)])
         case 6: return .bool(int(0...1) == 1)
         case 7:
             let whole = Double(Int64.random(in: Int64(PrefDate.earliestSeconds)..<Int64(PrefDate.endSeconds) - 1, using: &generator))
