@@ -13,7 +13,7 @@ _prefs() {
     verb=${COMP_WORDS[1]}
     COMPREPLY=()
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "read read-type write delete rename register reset domains find lint export import migrate help --help -h --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "read read-type write delete rename register reset domains find lint export import migrate watch help --help -h --version" -- "$cur"))
         return
     fi
     # The operands typed so far (options and the values of the options that take one left out).
@@ -21,7 +21,7 @@ _prefs() {
     for ((i = 2; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename) ((i++)); continue ;;
+            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout) ((i++)); continue ;;
             --keys) [ "$verb" = read ] || ((i++)); continue ;;  # a value for export and migrate
         esac
         [[ $word == --* ]] || operands+=("$word")
@@ -42,7 +42,7 @@ _prefs() {
                 [ -n "$from" ] && COMPREPLY=($(compgen -P "$head" -W "$(prefs read "$from" --stored --keys 2>/dev/null)" -- "${cur##*,}"))
                 return
             fi ;;
-        --if-equals|--rename) return ;;
+        --if-equals|--rename|--timeout) return ;;
         --delete) [ "$position" -ge 1 ] && COMPREPLY=($(compgen -W "$(prefs read "${operands[0]}" --keys 2>/dev/null)" -- "$cur")); return ;;
     esac
     if [[ $cur == --* ]]; then
@@ -56,6 +56,7 @@ _prefs() {
             export) COMPREPLY=($(compgen -W "$(printf '%s\n' --format --keys --effective --defaults --help)" -- "$cur")) ;;
             import) COMPREPLY=($(compgen -W "$(printf '%s\n' --replace --if-absent --format --dry-run --exit-code --help)" -- "$cur")) ;;
             migrate) COMPREPLY=($(compgen -W "$(printf '%s\n' --from --keys --bool-keys --rename --infer-types --decode-json-strings --overwrite --skip-errors --dry-run --exit-code --help)" -- "$cur")) ;;
+            watch) COMPREPLY=($(compgen -W "$(printf '%s\n' --json --initial --once --timeout --help)" -- "$cur")) ;;
             *) COMPREPLY=($(compgen -W "--help" -- "$cur")) ;;
         esac
         return
@@ -90,8 +91,16 @@ _prefs() {
                 COMPREPLY=($(compgen -f -- "$cur"))
             fi
             ;;
+        watch)
+            # DOMAIN: a suite or a file; then any number of its keys.
+            if [ "$position" -eq 0 ]; then
+                COMPREPLY=($(compgen -W "$(_prefs_suites)" -- "$cur") $(compgen -f -- "$cur"))
+            else
+                COMPREPLY=($(compgen -W "$(prefs read "${operands[0]}" --keys 2>/dev/null)" -- "$cur"))
+            fi
+            ;;
         lint) COMPREPLY=($(compgen -f -- "$cur")) ;;
-        help) [ "$position" -eq 0 ] && COMPREPLY=($(compgen -W "$(printf '%s\n' read read-type write delete rename register reset domains find lint export import migrate help)" -- "$cur")) ;;
+        help) [ "$position" -eq 0 ] && COMPREPLY=($(compgen -W "$(printf '%s\n' read read-type write delete rename register reset domains find lint export import migrate watch help)" -- "$cur")) ;;
     esac
 }
 complete -o filenames -F _prefs prefs

@@ -1,6 +1,6 @@
 # fish completion for prefs: verbs, options, type flags, suite names and the keys of the named suite.
 # Install it in ~/.config/fish/completions/.
-set -l verbs read read-type write delete rename register reset domains find lint export import migrate help
+set -l verbs read read-type write delete rename register reset domains find lint export import migrate watch help
 
 # The operands typed after the verb, options and the values of the options that take one left out
 # (--keys takes one for export and migrate, not for read).
@@ -15,7 +15,7 @@ function __prefs_operands
             set skip 0
             continue
         end
-        if contains -- $w --format --defaults --if-equals --delete --from --bool-keys --rename
+        if contains -- $w --format --defaults --if-equals --delete --from --bool-keys --rename --timeout
             set skip 1
         else if test "$w" = --keys; and test "$verb" != read
             set skip 1
@@ -73,11 +73,12 @@ complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a lint -d 'check 
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a export -d 'write a suite or a file in another format'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a import -d 'merge a plist or JSON dictionary into a suite'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a migrate -d 'bring settings in from a file or a suite, with a report'
+complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a watch -d 'print each change of a suite\'s values as it happens'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a help -d 'show help for prefs or for one verb'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -l help -s h -d 'show help'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -l version -d 'print the version'
 
-complete -c prefs -n "__prefs_position 'read read-type write delete rename export register reset import migrate' 0" -a "(prefs domains 2>/dev/null; printf '%s\n' -g NSGlobalDomain)" -d suite
+complete -c prefs -n "__prefs_position 'read read-type write delete rename export register reset import migrate watch' 0" -a "(prefs domains 2>/dev/null; printf '%s\n' -g NSGlobalDomain)" -d suite
 complete -c prefs -n "__prefs_position 'read read-type write delete rename register' 1; and not __prefs_after --if-equals; and not __prefs_after --delete" -a "(__prefs_keys)" -d key
 complete -c prefs -n "__prefs_position register 1; and not __prefs_after --delete" -F
 complete -c prefs -n "__fish_seen_subcommand_from reset; and not __prefs_position reset 0" -a "(__prefs_keys --stored)" -d 'stored key'
@@ -119,5 +120,11 @@ complete -c prefs -n "__fish_seen_subcommand_from migrate" -l infer-types -d 'st
 complete -c prefs -n "__fish_seen_subcommand_from migrate" -l decode-json-strings -d 'strings that are JSON objects or arrays become values'
 complete -c prefs -n "__fish_seen_subcommand_from migrate" -l overwrite -d 'replace stored values that differ'
 complete -c prefs -n "__fish_seen_subcommand_from migrate" -l skip-errors -d 'leave out the keys that fail'
+complete -c prefs -n "__prefs_position watch 0" -F
+complete -c prefs -n "__fish_seen_subcommand_from watch; and not __prefs_position watch 0; and not __prefs_after --timeout" -a "(__prefs_keys)" -d key
+complete -c prefs -n "__fish_seen_subcommand_from watch" -l json -d 'print each change as a JSON object on one line'
+complete -c prefs -n "__fish_seen_subcommand_from watch" -l initial -d 'print the current values first'
+complete -c prefs -n "__fish_seen_subcommand_from watch" -l once -d 'exit after the first change'
+complete -c prefs -n "__fish_seen_subcommand_from watch" -l timeout -x -d 'stop after SECONDS (with --once: exit 1 if no change came)'
 complete -c prefs -n "__fish_seen_subcommand_from $verbs" -l help -d 'show help for the verb'
 complete -c prefs -n "__fish_seen_subcommand_from help" -a "$verbs"

@@ -38,7 +38,7 @@ _prefs_operands() {
     operands=()
     for (( i = 2; i < CURRENT; i++ )); do
         case $words[i] in
-            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename) (( i++ )) ;;
+            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout) (( i++ )) ;;
             --keys) [[ $verb == read ]] || (( i++ )) ;;
             --*) ;;
             *) operands+=($words[i]) ;;
@@ -62,6 +62,7 @@ _prefs() {
         'export:write a suite or a file in another format'
         'import:merge a plist or JSON dictionary into a suite, all or nothing'
         'migrate:bring settings in from a plist, JSON, INI or .env file or a suite'
+        'watch:print each change of a suite'\''s values as it happens'
         'help:show help for prefs or for one verb'
     )
     types=(-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add)
@@ -151,6 +152,13 @@ _prefs() {
                 '--dry-run[print the report and change nothing]' '--exit-code[exit 3 when something changed]' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:source:_prefs_suites_and_files' && return
             [[ $state == keys ]] && _sequence _prefs_key_list $operands[2] ;;
+        watch)
+            _arguments '--json[print each change as a JSON object on one line]' \
+                '--initial[print the current values first]' \
+                '--once[exit after the first change]' \
+                '--timeout[stop after SECONDS (with --once: exit 1 if no change came)]:seconds: ' '--help[show help]' \
+                '1:domain:_prefs_suites_and_files' '*:key:->key' && return
+            [[ $state == key ]] && _prefs_keys $operands[1] ;;
         help) (( CURRENT == 2 )) && _describe -t verbs 'verb' verbs ;;
     esac
 }

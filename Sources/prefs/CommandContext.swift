@@ -11,6 +11,9 @@ struct CommandContext: Sendable {
     let store: SuiteStore
     let writeOutput: @Sendable ([UInt8]) -> Void
     let writeError: @Sendable ([UInt8]) -> Void
+    /// The descriptor standard output goes to, when it is a real one (so `watch` can tell when its
+    /// reader goes away); nil when output is captured.
+    var outputDescriptor: Int32? = nil
 
     var environment: Environment { store.environment }
     var fileSystem: any FileSystem { store.fileSystem }
@@ -33,7 +36,10 @@ struct CommandContext: Sendable {
     }
 
     static var standard: CommandContext {
-        CommandContext(fileSystem: LocalFileSystem(), environment: .current, writeOutput: { write(fd: 1, $0) }, writeError: { write(fd: 2, $0) })
+        var context = CommandContext(fileSystem: LocalFileSystem(), environment: .current, writeOutput: { write(fd: 1, $0) },
+                                     writeError: { write(fd: 2, $0) })
+        context.outputDescriptor = 1
+        return context
     }
 
     private static func write(fd: Int32, _ bytes: [UInt8]) {

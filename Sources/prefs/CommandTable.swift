@@ -192,6 +192,23 @@ enum CommandTable {
                 """,
             run: MigrateCommand.run),
         VerbSpec(
+            name: "watch", operands: "DOMAIN [KEY...]",
+            summary: "print each change of a suite's values (or of the KEYs) as it happens",
+            options: [OptionSpec("json", "print each change as a JSON object on one line"),
+                      OptionSpec("initial", "print the current values first"),
+                      OptionSpec("once", "exit after the first change"),
+                      OptionSpec("timeout", value: "SECONDS", "stop after SECONDS (with --once: exit 1 if no change came)")],
+            operandCount: 1...Int.max,
+            details: """
+                One line per change, whoever made it: KEY OLD -> NEW, values as read prints them,
+                (absent) for a key that had no value and (removed) for one that has none now. Values are
+                what an application sees: a change in the global suite or in registered defaults that
+                changes one counts. A write that changes nothing prints nothing; a file that cannot be
+                read is reported on standard error and the watch goes on. Exits 0 on SIGINT or SIGTERM
+                and when the reader of standard output goes away.
+                """,
+            run: WatchCommand.run),
+        VerbSpec(
             name: "help", operands: "[VERB]",
             summary: "show help for prefs or for one verb",
             options: [], operandCount: 0...1, run: HelpCommand.run),

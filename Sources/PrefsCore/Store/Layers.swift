@@ -118,8 +118,9 @@ public struct Layers: Sendable {
     }
 
     /// All the layers merged. Throws `.suiteNotFound` when the domain has neither a file nor
-    /// registered defaults.
-    public func resolved() throws -> Resolved {
+    /// registered defaults, unless `evenIfMissing` (then it is what an app would see: the global
+    /// suite's values, perhaps none).
+    public func resolved(evenIfMissing: Bool = false) throws -> Resolved {
         var values = PrefDictionary()
         var origins: [Origin] = []
         var exists = false
@@ -141,7 +142,7 @@ public struct Layers: Sendable {
             values = PrefDictionary(sortedEntries: mergedEntries)
             origins = mergedOrigins
         }
-        guard exists else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
+        guard exists || evenIfMissing else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
         return Resolved(values: values, origins: origins)
     }
 }

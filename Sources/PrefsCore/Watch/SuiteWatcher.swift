@@ -1,0 +1,228 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// One change of a watched key's effective value (`prefs watch`): nil is "absent".
+public struct WatchChange: Equatable, Sendable {
+    public let key: String
+    public let old: PrefValue?
+    public let new: PrefValue?
+}
+
+/// Watches the values an application sees in a domain (every layer: the suite, the global suite,
+/// the registered-defaults files) and reports each change, whoever made it.
+///
+/// inotify watches the *directories* of those files — an atomic rename replaces a file's inode, so
+/// watching the file itself would go deaf after the first write — for a file closed after writing,
+/// renamed in or out, or deleted; a directory that does not exist yet is waited for through its
+/// nearest existing ancestor. The bursts one write causes (a temporary file written, renamed over)
+/// are gathered until the directory has been quiet for a moment, then the values are read again and
+/// compared with the last ones read: a write that leaves every value equal reports nothing. No
+/// polling: between writes the process sleeps in `poll`.
+public final class SuiteWatcher {
+    public let layers: Layers
+    /// The watched keys as typed; nil: every top-level key.
+    let keys: [(name: String, path: KeyPath)]?
+    private let inotify: Int32
+    /// The values last read: key → value.
+    private var current: [(key: String, value: PrefValue?)] = []
+    /// The last error reported, so a file that stays corrupt is reported once.
+    private var lastError: PrefsError?
+
+    /// How long a directory must be quiet before the values are read again, and the longest a burst
+    /// of events may delay that.
+    static let quietMilliseconds: Int32 = 15
+    static let longestBurstMilliseconds = 250.0
+
+    public init(_ layers: Layers, keys: [(name: String, path: KeyPath)]?) throws {
+        self.layers = layers
+        self.keys = keys
+        inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard inotify >= 0 else { throw PrefsError.cannotRead(path: "inotify", errno: errno) }
+    }
+
+    deinit { close(inotify) }
+
+    public enum Stop: Equatable, Sendable {
+        /// `onChanges` asked to stop.
+        case handlerStopped
+        /// The deadline passed.
+        case timedOut
+        /// The `closedWhen` descriptor was closed at the other end (a pipe reader went away).
+        case outputClosed
+    }
+
+    /// Sets up the watches and reads the current values, which `initial` receives (as changes from
+    /// absent, for the keys that have a value); values that cannot be read then are an error. Then, until `onChanges` returns false, `timeout`
+    /// seconds pass, or `closedWhen` reports an error or hang-up, waits for changes and hands each
+    /// batch to `onChanges`. A read that fails (a corrupt file) goes to `onError` once, and the
+    /// watch goes on from the last values read.
+    public func run(timeout: Double?, closedWhen output: Int32?, initial: ([WatchChange]) -> Bool,
+                    onChanges: ([WatchChange]) -> Bool, onError: (PrefsError) -> Void) throws -> Stop {
+        let deadline = timeout.map { SuiteWatcher.now() + $0 }
+        try updateWatches()
+        current = try values()
+        guard initial(current.compactMap { $0.value == nil ? nil : WatchChange(key: $0.key, old: nil, new: $0.value) }) else {
+            return .handlerStopped
+        }
+        while true {
+            switch try waitForEvents(deadline: deadline, output: output) {
+            case .timedOut: return .timedOut
+            case .outputClosed: return .outputClosed
+            case .quiet: continue
+            case .changed:
+                try updateWatches()
+                guard let now = try? readValues(onError) else { continue }
+                let changes = SuiteWatcher.changes(from: current, to: now)
+                current = now
+                if !changes.isEmpty && !onChanges(changes) { return .handlerStopped }
+            }
+        }
+    }
+
+    /// The watched values now; a failure is reported (once while it lasts) and rethrown.
+    func readValues(_ onError: (PrefsError) -> Void) throws -> [(key: String, value: PrefValue?)] {
+        do {
+            let values = try values()
+            lastError = nil
+            return values
+        } catch let error as PrefsError {
+            if error != lastError { onError(error) }
+            lastError = error
+            throw error
+        }
+    }
+
+    func values() throws -> [(key: String, value: PrefValue?)] {
+        guard let keys else { return try layers.resolved(evenIfMissing: true).values.map { ($0.key, $0.value) } }
+        return try keys.map { key in
+            do {
+                return (key.name, try layers.value(at: key.path)?.value)
+            } catch PrefsError.suiteNotFound {
+                return (key.name, nil)
+            }
+        }
+    }
+
+    /// Key by key, in the order of `new` (then the keys only `old` had).
+    static func changes(from old: [(key: String, value: PrefValue?)], to new: [(key: String, value: PrefValue?)]) -> [WatchChange] {
+        func index(_ list: [(key: String, value: PrefValue?)]) -> [[UInt8]: PrefValue?] {
+            Dictionary(list.map { (Array($0.key.utf8), $0.value) }, uniquingKeysWith: { $1 })
+        }
+        let before = index(old), after = index(new)
+        var changes: [WatchChange] = []
+        for entry in new where (before[Array(entry.key.utf8)] ?? nil) != entry.value {
+            changes.append(WatchChange(key: entry.key, old: before[Array(entry.key.utf8)] ?? nil, new: entry.value))
+        }
+        for entry in old where after[Array(entry.key.utf8)] == nil && entry.value != nil {
+            changes.append(WatchChange(key: entry.key, old: entry.value, new: nil))
+        }
+        return changes
+    }
+
+    /// The directories of every layer's file (and of a symlinked suite's target), each watched where
+    /// it exists, or through its nearest existing ancestor until it does.
+    func updateWatches() throws {
+        var wanted = Set<String>()
+        for layer in try layers.layers() {
+            wanted.insert(splitPath(layer.path).directory)
+            if let target = try? layers.store.fileSystem.resolvingSymlinks(layer.path) { wanted.insert(splitPath(target).directory) }
+        }
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+        for directory in wanted {
+            var place = directory
+            while !place.isEmpty {
+                // Adding a watch again is harmless: it returns the same descriptor.
+                if inotify_add_watch(inotify, place, mask) >= 0 { break }
+                guard errno == ENOENT || errno == ENOTDIR || errno == EACCES else {
+                    throw PrefsError.cannotRead(path: place, errno: errno)
+                }
+                let parent = splitPath(place).directory
+                place = parent == place ? "" : parent
+            }
+        }
+    }
+
+    enum Wake { case changed, quiet, timedOut, outputClosed }
+
+    /// Sleeps until a watched directory changes (then drains the burst), the deadline passes, or
+    /// the output is closed.
+    func waitForEvents(deadline: Double?, output: Int32?) throws -> Wake {
+        var burstStart: Double?
+        var changed = false
+        while true {
+            var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)]
+            if let output { fds.append(pollfd(fd: output, events: 0, revents: 0)) }
+            var timeout: Int32 = -1
+            if burstStart != nil { timeout = SuiteWatcher.quietMilliseconds }
+            if let deadline {
+                let left = Int32(max(0, min(Double(Int32.max), (deadline - SuiteWatcher.now()) * 1000)))
+                timeout = timeout < 0 ? left : min(timeout, left)
+            }
+            let ready = poll(&fds, nfds_t(fds.count), timeout)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw PrefsError.cannotRead(path: "inotify", errno: errno)
+            }
+            if fds.count > 1 && fds[1].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return .outputClosed }
+            if ready == 0 || fds[0].revents == 0 {
+                if burstStart != nil { return changed ? .changed : .quiet }
+                if let deadline, SuiteWatcher.now() >= deadline { return .timedOut }
+                continue
+            }
+            if drainEvents() { changed = true }
+            let now = SuiteWatcher.now()
+            if burstStart == nil { burstStart = now }
+            if let start = burstStart, (now - start) * 1000 >= SuiteWatcher.longestBurstMilliseconds {
+                return changed ? .changed : .quiet
+            }
+        }
+    }
+
+    /// Reads the pending events; true when one concerns a watched file (or the watches themselves).
+    func drainEvents() -> Bool {
+        let names = relevantNames()
+        var relevant = false
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+            guard count > 0 else { return relevant }
+            var offset = 0
+            while offset + MemoryLayout<inotify_event>.size <= count {
+                let (mask, length) = buffer.withUnsafeBytes { raw -> (UInt32, Int) in
+                    let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                    return (event.mask, Int(event.len))
+                }
+                let nameStart = offset + MemoryLayout<inotify_event>.size
+                let nameBytes = buffer[nameStart..<min(nameStart + length, count)].prefix { $0 != 0 }
+                let name = String(decoding: nameBytes, as: UTF8.self)
+                offset = nameStart + length
+                if mask & UInt32(IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
+                    // Events were lost, or a watched directory went: read again, watch again.
+                    relevant = true
+                } else if mask & UInt32(IN_ISDIR) != 0 || names.contains(Array(name.utf8)) {
+                    // A directory appearing may be one a watched file lives in.
+                    relevant = true
+                }
+            }
+        }
+    }
+
+    /// The base names of every layer's file (and symlink target), as bytes.
+    func relevantNames() -> Set<[UInt8]> {
+        var names = Set<[UInt8]>()
+        for layer in (try? layers.layers()) ?? [] {
+            names.insert(Array(splitPath(layer.path).name.utf8))
+            if let target = try? layers.store.fileSystem.resolvingSymlinks(layer.path) { names.insert(Array(splitPath(target).name.utf8)) }
+        }
+        return names
+    }
+
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import Testing
+@testable import PrefsCore
+
+/// A running `prefs watch`, read line by line as it prints.
+final class WatchProcess: @unchecked Sendable {
+    let process = Process()
+    private let lock = NSLock()
+    private var buffer = Data()
+    private var errors = Data()
+
+    init(_ box: ProcessSandbox, _ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: Paths.binary)
+        process.arguments = ["watch"] + arguments
+        process.environment = box.environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        out.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            self?.lock.withLock { self?.buffer.append(data) }
+        }
+        err.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            self?.lock.withLock { self?.errors.append(data) }
+        }
+        try process.run()
+    }
+
+    /// The next whole line, or nil when none came within `timeout` seconds.
+    func nextLine(timeout: Double = 10) -> String? {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            let line: String? = lock.withLock {
+                guard let newline = buffer.firstIndex(of: 0x0A) else { return nil }
+                let text = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                buffer.removeSubrange(buffer.startIndex...newline)
+                return text
+            }
+            if let line { return line }
+            usleep(5_000)
+        }
+        return nil
+    }
+
+    /// The next `count` lines (fewer when they stop coming).
+    func lines(_ count: Int, timeout: Double = 10) -> [String] {
+        var lines: [String] = []
+        while lines.count < count, let line = nextLine(timeout: timeout) { lines.append(line) }
+        return lines
+    }
+
+    /// Whatever is printed but not read yet, after waiting `seconds`.
+    func pending(after seconds: Double) -> String {
+        usleep(UInt32(seconds * 1_000_000))
+        return lock.withLock { String(decoding: buffer, as: UTF8.self) }
+    }
+
+    var errorText: String { lock.withLock { String(decoding: errors, as: UTF8.self) } }
+
+    /// Waits for the process to end (killing it after `timeout` seconds) and gives its status.
+    func wait(timeout: Double = 10) -> Int32? {
+        let end = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < end { usleep(5_000) }
+        guard !process.isRunning else {
+            process.interrupt()
+            kill(process.processIdentifier, SIGKILL)
+            return nil
+        }
+        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+    }
+
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+}
+
+/// `prefs watch` with the real binary: writers in other processes (prefs, Foundation's UserDefaults,
+/// a plain file copy), exactly one line per change and in order; rapid writes; --once, --timeout,
+/// SIGTERM and a closed pipe.
+@Suite(.serialized) struct WatchTests {
+    /// Writes a suite file the way an editor or `cp` would: in place, the same inode.
+    static func copyOver(_ box: ProcessSandbox, _ suite: String, _ value: PrefValue) throws {
+        let path = box.config + "/" + suite + ".plist"
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data(try PropertyList.encode(value, as: .xml)))
+        try handle.close()
+    }
+
+    @Test func everyWriterGivesExactlyOneLinePerChangeInOrder() throws {
+        let box = try ProcessSandbox()
+        try #require(box.prefs("write", "app", "ready", "-int", "1").status == 0)
+        let watch = try WatchProcess(box, ["app", "--initial"])
+        #expect(watch.nextLine() == "ready (absent) -> 1")
+
+        try box.prefs("write", "app", "k", "one")
+        #expect(watch.nextLine() == "k (absent) -> one")
+        // A write that changes nothing prints nothing: the next line is the next real change.
+        try box.prefs("write", "app", "k", "one")
+        try box.prefs("write", "app", "k", "-int", "2")
+        #expect(watch.nextLine() == "k one -> 2")
+
+        // Foundation's UserDefaults, writing the file in place.
+        let helper = try runProcess(Paths.userDefaultsHelper, ["write", "app"], environment: box.environment)
+        try #require(helper.status == 0, "\(helper.error)")
+        #expect(watch.lines(8) == [
+            "array (absent) -> (a, b)", "boolean (absent) -> true", "data (absent) -> 0a0bff", "date (absent) -> 2026-01-01T03:04:05Z",
+            "dictionary (absent) -> { title = main; width = 640; }", "double (absent) -> 1.5", "integer (absent) -> 42",
+            "string (absent) -> hello world",
+        ])
+
+        // A plain copy over the file.
+        guard case .dictionary(var contents)? = try box.suite("app") else { Issue.record("no suite"); return }
+        contents["string"] = "copied"
+        try WatchTests.copyOver(box, "app", .dictionary(contents))
+        #expect(watch.nextLine() == "string hello world -> copied")
+
+        // The global suite and registered defaults count when they change what the app sees.
+        try box.prefs("write", "-g", "AppleLocale", "en_GB")
+        #expect(watch.nextLine() == "AppleLocale (absent) -> en_GB")
+        try box.prefs("register", "app", "theme", "dark", "k", "-int", "0")
+        #expect(watch.nextLine() == "theme (absent) -> dark")
+
+        // A corrupt file: one error line, no change; the watch goes on from the last good values.
+        try Data("{ unterminated".utf8).write(to: URL(fileURLWithPath: box.directory.path + "/bad"))
+        #expect(rename(box.directory.path + "/bad", box.config + "/app.plist") == 0)
+        let end = Date().addingTimeInterval(10)
+        while watch.errorText.isEmpty && Date() < end { usleep(5_000) }
+        contents["string"] = "fixed"
+        try WatchTests.copyOver(box, "app", .dictionary(contents))
+        #expect(watch.nextLine() == "string copied -> fixed")
+        #expect(watch.errorText.split(separator: "\n").count == 1 && watch.errorText.hasPrefix("prefs: \(box.config)/app.plist: "), "\(watch.errorText)")
+
+        // Deleted and created again: followed. The registered k shows once the stored one is gone.
+        try FileManager.default.removeItem(atPath: box.config + "/app.plist")
+        let removed = watch.lines(10)
+        #expect(removed.contains("k 2 -> 0") && removed.contains("ready 1 -> (removed)") && removed.count == 10, "\(removed)")
+        try box.prefs("write", "app", "ready", "-int", "2")
+        #expect(watch.nextLine() == "ready (absent) -> 2")
+
+        watch.process.terminate()
+        #expect(watch.wait() == 0)
+        #expect(watch.pending(after: 0).isEmpty)
+    }
+
+    @Test func rapidWritesEndAtTheLastValue() throws {
+        let box = try ProcessSandbox()
+        try box.prefs("write", "app", "n", "-int", "0")
+        let watch = try WatchProcess(box, ["app", "n", "--initial", "--json"])
+        #expect(watch.nextLine() == #"{"suite":"app","key":"n","old":null,"new":0}"#)
+        let writers = try box.shell("for i in $(seq 1 1000); do prefs write app n -int $i || exit 1; done")
+        try #require(writers.status == 0, "\(writers.error)")
+        var last: Int64 = 0
+        while let line = watch.nextLine(timeout: 10) {
+            guard case .dictionary(let event) = try PropertyList.decode(Array(line.utf8)).value,
+                  case .integer(let old)? = event["old"], case .integer(let new)? = event["new"] else {
+                Issue.record("bad line \(line)")
+                break
+            }
+            #expect(old == last && new > old, "\(line)")
+            last = new
+            if new == 1000 { break }
+        }
+        #expect(last == 1000)
+        watch.process.interrupt()
+        #expect(watch.wait() == 0)
+    }
+
+    @Test func onceAndTimeout() throws {
+        let box = try ProcessSandbox()
+        try box.prefs("write", "flags", "deploy", "-bool", "false")
+        let watch = try WatchProcess(box, ["flags", "deploy", "--initial", "--once"])
+        #expect(watch.nextLine() == "deploy (absent) -> false")
+        try box.prefs("write", "flags", "other", "x")
+        try box.prefs("write", "flags", "deploy", "-bool", "true")
+        #expect(watch.nextLine() == "deploy false -> true")
+        #expect(watch.wait() == 0)
+
+        let started = Date()
+        let quiet = try box.prefs("watch", "flags", "deploy", "--once", "--timeout", "0.3")
+        #expect(quiet.status == 1 && quiet.outputText.isEmpty)
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(try box.prefs("watch", "flags", "--timeout", "soon").status == 64)
+        #expect(try box.prefs("watch", "-").status == 64)
+    }
+
+    @Test func aMissingSuiteShowsWhatAnAppSeesAndACorruptOneAtTheStartIsAnError() throws {
+        let box = try ProcessSandbox()
+        try box.prefs("write", "-g", "timeout", "-int", "5")
+        try box.prefs("write", "app", "timeout", "-int", "1")
+        let watch = try WatchProcess(box, ["app", "--initial", "timeout", "timeout"])
+        #expect(watch.nextLine() == "timeout (absent) -> 1")
+        try FileManager.default.removeItem(atPath: box.config + "/app.plist")
+        #expect(watch.nextLine() == "timeout 1 -> 5")
+        #expect(watch.pending(after: 0.3).isEmpty)
+        watch.process.terminate()
+        #expect(watch.wait() == 0)
+        let all = try WatchProcess(box, ["nosuch", "--initial", "--once", "--timeout", "0.2"])
+        #expect(all.nextLine() == "timeout (absent) -> 5")
+        #expect(all.wait() == 1)
+
+        try Data("<plist><dict>".utf8).write(to: URL(fileURLWithPath: box.config + "/app.plist"))
+        let corrupt = try box.prefs("watch", "app", "--once", "--timeout", "5")
+        #expect(corrupt.status == 65 && corrupt.error.hasPrefix("prefs: \(box.config)/app.plist: "), "\(corrupt.error)")
+    }
+
+    @Test func sigtermAndAClosedPipeEndTheWatchWithZero() throws {
+        let box = try ProcessSandbox()
+        let watch = try WatchProcess(box, ["app"])
+        usleep(200_000)
+        kill(watch.process.processIdentifier, SIGTERM)
+        #expect(watch.wait() == 0)
+        // The reader goes away after one line; the watch notices without another write.
+        let run = try box.shell("""
+            ( prefs watch app | head -n 1 >/dev/null; echo "${PIPESTATUS[0]}" > "$HOME/status" ) &
+            sleep 0.5
+            prefs write app k v
+            wait
+            cat "$HOME/status"
+            """)
+        #expect(run.outputText == "0\n", "\(run.outputText) \(run.error)")
+    }
+}
