@@ -204,6 +204,59 @@ final class WatchProcess: @unchecked Sendable {
         #expect(corrupt.status == 65 && corrupt.error.hasPrefix("prefs: \(box.config)/app.plist: "), "\(corrupt.error)")
     }
 
+    /// A large file rewritten in place (`cp` truncates, then writes in chunks) is read only once its
+    /// writer has closed it: never a half-written file taken for removed keys, never an error.
+    @Test func inPlaceRewritesOfALargeFileAreNeverSeenHalfWritten() throws {
+        let box = try ProcessSandbox()
+        let big = String(repeating: "x", count: 3_000_000)
+        let a = box.directory.path + "/a.plist", b = box.directory.path + "/b.plist"
+        try Data(try PropertyList.encode(["k1": .string(big), "flag": 1], as: .xml)).write(to: URL(fileURLWithPath: a))
+        try Data(try PropertyList.encode(["k1": .string(big), "flag": 2], as: .xml)).write(to: URL(fileURLWithPath: b))
+        try box.prefs("write", "app", "seed", "1")
+        let watch = try WatchProcess(box, ["app", "seed", "flag", "k1", "--initial"])
+        #expect(watch.nextLine() == "seed (absent) -> 1")
+        let run = try box.shell("for i in $(seq 1 5); do cp \"\(b)\" \"$XDG_CONFIG_HOME/app.plist\"; cp \"\(a)\" \"$XDG_CONFIG_HOME/app.plist\"; done")
+        try #require(run.status == 0, "\(run.error)")
+        // A slow writer: truncates, writes half, pauses well past the quiet period, writes the rest.
+        let slow = try box.shell("""
+            python3 - "\(b)" "$XDG_CONFIG_HOME/app.plist" <<'PY'
+            import sys, time
+            data = open(sys.argv[1], 'rb').read()
+            with open(sys.argv[2], 'r+b') as f:
+                f.truncate(0); f.flush()
+                time.sleep(0.1)
+                f.write(data[:len(data) // 2]); f.flush()
+                time.sleep(0.3)
+                f.write(data[len(data) // 2:])
+            PY
+            cp "\(a)" "$XDG_CONFIG_HOME/app.plist"
+            """)
+        try #require(slow.status == 0, "\(slow.error)")
+        let output = watch.pending(after: 1.5)
+        watch.process.terminate()
+        #expect(watch.wait() == 0)
+        let lines = output.split(separator: "\n").map { String($0.prefix(60)) }
+        // seed goes once (the copies do not hold it); flag and k1 are never seen removed.
+        #expect(lines.first == "seed 1 -> (removed)", "\(lines)")
+        #expect(lines.filter { $0.contains("(removed)") }.count == 1, "\(lines)")
+        #expect(lines.last { $0.hasPrefix("flag ") }?.hasSuffix(" -> 1") == true, "\(lines)")
+        #expect(watch.errorText.isEmpty, "\(watch.errorText)")
+    }
+
+    @Test func aChangeIsAlwaysOneLineAndAKeyPathThroughAScalarIsRemoved() throws {
+        let box = try ProcessSandbox()
+        try box.prefs("write", "app", "a", "-dict", "b", "-int", "1")
+        let watch = try WatchProcess(box, ["app", ":a:b", "s", "--initial"])
+        #expect(watch.nextLine() == ":a:b (absent) -> 1")
+        try box.prefs("write", "app", "s", "line1\nfake 1 -> 2")
+        #expect(watch.nextLine() == "s (absent) -> \"line1\\nfake 1 -> 2\"")
+        try box.prefs("write", "app", "a", "-int", "5")
+        #expect(watch.nextLine() == ":a:b 1 -> (removed)")
+        #expect(watch.errorText.isEmpty)
+        watch.process.terminate()
+        #expect(watch.wait() == 0)
+    }
+
     @Test func sigtermAndAClosedPipeEndTheWatchWithZero() throws {
         let box = try ProcessSandbox()
         let watch = try WatchProcess(box, ["app"])

@@ -81,32 +81,51 @@ public enum Migration {
     public static func run(_ plan: MigrationPlan, source: PrefDictionary, problems: [(path: KeyPath, reason: String)] = [],
                            target: inout PrefDictionary, inPlace: Bool = false) -> MigrationReport {
         var report = MigrationReport()
-        var selected: [KeyPath] = []
-        for path in plan.selectedKeys(in: source) where !selected.contains(path) { selected.append(path) }
+        var seen = Set<KeyPath>()
+        let selected = plan.selectedKeys(in: source).filter { seen.insert($0).inserted }
         let destinations = selected.map { plan.rename(of: $0) ?? $0 }
+        let collisions = collidingDestinations(destinations)
         for (path, destination) in zip(selected, destinations) {
             let renamed = plan.rename(of: path)
             let outcome: MigrationReport.Outcome
-            if let other = zip(selected, destinations).first(where: { $0.0 != path && overlaps($0.1, destination) }) {
-                outcome = .error("\(other.0.display) would land on \(other.1.display) too")
+            if collisions.contains(destination) {
+                outcome = .error("another migrated key would land on \(destination.display) too")
             } else {
                 outcome = migrate(path, to: destination, plan, source: source, problems: problems, target: &target, inPlace: inPlace)
             }
             if inPlace, renamed != nil, !overlaps(path, destination), case .migrated = outcome {
-                var root = PrefValue.dictionary(target)
-                _ = try? root.removeValue(at: path.components[...])
-                if case .dictionary(let moved) = root { target = moved }
+                _ = try? target.removeValue(at: path)
             }
             report.entries.append(MigrationReport.Entry(key: path, target: renamed, outcome: outcome))
         }
-        for rename in plan.renames where !selected.contains(rename.from) {
+        for rename in plan.renames where !seen.contains(rename.from) {
             report.entries.append(MigrationReport.Entry(key: rename.from, target: rename.to, outcome: .missing))
         }
-        // A boolean key the source does not have is most likely misspelt: say so.
-        for key in plan.boolKeys where (try? PrefValue.dictionary(source).value(at: key.components[...])) ?? nil == nil {
+        // A boolean key the source does not have is most likely misspelt: say so (once).
+        let reported = Set(report.entries.filter { $0.outcome == .missing }.map(\.key))
+        for key in plan.boolKeys where !reported.contains(key) && ((try? source.value(at: key)) ?? nil) == nil {
             report.entries.append(MigrationReport.Entry(key: key, target: nil, outcome: .missing))
         }
         return report
+    }
+
+    /// The destinations two migrated keys share, or where one lies inside another (linear in the
+    /// number of keys and their depth).
+    static func collidingDestinations(_ destinations: [KeyPath]) -> Set<KeyPath> {
+        var count: [KeyPath: Int] = [:]
+        var enclosing = Set<KeyPath>()
+        for destination in destinations {
+            count[destination, default: 0] += 1
+            for depth in 1..<destination.components.count { enclosing.insert(KeyPath(Array(destination.components.prefix(depth)))) }
+        }
+        var colliding = Set(count.filter { $0.value > 1 }.keys)
+        for destination in destinations {
+            if enclosing.contains(destination) { colliding.insert(destination) }
+            for depth in 1..<max(1, destination.components.count) where count[KeyPath(Array(destination.components.prefix(depth)))] != nil {
+                colliding.insert(destination)
+            }
+        }
+        return colliding
     }
 
     /// Whether one path is the other or inside it.
@@ -119,8 +138,8 @@ public enum Migration {
         if let problem = problems.first(where: { overlaps($0.path, path) }) {
             return .error((problem.path == path ? "" : problem.path.display + ": ") + problem.reason)
         }
-        do throws(KeyPathError) {
-            guard var value = try PrefValue.dictionary(source).value(at: path.components[...]) else { return .missing }
+        do {
+            guard var value = try source.value(at: path) else { return .missing }
             if plan.decodeJSONStrings { value = decodingJSONStrings(value) }
             for boolKey in plan.boolKeys where boolKey.starts(with: path) {
                 let inner = boolKey.components.dropFirst(path.components.count)
@@ -129,16 +148,16 @@ public enum Migration {
                 }
             }
             if plan.inferTypes { value = inferred(value) }
-            var root = PrefValue.dictionary(target)
-            let stored = try root.value(at: destination.components[...])
+            let stored = try target.value(at: destination)
             if stored == value { return .unchanged }
             let rewritesItself = inPlace && destination == path
             if let stored, !plan.overwrite && !rewritesItself { return .skippedConflict(value: value, stored: stored) }
-            try root.setValue(value, at: destination.components[...])
-            if case .dictionary(let changed) = root { target = changed }
+            try target.setValue(value, at: destination)
             return .migrated(value)
-        } catch {
+        } catch let error as KeyPathError {
             return .error(error.reason)
+        } catch {
+            return .error("\(error)")
         }
     }
 

@@ -32,11 +32,16 @@ public struct TextSource: Sendable {
         }
     }
 
+    /// The lines of UTF-8 text (after a byte-order mark), ended by LF or CRLF. Split on bytes: as a
+    /// Swift `Character`, CR LF is one grapheme and would never match "\n".
     static func lines(_ bytes: [UInt8], format: String) throws -> [Substring] {
-        guard let text = String(validating: bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes, as: UTF8.self) else {
-            throw PrefsError.malformed(source: nil, format: nil, reason: "\(format): not UTF-8 text")
+        let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
+        return try body.split(separator: 0x0A, omittingEmptySubsequences: false).map { line in
+            guard let text = String(validating: line.last == 0x0D ? line.dropLast() : line, as: UTF8.self) else {
+                throw PrefsError.malformed(source: nil, format: nil, reason: "\(format): not UTF-8 text")
+            }
+            return text[...]
         }
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
     }
 
     static func failure(_ format: String, line: Int, _ reason: String) -> PrefsError {

@@ -2,8 +2,21 @@
 /// (`:Window:Frames:0`): components separated by `:`, with `\:` for a colon and `\\` for a backslash
 /// inside a component, and a decimal index for an array element. Any other KEY is one literal
 /// top-level key, so keys with dots, spaces or colons in the middle work as on macOS.
-public struct KeyPath: Equatable, Sendable {
+public struct KeyPath: Equatable, Hashable, Sendable {
     public var components: [String]
+
+    /// Keys compare by their bytes, as dictionary keys do: NFC and NFD spellings are two keys.
+    public static func == (lhs: KeyPath, rhs: KeyPath) -> Bool {
+        lhs.components.count == rhs.components.count
+            && zip(lhs.components, rhs.components).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for component in components {
+            hasher.combine(component.utf8.count)
+            for byte in component.utf8 { hasher.combine(byte) }
+        }
+    }
 
     public init(_ components: [String]) { self.components = components }
 

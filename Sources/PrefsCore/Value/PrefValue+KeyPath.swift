@@ -67,15 +67,18 @@ extension PrefValue {
             self = value
             return
         }
-        switch self {
-        case .dictionary(var dictionary):
-            self = .bool(false)  // release our reference so `dictionary` is edited in place
+        // Take the dictionary out of `self` (not by `switch`, whose copy of `self` would keep a second
+        // reference for the whole case body and make every edit copy the whole dictionary).
+        if var dictionary = takeDictionary() {
             var child = dictionary.removeValue(forKey: component) ?? .dictionary(PrefDictionary())
             defer {
                 dictionary[component] = child
                 self = .dictionary(dictionary)
             }
             try child.setValue(value, at: path.dropFirst())
+            return
+        }
+        switch self {
         case .array(var elements):
             let index = try PrefValue.index(component, count: elements.count)
             guard index <= elements.count else {
@@ -90,24 +93,24 @@ extension PrefValue {
         }
     }
 
+    /// The dictionary this value is, moved out (leaving a placeholder) so it is uniquely referenced.
+    mutating func takeDictionary() -> PrefDictionary? {
+        guard case .dictionary(let dictionary) = self else { return nil }
+        self = .bool(false)
+        return dictionary
+    }
+
     mutating func removeValue(at path: ArraySlice<String>) throws(KeyPathError) -> PrefValue? {
         guard let component = path.first else { return nil }
-        switch self {
-        case .dictionary(var dictionary):
-            if path.count == 1 {
-                guard dictionary[component] != nil else { return nil }
-                self = .bool(false)
-                defer { self = .dictionary(dictionary) }
-                return dictionary.removeValue(forKey: component)
-            }
-            guard var child = dictionary[component] else { return nil }
-            self = .bool(false)
-            dictionary[component] = nil
-            defer {
-                dictionary[component] = child
-                self = .dictionary(dictionary)
-            }
+        if case .dictionary(let dictionary) = self, dictionary[component] == nil { return nil }
+        if var dictionary = takeDictionary() {
+            defer { self = .dictionary(dictionary) }
+            if path.count == 1 { return dictionary.removeValue(forKey: component) }
+            var child = dictionary.removeValue(forKey: component)!
+            defer { dictionary[component] = child }
             return try child.removeValue(at: path.dropFirst())
+        }
+        switch self {
         case .array(var elements):
             let index = try PrefValue.index(component, count: elements.count)
             guard index < elements.count else { return nil }

@@ -19,8 +19,10 @@ public struct WatchChange: Equatable, Sendable {
 /// renamed in or out, or deleted; a directory that does not exist yet is waited for through its
 /// nearest existing ancestor. The bursts one write causes (a temporary file written, renamed over)
 /// are gathered until the directory has been quiet for a moment, then the values are read again and
-/// compared with the last ones read: a write that leaves every value equal reports nothing. No
-/// polling: between writes the process sleeps in `poll`.
+/// compared with the last ones read: a write that leaves every value equal reports nothing. A file
+/// being rewritten in place (truncated, then written: `cp`, an editor, UserDefaults) is not read
+/// until its writer closes it, so a half-written file is never taken for a change. No polling:
+/// between writes the process sleeps in `poll`.
 public final class SuiteWatcher {
     public let layers: Layers
     /// The watched keys as typed; nil: every top-level key.
@@ -30,11 +32,15 @@ public final class SuiteWatcher {
     private var current: [(key: String, value: PrefValue?)] = []
     /// The last error reported, so a file that stays corrupt is reported once.
     private var lastError: PrefsError?
+    /// Watched files modified in place and not yet closed by their writer (by name).
+    private var beingWritten = Set<[UInt8]>()
 
     /// How long a directory must be quiet before the values are read again, and the longest a burst
     /// of events may delay that.
     static let quietMilliseconds: Int32 = 15
     static let longestBurstMilliseconds = 250.0
+    /// How long a writer that keeps a file open mid-write is waited for before reading anyway.
+    static let longestWriteMilliseconds = 5_000.0
 
     public init(_ layers: Layers, keys: [(name: String, path: KeyPath)]?) throws {
         self.layers = layers
@@ -67,31 +73,33 @@ public final class SuiteWatcher {
         guard initial(current.compactMap { $0.value == nil ? nil : WatchChange(key: $0.key, old: nil, new: $0.value) }) else {
             return .handlerStopped
         }
+        var pending = false
         while true {
-            switch try waitForEvents(deadline: deadline, output: output) {
+            switch try waitForEvents(deadline: deadline, output: output, pending: pending) {
             case .timedOut: return .timedOut
             case .outputClosed: return .outputClosed
-            case .quiet: continue
+            case .quiet: pending = false
             case .changed:
                 try updateWatches()
-                guard let now = try? readValues(onError) else { continue }
-                let changes = SuiteWatcher.changes(from: current, to: now)
-                current = now
-                if !changes.isEmpty && !onChanges(changes) { return .handlerStopped }
+                let read = Result { try values() }
+                // Events during the read: read again once they settle. A file written in place
+                // meanwhile may have been read half-written, so nothing from this read is reported.
+                let during = drainEvents()
+                pending = during.relevant
+                if during.modifiedInPlace { continue }
+                switch read {
+                case .success(let now):
+                    lastError = nil
+                    let changes = SuiteWatcher.changes(from: current, to: now)
+                    current = now
+                    if !changes.isEmpty && !onChanges(changes) { return .handlerStopped }
+                case .failure(let error as PrefsError):
+                    if error != lastError { onError(error) }
+                    lastError = error
+                case .failure(let error):
+                    throw error
+                }
             }
-        }
-    }
-
-    /// The watched values now; a failure is reported (once while it lasts) and rethrown.
-    func readValues(_ onError: (PrefsError) -> Void) throws -> [(key: String, value: PrefValue?)] {
-        do {
-            let values = try values()
-            lastError = nil
-            return values
-        } catch let error as PrefsError {
-            if error != lastError { onError(error) }
-            lastError = error
-            throw error
         }
     }
 
@@ -101,6 +109,9 @@ public final class SuiteWatcher {
             do {
                 return (key.name, try layers.value(at: key.path)?.value)
             } catch PrefsError.suiteNotFound {
+                return (key.name, nil)
+            } catch PrefsError.typeMismatch {
+                // The path now leads through a value that is not a container: the key is gone.
                 return (key.name, nil)
             }
         }
@@ -130,7 +141,8 @@ public final class SuiteWatcher {
             wanted.insert(splitPath(layer.path).directory)
             if let target = try? layers.store.fileSystem.resolvingSymlinks(layer.path) { wanted.insert(splitPath(target).directory) }
         }
-        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+        let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF
+            | IN_MOVE_SELF | IN_ONLYDIR)
         for directory in wanted {
             var place = directory
             while !place.isEmpty {
@@ -148,15 +160,19 @@ public final class SuiteWatcher {
     enum Wake { case changed, quiet, timedOut, outputClosed }
 
     /// Sleeps until a watched directory changes (then drains the burst), the deadline passes, or
-    /// the output is closed.
-    func waitForEvents(deadline: Double?, output: Int32?) throws -> Wake {
-        var burstStart: Double?
-        var changed = false
+    /// the output is closed. `pending`: a change already seen starts the burst.
+    func waitForEvents(deadline: Double?, output: Int32?, pending: Bool) throws -> Wake {
+        var burstStart: Double? = pending ? SuiteWatcher.now() : nil
+        var changed = pending
         while true {
             var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)]
             if let output { fds.append(pollfd(fd: output, events: 0, revents: 0)) }
             var timeout: Int32 = -1
-            if burstStart != nil { timeout = SuiteWatcher.quietMilliseconds }
+            if let start = burstStart {
+                // While a file is open mid-write, sleep until its close (or the longest wait) instead.
+                let writeLeft = SuiteWatcher.longestWriteMilliseconds - (SuiteWatcher.now() - start) * 1000
+                timeout = beingWritten.isEmpty ? SuiteWatcher.quietMilliseconds : Int32(max(Double(SuiteWatcher.quietMilliseconds), writeLeft))
+            }
             if let deadline {
                 let left = Int32(max(0, min(Double(Int32.max), (deadline - SuiteWatcher.now()) * 1000)))
                 timeout = timeout < 0 ? left : min(timeout, left)
@@ -168,27 +184,33 @@ public final class SuiteWatcher {
             }
             if fds.count > 1 && fds[1].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return .outputClosed }
             if ready == 0 || fds[0].revents == 0 {
-                if burstStart != nil { return changed ? .changed : .quiet }
+                if let start = burstStart {
+                    // Quiet, but a file is still open mid-write: wait for its close (or give up waiting).
+                    if !beingWritten.isEmpty && (SuiteWatcher.now() - start) * 1000 < SuiteWatcher.longestWriteMilliseconds { continue }
+                    beingWritten.removeAll()
+                    return changed ? .changed : .quiet
+                }
                 if let deadline, SuiteWatcher.now() >= deadline { return .timedOut }
                 continue
             }
-            if drainEvents() { changed = true }
+            if drainEvents().relevant { changed = true }
             let now = SuiteWatcher.now()
             if burstStart == nil { burstStart = now }
-            if let start = burstStart, (now - start) * 1000 >= SuiteWatcher.longestBurstMilliseconds {
+            if let start = burstStart, beingWritten.isEmpty, (now - start) * 1000 >= SuiteWatcher.longestBurstMilliseconds {
                 return changed ? .changed : .quiet
             }
         }
     }
 
-    /// Reads the pending events; true when one concerns a watched file (or the watches themselves).
-    func drainEvents() -> Bool {
+    /// Reads the pending events: whether one concerns a watched file (or the watches themselves), and
+    /// whether a watched file was modified in place.
+    func drainEvents() -> (relevant: Bool, modifiedInPlace: Bool) {
         let names = relevantNames()
-        var relevant = false
+        var relevant = false, modifiedInPlace = false
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
-            guard count > 0 else { return relevant }
+            guard count > 0 else { return (relevant, modifiedInPlace) }
             var offset = 0
             while offset + MemoryLayout<inotify_event>.size <= count {
                 let (mask, length) = buffer.withUnsafeBytes { raw -> (UInt32, Int) in
@@ -202,8 +224,16 @@ public final class SuiteWatcher {
                 if mask & UInt32(IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
                     // Events were lost, or a watched directory went: read again, watch again.
                     relevant = true
-                } else if mask & UInt32(IN_ISDIR) != 0 || names.contains(Array(name.utf8)) {
+                } else if mask & UInt32(IN_ISDIR) != 0 {
                     // A directory appearing may be one a watched file lives in.
+                    relevant = true
+                } else if names.contains(Array(name.utf8)) {
+                    if mask & UInt32(IN_MODIFY) != 0 {
+                        beingWritten.insert(Array(name.utf8))
+                        modifiedInPlace = true
+                    } else {
+                        beingWritten.remove(Array(name.utf8))
+                    }
                     relevant = true
                 }
             }

@@ -5,13 +5,14 @@ import PrefsCore
 /// and changing nothing (no lock, no file, no directory). Returns whether something changed (or
 /// would), for `--exit-code`.
 enum Changing {
+    /// `reporting`: print the dry run's change lines (a verb with its own report says no).
     static func run(_ invocation: Invocation, _ context: CommandContext, _ file: StoreFile, keys: Set<String>? = nil,
-                    removingEmpty: Bool = false, _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
+                    removingEmpty: Bool = false, reporting: Bool = true, _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
         guard invocation.has("dry-run") else {
             return try context.store.update(file, keys: keys, removingEmpty: removingEmpty, change)
         }
         let (before, after) = try context.store.preview(file, change)
-        return report(from: before, to: after, context)
+        return reporting ? report(from: before, to: after, context) : before != after
     }
 
     /// Prints the changes from `before` to `after`; true when there are any.

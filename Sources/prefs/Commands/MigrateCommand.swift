@@ -22,7 +22,8 @@ enum MigrateCommand {
         switch kind {
         case .suite:
             let sourceDomain = try Domain(argument: argument)
-            inPlace = try context.store.path(of: sourceDomain) == file.path
+            guard sourceDomain != .standardInput else { throw PrefsError.usage("migrate: --from suite needs a suite name, not -") }
+            inPlace = try context.store.path(of: sourceDomain).utf8.elementsEqual(file.path.utf8)
             if !inPlace {
                 guard let suite = try context.store.load(sourceDomain) else { throw PrefsError.suiteNotFound(domain: sourceDomain.displayName) }
                 source = suite.contents
@@ -53,12 +54,7 @@ enum MigrateCommand {
         }
         let changed: Bool
         do {
-            if invocation.has("dry-run") {
-                let (before, after) = try context.store.preview(file, change)
-                changed = before != after
-            } else {
-                changed = try context.store.update(file, keys: inPlace ? nil : destinations(plan, source), change)
-            }
+            changed = try Changing.run(invocation, context, file, keys: inPlace ? nil : destinations(plan, source), reporting: false, change)
         } catch is MigrationFailed {
             printReport(report, invocation, context, failed: true)
             let failures = report.entries.filter { $0.outcome.name == "error" }.count

@@ -82,7 +82,9 @@ enum SuiteReading {
     /// The layers a reading verb sees: every one, or with `--stored` the domain's own file; plus
     /// the `--defaults FILE`s given.
     static func layers(of domain: Domain, _ invocation: Invocation, _ context: CommandContext) throws -> Layers {
-        try Layers(domain, in: context.store, defaults: invocation.options["defaults"] ?? [], storedOnly: invocation.has("stored"))
+        let defaults = invocation.options["defaults"] ?? []
+        guard !defaults.contains("-") else { throw PrefsError.usage("--defaults takes a file, not standard input") }
+        return try Layers(domain, in: context.store, defaults: defaults, storedOnly: invocation.has("stored"))
     }
 
     /// What a domain holds: its layers merged, or the dictionary on standard input (all `stored`;

@@ -41,9 +41,10 @@ enum RegisterCommand {
         return invocation.changeStatus(changed)
     }
 
-    /// The words after the domain: a file, `-`, or plist text (a whole dictionary), or KEY VALUE groups.
+    /// The words after the domain: a file, `-`, or plist text (a whole dictionary, starting with `{`,
+    /// `(` or `<` as `write` reads it), or KEY VALUE groups.
     static func request(_ words: ArraySlice<String>, domain: String, _ context: CommandContext) throws -> WriteRequest {
-        guard words.count == 1, let source = words.first, !source.hasPrefix("{") else {
+        guard words.count == 1, let source = words.first, !(source.first.map { "{(<".contains($0) } ?? false) else {
             return try WriteRequest.parse(words, domain: domain)
         }
         let value: PrefValue

@@ -37,6 +37,14 @@ import Testing
         #expect(throws: PrefsError.self) { try INISource.read([0x61, 0x3D, 0xFF]) }
     }
 
+    @Test func crlfLineEndsReadAsLines() throws {
+        #expect(try DotEnvSource.read(Array("A=1\r\nB=\"two\"\r\n".utf8)).contents == ["A": "1", "B": "two"])
+        #expect(try INISource.read(Array("[main]\r\nvolume = 80\r\n\r\n; c\r\n".utf8)).contents == ["main": ["volume": "80"]])
+        #expect(throws: PrefsError.malformed(source: nil, format: nil, reason: "INI: line 2: expected KEY = VALUE, [SECTION] or a comment")) {
+            try INISource.read(Array("a = 1\r\nwords\r\n".utf8))
+        }
+    }
+
     @Test func dotenvQuotingCommentsAndExport() throws {
         let source = try DotEnvSource.read(Array(#"""
             # comment
@@ -120,11 +128,29 @@ import Testing
         plan.keys = [KeyPath(["Name"]), KeyPath(["Count"]), KeyPath(["Name"])]
         plan.renames = [(KeyPath(["Count"]), KeyPath(["Name"]))]
         let (report, target) = run(plan, MigrationTests.macOS)
-        #expect(report == ["error Name: Count would land on Name too", "error Count -> Name: Name would land on Name too",
+        #expect(report == ["error Name: another migrated key would land on Name too", "error Count -> Name: another migrated key would land on Name too",
                            "0 migrated, 0 unchanged, 0 skipped-conflict, 0 missing, 2 errors"])
         #expect(target.isEmpty)
         plan.renames = [(KeyPath(["Count"]), KeyPath(["Name", "Count"]))]
         #expect(run(plan, MigrationTests.macOS).report.last == "0 migrated, 0 unchanged, 0 skipped-conflict, 0 missing, 2 errors")
+    }
+
+    @Test func keysThatDifferOnlyInNormalizationStayTwoKeys() {
+        let source: PrefDictionary = ["\u{E9}": 1, "e\u{301}": 2]
+        let (report, target) = run(MigrationPlan(), source)
+        #expect(target == source && report.last == "2 migrated, 0 unchanged, 0 skipped-conflict, 0 missing, 0 errors")
+        var plan = MigrationPlan()
+        plan.keys = [KeyPath(["\u{E9}"])]
+        plan.renames = [(KeyPath(["e\u{301}"]), KeyPath(["x"]))]
+        #expect(run(plan, source).target == ["\u{E9}": 1])
+        #expect(KeyPath(["\u{E9}"]) != KeyPath(["e\u{301}"]))
+    }
+
+    @Test func aMissingKeyIsReportedOnce() {
+        var plan = MigrationPlan()
+        plan.keys = [KeyPath(["Name"]), KeyPath(["x"])]
+        plan.boolKeys = [KeyPath(["x"])]
+        #expect(run(plan, MigrationTests.macOS).report == ["migrated Name", "missing x", "1 migrated, 0 unchanged, 0 skipped-conflict, 1 missing, 0 errors"])
     }
 
     @Test func anInPlaceRenameMovesTheKeyButKeepsAConflictingValue() {
