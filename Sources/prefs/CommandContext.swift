@@ -35,6 +35,22 @@ struct CommandContext: Sendable {
         path == "-" ? try StandardInput.read() : try fileSystem.contents(of: path)
     }
 
+    /// The dictionary a document in a file or on standard input (`-`) holds, decoded by its content
+    /// (or by `decode`); errors, and a root that is not a dictionary, name the source.
+    func readDictionary(_ source: String, decode: ([UInt8]) throws -> PrefValue = { try PropertyList.decode($0).value }) throws -> PrefDictionary {
+        let name = source == "-" ? "standard input" : source
+        let value: PrefValue
+        do {
+            value = try decode(try readInput(source))
+        } catch let error as PrefsError {
+            throw error.attributed(to: name)
+        }
+        guard case .dictionary(let dictionary) = value else {
+            throw PrefsError.malformed(source: name, format: nil, reason: "the root is \(value.typeNameWithArticle), not a dictionary")
+        }
+        return dictionary
+    }
+
     static var standard: CommandContext {
         var context = CommandContext(fileSystem: LocalFileSystem(), environment: .current, writeOutput: { write(fd: 1, $0) },
                                      writeError: { write(fd: 2, $0) })

@@ -22,6 +22,22 @@ import Testing
         #expect(try PropertyList.decode(try box.fileSystem.contents(of: "/home/u/.config/app.plist")).format == .xml)
     }
 
+    /// Two keys that differ only in Unicode normalization stay two keys through a merge, on the
+    /// patch path of an XML suite and of a binary one.
+    @Test func importKeepsNFCAndNFDKeysApart() throws {
+        let box = Sandbox()
+        try box.fileSystem.write("/in/doc.json", Array("{\"\u{E9}\": 1, \"e\u{301}\": 2}".utf8))
+        try box.fileSystem.write("/in/again.json", Array("{\"\u{E9}\": 10, \"e\u{301}\": 20}".utf8))
+        box.run("write", "xml", "a", "1")
+        try box.fileSystem.write("/home/u/.config/bin.plist", try PropertyList.encode(["a": "1"], as: .binary))
+        for suite in ["xml", "bin"] {
+            #expect(box.run("import", suite, "/in/doc.json").status == .success)
+            #expect(try box.suite(suite) == ["a": "1", "\u{E9}": 1, "e\u{301}": 2], "\(suite)")
+            #expect(box.run("import", suite, "/in/again.json").status == .success)
+            #expect(try box.suite(suite) == ["a": "1", "\u{E9}": 10, "e\u{301}": 20], "\(suite)")
+        }
+    }
+
     @Test func importReadsEveryFormatByContentOrAsTold() throws {
         let box = Sandbox()
         let value: PrefValue = ["s": "x", "d": .data([1, 2]), "n": ["a": 1]]

@@ -21,7 +21,7 @@ extension SuiteStore {
 
     /// Changes a domain's file under its lock; see `update(_ file: StoreFile, …)`.
     @discardableResult
-    public func update(_ domain: Domain, keys: Set<String>? = nil, removingEmpty: Bool = false,
+    public func update(_ domain: Domain, keys: KeySet? = nil, removingEmpty: Bool = false,
                        _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
         try update(try file(for: domain), keys: keys, removingEmpty: removingEmpty, change)
     }
@@ -35,7 +35,7 @@ extension SuiteStore {
     /// (`TopLevelPatch`): still checked whole, but only those entries are decoded and rewritten, and
     /// `change` then sees just those keys.
     @discardableResult
-    public func update(_ file: StoreFile, keys: Set<String>? = nil, removingEmpty: Bool = false,
+    public func update(_ file: StoreFile, keys: KeySet? = nil, removingEmpty: Bool = false,
                        _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
         let target = try fileSystem.resolvingSymlinks(file.path)
         let directory = splitPath(target).directory
@@ -86,7 +86,7 @@ extension SuiteStore {
 
     /// Patches the file in place of a full rewrite; nil when it cannot be patched (missing, empty,
     /// another format, or a structure the patch declines).
-    func patch(_ target: String, keys: Set<String>, _ change: (inout PrefDictionary) throws -> Void) throws -> Bool? {
+    func patch(_ target: String, keys: KeySet, _ change: (inout PrefDictionary) throws -> Void) throws -> Bool? {
         do {
             return try fileSystem.withContents(of: target) { bytes -> Bool? in
                 guard !bytes.isEmpty else { return nil }

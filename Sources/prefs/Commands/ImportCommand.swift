@@ -11,18 +11,13 @@ enum ImportCommand {
         let source = invocation.operands[1]
         let replace = invocation.has("replace"), ifAbsent = invocation.has("if-absent")
         guard !(replace && ifAbsent) else { throw PrefsError.usage("import: --replace and --if-absent cannot be combined") }
-        let name = source == "-" ? "standard input" : source
-        let value: PrefValue, deletions: [String]
-        do {
-            (value, _, deletions) = try PropertyList.decodeForImport(try context.readInput(source),
-                                                                      as: invocation.value("format").flatMap(PlistFormat.init(rawValue:)))
-        } catch let error as PrefsError {
-            throw error.attributed(to: name)
+        var deletions: [String] = []
+        let incoming = try context.readDictionary(source) { bytes in
+            let document = try PropertyList.decodeForImport(bytes, as: invocation.value("format").flatMap(PlistFormat.init(rawValue:)))
+            deletions = document.deletedKeys
+            return document.value
         }
-        guard case .dictionary(let incoming) = value else {
-            throw PrefsError.malformed(source: name, format: nil, reason: "the root is \(value.typeNameWithArticle), not a dictionary")
-        }
-        let keys = replace ? nil : Set(incoming.keys + deletions)
+        let keys = replace ? nil : KeySet(incoming.keys + deletions)
         let changed = try Changing.run(invocation, context, file, keys: keys) { contents in
             if replace {
                 contents = incoming

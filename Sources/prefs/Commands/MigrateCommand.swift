@@ -28,20 +28,14 @@ enum MigrateCommand {
                 guard let suite = try context.store.load(sourceDomain) else { throw PrefsError.suiteNotFound(domain: sourceDomain.displayName) }
                 source = suite.contents
             }
-        case .file, .ini, .env:
+        case .file:
+            source = try context.readDictionary(argument)
+        case .ini, .env:
             let name = argument == "-" ? "standard input" : argument
             do {
                 let bytes = try context.readInput(argument)
-                if kind == .file {
-                    let value = try PropertyList.decode(bytes).value
-                    guard case .dictionary(let contents) = value else {
-                        throw PrefsError.malformed(source: name, format: nil, reason: "the root is \(value.typeNameWithArticle), not a dictionary")
-                    }
-                    source = contents
-                } else {
-                    let text = try kind == .ini ? INISource.read(bytes) : DotEnvSource.read(bytes)
-                    (source, problems) = (text.contents, text.problems)
-                }
+                let text = try kind == .ini ? INISource.read(bytes) : DotEnvSource.read(bytes)
+                (source, problems) = (text.contents, text.problems)
             } catch let error as PrefsError {
                 throw error.attributed(to: name)
             }
@@ -96,8 +90,8 @@ enum MigrateCommand {
     }
 
     /// The top-level keys of the target the migration may change.
-    static func destinations(_ plan: MigrationPlan, _ source: PrefDictionary) -> Set<String> {
-        Set(plan.selectedKeys(in: source).map { (plan.rename(of: $0) ?? $0).first })
+    static func destinations(_ plan: MigrationPlan, _ source: PrefDictionary) -> KeySet {
+        KeySet(plan.selectedKeys(in: source).map { (plan.rename(of: $0) ?? $0).first })
     }
 
     static func printReport(_ report: MigrationReport, _ invocation: Invocation, _ context: CommandContext, failed: Bool = false) {

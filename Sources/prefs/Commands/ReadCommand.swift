@@ -92,16 +92,11 @@ enum SuiteReading {
     static func contents(of domain: Domain, _ invocation: Invocation, _ context: CommandContext) throws -> Layers.Resolved {
         let layers = try layers(of: domain, invocation, context)
         guard domain == .standardInput else { return try layers.resolved() }
-        let contents = try standardInput()
+        let contents = try context.readDictionary("-")
         return Layers.Resolved(values: contents, origins: Array(repeating: .stored, count: contents.count))
     }
 
-    static func standardInput() throws -> PrefDictionary {
-        guard case .dictionary(let contents) = try PropertyList.decode(try StandardInput.read()).value else {
-            throw PrefsError.malformed(source: "standard input", format: nil, reason: "the root is not a dictionary")
-        }
-        return contents
-    }
+
 
     /// The value at KEY and its layer: from the domain's files without building the rest of them, or
     /// from standard input.
@@ -110,7 +105,7 @@ enum SuiteReading {
         let layers = try layers(of: domain, invocation, context)
         let found: (PrefValue, Origin)?
         if domain == .standardInput {
-            let contents = try standardInput()
+            let contents = try context.readDictionary("-")
             found = try KeyPathError.attributing(domain: domain.displayName, path: path) { try contents.value(at: path) }.map { ($0, .stored) }
         } else {
             found = try layers.value(at: path)

@@ -47,16 +47,7 @@ enum RegisterCommand {
         guard words.count == 1, let source = words.first, !(source.first.map { "{(<".contains($0) } ?? false) else {
             return try WriteRequest.parse(words, domain: domain)
         }
-        let value: PrefValue
-        do {
-            value = try PropertyList.decode(try context.readInput(source)).value
-        } catch let error as PrefsError {
-            throw error.attributed(to: source == "-" ? "standard input" : source)
-        }
-        guard case .dictionary(let registered) = value else {
-            throw PrefsError.malformed(source: source == "-" ? "standard input" : source, format: nil,
-                                       reason: "the root is \(value.typeNameWithArticle), not a dictionary")
-        }
+        let registered = try context.readDictionary(source)
         return .replaceDomain(registered)
     }
 }

@@ -140,9 +140,9 @@ enum WriteRequest: Equatable {
     }
 
     /// The top-level keys the changes touch (nil when the whole domain is replaced).
-    var topLevelKeys: Set<String>? {
+    var topLevelKeys: KeySet? {
         guard case .changes(let changes) = self else { return nil }
-        return Set(changes.map(\.path.first))
+        return KeySet(changes.map(\.path.first))
     }
 
     /// What `write` may be told besides the values: skip keys already stored (`--if-absent`), or

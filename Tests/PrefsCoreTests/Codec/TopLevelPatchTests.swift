@@ -7,7 +7,7 @@ import Testing
     /// Applies `edits` (nil: remove) through the patch; nil when the patch declines.
     static func patch(_ document: [UInt8], _ edits: [String: PrefValue?]) throws -> TopLevelPatch.Result {
         try document.withUnsafeBufferPointer { bytes in
-            try TopLevelPatch.apply(to: bytes, keys: Set(edits.keys)) { contents in
+            try TopLevelPatch.apply(to: bytes, keys: KeySet(edits.keys)) { contents in
                 for (key, value) in edits { contents[key] = value }
             }
         }
@@ -35,6 +35,24 @@ import Testing
             }
             return (dictionary, edits)
         }
+    }
+
+    /// Keys spelled in NFC and NFD are two keys: a patch of one never touches the other.
+    @Test(arguments: [PlistFormat.xml, .binary])
+    func keysThatDifferOnlyInNormalizationArePatchedApart(format: PlistFormat) throws {
+        let nfc = "caf\u{E9}", nfd = "cafe\u{301}"
+        let document: PrefDictionary = [nfc: 1, nfd: 2, "other": "x"]
+        let bytes = try PropertyList.encode(.dictionary(document), as: format)
+        for (keys, change, expected) in [
+            ([nfc, nfd], { (d: inout PrefDictionary) in d[nfc] = 10; d[nfd] = 20 }, [nfc: 10, nfd: 20, "other": "x"] as PrefDictionary),
+            ([nfc], { (d: inout PrefDictionary) in d[nfc] = 10 }, [nfc: 10, nfd: 2, "other": "x"]),
+            ([nfd], { (d: inout PrefDictionary) in d[nfd] = nil }, [nfc: 1, "other": "x"]),
+        ] as [([String], (inout PrefDictionary) -> Void, PrefDictionary)] {
+            let result = try bytes.withUnsafeBufferPointer { try TopLevelPatch.apply(to: $0, keys: KeySet(keys), change: change) }
+            guard case .patched(let patched) = result else { Issue.record("\(format) \(keys): \(result)"); continue }
+            #expect(try PropertyList.decode(patched).value == .dictionary(expected), "\(format) \(keys)")
+        }
+        #expect(KeySet([nfc, nfd, nfc]).count == 2)
     }
 
     @Test(arguments: [UInt64(11), UInt64.random(in: 1...UInt64.max)])

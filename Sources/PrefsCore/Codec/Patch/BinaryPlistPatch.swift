@@ -13,10 +13,12 @@ struct BinaryPlistPatch {
     /// place (a new dictionary is appended instead).
     let referencesShared: Bool
     /// Top-dictionary entry index of each declared key that is present.
-    let indices: [String: Int]
+    /// Where each declared key that is present sits in the root, by the key's bytes (a Swift
+    /// `String` key would merge NFC and NFD spellings).
+    let indices: [[UInt8]: Int]
     let current: PrefDictionary
 
-    init?(_ bytes: UnsafeBufferPointer<UInt8>, keys: Set<String>) throws {
+    init?(_ bytes: UnsafeBufferPointer<UInt8>, keys: KeySet) throws {
         var parser = try BinaryPlistParser(bytes, decodingWhole: false)
         var validation = BinaryPlistParser.Validation(objectCount: parser.objectCount)
         let start = try parser.offset(of: parser.topObject)
@@ -30,7 +32,7 @@ struct BinaryPlistPatch {
         guard case .dictionary(let count, let first) = root else {
             throw BinaryPlistParser.failure("the root is \(try parser.value(ref: parser.topObject, depth: 0).value.typeNameWithArticle), not a dictionary")
         }
-        var indices: [String: Int] = [:]
+        var indices: [[UInt8]: Int] = [:]
         var found: [PrefDictionary.Entry] = []
         for key in keys {
             var utf8 = key
@@ -41,7 +43,7 @@ struct BinaryPlistPatch {
             }
             guard matches.count <= 1 else { return nil }
             if let i = matches.first {
-                indices[key] = i
+                indices[Array(key.utf8)] = i
                 found.append(.init(key: key, value: try parser.value(ref: try parser.ref(at: first + (count + i) * parser.refSize), depth: 1).value))
             }
         }
@@ -67,7 +69,7 @@ struct BinaryPlistPatch {
         // Changes and removals first, by the original positions; insertions after, so that no
         // insertion shifts a position still to be used.
         for (key, value) in edits {
-            switch (indices[key], value) {
+            switch (indices[Array(key.utf8)], value) {
             case let (index?, value?):
                 valueRefs[index] = try KeyPath.locating(key) { try writer.flatten(value, depth: 1) }
             case let (index?, nil):
@@ -104,7 +106,7 @@ struct BinaryPlistPatch {
         var top = parser.topObject
         if !rewriteDictionary {
             for (key, _) in edits {
-                guard let index = indices[key] else { continue }
+                guard let index = indices[Array(key.utf8)] else { continue }
                 let position = refsAt + (count + index) * parser.refSize
                 var patched: [UInt8] = []
                 BinaryPlistWriter.appendUInt(UInt64(valueRefs[index]), width: parser.refSize, to: &patched)

@@ -18,7 +18,7 @@ public enum TopLevelPatch {
 
     /// Applies `change` to the top-level `keys` of `bytes`. `change` sees a dictionary holding only
     /// those keys (the ones present) and may set or remove only them.
-    public static func apply(to bytes: UnsafeBufferPointer<UInt8>, keys: Set<String>,
+    public static func apply(to bytes: UnsafeBufferPointer<UInt8>, keys: KeySet,
                              change: (inout PrefDictionary) throws -> Void) throws -> Result {
         switch try PropertyList.detect(bytes) {
         case .xml:
@@ -35,13 +35,13 @@ public enum TopLevelPatch {
     /// A key and its new value (nil: remove it).
     typealias Edit = (key: String, value: PrefValue?)
 
-    static func run(_ current: PrefDictionary, keys: Set<String>, change: (inout PrefDictionary) throws -> Void,
+    static func run(_ current: PrefDictionary, keys: KeySet, change: (inout PrefDictionary) throws -> Void,
                     apply: ([Edit]) throws -> [UInt8]?) throws -> Result {
         var changed = current
         try change(&changed)
         guard changed != current else { return .unchanged }
         var edits: [Edit] = []
-        for key in keys.sorted(by: { $0.utf8Compare($1) < 0 }) where changed[key] != current[key] {
+        for key in keys where changed[key] != current[key] {
             edits.append((key, changed[key]))
         }
         guard changed.keys.allSatisfy(keys.contains) else {

@@ -17,7 +17,7 @@ struct XMLPlistPatch {
 
     /// Checks the document; nil when it cannot be patched (an empty `<dict/>` root, a declared key
     /// that appears more than once).
-    init?(_ bytes: UnsafeBufferPointer<UInt8>, keys: Set<String>) throws {
+    init?(_ bytes: UnsafeBufferPointer<UInt8>, keys: KeySet) throws {
         var parser = XMLPlistParser(bytes: bytes)
         guard let (entries, closeStart) = try parser.document({ parser, root in try parser.outline(root) }) else { return nil }
         var found: [PrefDictionary.Entry] = []
