@@ -193,6 +193,7 @@ import Testing
         #expect(box.run("migrate", "copy", "/srv/none.json").status == .noInput)
         #expect(box.run("migrate", "copy", "app", "--rename", "NAME").status == .usage)
         #expect(box.run("migrate", "copy", "app", "--keys", "a,,b").status == .usage)
+        #expect(box.run("migrate", "copy", "app", "--rename", "a=b", "--rename", "a=c").status == .usage)
         let stdinSuite = box.run("migrate", "copy", "-", "--from", "suite")
         #expect(stdinSuite.status == .usage && stdinSuite.error == "prefs: migrate: --from suite needs a suite name, not -\n")
     }

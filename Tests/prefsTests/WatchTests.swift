@@ -243,6 +243,54 @@ final class WatchProcess: @unchecked Sendable {
         #expect(watch.errorText.isEmpty, "\(watch.errorText)")
     }
 
+    /// A writer rewriting the file in place as fast as it can (truncate, write, close): the watch
+    /// never takes a half-written file for a change, and ends at the last value.
+    @Test func aBusyInPlaceWriterNeverShowsAHalfWrittenFile() throws {
+        let box = try ProcessSandbox()
+        try box.prefs("write", "app", "n", "-int", "0", "pad", String(repeating: "p", count: 100_000))
+        let watch = try WatchProcess(box, ["app", "n", "--initial"])
+        #expect(watch.nextLine() == "n (absent) -> 0")
+        let run = try box.shell("""
+            python3 - "$XDG_CONFIG_HOME/app.plist" <<'PY'
+            import sys, plistlib, time
+            pad = "p" * 100000
+            end = time.time() + 3
+            i = 0
+            while time.time() < end:
+                i += 1
+                with open(sys.argv[1], 'wb') as f:
+                    f.write(plistlib.dumps({"n": i, "pad": pad}))
+            print(i)
+            PY
+            """)
+        try #require(run.status == 0, "\(run.error)")
+        let last = run.outputText.trimmingCharacters(in: .whitespacesAndNewlines)
+        var lines: [String] = []
+        while let line = watch.nextLine(timeout: 3) {
+            lines.append(line)
+            if line.hasSuffix("-> \(last)") { break }
+        }
+        watch.process.terminate()
+        #expect(watch.wait() == 0)
+        #expect(lines.last?.hasSuffix("-> \(last)") == true, "\(lines.suffix(3))")
+        #expect(!lines.contains { $0.contains("(removed)") || $0.contains("(absent)") }, "\(lines.filter { $0.contains("(") })")
+        #expect(watch.errorText.isEmpty, "\(watch.errorText)")
+    }
+
+    /// --timeout ends the watch on time even while a writer keeps the file open mid-write.
+    @Test func theTimeoutHoldsWhileAWriterKeepsTheFileOpen() throws {
+        let box = try ProcessSandbox()
+        try box.prefs("write", "app", "k", "v")
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        writer.arguments = ["-c", "import sys, time\nf = open(sys.argv[1], 'r+b'); f.write(b'<?xml'); f.flush(); time.sleep(8)", box.config + "/app.plist"]
+        try writer.run()
+        defer { writer.terminate() }
+        usleep(300_000)
+        let watch = try WatchProcess(box, ["app", "--timeout", "1"])
+        #expect(watch.wait(timeout: 4) == 0)
+    }
+
     @Test func aChangeIsAlwaysOneLineAndAKeyPathThroughAScalarIsRemoved() throws {
         let box = try ProcessSandbox()
         try box.prefs("write", "app", "a", "-dict", "b", "-int", "1")

@@ -84,16 +84,22 @@ public enum Migration {
         var seen = Set<KeyPath>()
         let selected = plan.selectedKeys(in: source).filter { seen.insert($0).inserted }
         let destinations = selected.map { plan.rename(of: $0) ?? $0 }
-        let collisions = collidingDestinations(destinations)
+        // Only keys the source has go anywhere; the others are reported missing.
+        let present = selected.map { ((try? source.value(at: $0)) ?? nil) != nil }
+        let moving = zip(zip(selected, destinations), present).filter(\.1).map(\.0)
+        let collisions = collidingDestinations(moving)
+        let landing = Set(moving.map(\.1))
         for (path, destination) in zip(selected, destinations) {
             let renamed = plan.rename(of: path)
             let outcome: MigrationReport.Outcome
-            if collisions.contains(destination) {
-                outcome = .error("another migrated key would land on \(destination.display) too")
+            if let other = collisions[path] {
+                outcome = .error("\(other.display) would land on \(destination.display) too")
             } else {
                 outcome = migrate(path, to: destination, plan, source: source, problems: problems, target: &target, inPlace: inPlace)
             }
-            if inPlace, renamed != nil, !overlaps(path, destination), case .migrated = outcome {
+            // In place, a renamed key moves: its old key goes, unless another key lands there.
+            if inPlace, renamed != nil, !overlaps(path, destination), !landing.contains(where: { overlaps($0, path) }),
+               case .migrated = outcome {
                 _ = try? target.removeValue(at: path)
             }
             report.entries.append(MigrationReport.Entry(key: path, target: renamed, outcome: outcome))
@@ -109,20 +115,28 @@ public enum Migration {
         return report
     }
 
-    /// The destinations two migrated keys share, or where one lies inside another (linear in the
-    /// number of keys and their depth).
-    static func collidingDestinations(_ destinations: [KeyPath]) -> Set<KeyPath> {
-        var count: [KeyPath: Int] = [:]
-        var enclosing = Set<KeyPath>()
-        for destination in destinations {
-            count[destination, default: 0] += 1
-            for depth in 1..<destination.components.count { enclosing.insert(KeyPath(Array(destination.components.prefix(depth)))) }
+    /// For each migrated key (source path → destination) whose destination another one shares, or
+    /// lies inside or around: that other key. Linear in the number of keys and their depth.
+    static func collidingDestinations(_ moves: [(KeyPath, KeyPath)]) -> [KeyPath: KeyPath] {
+        var landing: [KeyPath: [KeyPath]] = [:]
+        var inside: [KeyPath: KeyPath] = [:]  // a proper prefix of a destination → a key landing below it
+        for (path, destination) in moves {
+            landing[destination, default: []].append(path)
+            for depth in 1..<max(1, destination.components.count) {
+                inside[KeyPath(Array(destination.components.prefix(depth)))] = path
+            }
         }
-        var colliding = Set(count.filter { $0.value > 1 }.keys)
-        for destination in destinations {
-            if enclosing.contains(destination) { colliding.insert(destination) }
-            for depth in 1..<max(1, destination.components.count) where count[KeyPath(Array(destination.components.prefix(depth)))] != nil {
-                colliding.insert(destination)
+        var colliding: [KeyPath: KeyPath] = [:]
+        for (path, destination) in moves {
+            if let other = landing[destination]?.first(where: { $0 != path }) ?? inside[destination] {
+                colliding[path] = other
+                continue
+            }
+            for depth in 1..<max(1, destination.components.count) {
+                if let other = landing[KeyPath(Array(destination.components.prefix(depth)))]?.first {
+                    colliding[path] = other
+                    break
+                }
             }
         }
         return colliding

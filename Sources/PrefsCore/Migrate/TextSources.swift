@@ -73,12 +73,12 @@ public enum INISource {
                 source.startSection(name, line: number)
                 continue
             }
-            guard let separator = line.firstIndex(where: { $0 == "=" || $0 == ":" }) else {
+            guard let (before, after) = line.splitAtFirstScalar(where: { $0 == "=" || $0 == ":" }) else {
                 throw TextSource.failure("INI", line: number, "expected KEY = VALUE, [SECTION] or a comment")
             }
-            let key = String(line[..<separator].trimmingWhitespace)
+            let key = String(before.trimmingWhitespace)
             guard !key.isEmpty else { throw TextSource.failure("INI", line: number, "the key is empty") }
-            let value = String(line[line.index(after: separator)...].trimmingWhitespace)
+            let value = String(after.trimmingWhitespace)
             source.set(value, at: section.map { [$0, key] } ?? [key], line: number)
         }
         return source
@@ -98,12 +98,14 @@ public enum DotEnvSource {
             let number = index + 1
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("export ") || line.hasPrefix("export\t") { line = line.dropFirst(7).trimmingWhitespace }
-            guard let equals = line.firstIndex(of: "=") else { throw TextSource.failure(".env", line: number, "expected KEY=VALUE") }
-            let key = String(line[..<equals].trimmingWhitespace)
+            guard let (before, after) = line.splitAtFirstScalar(where: { $0 == "=" }) else {
+                throw TextSource.failure(".env", line: number, "expected KEY=VALUE")
+            }
+            let key = String(before.trimmingWhitespace)
             guard !key.isEmpty, !key.contains(where: \.isWhitespace) else {
                 throw TextSource.failure(".env", line: number, "the key is empty or contains a space")
             }
-            let value = try self.value(line[line.index(after: equals)...].trimmingWhitespace, line: number)
+            let value = try self.value(after.trimmingWhitespace, line: number)
             source.set(value, at: [key], line: number)
         }
         return source
@@ -146,6 +148,13 @@ public enum DotEnvSource {
 }
 
 extension Substring {
+    /// The text before and after the first Unicode scalar that matches (by scalars, so a combining
+    /// mark after the separator does not hide it inside one Character).
+    func splitAtFirstScalar(where matches: (Unicode.Scalar) -> Bool) -> (Substring, Substring)? {
+        guard let index = unicodeScalars.firstIndex(where: matches) else { return nil }
+        return (Substring(unicodeScalars[..<index]), Substring(unicodeScalars[unicodeScalars.index(after: index)...]))
+    }
+
     var trimmingWhitespace: Substring {
         var s = self
         while let c = s.first, c == " " || c == "\t" { s.removeFirst() }

@@ -28,24 +28,25 @@ public struct KeyPath: Equatable, Hashable, Sendable {
             components = [argument]
             return
         }
+        // By Unicode scalars, not Characters: a combining mark after ":" would otherwise join it.
         var parts: [String] = []
-        var current = ""
+        var current = String.UnicodeScalarView()
         var escaping = false
-        for character in argument.dropFirst() {
+        for scalar in argument.unicodeScalars.dropFirst() {
             if escaping {
-                current.append(character)
+                current.append(scalar)
                 escaping = false
-            } else if character == "\\" {
+            } else if scalar == "\\" {
                 escaping = true
-            } else if character == ":" {
-                parts.append(current)
-                current = ""
+            } else if scalar == ":" {
+                parts.append(String(current))
+                current = String.UnicodeScalarView()
             } else {
-                current.append(character)
+                current.append(scalar)
             }
         }
         guard !escaping else { throw PrefsError.usage("key path \(argument) ends with a lone backslash") }
-        parts.append(current)
+        parts.append(String(current))
         guard !parts.contains(where: \.isEmpty) else {
             throw PrefsError.usage("key path \(argument) has an empty component")
         }

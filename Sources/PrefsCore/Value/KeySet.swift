@@ -28,5 +28,9 @@ public struct KeySet: Sequence, ExpressibleByArrayLiteral, Equatable, Sendable {
     }
 
     public var count: Int { sorted.count }
+
+    public static func == (lhs: KeySet, rhs: KeySet) -> Bool {
+        lhs.sorted.count == rhs.sorted.count && zip(lhs.sorted, rhs.sorted).allSatisfy { $0.utf8Compare($1) == 0 }
+    }
     public func makeIterator() -> IndexingIterator<[String]> { sorted.makeIterator() }
 }

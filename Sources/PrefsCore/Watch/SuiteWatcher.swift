@@ -82,9 +82,10 @@ public final class SuiteWatcher {
             case .changed:
                 try updateWatches()
                 let read = Result { try values() }
-                // Events during the read: read again once they settle. A file written in place
+                // Events during the read (or just after it: the kernel may show a truncation before
+                // it queues the event): read again once they settle. A file written in place
                 // meanwhile may have been read half-written, so nothing from this read is reported.
-                let during = drainEvents()
+                let during = eventsDuringRead()
                 pending = during.relevant
                 if during.modifiedInPlace { continue }
                 switch read {
@@ -184,13 +185,13 @@ public final class SuiteWatcher {
             }
             if fds.count > 1 && fds[1].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return .outputClosed }
             if ready == 0 || fds[0].revents == 0 {
+                if let deadline, SuiteWatcher.now() >= deadline { return .timedOut }
                 if let start = burstStart {
                     // Quiet, but a file is still open mid-write: wait for its close (or give up waiting).
                     if !beingWritten.isEmpty && (SuiteWatcher.now() - start) * 1000 < SuiteWatcher.longestWriteMilliseconds { continue }
                     beingWritten.removeAll()
                     return changed ? .changed : .quiet
                 }
-                if let deadline, SuiteWatcher.now() >= deadline { return .timedOut }
                 continue
             }
             if drainEvents().relevant { changed = true }
@@ -200,6 +201,17 @@ public final class SuiteWatcher {
                 return changed ? .changed : .quiet
             }
         }
+    }
+
+    /// The events queued while the values were read, and any that come within the quiet period.
+    func eventsDuringRead() -> (relevant: Bool, modifiedInPlace: Bool) {
+        var seen = drainEvents()
+        var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)]
+        if poll(&fds, 1, SuiteWatcher.quietMilliseconds) > 0 {
+            let late = drainEvents()
+            seen = (seen.relevant || late.relevant, seen.modifiedInPlace || late.modifiedInPlace)
+        }
+        return seen
     }
 
     /// Reads the pending events: whether one concerns a watched file (or the watches themselves), and

@@ -82,6 +82,10 @@ enum MigrateCommand {
             guard parts.count == 2 else { throw PrefsError.usage("migrate: --rename takes OLD=NEW, not '\(pair)'") }
             return (try KeyPath(argument: String(parts[0])), try KeyPath(argument: String(parts[1])))
         }
+        var renamed = Set<KeyPath>()
+        for rename in plan.renames where !renamed.insert(rename.from).inserted {
+            throw PrefsError.usage("migrate: --rename names \(rename.from.display) twice")
+        }
         plan.inferTypes = invocation.has("infer-types")
         plan.decodeJSONStrings = invocation.has("decode-json-strings")
         plan.overwrite = invocation.has("overwrite")

@@ -37,6 +37,12 @@ import Testing
         #expect(throws: PrefsError.self) { try INISource.read([0x61, 0x3D, 0xFF]) }
     }
 
+    @Test func aCombiningMarkAfterASeparatorDoesNotHideIt() throws {
+        #expect(try DotEnvSource.read(Array("K=\u{301}x\n".utf8)).contents == ["K": "\u{301}x"])
+        #expect(try INISource.read(Array("k =\u{301}v\n".utf8)).contents == ["k": "\u{301}v"])
+        #expect(try KeyPath(argument: ":a:\u{301}b").components == ["a", "\u{301}b"])
+    }
+
     @Test func crlfLineEndsReadAsLines() throws {
         #expect(try DotEnvSource.read(Array("A=1\r\nB=\"two\"\r\n".utf8)).contents == ["A": "1", "B": "two"])
         #expect(try INISource.read(Array("[main]\r\nvolume = 80\r\n\r\n; c\r\n".utf8)).contents == ["main": ["volume": "80"]])
@@ -128,7 +134,7 @@ import Testing
         plan.keys = [KeyPath(["Name"]), KeyPath(["Count"]), KeyPath(["Name"])]
         plan.renames = [(KeyPath(["Count"]), KeyPath(["Name"]))]
         let (report, target) = run(plan, MigrationTests.macOS)
-        #expect(report == ["error Name: another migrated key would land on Name too", "error Count -> Name: another migrated key would land on Name too",
+        #expect(report == ["error Name: Count would land on Name too", "error Count -> Name: Name would land on Name too",
                            "0 migrated, 0 unchanged, 0 skipped-conflict, 0 missing, 2 errors"])
         #expect(target.isEmpty)
         plan.renames = [(KeyPath(["Count"]), KeyPath(["Name", "Count"]))]
@@ -144,6 +150,23 @@ import Testing
         plan.renames = [(KeyPath(["e\u{301}"]), KeyPath(["x"]))]
         #expect(run(plan, source).target == ["\u{E9}": 1])
         #expect(KeyPath(["\u{E9}"]) != KeyPath(["e\u{301}"]))
+    }
+
+    @Test func anInPlaceSwapKeepsBothValues() {
+        var plan = MigrationPlan()
+        plan.renames = [(KeyPath(["a"]), KeyPath(["b"])), (KeyPath(["b"]), KeyPath(["a"]))]
+        plan.overwrite = true
+        let suite: PrefDictionary = ["a": "1", "b": "2"]
+        let (report, target) = run(plan, suite, into: suite, inPlace: true)
+        #expect(target == ["a": "2", "b": "1"])
+        #expect(report.last == "2 migrated, 0 unchanged, 0 skipped-conflict, 0 missing, 0 errors")
+    }
+
+    @Test func aRenameOfAMissingKeyIsMissingNotACollision() {
+        var plan = MigrationPlan()
+        plan.keys = [KeyPath(["a"]), KeyPath(["b"])]
+        plan.renames = [(KeyPath(["a"]), KeyPath(["b"]))]
+        #expect(run(plan, ["b": 2, "c": 3]).report == ["missing a -> b", "migrated b", "1 migrated, 0 unchanged, 0 skipped-conflict, 1 missing, 0 errors"])
     }
 
     @Test func aMissingKeyIsReportedOnce() {
