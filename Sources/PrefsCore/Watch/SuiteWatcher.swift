@@ -61,10 +61,10 @@ public final class SuiteWatcher {
     }
 
     /// Sets up the watches and reads the current values, which `initial` receives (as changes from
-    /// absent, for the keys that have a value); values that cannot be read then are an error. Then, until `onChanges` returns false, `timeout`
-    /// seconds pass, or `closedWhen` reports an error or hang-up, waits for changes and hands each
-    /// batch to `onChanges`. A read that fails (a corrupt file) goes to `onError` once, and the
-    /// watch goes on from the last values read.
+    /// absent, for the keys that have a value); values that cannot be read then are an error. Then,
+    /// until `onChanges` returns false, `timeout` seconds pass, or `closedWhen` reports an error or
+    /// hang-up, waits for changes and hands each batch to `onChanges`. A read that fails later (a
+    /// corrupt file) goes to `onError` once, and the watch goes on from the last values read.
     public func run(timeout: Double?, closedWhen output: Int32?, initial: ([WatchChange]) -> Bool,
                     onChanges: ([WatchChange]) -> Bool, onError: (PrefsError) -> Void) throws -> Stop {
         let deadline = timeout.map { SuiteWatcher.now() + $0 }
