@@ -32,6 +32,8 @@ public final class SuiteWatcher {
     private var current: [(key: String, value: PrefValue?)] = []
     /// The last error reported, so a file that stays corrupt is reported once.
     private var lastError: PrefsError?
+    /// The base names of every layer's file (and symlink target), as bytes; set by `updateWatches`.
+    private var watchedNames = Set<[UInt8]>()
     /// Watched files modified in place and not yet closed by their writer (by name).
     private var beingWritten = Set<[UInt8]>()
 
@@ -138,10 +140,15 @@ public final class SuiteWatcher {
     /// it exists, or through its nearest existing ancestor until it does.
     func updateWatches() throws {
         var wanted = Set<String>()
+        var names = Set<[UInt8]>()
         for layer in try layers.layers() {
-            wanted.insert(splitPath(layer.path).directory)
-            if let target = try? layers.store.fileSystem.resolvingSymlinks(layer.path) { wanted.insert(splitPath(target).directory) }
+            for path in [layer.path, try? layers.store.fileSystem.resolvingSymlinks(layer.path)].compactMap({ $0 }) {
+                let (directory, name) = splitPath(path)
+                wanted.insert(directory)
+                names.insert(Array(name.utf8))
+            }
         }
+        watchedNames = names
         let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF
             | IN_MOVE_SELF | IN_ONLYDIR)
         for directory in wanted {
@@ -217,7 +224,7 @@ public final class SuiteWatcher {
     /// Reads the pending events: whether one concerns a watched file (or the watches themselves), and
     /// whether a watched file was modified in place.
     func drainEvents() -> (relevant: Bool, modifiedInPlace: Bool) {
-        let names = relevantNames()
+        let names = watchedNames
         var relevant = false, modifiedInPlace = false
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -250,16 +257,6 @@ public final class SuiteWatcher {
                 }
             }
         }
-    }
-
-    /// The base names of every layer's file (and symlink target), as bytes.
-    func relevantNames() -> Set<[UInt8]> {
-        var names = Set<[UInt8]>()
-        for layer in (try? layers.layers()) ?? [] {
-            names.insert(Array(splitPath(layer.path).name.utf8))
-            if let target = try? layers.store.fileSystem.resolvingSymlinks(layer.path) { names.insert(Array(splitPath(target).name.utf8)) }
-        }
-        return names
     }
 
     static func now() -> Double {
