@@ -11,7 +11,9 @@ let package = Package(
     targets: [
         // The library: value model, codecs, stores. Imports only the stdlib and Glibc so a static
         // `prefs` starts in about a millisecond.
-        .target(name: "PrefsCore"),
+        .target(name: "PrefsCore", dependencies: ["CPrefsSystem"]),
+        // System calls the Glibc module does not expose (extended attributes), as thin C wrappers.
+        .target(name: "CPrefsSystem"),
         // The command: parses argv by hand, calls PrefsCore, prints, exits.
         .executableTarget(name: "prefs", dependencies: ["PrefsCore"]),
         // Shared by the test targets: fixture paths, temporary directories, running processes.

@@ -68,6 +68,7 @@ enum CommandTable {
             summary: "print a value (a scalar bare, for $(...)), a suite, or every suite",
             options: [OptionSpec("json", "print JSON instead of the readable form"),
                       OptionSpec("keys", "print the keys of the suite (or of the dictionary at KEY), one per line"),
+                      OptionSpec("raw", "print a string's or data value's bytes exactly, with no newline (an external one streams from its blob)"),
                       origin, stored, defaults],
             operandCount: 0...2,
             details: """
@@ -80,6 +81,7 @@ enum CommandTable {
                 With --origin, a value prints after its origin and a tab; a whole suite prints one line
                 per key: ORIGIN, KEY and the value on one line, tab-separated.
                 With no DOMAIN, every suite's stored values.
+                --raw prints the bytes of a string or data value at KEY as they are: prefs read S K --raw > FILE.
                 """,
             run: ReadCommand.run),
         VerbSpec(
@@ -91,7 +93,9 @@ enum CommandTable {
             summary: "set values, typed as defaults types them, in one locked write",
             options: [exitCode, dryRun,
                       OptionSpec("if-absent", "skip the keys that are already stored"),
-                      OptionSpec("if-equals", value: "VALUE", "change the key only if its stored value is VALUE (typed as the new value); else exit 4")],
+                      OptionSpec("if-equals", value: "VALUE", "change the key only if its stored value is VALUE (typed as the new value); else exit 4"),
+                      OptionSpec("external", "keep the values in external storage whatever their size"),
+                      OptionSpec("inline", "keep the values in the suite's file whatever their size")],
             operandCount: 2...Int.max,
             details: """
                 TYPE is one of -string, -int (or -integer), -float, -bool (or -boolean: true, false, yes, no),
@@ -101,6 +105,10 @@ enum CommandTable {
                 counts as 0, anything but a number of that type is an error) and print the new value.
                 An untyped VALUE is a string, or the property list it spells when it starts with ( { or <.
                 Several KEY [TYPE] VALUE groups may follow one another; nothing is written if one is bad.
+                -data @FILE and -string-file FILE take the value from FILE (@- and - for standard input),
+                streamed. A suite's string, data, array or dictionary value larger than
+                $PREFS_EXTERNAL_THRESHOLD bytes (default 100K) is kept in external storage, under
+                $XDG_DATA_HOME/prefs/external/SUITE/; reads see it as any other value.
                 """,
             run: WriteCommand.run),
         VerbSpec(
@@ -208,6 +216,26 @@ enum CommandTable {
                 and when the reader of standard output goes away.
                 """,
             run: WatchCommand.run),
+        VerbSpec(
+            name: "check", operands: "[DOMAIN...]",
+            summary: "verify the external values of suites: every blob present with its recorded size and SHA-256; list orphan blobs",
+            options: [], operandCount: 0...Int.max,
+            details: """
+                Checks the named suites, or every suite. Prints one line per problem (a missing or damaged
+                blob, a malformed reference, a blob no reference names) and exits 65 if there is one.
+                """,
+            run: CheckCommand.run),
+        VerbSpec(
+            name: "gc", operands: "[DOMAIN...]",
+            summary: "remove orphan blobs from external storage",
+            options: [OptionSpec("grace", value: "SECONDS", "only blobs older than SECONDS (default 3600), so a write in progress keeps its blob"),
+                      OptionSpec("dry-run", "print what would be removed and remove nothing"), exitCode],
+            operandCount: 0...Int.max,
+            details: """
+                Removes the blobs of the named suites (or of every suite) that no reference names and that
+                are older than the grace period: what writers killed mid-write leave behind.
+                """,
+            run: GCCommand.run),
         VerbSpec(
             name: "help", operands: "[VERB]",
             summary: "show help for prefs or for one verb",

@@ -24,6 +24,9 @@ public enum PrefsError: Error, Equatable, Sendable {
     case typeMismatch(domain: String, key: String, reason: String)
     /// A conditional change found the value not as the condition required (`--if-equals`).
     case conditionFailed(domain: String, key: String, reason: String)
+    /// A value in external storage cannot be trusted: its reference is malformed, or its blob is
+    /// missing or does not match the reference's size and SHA-256.
+    case badExternalValue(domain: String, key: String, reason: String)
     case fileNotFound(path: String)
     case cannotRead(path: String, errno: Int32)
     case cannotWrite(path: String, errno: Int32)
@@ -35,7 +38,7 @@ public enum PrefsError: Error, Equatable, Sendable {
     public var exitStatus: ExitStatus {
         switch self {
         case .usage: return .usage
-        case .malformed, .unrepresentable, .invalidValue, .typeMismatch: return .dataError
+        case .malformed, .unrepresentable, .invalidValue, .typeMismatch, .badExternalValue: return .dataError
         case .suiteNotFound, .keyNotFound: return .notFound
         case .conditionFailed: return .conditionFailed
         case .fileNotFound: return .noInput
@@ -67,6 +70,8 @@ public enum PrefsError: Error, Equatable, Sendable {
             return "\(domain): \(key): \(reason)"
         case .conditionFailed(let domain, let key, let reason):
             return "\(domain): \(key): \(reason); nothing changed"
+        case .badExternalValue(let domain, let key, let reason):
+            return "\(domain): \(key): external value: \(reason)"
         case .fileNotFound(let path):
             return "\(path): no such file"
         case .cannotRead(let path, let code):

@@ -65,11 +65,27 @@ public struct Layers: Sendable {
     }
 
     /// A layer's contents; nil when its file does not exist (a `--defaults FILE` must exist).
-    func contents(of layer: Layer) throws -> PrefDictionary? {
+    /// External values are read in when `materializing`.
+    func contents(of layer: Layer, materializing: Bool = true) throws -> PrefDictionary? {
         if case .commandLine = layer.origin {
             return try SuiteStore.decode(try store.fileSystem.contents(of: layer.path), path: layer.path).contents
         }
-        return try store.load(path: layer.path)?.contents
+        guard let contents = try store.load(path: layer.path)?.contents else { return nil }
+        guard materializing, let suite = externalSuite(of: layer) else { return contents }
+        return try store.materializedContents(contents, suite: suite, domain: suite)
+    }
+
+    /// The suite whose external storage a layer's references point into: the domain's own (a suite
+    /// or the global suite) or the global suite; nil for files and registered defaults.
+    func externalSuite(of layer: Layer) -> String? { externalSuite(for: layer.origin) }
+
+    /// The suite whose external storage a value from `origin` refers into, if any.
+    public func externalSuite(for origin: Origin) -> String? {
+        switch origin {
+        case .stored: return domain.registrationName
+        case .global: return Domain.global.registrationName
+        case .registered, .commandLine: return nil
+        }
     }
 
     /// Whether a layer counts toward the domain existing: the global suite alone does not make one.
@@ -79,9 +95,12 @@ public struct Layers: Sendable {
     /// the domain has neither a file nor registered defaults, `.suiteNotFound`. (A key the global
     /// suite holds answers even for a suite that does not exist, as `UserDefaults(suiteName:)` does.) The domain's and
     /// the global suite's files are read the fast way (`SuiteStore.lookup`); registration files are
-    /// small and decoded whole.
-    public func value(at path: KeyPath) throws -> (value: PrefValue, origin: Origin)? {
+    /// small and decoded whole. An external value is read in from its blob, unless `materializing`
+    /// is false and `path` is a top-level key: then its reference is returned as stored (for
+    /// `SuiteStore.openExternal` and `typeName`).
+    public func value(at path: KeyPath, materializing: Bool = true) throws -> (value: PrefValue, origin: Origin)? {
         var answer: (value: PrefValue, origin: Origin)?
+        var answerLayer: Layer?
         var exists = false
         for layer in try layers() {
             let found: (exists: Bool, value: PrefValue?)
@@ -93,11 +112,18 @@ public struct Layers: Sendable {
                 found = (contents != nil, contents?[path.first])
             }
             if Layers.establishes(layer) && found.exists { exists = true }
-            if answer == nil, let value = found.value { answer = (value, layer.origin) }
+            if answer == nil, let value = found.value {
+                answer = (value, layer.origin)
+                answerLayer = layer
+            }
         }
-        guard let answer else {
+        guard var answer, let answerLayer else {
             guard exists else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
             return nil
+        }
+        if materializing || path.components.count > 1 {
+            let suite = externalSuite(of: answerLayer)
+            answer.value = try store.materialized(answer.value, suite: suite, domain: suite ?? domain.displayName, key: path.first)
         }
         let value = try KeyPathError.attributing(domain: domain.displayName, path: path) {
             try answer.value.value(at: path.components.dropFirst())

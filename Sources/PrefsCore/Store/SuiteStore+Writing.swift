@@ -9,6 +9,9 @@ import Musl
 public struct StoreFile: Equatable, Sendable {
     public let path: String
     public let createsDirectory: Bool
+    /// The name of the suite whose large values go to external storage (a suite's name or
+    /// `NSGlobalDomain`); nil for a file domain or registered defaults, whose values stay inline.
+    public var externalSuite: String? = nil
 }
 
 extension SuiteStore {
@@ -16,14 +19,14 @@ extension SuiteStore {
     public func file(for domain: Domain) throws -> StoreFile {
         let path = try path(of: domain)
         if case .file = domain { return StoreFile(path: path, createsDirectory: false) }
-        return StoreFile(path: path, createsDirectory: true)
+        return StoreFile(path: path, createsDirectory: true, externalSuite: domain.registrationName)
     }
 
     /// Changes a domain's file under its lock; see `update(_ file: StoreFile, …)`.
     @discardableResult
-    public func update(_ domain: Domain, keys: KeySet? = nil, removingEmpty: Bool = false,
+    public func update(_ domain: Domain, keys: KeySet? = nil, removingEmpty: Bool = false, external: ExternalOptions = ExternalOptions(),
                        _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
-        try update(try file(for: domain), keys: keys, removingEmpty: removingEmpty, change)
+        try update(try file(for: domain), keys: keys, removingEmpty: removingEmpty, external: external, change)
     }
 
     /// Changes a file under its lock. `change` sees the stored contents (empty when the file does not
@@ -34,9 +37,34 @@ extension SuiteStore {
     /// When the change touches only the top-level `keys` it names, a binary or XML suite is patched
     /// (`TopLevelPatch`): still checked whole, but only those entries are decoded and rewritten, and
     /// `change` then sees just those keys.
+    ///
+    /// In a suite, `change` sees external values as their references, except those of the keys
+    /// `external.reading` names, which it sees read in; values it sets go external or inline as
+    /// `ExternalTransaction` decides, and blobs it orphans are removed once the new file is committed.
     @discardableResult
-    public func update(_ file: StoreFile, keys: KeySet? = nil, removingEmpty: Bool = false,
+    public func update(_ file: StoreFile, keys: KeySet? = nil, removingEmpty: Bool = false, external: ExternalOptions = ExternalOptions(),
                        _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
+        let transaction: ExternalTransaction?
+        do {
+            transaction = try ExternalTransaction(store: self, file: file, options: external)
+        } catch {
+            if let storage = externalStorage, let suite = file.externalSuite {
+                for reference in external.prewritten { storage.remove(reference, suite: suite) }
+            }
+            throw error
+        }
+        do {
+            let changed = try update(file, keys: keys, removingEmpty: removingEmpty, transaction: transaction, change)
+            transaction?.finish(succeeded: true)
+            return changed
+        } catch {
+            transaction?.finish(succeeded: false)
+            throw error
+        }
+    }
+
+    func update(_ file: StoreFile, keys: KeySet?, removingEmpty: Bool, transaction: ExternalTransaction?,
+                _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
         let target = try fileSystem.resolvingSymlinks(file.path)
         let directory = splitPath(target).directory
         if try fileSystem.status(of: directory) == nil {
@@ -46,25 +74,31 @@ extension SuiteStore {
             guard !contents.isEmpty else { return false }
             guard file.createsDirectory else { throw PrefsError.cannotWrite(path: file.path, errno: ENOENT) }
             try fileSystem.createDirectory(directory, mode: 0o700)
-            return try update(file, keys: keys, removingEmpty: removingEmpty, change)
+            return try update(file, keys: keys, removingEmpty: removingEmpty, transaction: transaction, change)
         }
         return try locked(target) {
-            if !removingEmpty, let keys, let patched = try patch(target, keys: keys, change) { return patched }
+            if !removingEmpty, let keys, let patched = try patch(target, keys: keys, transaction: transaction, change) { return patched }
             let bytes: [UInt8]?
             do { bytes = try fileSystem.contents(of: target) } catch PrefsError.fileNotFound { bytes = nil }
             let current = try bytes.map { try SuiteStore.decode($0, path: target) }
             var contents = current?.contents ?? PrefDictionary()
-            try change(&contents)
+            let format = current?.format ?? SuiteStore.newFileFormat(target)
+            if let transaction {
+                try transaction.run(&contents, scope: keys, format: format, change)
+            } else {
+                try change(&contents)
+            }
             if let current, current.contents == contents { return false }
             if current == nil && contents.isEmpty { return false }
             if removingEmpty && contents.isEmpty {
+                transaction?.committing = true
                 try fileSystem.removeFile(target)
                 return true
             }
-            let format = current?.format ?? SuiteStore.newFileFormat(target)
             let encoded = try SuiteStore.encode(contents, as: format)
             // Values can differ and still encode alike (a date fraction in XML): same bytes, no write.
             guard encoded != bytes else { return false }
+            transaction?.committing = true
             try fileSystem.replace(target, with: encoded, newFileMode: 0o600)
             return true
         }
@@ -73,11 +107,19 @@ extension SuiteStore {
     /// What `update` would do, for `--dry-run`: the contents before and after `change`, read without a
     /// lock and with nothing written. Fails as `update` would (a corrupt file, a value the file's
     /// format cannot hold).
-    public func preview(_ file: StoreFile, _ change: (inout PrefDictionary) throws -> Void) throws -> (before: PrefDictionary, after: PrefDictionary) {
+    /// External values are shown read in.
+    public func preview(_ file: StoreFile, keys: KeySet? = nil, external: ExternalOptions = ExternalOptions(),
+                        _ change: (inout PrefDictionary) throws -> Void) throws -> (before: PrefDictionary, after: PrefDictionary) {
         let current = try load(path: file.path)
-        let before = current?.contents ?? PrefDictionary()
+        var before = current?.contents ?? PrefDictionary()
         var after = before
-        try change(&after)
+        if let transaction = try ExternalTransaction(store: self, file: file, options: ExternalOptions(placement: external.placement, reading: keys), writesBlobs: false) {
+            try transaction.run(&after, scope: keys, format: current?.format, change)
+            before = try materializedContents(before, suite: file.externalSuite, domain: file.externalSuite ?? file.path)
+            after = try materializedContents(after, suite: file.externalSuite, domain: file.externalSuite ?? file.path)
+        } else {
+            try change(&after)
+        }
         if after != before, !after.isEmpty {
             _ = try SuiteStore.encode(after, as: current?.format ?? SuiteStore.newFileFormat(file.path))
         }
@@ -86,15 +128,20 @@ extension SuiteStore {
 
     /// Patches the file in place of a full rewrite; nil when it cannot be patched (missing, empty,
     /// another format, or a structure the patch declines).
-    func patch(_ target: String, keys: KeySet, _ change: (inout PrefDictionary) throws -> Void) throws -> Bool? {
+    func patch(_ target: String, keys: KeySet, transaction: ExternalTransaction?, _ change: (inout PrefDictionary) throws -> Void) throws -> Bool? {
         do {
             return try fileSystem.withContents(of: target) { bytes -> Bool? in
                 guard !bytes.isEmpty else { return nil }
-                switch try TopLevelPatch.apply(to: bytes, keys: keys, change: change) {
+                let outcome = try TopLevelPatch.apply(to: bytes, keys: keys) { contents in
+                    guard let transaction else { return try change(&contents) }
+                    try transaction.run(&contents, scope: keys, format: nil, change)
+                }
+                switch outcome {
                 case .unchanged:
                     return false
                 case .patched(let newBytes):
                     guard !newBytes.elementsEqual(bytes) else { return false }
+                    transaction?.committing = true
                     try fileSystem.replace(target, with: newBytes, newFileMode: 0o600)
                     return true
                 case .unsupported:
@@ -116,8 +163,9 @@ extension SuiteStore {
         let target = try fileSystem.resolvingSymlinks(try path(of: domain))
         guard try fileSystem.status(of: target) != nil else { return false }
         return try locked(target) {
-            guard try load(path: target) != nil else { return false }
+            guard let suite = try load(path: target) else { return false }
             try fileSystem.removeFile(target)
+            ExternalTransaction.removeAll(in: suite.contents, suite: domain.registrationName, store: self)
             return true
         }
     }

@@ -7,11 +7,12 @@ import PrefsCore
 enum Changing {
     /// `reporting`: print the dry run's change lines (a verb with its own report says no).
     static func run(_ invocation: Invocation, _ context: CommandContext, _ file: StoreFile, keys: KeySet? = nil,
-                    removingEmpty: Bool = false, reporting: Bool = true, _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
+                    removingEmpty: Bool = false, reporting: Bool = true, external: ExternalOptions = ExternalOptions(),
+                    _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
         guard invocation.has("dry-run") else {
-            return try context.store.update(file, keys: keys, removingEmpty: removingEmpty, change)
+            return try context.store.update(file, keys: keys, removingEmpty: removingEmpty, external: external, change)
         }
-        let (before, after) = try context.store.preview(file, change)
+        let (before, after) = try context.store.preview(file, keys: keys, external: external, change)
         return reporting ? report(from: before, to: after, context) : before != after
     }
 

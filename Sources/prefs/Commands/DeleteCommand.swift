@@ -7,7 +7,7 @@ enum DeleteCommand {
         let domain = try Domain(argument: invocation.operands[0])
         guard invocation.operands.count == 2 else {
             if invocation.has("dry-run") {
-                guard let suite = try context.store.load(domain) else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
+                guard let suite = try context.store.loadMaterialized(domain) else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
                 _ = Changing.report(from: suite.contents, to: PrefDictionary(), context)
                 return invocation.changeStatus(true)
             }
@@ -15,7 +15,8 @@ enum DeleteCommand {
             return invocation.changeStatus(true)
         }
         let path = try KeyArguments.path(invocation.operands[1], in: domain)
-        let changed = try Changing.run(invocation, context, try context.store.file(for: domain), keys: [path.first]) { contents in
+        let changed = try Changing.run(invocation, context, try context.store.file(for: domain), keys: [path.first],
+                                         external: ExternalOptions(reading: path.components.count > 1 ? nil : [])) { contents in
             let removed = try KeyPathError.attributing(domain: domain.displayName, path: path) { try contents.removeValue(at: path) }
             guard removed != nil else { throw PrefsError.keyNotFound(domain: domain.displayName, key: path.display) }
         }

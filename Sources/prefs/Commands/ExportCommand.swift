@@ -20,7 +20,7 @@ enum ExportCommand {
                 value = .dictionary(try layers.resolved().values)
                 break
             }
-            guard let suite = try context.store.load(domain) else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
+            guard let suite = try context.store.loadMaterialized(domain) else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
             value = .dictionary(suite.contents)
         case .file, .standardInput:
             let source = try domain.path(in: context.environment) ?? "-"

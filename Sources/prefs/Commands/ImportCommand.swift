@@ -18,7 +18,7 @@ enum ImportCommand {
             return document.value
         }
         let keys = replace ? nil : KeySet(incoming.keys + deletions)
-        let changed = try Changing.run(invocation, context, file, keys: keys) { contents in
+        let changed = try Changing.run(invocation, context, file, keys: keys, external: ExternalOptions(reading: [])) { contents in
             if replace {
                 contents = incoming
                 return

@@ -25,7 +25,7 @@ enum MigrateCommand {
             guard sourceDomain != .standardInput else { throw PrefsError.usage("migrate: --from suite needs a suite name, not -") }
             inPlace = try context.store.path(of: sourceDomain).utf8.elementsEqual(file.path.utf8)
             if !inPlace {
-                guard let suite = try context.store.load(sourceDomain) else { throw PrefsError.suiteNotFound(domain: sourceDomain.displayName) }
+                guard let suite = try context.store.loadMaterialized(sourceDomain) else { throw PrefsError.suiteNotFound(domain: sourceDomain.displayName) }
                 source = suite.contents
             }
         case .file:

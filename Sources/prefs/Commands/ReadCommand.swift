@@ -39,6 +39,7 @@ enum ReadCommand {
             return .success
         }
         let key = invocation.operands[1]
+        if invocation.has("raw") { return try printRaw(key, in: domain, invocation, context) }
         let (value, origin) = try SuiteReading.value(of: key, in: domain, invocation, context)
         guard showOrigin else {
             try print(value, invocation, context, domain: domain.displayName, key: key)
@@ -50,6 +51,31 @@ enum ReadCommand {
             context.writeOutput(Array(try keys(of: value, domain: domain.displayName, key: key).map { "\(origin)\t\($0)\n" }.joined().utf8))
         } else {
             context.writeOutput(Array("\(origin)\t".utf8) + (try ValueOutput.text(value, json: false)))
+        }
+        return .success
+    }
+
+    /// `--raw`: a string's UTF-8 or a data value's bytes, exactly, with no newline added; an external
+    /// one streams from its blob, never held in memory.
+    static func printRaw(_ key: String, in domain: Domain, _ invocation: Invocation, _ context: CommandContext) throws -> ExitStatus {
+        for option in ["json", "keys", "origin"] where invocation.has(option) {
+            throw PrefsError.usage("read: --raw and --\(option) cannot be combined")
+        }
+        let (value, origin) = try SuiteReading.value(of: key, in: domain, invocation, context, materializing: false)
+        let suite = try SuiteReading.layers(of: domain, invocation, context).externalSuite(for: origin)
+        if let blob = try context.store.openExternal(value, suite: suite, key: key) {
+            if let descriptor = context.outputDescriptor {
+                try blob.copy(to: descriptor, name: "standard output")
+            } else {
+                context.writeOutput(try blob.bytes(name: key))
+            }
+            return .success
+        }
+        switch value {
+        case .data(let bytes): context.writeOutput(bytes)
+        case .string(let text): context.writeOutput(Array(text.utf8))
+        default:
+            throw PrefsError.typeMismatch(domain: domain.displayName, key: key, reason: "--raw prints strings and data, and the value is \(value.typeNameWithArticle)")
         }
         return .success
     }
@@ -100,7 +126,10 @@ enum SuiteReading {
 
     /// The value at KEY and its layer: from the domain's files without building the rest of them, or
     /// from standard input.
-    static func value(of key: String, in domain: Domain, _ invocation: Invocation, _ context: CommandContext) throws -> (PrefValue, Origin) {
+    /// With `materializing` false, an external top-level value comes back as its reference, for
+    /// `SuiteStore.openExternal` or `typeName` (with the suite `Layers.externalSuite(for:)` gives).
+    static func value(of key: String, in domain: Domain, _ invocation: Invocation, _ context: CommandContext,
+                      materializing: Bool = true) throws -> (PrefValue, Origin) {
         let path = try KeyArguments.path(key, in: domain)
         let layers = try layers(of: domain, invocation, context)
         let found: (PrefValue, Origin)?
@@ -108,7 +137,7 @@ enum SuiteReading {
             let contents = try context.readDictionary("-")
             found = try KeyPathError.attributing(domain: domain.displayName, path: path) { try contents.value(at: path) }.map { ($0, .stored) }
         } else {
-            found = try layers.value(at: path)
+            found = try layers.value(at: path, materializing: materializing)
         }
         guard let found else { throw PrefsError.keyNotFound(domain: domain.displayName, key: path.display) }
         return found
@@ -128,7 +157,7 @@ enum SuiteReading {
         }
         for domain in domains {
             do {
-                if let suite = try context.store.load(domain) { body(domain, suite.contents) }
+                if let suite = try context.store.loadMaterialized(domain) { body(domain, suite.contents) }
             } catch let error as PrefsError {
                 context.printError(error.message)
                 failure = failure ?? error

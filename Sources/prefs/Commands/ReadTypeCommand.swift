@@ -5,8 +5,11 @@ import PrefsCore
 enum ReadTypeCommand {
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: invocation.operands[0])
-        let (value, origin) = try SuiteReading.value(of: invocation.operands[1], in: domain, invocation, context)
-        context.print((invocation.has("origin") ? "\(origin)\t" : "") + value.typeName)
+        let key = invocation.operands[1]
+        let (value, origin) = try SuiteReading.value(of: key, in: domain, invocation, context, materializing: false)
+        let suite = try SuiteReading.layers(of: domain, invocation, context).externalSuite(for: origin)
+        let type = try context.store.typeName(of: value, suite: suite, key: key)
+        context.print((invocation.has("origin") ? "\(origin)\t" : "") + type)
         return .success
     }
 }

@@ -6,6 +6,8 @@ import PrefsCore
 ///     KEY VALUE                      a string (or, when VALUE starts with ( { or <, the property
 ///                                    list it spells, as defaults reads it)
 ///     KEY -string|-int|-integer|-float|-bool|-boolean|-date|-data|-json VALUE
+///     KEY -data @FILE | -string-file FILE   the bytes (or UTF-8 text) of FILE, or of standard input
+///                                    for `@-` / `-`, streamed (`WriteCommand` reads them)
 ///     KEY -int-add|-float-add N      add N to the stored number (missing: 0)
 ///     KEY -array|-array-add ITEM…    ITEM: VALUE, or a scalar flag and its VALUE
 ///     KEY -dict|-dict-add K ITEM…
@@ -24,6 +26,8 @@ enum WriteRequest: Equatable {
             case dictAdd(PrefDictionary)
             /// Add to the stored number (`-int-add`, `-float-add`).
             case add(PrefValue)
+            /// A value to be read from a file or standard input (`-`) before the change runs.
+            case setFromFile(String, ExternalReference.Kind)
         }
         let path: KeyPath
         let action: Action
@@ -46,6 +50,7 @@ enum WriteRequest: Equatable {
     static let scalarFlags: Set<String> = ["-string", "-int", "-integer", "-float", "-bool", "-boolean", "-date", "-data", "-json"]
     static let containerFlags: Set<String> = ["-array", "-array-add", "-dict", "-dict-add"]
     static let counterFlags: Set<String> = ["-int-add", "-float-add"]
+    static let fileFlag = "-string-file"
 
     /// Parses the words; a bad value or word is reported naming the domain (and the key) it was for.
     static func parse(_ words: ArraySlice<String>, domain: String) throws -> WriteRequest {
@@ -82,6 +87,14 @@ enum WriteRequest: Equatable {
                     changes.append(Change(path: path, action: .add(amount), flag: word))
                     continue
                 }
+                if word == fileFlag || (word == "-data" && rest.first?.hasPrefix("@") == true) {
+                    guard let source = rest.popFirst() else { throw PrefsError.usage("\(word) needs a file (key \(key))") }
+                    let kind: ExternalReference.Kind = word == fileFlag ? .string : .data
+                    let file = kind == .data ? String(source.dropFirst()) : source
+                    guard !file.isEmpty else { throw PrefsError.usage("\(word) needs a file (key \(key))") }
+                    changes.append(Change(path: path, action: .setFromFile(file, kind), flag: kind == .data ? "-data" : "-string"))
+                    continue
+                }
                 let flag = scalarFlags.contains(word) ? word : nil
                 changes.append(Change(path: path, action: .set(try value(word, &rest, key: key)), flag: flag))
             } catch PrefsError.invalidValue(let message) {
@@ -95,6 +108,7 @@ enum WriteRequest: Equatable {
     static func value(_ word: String, _ rest: inout ArraySlice<String>, key: String) throws -> PrefValue {
         guard scalarFlags.contains(word) else { return try untyped(word) }
         guard let text = rest.popFirst() else { throw PrefsError.usage("\(word) needs a value (key \(key))") }
+        if word == "-data" && text.hasPrefix("@") { throw PrefsError.usage("-data @FILE gives a key's whole value, not an item (key \(key))") }
         return try typed(word, text)
     }
 
@@ -137,6 +151,19 @@ enum WriteRequest: Equatable {
         }
         let dictionary = PrefDictionary(entries)
         return flag == "-dict" ? .set(.dictionary(dictionary)) : .dictAdd(dictionary)
+    }
+
+    /// The top-level keys whose stored values the changes read (for external storage): those a change
+    /// adds to, reaches into by a key path, or compares (`--if-equals`); none for plain sets.
+    func keysRead(_ conditions: Conditions) -> KeySet {
+        guard case .changes(let changes) = self else { return [] }
+        return KeySet(changes.filter { change in
+            if conditions.expected != nil || change.path.components.count > 1 { return true }
+            switch change.action {
+            case .set, .setFromFile: return false
+            case .arrayAdd, .dictAdd, .add: return true
+            }
+        }.map(\.path.first))
     }
 
     /// The top-level keys the changes touch (nil when the whole domain is replaced).
@@ -191,6 +218,8 @@ enum WriteRequest: Equatable {
                             try contents.setValue(.dictionary(existing), at: change.path)
                         case let other?: throw KeyPathError(reason: "-dict-add needs a dictionary, and the value is \(other.typeNameWithArticle)")
                         }
+                    case .setFromFile:
+                        throw PrefsError.internalError("a value from a file was not read before the change")
                     case .add(let amount):
                         let sum = try PrefValue.sum(stored, amount)
                         try contents.setValue(sum, at: change.path)

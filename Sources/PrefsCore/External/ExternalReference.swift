@@ -1,0 +1,143 @@
+/// What a suite holds in place of a value kept in external storage: a dictionary with the reserved
+/// marker key, so an ordinary value — a string that looks like a UUID, say — is never taken for one:
+///
+///     { "$prefs.external" = 1; type = data; size = 5242880; sha256 = "9f86…"; key = "Avatar"; uuid = "…" }
+///
+/// `key` is the directory the blob is under (the key's safe name when it was written: a renamed key
+/// keeps its blob), `uuid` the blob's file name. Only top-level values of suites are ever external,
+/// and no value a user gives may contain the marker key at any depth (`containsMarker`).
+public struct ExternalReference: Equatable, Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case string, data, array, dictionary
+    }
+
+    public static let marker = "$prefs.external"
+    static let fields: Set<String> = [marker, "type", "size", "sha256", "key", "uuid"]
+
+    public var kind: Kind
+    public var size: Int
+    public var sha256: [UInt8]
+    /// The directory under the suite's external directory (`directoryName(forKey:)`).
+    public var directory: String
+    public var uuid: String
+
+    /// The reference a value is, nil when it is not one (no marker key). A dictionary with the marker
+    /// that is not exactly a well-formed reference throws the reason: it is never read as a value.
+    public static func parse(_ value: PrefValue) throws(Problem) -> ExternalReference? {
+        guard case .dictionary(let fields) = value, let marker = fields[ExternalReference.marker] else { return nil }
+        guard marker == .integer(1) else { throw Problem("unknown reference version \(marker)") }
+        for key in fields.keys where !ExternalReference.fields.contains(key) { throw Problem("unknown reference field \"\(key)\"") }
+        guard case .string(let type)? = fields["type"], let kind = Kind(rawValue: type) else { throw Problem("bad or missing type") }
+        let size: Int
+        switch fields["size"] {
+        case .integer(let n)? where n >= 0: size = Int(n)
+        default: throw Problem("bad or missing size")
+        }
+        guard case .string(let hex)? = fields["sha256"], let digest = hexBytes(hex), digest.count == 32 else {
+            throw Problem("bad or missing sha256")
+        }
+        guard case .string(let directory)? = fields["key"], isDirectoryName(directory) else { throw Problem("bad or missing key directory") }
+        guard case .string(let uuid)? = fields["uuid"], isUUID(uuid) else { throw Problem("bad or missing uuid") }
+        return ExternalReference(kind: kind, size: size, sha256: digest, directory: directory, uuid: uuid)
+    }
+
+    public struct Problem: Error, Equatable {
+        public let reason: String
+        init(_ reason: String) { self.reason = reason }
+    }
+
+    /// The dictionary a suite stores.
+    public var value: PrefValue {
+        .dictionary([
+            ExternalReference.marker: .integer(1), "type": .string(kind.rawValue), "size": .integer(Int64(size)),
+            "sha256": .string(ExternalReference.hex(sha256)), "key": .string(directory), "uuid": .string(uuid),
+        ])
+    }
+
+    /// Whether the marker key appears anywhere in `value`.
+    public static func containsMarker(_ value: PrefValue) -> Bool {
+        switch value {
+        case .dictionary(let dictionary): return dictionary[marker] != nil || dictionary.contains { containsMarker($0.value) }
+        case .array(let elements): return elements.contains(where: containsMarker)
+        default: return false
+        }
+    }
+
+    /// A key as a directory name that cannot escape the store: ASCII letters, digits, `-`, `_` and
+    /// `.` (but not first) stay, every other byte becomes `%XX`; the empty key is `%`. A name longer
+    /// than 200 bytes keeps its first 160 and adds `~` and 16 hex digits of the key's SHA-256.
+    public static func directoryName(forKey key: String) -> String {
+        guard !key.isEmpty else { return "%" }
+        var name = ""
+        for (i, byte) in key.utf8.enumerated() {
+            let plain = (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == 0x2D || byte == 0x5F
+                || (byte == 0x2E && i > 0)
+            if plain {
+                name.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                name += "%" + hex([byte]).uppercased()
+            }
+        }
+        guard name.utf8.count > 200 else { return name }
+        var prefix = String(name.utf8.prefix(160))!
+        if let percent = prefix.suffix(2).firstIndex(of: "%") { prefix = String(prefix[..<percent]) }
+        return prefix + "~" + hex(Array(SHA256.hash(Array(key.utf8)).prefix(8)))
+    }
+
+    /// What `directoryName(forKey:)` can give: never empty, `.` or `..`, no `/`, at most 255 bytes.
+    static func isDirectoryName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 255 && name.utf8.first != 0x2E && name.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || "-_.%~".utf8.contains(byte)
+        }
+    }
+
+    /// A lowercase 8-4-4-4-12 hex UUID.
+    static func isUUID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        for (i, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(i) {
+                guard byte == 0x2D else { return false }
+            } else if !((byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66)) {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// A new random (version 4) UUID.
+    static func newUUID() -> String {
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255) }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        let text = hex(bytes)
+        let utf8 = Array(text.utf8)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(decoding: utf8[$0], as: UTF8.self) }.joined(separator: "-")
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(bytes.count * 2)
+        for byte in bytes { utf8 += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
+        return String(decoding: utf8, as: UTF8.self)
+    }
+
+    static func hexBytes(_ text: String) -> [UInt8]? {
+        let utf8 = Array(text.utf8)
+        guard utf8.count % 2 == 0 else { return nil }
+        func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case 0x30...0x39: return c - 0x30
+            case 0x61...0x66: return c - 0x61 + 10
+            default: return nil
+            }
+        }
+        var bytes: [UInt8] = []
+        for i in stride(from: 0, to: utf8.count, by: 2) {
+            guard let high = nibble(utf8[i]), let low = nibble(utf8[i + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+}

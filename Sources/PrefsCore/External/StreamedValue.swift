@@ -1,0 +1,117 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A value read from a file or standard input for `write KEY -data @FILE` / `-string-file FILE`.
+public enum StreamedValue {
+    /// Small (or for a place that keeps values inline): the value itself.
+    case inline(PrefValue)
+    /// Large: already in a new blob, streamed there without being held in memory; commit its
+    /// reference with `ExternalOptions.prewritten`.
+    case external(ExternalReference)
+}
+
+extension SuiteStore {
+    /// Reads a string or data value from `source` (a path, or `-` for standard input) for `key` of
+    /// `file`. A value over the threshold (or any, with `.external`) of a suite goes straight to a new
+    /// blob as it is read; otherwise it is read whole. A string must be UTF-8.
+    public func readValue(from source: String, kind: ExternalReference.Kind, key: String, for file: StoreFile,
+                          placement: Placement) throws -> StreamedValue {
+        let name = source == "-" ? "standard input" : source
+        let input: FileDescriptor
+        if source == "-" {
+            input = FileDescriptor(raw: 0)
+        } else {
+            do {
+                input = try FileDescriptor.open(source, O_RDONLY)
+            } catch {
+                if error == .notFound { throw PrefsError.fileNotFound(path: source) }
+                throw PrefsError.cannotRead(path: source, errno: error.code)
+            }
+        }
+        defer { if source != "-" { input.close() } }
+        func readError(_ error: FileDescriptor.Errno) -> PrefsError { .cannotRead(path: name, errno: error.code) }
+        func inline(_ bytes: [UInt8]) throws -> StreamedValue {
+            guard kind == .string else { return .inline(.data(bytes)) }
+            guard let text = String(validating: bytes, as: UTF8.self) else { throw PrefsError.invalidValue("\(name): not UTF-8 text") }
+            return .inline(.string(text))
+        }
+        let info: stat
+        do { info = try input.status() } catch { throw readError(error) }
+        guard info.st_mode & S_IFMT != S_IFDIR else { throw PrefsError.cannotRead(path: name, errno: EISDIR) }
+        guard let suite = file.externalSuite, let storage = externalStorage, placement != .inline else {
+            do { return try inline(try input.readAll(sizeHint: Int(info.st_size))) } catch let error as FileDescriptor.Errno { throw readError(error) }
+        }
+        let threshold = try externalThreshold()
+        // The first threshold + 1 bytes decide, unless told: a value that ends within them is inline.
+        var head: [UInt8] = []
+        if placement == .automatic {
+            if info.st_mode & S_IFMT == S_IFREG && Int(info.st_size) <= threshold {
+                do { head = try input.readAll(sizeHint: Int(info.st_size)) } catch { throw readError(error) }
+                if head.count <= threshold { return try inline(head) }
+            } else {
+                head = [UInt8](repeating: 0, count: threshold + 1)
+                let count: Int
+                do { count = try head.withUnsafeMutableBytes { try input.read(into: $0) } } catch let error as FileDescriptor.Errno { throw readError(error) }
+                head.removeLast(head.count - count)
+                if count <= threshold { return try inline(head) }
+            }
+        }
+        var validator = kind == .string ? UTF8Validator() : nil
+        let reference = try storage.write(suite: suite, key: key, kind: kind) { sink in
+            func put(_ bytes: UnsafeRawBufferPointer) throws {
+                if validator?.feed(bytes) == false { throw PrefsError.invalidValue("\(name): not UTF-8 text") }
+                try sink.write(bytes)
+            }
+            try head.withUnsafeBytes(put)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExternalStorage.chunkSize, alignment: 16)
+            defer { buffer.deallocate() }
+            while true {
+                let count: Int
+                do { count = try input.read(into: buffer) } catch let error as FileDescriptor.Errno { throw readError(error) }
+                if count == 0 { break }
+                try put(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            }
+            if validator?.finish() == false { throw PrefsError.invalidValue("\(name): not UTF-8 text") }
+        }
+        return .external(reference)
+    }
+}
+
+extension SuiteStore {
+    /// Removes blobs written for a change that will not happen (`readValue` gave them).
+    public func discard(_ references: [ExternalReference], of file: StoreFile) {
+        guard let suite = file.externalSuite, let storage = externalStorage else { return }
+        for reference in references { storage.remove(reference, suite: suite) }
+    }
+}
+
+/// Checks UTF-8 that arrives in pieces: a sequence cut between two pieces is checked once whole.
+struct UTF8Validator {
+    private var carry: [UInt8] = []
+
+    /// False when the bytes so far are not UTF-8.
+    mutating func feed(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var piece = carry
+        piece.append(contentsOf: bytes)
+        // Keep back a final sequence that is not complete yet (at most 3 bytes).
+        var cut = piece.count
+        var back = 0
+        while back < min(3, piece.count) {
+            let byte = piece[piece.count - 1 - back]
+            if byte & 0xC0 != 0x80 {
+                let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+                if length > back + 1 { cut = piece.count - 1 - back }
+                break
+            }
+            back += 1
+        }
+        carry = Array(piece[cut...])
+        return String(validating: piece[..<cut], as: UTF8.self) != nil
+    }
+
+    /// False when the text ended inside a sequence.
+    func finish() -> Bool { carry.isEmpty }
+}

@@ -1,0 +1,294 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Where a changed value goes: by its size (`PREFS_EXTERNAL_THRESHOLD`), or forced.
+public enum Placement: Sendable {
+    case automatic, external, inline
+}
+
+/// How a change deals with external storage (see `SuiteStore.update`).
+public struct ExternalOptions: Sendable {
+    /// Where the values the change sets go.
+    public var placement: Placement
+    /// The top-level keys whose external values the change reads: they are read from their blobs
+    /// before it runs. nil: every key it may touch. A change that only sets, removes or moves values
+    /// reads none.
+    public var reading: KeySet?
+    /// Blobs already written for this change (values streamed from a file): the change puts their
+    /// references in the suite; the ones it does not keep are removed.
+    public var prewritten: [ExternalReference]
+
+    public init(placement: Placement = .automatic, reading: KeySet? = nil, prewritten: [ExternalReference] = []) {
+        self.placement = placement
+        self.reading = reading
+        self.prewritten = prewritten
+    }
+}
+
+extension SuiteStore {
+    /// The blob store, on a real file system with a data home; nil otherwise (everything is inline).
+    public var externalStorage: ExternalStorage? {
+        guard fileSystem is LocalFileSystem, let home = try? environment.dataHome() else { return nil }
+        return ExternalStorage(root: home + "/prefs/external")
+    }
+
+    /// Values whose blob would be larger than this many bytes are stored externally:
+    /// `$PREFS_EXTERNAL_THRESHOLD` (bytes, or with a K, M or G suffix: KiB, MiB, GiB), default 100 KiB.
+    public func externalThreshold() throws -> Int {
+        guard let text = environment["PREFS_EXTERNAL_THRESHOLD"] else { return 100 << 10 }
+        var digits = Substring(text)
+        var shift = 0
+        if let last = digits.last?.uppercased(), let s = ["K": 10, "M": 20, "G": 30][last] {
+            shift = s
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let number = Int(digits), number >= 0, number <= Int.max >> shift else {
+            throw PrefsError.usage("PREFS_EXTERNAL_THRESHOLD=\(text): give a number of bytes, optionally with K, M or G")
+        }
+        return number << shift
+    }
+
+    /// The external value a stored value refers to; nil when it is not a reference. `suite` is the
+    /// name of the suite that holds it (nil: a file, whose values are never references).
+    func reference(in value: PrefValue, suite: String?, domain: String, key: String) throws -> ExternalReference? {
+        guard suite != nil, externalStorage != nil else { return nil }
+        do {
+            return try ExternalReference.parse(value)
+        } catch {
+            throw PrefsError.badExternalValue(domain: domain, key: key, reason: "malformed reference: \(error.reason)")
+        }
+    }
+
+    /// A stored top-level value with its blob read in, when it is a reference.
+    func materialized(_ value: PrefValue, suite: String?, domain: String, key: String) throws -> PrefValue {
+        guard let reference = try reference(in: value, suite: suite, domain: domain, key: key), let suite else { return value }
+        return try materialize(reference, suite: suite, domain: domain, key: key)
+    }
+
+    func materialize(_ reference: ExternalReference, suite: String, domain: String, key: String) throws -> PrefValue {
+        guard let storage = externalStorage else { throw PrefsError.internalError("no external storage") }
+        do {
+            let bytes = try storage.open(reference, suite: suite).bytes()
+            switch reference.kind {
+            case .data: return .data(bytes)
+            case .string:
+                guard let text = String(validating: bytes, as: UTF8.self) else { throw ExternalReference.Problem("the blob is not UTF-8") }
+                return .string(text)
+            case .array, .dictionary:
+                let value: PrefValue
+                do { value = try PropertyList.decode(bytes, as: .binary) } catch { throw ExternalReference.Problem("the blob is not a binary property list") }
+                guard value.typeName == reference.kind.rawValue else { throw ExternalReference.Problem("the blob holds \(value.typeNameWithArticle), not the \(reference.kind.rawValue) the reference says") }
+                return value
+            }
+        } catch let problem as ExternalReference.Problem {
+            throw PrefsError.badExternalValue(domain: domain, key: key, reason: problem.reason)
+        } catch let error as FileDescriptor.Errno {
+            throw PrefsError.badExternalValue(domain: domain, key: key, reason: "cannot read the blob: \(PrefsError.describe(errno: error.code))")
+        }
+    }
+
+    /// A domain's stored contents with every external value read in (what `export` and `find` see).
+    public func loadMaterialized(_ domain: Domain) throws -> Suite? {
+        guard var suite = try load(domain) else { return nil }
+        suite.contents = try materializedContents(suite.contents, suite: domain.registrationName, domain: domain.displayName)
+        return suite
+    }
+
+    func materializedContents(_ contents: PrefDictionary, suite: String?, domain: String) throws -> PrefDictionary {
+        guard suite != nil, externalStorage != nil else { return contents }
+        var result = contents
+        for entry in contents where ExternalReference.containsMarker(entry.value) {
+            result[entry.key] = try materialized(entry.value, suite: suite, domain: domain, key: entry.key)
+        }
+        return result
+    }
+
+    /// The checked, open blob of a top-level value as `Layers.value(at:materializing: false)` gave it,
+    /// for streaming it (`read --raw`); nil when the value is not external. `suite` is
+    /// `Layers.externalSuite(for:)` of the value's origin.
+    public func openExternal(_ value: PrefValue, suite: String?, key: String) throws -> Blob? {
+        guard let suite, let reference = try reference(in: value, suite: suite, domain: suite, key: key),
+              let storage = externalStorage else { return nil }
+        do {
+            return try storage.open(reference, suite: suite)
+        } catch {
+            throw PrefsError.badExternalValue(domain: suite, key: key, reason: error.reason)
+        }
+    }
+
+    /// The real type of such a value (`read-type`): an external one's blob is checked (present, of the
+    /// right size, with the SHA-256 its writer recorded) but not read.
+    public func typeName(of value: PrefValue, suite: String?, key: String) throws -> String {
+        guard try openExternal(value, suite: suite, key: key) != nil, case .dictionary(let fields) = value,
+              case .string(let kind)? = fields["type"] else { return value.typeName }
+        return kind
+    }
+}
+
+/// One change's dealings with external storage, inside `SuiteStore.update` (under the suite's lock):
+/// read in the external values the change reads; after it, give back the references of values it
+/// left alone, refuse values shaped like references, and move large new values to new blobs. Once
+/// the suite is committed, the blobs it no longer refers to are removed — never before, so a crash
+/// leaves at worst an orphan blob (for `gc`), never a reference without its blob.
+final class ExternalTransaction {
+    let store: SuiteStore
+    let storage: ExternalStorage
+    let suite: String
+    let domain: String
+    let options: ExternalOptions
+    let threshold: Int
+    let writesBlobs: Bool
+    /// Blobs this change wrote (or was given), and the old ones it left without a reference.
+    private(set) var written: [ExternalReference]
+    private var orphaned: [ExternalReference] = []
+    /// Set just before the suite is replaced: after that, an error may still have committed.
+    var committing = false
+
+    init?(store: SuiteStore, file: StoreFile, options: ExternalOptions, writesBlobs: Bool = true) throws {
+        guard let suite = file.externalSuite, let storage = store.externalStorage else {
+            guard options.prewritten.isEmpty else { throw PrefsError.internalError("blobs written for a file without external storage") }
+            return nil
+        }
+        self.store = store
+        self.storage = storage
+        self.suite = suite
+        domain = suite
+        self.options = options
+        threshold = try store.externalThreshold()
+        self.writesBlobs = writesBlobs
+        written = options.prewritten
+    }
+
+    /// Runs `change` on `contents` (all of a suite, or just the `scope` keys a patch decoded).
+    func run(_ contents: inout PrefDictionary, scope: KeySet?, format: PlistFormat?, _ change: (inout PrefDictionary) throws -> Void) throws {
+        let original = contents
+        var originalReferences: [[UInt8]: ExternalReference] = [:]
+        var knownUUIDs = Set(options.prewritten.map(\.uuid))
+        var readIn: [[UInt8]: PrefValue] = [:]
+        for entry in original where scope?.contains(entry.key) ?? true {
+            guard let reference = try store.reference(in: entry.value, suite: suite, domain: domain, key: entry.key) else { continue }
+            originalReferences[Array(entry.key.utf8)] = reference
+            knownUUIDs.insert(reference.uuid)
+            if options.reading?.contains(entry.key) ?? true {
+                let value = try store.materialize(reference, suite: suite, domain: domain, key: entry.key)
+                readIn[Array(entry.key.utf8)] = value
+                contents[entry.key] = value
+            }
+        }
+        try change(&contents)
+
+        let keys = scope.map(Array.init) ?? Array(Set(original.keys + contents.keys))
+        var kept = Set<String>()
+        // Only suites in a format that can hold a reference's integer get new blobs (not OpenStep).
+        let canHoldReferences = format != .openStep
+        for key in keys {
+            guard let value = contents[key] else { continue }
+            let bytesKey = Array(key.utf8)
+            let old = original[key]
+            if let before = readIn[bytesKey], before == value, let old {
+                contents[key] = old
+            } else if let old, old == value {
+                // unchanged
+            } else if let reference = try? ExternalReference.parse(value) {
+                guard knownUUIDs.contains(reference.uuid) else { throw reserved(key) }
+                if let previous = originalReferences[bytesKey], previous.uuid != reference.uuid, ExternalTransaction.same(previous, reference), let old {
+                    contents[key] = old
+                }
+            } else if ExternalReference.containsMarker(value) {
+                throw reserved(key)
+            } else if canHoldReferences, let kind = try placement(of: value) {
+                let blob = try ExternalTransaction.blobBytes(of: value)
+                let digest = SHA256.hash(blob)
+                if let previous = originalReferences[bytesKey], previous.kind == kind, previous.size == blob.count, previous.sha256 == digest, let old {
+                    contents[key] = old
+                } else if writesBlobs {
+                    let reference = try storage.write(suite: suite, key: key, kind: kind) { sink in
+                        try blob.withUnsafeBytes { try sink.write($0) }
+                    }
+                    written.append(reference)
+                    contents[key] = reference.value
+                }
+            }
+            if let reference = try? contents[key].flatMap({ try ExternalReference.parse($0) }) { kept.insert(reference.uuid) }
+        }
+        orphaned = originalReferences.values.filter { !kept.contains($0.uuid) }
+        unreferencedWritten = written.filter { !kept.contains($0.uuid) }
+    }
+
+    private var unreferencedWritten: [ExternalReference] = []
+
+    /// Removes what the outcome leaves unreferenced: after a commit (or a change that changed
+    /// nothing), the old blobs the suite dropped and new ones it did not take; after a failure before
+    /// the commit, every new blob. A failure during the commit keeps everything (`gc` decides later).
+    func finish(succeeded: Bool) {
+        if succeeded {
+            for reference in orphaned + unreferencedWritten { storage.remove(reference, suite: suite) }
+        } else if !committing {
+            for reference in written { storage.remove(reference, suite: suite) }
+        }
+    }
+
+    /// Every old reference was dropped: the suite's file is gone (`reset`, `delete SUITE`).
+    static func removeAll(in contents: PrefDictionary, suite: String?, store: SuiteStore) {
+        guard let suite, let storage = store.externalStorage else { return }
+        for entry in contents {
+            if let reference = try? ExternalReference.parse(entry.value) { storage.remove(reference, suite: suite) }
+        }
+    }
+
+    func reserved(_ key: String) -> PrefsError {
+        .invalidValue("\(domain): \(key): a dictionary with the key \"\(ExternalReference.marker)\" is reserved for external-storage references")
+    }
+
+    static func same(_ a: ExternalReference, _ b: ExternalReference) -> Bool {
+        a.kind == b.kind && a.size == b.size && a.sha256 == b.sha256
+    }
+
+    /// The kind of blob a changed value gets, or nil to keep it inline.
+    func placement(of value: PrefValue) throws -> ExternalReference.Kind? {
+        let kind: ExternalReference.Kind
+        switch value {
+        case .string: kind = .string
+        case .data: kind = .data
+        case .array: kind = .array
+        case .dictionary: kind = .dictionary
+        default: return nil
+        }
+        switch options.placement {
+        case .inline: return nil
+        case .external: return kind
+        case .automatic:
+            switch value {
+            case .string(let text): return text.utf8.count > threshold ? kind : nil
+            case .data(let bytes): return bytes.count > threshold ? kind : nil
+            default:
+                // A container's blob is its binary plist: encode it only when it could be large.
+                guard ExternalTransaction.estimatedSize(value) * 2 > threshold else { return nil }
+                return try ExternalTransaction.blobBytes(of: value).count > threshold ? kind : nil
+            }
+        }
+    }
+
+    /// The bytes a value's blob holds.
+    static func blobBytes(of value: PrefValue) throws -> [UInt8] {
+        switch value {
+        case .string(let text): return Array(text.utf8)
+        case .data(let bytes): return bytes
+        default: return try PropertyList.encode(value, as: .binary)
+        }
+    }
+
+    /// About the size of a value's binary plist, never under half of it.
+    static func estimatedSize(_ value: PrefValue) -> Int {
+        switch value {
+        case .string(let text): return text.utf8.count + 2
+        case .data(let bytes): return bytes.count + 2
+        case .array(let elements): return elements.reduce(2) { $0 + 2 + estimatedSize($1) }
+        case .dictionary(let dictionary): return dictionary.reduce(2) { $0 + 4 + $1.key.utf8.count + estimatedSize($1.value) }
+        default: return 9
+        }
+    }
+}

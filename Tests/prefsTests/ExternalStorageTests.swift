@@ -1,0 +1,306 @@
+import Foundation
+import Testing
+@testable import PrefsCore
+
+/// External storage end to end, with real processes: large values leave the suite small and read
+/// back byte for byte, blobs are removed exactly when nothing refers to them any more, a writer killed
+/// at any moment never leaves a reference without its blob, and a hand-edited reference is refused
+/// without anything outside the store being opened.
+@Suite(.serialized) struct ExternalStorageTests {
+    /// Every file under the sandbox's external directory (blobs and unfinished ones), relative to it.
+    static func blobs(_ box: ProcessSandbox) -> [String] {
+        let root = box.data + "/prefs/external"
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
+        var files: [String] = []
+        while let path = walker.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDirectory), !isDirectory.boolValue { files.append(path) }
+        }
+        return files.sorted()
+    }
+
+    static func sha256(_ path: String) throws -> String {
+        let run = try runProcess("/usr/bin/sha256sum", [path])
+        return String(run.outputText.prefix(64))
+    }
+
+    static func random(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+
+    @Test func fiveAndHundredMegabyteValuesLeaveTheSuiteSmallAndReadBackIdentically() throws {
+        let box = try ProcessSandbox()
+        let five = try box.directory.write("five", Self.random(5_000_000))
+        try #require(box.prefs("write", "big", "five", "-data", "@" + five).status == 0)
+        // 100 MB through standard input, as a pipeline would give it.
+        let hundred = box.directory.file("hundred")
+        try #require(box.shell("head -c 100000000 /dev/urandom > \(hundred) && prefs write big hundred -data @- < \(hundred)").status == 0)
+        let suiteSize = try FileManager.default.attributesOfItem(atPath: box.config + "/big.plist")[.size] as! Int
+        #expect(suiteSize < 2048, "the suite holds \(suiteSize) bytes")
+        for (key, source) in [("five", five), ("hundred", hundred)] {
+            let out = box.directory.file(key + ".out")
+            let read = try box.shell("prefs read big \(key) --raw > \(out)")
+            #expect(read.status == 0, "\(read.error)")
+            #expect(try Self.sha256(out) == Self.sha256(source), "\(key)")
+            #expect(try box.prefs("read-type", "big", key).outputText == "data\n")
+        }
+        #expect(Self.blobs(box).count == 2)
+        let check = try box.prefs("check", "big")
+        #expect(check.status == 0 && check.outputText == "big: 2 external values OK\n", "\(check.outputText)\(check.error)")
+        // A large string from a file, and the plain read of a large value (hex for data).
+        let text = try box.directory.write("text", String(repeating: "grüße\n", count: 50_000))
+        try #require(box.prefs("write", "big", "text", "-string-file", text).status == 0)
+        #expect(try box.prefs("read-type", "big", "text").outputText == "string\n")
+        #expect(try box.prefs("read", "big", "text").outputText == String(repeating: "grüße\n", count: 50_000) + "\n")
+        #expect(try box.prefs("read", "big", "five").outputText == Self.hexOf(five) + "\n")
+    }
+
+    static func hexOf(_ path: String) throws -> String {
+        try Fixtures.bytes(path).map { String(format: "%02x", $0) }.joined()
+    }
+
+    @Test func overwriteDeleteResetAndImportLeaveExactlyTheBlobsStillReferenced() throws {
+        let box = try ProcessSandbox()
+        let a = try box.directory.write("a", Self.random(300_000))
+        let b = try box.directory.write("b", Self.random(300_000))
+        try #require(box.prefs("write", "s", "x", "-data", "@" + a, "y", "-data", "@" + b, "small", "-int", "1").status == 0)
+        #expect(Self.blobs(box).count == 2)
+        // Overwrite with another large value: the old blob goes, the new one is the only one.
+        let before = Self.blobs(box)
+        try #require(box.prefs("write", "s", "x", "-data", "@" + b).status == 0)
+        #expect(Self.blobs(box).count == 2)
+        #expect(Self.blobs(box).filter { $0.hasPrefix("s/x/") } != before.filter { $0.hasPrefix("s/x/") })
+        // The same value again is a no-op: the suite and the blob stay as they are.
+        let suiteBefore = try Fixtures.bytes(box.config + "/s.plist")
+        let again = try box.prefs("write", "s", "x", "-data", "@" + b, "--exit-code")
+        #expect(again.status == 0)
+        #expect(try Fixtures.bytes(box.config + "/s.plist") == suiteBefore)
+        #expect(Self.blobs(box).count == 2)
+        // Overwrite with a small value: inline, blob gone.
+        try #require(box.prefs("write", "s", "x", "-data", "00").status == 0)
+        #expect(Self.blobs(box).map { String($0.prefix(4)) } == ["s/y/"])
+        // Rename keeps the blob (the reference records its directory); delete removes it.
+        try #require(box.prefs("rename", "s", "y", "z").status == 0)
+        #expect(try Self.sha256Read(box, "s", "z") == Self.sha256(b))
+        try #require(box.prefs("delete", "s", "z").status == 0)
+        #expect(Self.blobs(box).isEmpty)
+        // Reset of one key, then of everything.
+        try #require(box.prefs("write", "s", "p", "-data", "@" + a, "q", "-data", "@" + b).status == 0)
+        try #require(box.prefs("reset", "s", "p").status == 0)
+        #expect(Self.blobs(box).map { String($0.prefix(4)) } == ["s/q/"])
+        try #require(box.prefs("reset", "s").status == 0)
+        #expect(Self.blobs(box).isEmpty)
+        // import externalizes large values; import --replace drops the ones not in the document.
+        let document = try box.directory.write("doc.plist", PropertyList.encode(.dictionary(["big": .data(Self.random(200_000)), "n": .integer(1)]), as: .binary))
+        try #require(box.prefs("write", "s", "old", "-data", "@" + a).status == 0)
+        try #require(box.prefs("import", "s", document).status == 0)
+        #expect(Self.blobs(box).count == 2)
+        try #require(box.prefs("import", "s", document, "--replace").status == 0)
+        #expect(Self.blobs(box).map { String($0.prefix(6)) } == ["s/big/"])
+        // export inlines: the document comes back exactly.
+        let exported = try box.prefs("export", "s", "-", "--format", "binary")
+        #expect(try PropertyList.decode(exported.output).value == PropertyList.decode(Fixtures.bytes(document)).value)
+        // delete SUITE removes its blobs.
+        try #require(box.prefs("delete", "s").status == 0)
+        #expect(Self.blobs(box).isEmpty)
+        #expect(try box.prefs("check").status == 0)
+    }
+
+    static func sha256Read(_ box: ProcessSandbox, _ suite: String, _ key: String) throws -> String {
+        let out = box.directory.file("read.out")
+        try #require(box.shell("prefs read \(suite) \(key) --raw > \(out)").status == 0)
+        return try sha256(out)
+    }
+
+    @Test func changesThatReadAnExternalValueSeeItAndKeepItExternal() throws {
+        let box = try ProcessSandbox()
+        var env = box.environment
+        env["PREFS_EXTERNAL_THRESHOLD"] = "1K"
+        func prefs(_ arguments: [String]) throws -> ProcessResult { try runProcess(Paths.binary, arguments, environment: env) }
+        func prefs(_ arguments: String...) throws -> ProcessResult { try prefs(arguments) }
+        let items = (0..<200).map { "item\($0)" }
+        try #require(prefs(["write", "s", "list", "-array"] + items).status == 0)
+        #expect(Self.blobs(box).count == 1)
+        try #require(prefs("write", "s", "list", "-array-add", "last").status == 0)
+        try #require(prefs("write", "s", ":list:0", "first").status == 0)
+        let read = try prefs("read", "s", ":list:200", "--json")
+        #expect(read.outputText == "\"last\"\n", "\(read.error)")
+        #expect(try prefs("read", "s", ":list:0").outputText == "first\n")
+        #expect(try prefs("read-type", "s", "list").outputText == "array\n")
+        #expect(Self.blobs(box).count == 1)
+        // --if-equals compares the real value.
+        let text = String(repeating: "t", count: 5000)
+        try #require(prefs("write", "s", "text", text).status == 0)
+        #expect(try prefs("write", "s", "text", "new", "--if-equals", text).status == 0)
+        #expect(try prefs("write", "s", "text", "newer", "--if-equals", text).status == 4)
+        // --external forces a small value out, --inline keeps a large one in.
+        try #require(prefs("write", "s", "tiny", "hi", "--external").status == 0)
+        #expect(Self.blobs(box).contains { $0.hasPrefix("s/tiny/") })
+        try #require(prefs("write", "s", "inline", String(repeating: "i", count: 5000), "--inline").status == 0)
+        #expect(!Self.blobs(box).contains { $0.hasPrefix("s/inline/") })
+        #expect(try prefs("write", "s", "n", "-int", "1", "--external").status == 64)
+        #expect(try prefs("write", box.directory.file("f.plist"), "k", "v", "--external").status == 64)
+        let bad = try runProcess(Paths.binary, ["write", "s", "k", "v"], environment: env.merging(["PREFS_EXTERNAL_THRESHOLD": "lots"]) { $1 })
+        #expect(bad.status == 64 && bad.error.contains("PREFS_EXTERNAL_THRESHOLD"))
+        #expect(try prefs("check", "s").status == 0)
+    }
+
+    @Test func valuesShapedLikeReferencesAreRefused() throws {
+        let box = try ProcessSandbox()
+        try #require(box.prefs("write", "s", "keep", "1").status == 0)
+        let suite = try Fixtures.bytes(box.config + "/s.plist")
+        let forged = "{ \"$prefs.external\" = 1; type = data; size = 0; key = x; uuid = \"00000000-0000-4000-8000-000000000000\"; sha256 = \"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"; }"
+        #expect(try box.prefs("write", "s", "k", forged).status == 65)
+        #expect(try box.prefs("write", "s", "k", "-array", "-json", "{\"$prefs.external\": 2}").status == 65)
+        let document = try box.directory.write("doc.json", "{\"k\": {\"nested\": {\"$prefs.external\": 1}}}")
+        #expect(try box.prefs("import", "s", document).status == 65)
+        #expect(try Fixtures.bytes(box.config + "/s.plist") == suite)
+        #expect(Self.blobs(box).isEmpty)
+    }
+
+    /// A reference edited by hand: a path in its uuid or directory, a wrong hash or size, a missing
+    /// blob. Reads fail with 65 and a message naming the key; the suite is not changed; under strace,
+    /// no file outside the store (but the suite's own and the program's) is opened.
+    @Test func handEditedReferencesAreRefusedWithoutOpeningAnythingOutsideTheStore() throws {
+        let box = try ProcessSandbox()
+        let value = try box.directory.write("v", Self.random(200_000))
+        try #require(box.prefs("write", "s", "k", "-data", "@" + value).status == 0)
+        guard case .dictionary(var suite)? = try box.suite("s"), case .dictionary(let reference)? = suite["k"] else {
+            Issue.record("no reference"); return
+        }
+        let blob = Self.blobs(box)[0]
+        var edits: [(String, PrefValue?, String)] = [
+            ("uuid", .string("../../../../../../etc/passwd"), "malformed reference"),
+            ("key", .string("../../../../etc"), "malformed reference"),
+            ("sha256", .string(String(repeating: "0", count: 64)), "SHA-256 mismatch"),
+            ("size", .integer(5), "has 200000 bytes"),
+            ("type", .string("date"), "malformed reference"),
+            ("sha256", nil, "malformed reference"),
+        ]
+        edits.append(("uuid", .string("00000000-0000-4000-8000-000000000000"), "is missing"))
+        for (field, replacement, message) in edits {
+            var edited = reference
+            edited[field] = replacement
+            suite["k"] = .dictionary(edited)
+            let path = box.config + "/s.plist"
+            try Data(PropertyList.encode(.dictionary(suite), as: .xml)).write(to: URL(fileURLWithPath: path))
+            let bytes = try Fixtures.bytes(path)
+            for arguments in [["read", "s", "k"], ["read", "s", "k", "--raw"], ["read-type", "s", "k"], ["export", "s", "-"], ["write", "s", "k", "-array-add", "x"]] {
+                let trace = box.directory.file("trace")
+                let run = try runProcess("/usr/bin/strace", ["-f", "-qq", "-e", "trace=open,openat", "-o", trace, Paths.binary] + arguments, environment: box.environment)
+                #expect(run.status == 65, "\(field) \(arguments): \(run.status) \(run.error)")
+                #expect(run.error.contains("s: k: external value: ") && run.error.contains(message), "\(field) \(arguments): \(run.error)")
+                let opened = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").compactMap { line -> String? in
+                    guard let start = line.firstIndex(of: "\""), let end = line[line.index(after: start)...].firstIndex(of: "\"") else { return nil }
+                    return String(line[line.index(after: start)..<end])
+                }
+                // Relative names are opened under the store's own directory descriptors; the rest
+                // must be the sandbox's files or the program's shared libraries.
+                let outside = opened.filter { $0.hasPrefix("/") && !$0.hasPrefix(box.directory.path + "/") && !$0.contains(".so") && !$0.hasPrefix("/proc/self/") && !$0.hasPrefix("/sys/devices/system/cpu/") }
+                #expect(outside.isEmpty, "\(field) \(arguments) opened \(outside.prefix(3))")
+                #expect(!opened.contains { $0.contains("passwd") })
+                #expect(try Fixtures.bytes(path) == bytes, "\(field) \(arguments) changed the suite")
+            }
+            #expect(try box.prefs("check", "s").status == 65)
+        }
+        #expect(Self.blobs(box) == [blob])
+    }
+
+    /// Writers of large values killed with SIGKILL at random moments, over 100 times: every reference
+    /// the suite holds has its blob, every value is one a writer wrote whole, and `gc` then leaves
+    /// nothing but referenced blobs.
+    @Test func killedLargeWritesNeverLeaveADanglingReference() throws {
+        let box = try ProcessSandbox()
+        let sizes = [300_000, 1_000_000, 3_000_000]
+        var sources: [String] = []
+        var hashes: Set<String> = []
+        for (i, size) in sizes.enumerated() {
+            let path = try box.directory.write("src\(i)", Self.random(size))
+            sources.append(path)
+            hashes.insert(try Self.sha256(path))
+        }
+        let writer = """
+            i=0
+            while [ "$SECONDS" -lt 60 ]; do
+              prefs write s payload -data @\(box.directory.path)/src$((i % 3)) counter -int $i || exit 1
+              i=$((i + 1))
+            done
+            """
+        var orphansSeen = 0
+        for round in 1...100 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", writer]
+            process.environment = box.environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            try #require(getpgid(process.processIdentifier) == process.processIdentifier)
+            usleep(useconds_t.random(in: 5_000...120_000))
+            kill(-process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            usleep(2_000)
+            guard FileManager.default.fileExists(atPath: box.config + "/s.plist") else { continue }
+            let check = try box.prefs("check", "s")
+            let lines = check.outputText.split(separator: "\n")
+            #expect(lines.allSatisfy { $0.contains("orphan blob") || $0.contains("unfinished blob") || $0.hasSuffix("OK") }, "round \(round): \(check.outputText)")
+            orphansSeen += lines.filter { !$0.hasSuffix("OK") }.count
+            #expect(hashes.contains(try Self.sha256Read(box, "s", "payload")), "round \(round)")
+        }
+        let gc = try box.prefs("gc", "--grace", "0")
+        #expect(gc.status == 0, "\(gc.error)")
+        let check = try box.prefs("check")
+        #expect(check.status == 0 && check.outputText == "s: 1 external value OK\n", "\(check.outputText)")
+        #expect(Self.blobs(box).count == 1)
+        // Proof that kills landed inside writes.
+        #expect(orphansSeen > 0)
+    }
+
+    @Test func gcKeepsFreshOrphansUnlessToldAndReportsWhatItRemoves() throws {
+        let box = try ProcessSandbox()
+        let value = try box.directory.write("v", Self.random(200_000))
+        try #require(box.prefs("write", "s", "k", "-data", "@" + value).status == 0)
+        // An orphan, as a killed writer leaves it.
+        let orphanDirectory = box.data + "/prefs/external/s/k"
+        let orphan = orphanDirectory + "/11111111-1111-4111-8111-111111111111"
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: orphan))
+        let check = try box.prefs("check")
+        #expect(check.status == 65 && check.outputText.contains("s: orphan blob k/11111111-1111-4111-8111-111111111111 (3 bytes)"), "\(check.outputText)")
+        #expect(try box.prefs("gc").outputText == "")
+        #expect(FileManager.default.fileExists(atPath: orphan))
+        let dry = try box.prefs("gc", "--grace", "0", "--dry-run")
+        #expect(dry.outputText == "would remove s: k/11111111-1111-4111-8111-111111111111 (3 bytes)\n")
+        #expect(FileManager.default.fileExists(atPath: orphan))
+        let gc = try box.prefs("gc", "--grace", "0", "--exit-code")
+        #expect(gc.status == 3 && gc.outputText == "removed s: k/11111111-1111-4111-8111-111111111111 (3 bytes)\n")
+        #expect(try box.prefs("check").status == 0)
+        #expect(Self.blobs(box).count == 1)
+        // The blobs of a suite whose file is gone are all orphans.
+        try FileManager.default.removeItem(atPath: box.config + "/s.plist")
+        #expect(try box.prefs("check").status == 65)
+        #expect(try box.prefs("gc", "--grace", "0").status == 0)
+        #expect(Self.blobs(box).isEmpty)
+    }
+
+    @Test func concurrentWritersOfDifferentLargeKeysLoseNothing() throws {
+        let box = try ProcessSandbox()
+        let script = """
+            for w in 1 2 3 4; do
+              ( for i in $(seq 1 10); do
+                  head -c 150000 /dev/zero | tr '\\0' "$w" | prefs write s "k$w-$i" -string-file - || echo "writer $w failed at $i" >&2
+                done ) &
+            done
+            wait
+            """
+        let run = try box.shell(script)
+        #expect(run.error.isEmpty, "\(run.error.prefix(500))")
+        for w in 1...4 {
+            for i in 1...10 {
+                #expect(try box.prefs("read", "s", "k\(w)-\(i)").outputText == String(repeating: "\(w)", count: 150_000) + "\n", "k\(w)-\(i)")
+            }
+        }
+        #expect(Self.blobs(box).count == 40)
+        #expect(try box.prefs("check").outputText == "s: 40 external values OK\n")
+    }
+}
