@@ -13,7 +13,7 @@ _prefs() {
     verb=${COMP_WORDS[1]}
     COMPREPLY=()
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "read read-type write delete rename register reset domains find lint export import migrate watch help --help -h --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "read read-type write delete rename register reset domains find lint export import migrate watch check gc help --help -h --version" -- "$cur"))
         return
     fi
     # The operands typed so far (options and the values of the options that take one left out).
@@ -21,7 +21,7 @@ _prefs() {
     for ((i = 2; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout) ((i++)); continue ;;
+            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout|--grace) ((i++)); continue ;;
             --keys) [ "$verb" = read ] || ((i++)); continue ;;  # a value for export and migrate
         esac
         [[ $word == --* ]] || operands+=("$word")
@@ -42,14 +42,15 @@ _prefs() {
                 [ -n "$from" ] && COMPREPLY=($(compgen -P "$head" -W "$(prefs read "$from" --stored --keys 2>/dev/null)" -- "${cur##*,}"))
                 return
             fi ;;
-        --if-equals|--rename|--timeout) return ;;
+        --if-equals|--rename|--timeout|--grace) return ;;
         --delete) [ "$position" -ge 1 ] && COMPREPLY=($(compgen -W "$(prefs read "${operands[0]}" --keys 2>/dev/null)" -- "$cur")); return ;;
     esac
     if [[ $cur == --* ]]; then
         case $verb in
-            read) COMPREPLY=($(compgen -W "$(printf '%s\n' --json --keys --origin --stored --defaults --help)" -- "$cur")) ;;
+            read) COMPREPLY=($(compgen -W "$(printf '%s\n' --json --keys --raw --origin --stored --defaults --help)" -- "$cur")) ;;
             read-type) COMPREPLY=($(compgen -W "$(printf '%s\n' --origin --stored --defaults --help)" -- "$cur")) ;;
-            write) COMPREPLY=($(compgen -W "$(printf '%s\n' --exit-code --dry-run --if-absent --if-equals --help)" -- "$cur")) ;;
+            write) COMPREPLY=($(compgen -W "$(printf '%s\n' --exit-code --dry-run --if-absent --if-equals --external --inline --help)" -- "$cur")) ;;
+            gc) COMPREPLY=($(compgen -W "$(printf '%s\n' --grace --dry-run --exit-code --help)" -- "$cur")) ;;
             delete|rename|reset) COMPREPLY=($(compgen -W "$(printf '%s\n' --exit-code --dry-run --help)" -- "$cur")) ;;
             register) COMPREPLY=($(compgen -W "$(printf '%s\n' --replace --delete --exit-code --dry-run --help)" -- "$cur")) ;;
             find) COMPREPLY=($(compgen -W "$(printf '%s\n' --json --help)" -- "$cur")) ;;
@@ -75,7 +76,9 @@ _prefs() {
                 COMPREPLY=($(compgen -W "$(prefs read "${operands[0]}" --keys 2>/dev/null)" -- "$cur"))
             elif [ "$verb" = write ] || [ "$verb" = register ]; then
                 if [[ $cur == -* ]]; then
-                    COMPREPLY=($(compgen -W "$(printf '%s\n' -string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add)" -- "$cur"))
+                    COMPREPLY=($(compgen -W "$(printf '%s\n' -string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add -string-file)" -- "$cur"))
+                elif [[ $prev == -string-file ]] || [[ $prev == -data && $cur == @* ]]; then
+                    [[ $cur == @* ]] && COMPREPLY=($(compgen -P @ -f -- "${cur#@}")) || COMPREPLY=($(compgen -f -- "$cur"))
                 elif [[ $prev == -bool* ]]; then
                     COMPREPLY=($(compgen -W "$(printf '%s\n' true false yes no)" -- "$cur"))
                 fi
@@ -99,8 +102,9 @@ _prefs() {
                 COMPREPLY=($(compgen -W "$(prefs read "${operands[0]}" --keys 2>/dev/null)" -- "$cur"))
             fi
             ;;
+        check|gc) COMPREPLY=($(compgen -W "$(_prefs_suites)" -- "$cur")) ;;
         lint) COMPREPLY=($(compgen -f -- "$cur")) ;;
-        help) [ "$position" -eq 0 ] && COMPREPLY=($(compgen -W "$(printf '%s\n' read read-type write delete rename register reset domains find lint export import migrate watch help)" -- "$cur")) ;;
+        help) [ "$position" -eq 0 ] && COMPREPLY=($(compgen -W "$(printf '%s\n' read read-type write delete rename register reset domains find lint export import migrate watch check gc help)" -- "$cur")) ;;
     esac
 }
 complete -o filenames -F _prefs prefs

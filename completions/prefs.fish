@@ -1,6 +1,6 @@
 # fish completion for prefs: verbs, options, type flags, suite names and the keys of the named suite.
 # Install it in ~/.config/fish/completions/.
-set -l verbs read read-type write delete rename register reset domains find lint export import migrate watch help
+set -l verbs read read-type write delete rename register reset domains find lint export import migrate watch check gc help
 
 # The operands typed after the verb, options and the values of the options that take one left out
 # (--keys takes one for export and migrate, not for read).
@@ -15,7 +15,7 @@ function __prefs_operands
             set skip 0
             continue
         end
-        if contains -- $w --format --defaults --if-equals --delete --from --bool-keys --rename --timeout
+        if contains -- $w --format --defaults --if-equals --delete --from --bool-keys --rename --timeout --grace
             set skip 1
         else if test "$w" = --keys; and test "$verb" != read
             set skip 1
@@ -74,6 +74,8 @@ complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a export -d 'writ
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a import -d 'merge a plist or JSON dictionary into a suite'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a migrate -d 'bring settings in from a file or a suite, with a report'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a watch -d 'print each change of a suite\'s values as it happens'
+complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a check -d 'verify the external values of suites'
+complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a gc -d 'remove orphan blobs from external storage'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -a help -d 'show help for prefs or for one verb'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -l help -s h -d 'show help'
 complete -c prefs -n "not __fish_seen_subcommand_from $verbs" -l version -d 'print the version'
@@ -88,10 +90,11 @@ function __prefs_after_bool
 end
 
 complete -c prefs -n "__fish_seen_subcommand_from write register; and not __prefs_position 'write register' 0; and not __prefs_position 'write register' 1; and not __prefs_after_bool; and not __prefs_after --if-equals; and not __prefs_after --delete" \
-    -a '-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add' -d type
+    -a '-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add -string-file' -d type
 complete -c prefs -n "__fish_seen_subcommand_from write register; and __prefs_after_bool" -a 'true false yes no' -d boolean
 complete -c prefs -n "__fish_seen_subcommand_from read" -l json -d 'print JSON'
 complete -c prefs -n "__fish_seen_subcommand_from read" -l keys -d 'print the keys, one per line'
+complete -c prefs -n "__fish_seen_subcommand_from read" -l raw -d 'print a string or data value\'s bytes exactly'
 complete -c prefs -n "__fish_seen_subcommand_from read read-type" -l origin -d 'say where each value came from'
 complete -c prefs -n "__fish_seen_subcommand_from read read-type" -l stored -d 'only the stored values'
 complete -c prefs -n "__fish_seen_subcommand_from read read-type export" -l defaults -r -F -d 'registered defaults for this run'
@@ -100,6 +103,9 @@ complete -c prefs -n "__fish_seen_subcommand_from write delete rename register r
 complete -c prefs -n "__fish_seen_subcommand_from write delete rename register reset import migrate" -l dry-run -d 'print what would change'
 complete -c prefs -n "__fish_seen_subcommand_from write" -l if-absent -d 'skip the keys already stored'
 complete -c prefs -n "__fish_seen_subcommand_from write" -l if-equals -x -d 'change only if the stored value is this'
+complete -c prefs -n "__fish_seen_subcommand_from write" -l external -d 'keep the values in external storage'
+complete -c prefs -n "__fish_seen_subcommand_from write" -l inline -d 'keep the values in the suite file'
+complete -c prefs -n "__fish_seen_subcommand_from write; and __prefs_after -string-file" -F
 complete -c prefs -n "__fish_seen_subcommand_from register" -l replace -d 'replace the whole registration'
 complete -c prefs -n "__fish_seen_subcommand_from register" -l delete -x -a "(__prefs_keys)" -d 'remove a registered key'
 complete -c prefs -n "__fish_seen_subcommand_from lint" -F
@@ -126,5 +132,9 @@ complete -c prefs -n "__fish_seen_subcommand_from watch" -l json -d 'print each 
 complete -c prefs -n "__fish_seen_subcommand_from watch" -l initial -d 'print the current values first'
 complete -c prefs -n "__fish_seen_subcommand_from watch" -l once -d 'exit after the first change'
 complete -c prefs -n "__fish_seen_subcommand_from watch" -l timeout -x -d 'stop after SECONDS (with --once: exit 1 if no change came)'
+complete -c prefs -n "__fish_seen_subcommand_from check gc" -a "(prefs domains 2>/dev/null; printf '%s\n' -g NSGlobalDomain)" -d suite
+complete -c prefs -n "__fish_seen_subcommand_from gc" -l grace -x -d 'only blobs older than SECONDS'
+complete -c prefs -n "__fish_seen_subcommand_from gc" -l dry-run -d 'print what would be removed'
+complete -c prefs -n "__fish_seen_subcommand_from gc" -l exit-code -d 'exit 3 when something was removed'
 complete -c prefs -n "__fish_seen_subcommand_from $verbs" -l help -d 'show help for the verb'
 complete -c prefs -n "__fish_seen_subcommand_from help" -a "$verbs"

@@ -38,7 +38,7 @@ _prefs_operands() {
     operands=()
     for (( i = 2; i < CURRENT; i++ )); do
         case $words[i] in
-            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout) (( i++ )) ;;
+            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout|--grace) (( i++ )) ;;
             --keys) [[ $verb == read ]] || (( i++ )) ;;
             --*) ;;
             *) operands+=($words[i]) ;;
@@ -63,9 +63,11 @@ _prefs() {
         'import:merge a plist or JSON dictionary into a suite, all or nothing'
         'migrate:bring settings in from a plist, JSON, INI or .env file or a suite'
         'watch:print each change of a suite'\''s values as it happens'
+        'check:verify the external values of suites'
+        'gc:remove orphan blobs from external storage'
         'help:show help for prefs or for one verb'
     )
-    types=(-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add)
+    types=(-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add -string-file)
     if (( CURRENT == 2 )); then
         _describe -t verbs 'verb' verbs
         compadd -- --help -h --version
@@ -79,6 +81,7 @@ _prefs() {
     case $verb in
         read)
             _arguments '--json[print JSON]' '--keys[print the keys, one per line]' \
+                '--raw[print a string'\''s or data value'\''s bytes exactly]' \
                 '--origin[say where each value came from]' '--stored[only the stored values]' \
                 '*--defaults[registered defaults for this run]:defaults file:_files' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:key:->key' && return
@@ -113,9 +116,14 @@ _prefs() {
             fi ;;
         write)
             if [[ $PREFIX == --* ]]; then
-                compadd -- --exit-code --dry-run --if-absent --if-equals --help
+                compadd -- --exit-code --dry-run --if-absent --if-equals --external --inline --help
             elif [[ $words[CURRENT-1] == --if-equals ]]; then
                 return 1
+            elif [[ $words[CURRENT-1] == -string-file ]]; then
+                _files
+            elif [[ $words[CURRENT-1] == -data && $PREFIX == @* ]]; then
+                compset -P @
+                _files
             elif (( $#operands == 0 )); then
                 _prefs_suites
             elif (( $#operands == 1 )); then
@@ -159,6 +167,11 @@ _prefs() {
                 '--timeout[stop after SECONDS (with --once: exit 1 if no change came)]:seconds: ' '--help[show help]' \
                 '1:domain:_prefs_suites_and_files' '*:key:->key' && return
             [[ $state == key ]] && _prefs_keys $operands[1] ;;
+        check) _arguments '--help[show help]' '*:suite:_prefs_suites' ;;
+        gc)
+            _arguments '--grace[only blobs older than SECONDS]:seconds: ' \
+                '--dry-run[print what would be removed]' '--exit-code[exit 3 when something was removed]' '--help[show help]' \
+                '*:suite:_prefs_suites' ;;
         help) (( CURRENT == 2 )) && _describe -t verbs 'verb' verbs ;;
     esac
 }

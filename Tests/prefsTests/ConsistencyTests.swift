@@ -71,8 +71,19 @@ import Testing
         // Section headings are the lines that start at the margin (bold is drawn with backspaces).
         let text = rendered.outputText.replacingOccurrences(of: "(.)\u{8}", with: "", options: .regularExpression)
         let headings = text.split(separator: "\n").dropFirst().dropLast().filter { $0.first.map { !$0.isWhitespace } ?? false }.map(String.init)
-        #expect(headings == ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "VALUE TYPES", "KEY PATHS", "FORMATS", "EXIT STATUS",
-                             "ENVIRONMENT", "FILES", "EXAMPLES", "SHELL COMPLETION", "SEE ALSO"])
+        #expect(headings == ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "EXTERNAL STORAGE", "VALUE TYPES", "KEY PATHS", "FORMATS",
+                             "EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES", "SHELL COMPLETION", "SEE ALSO"])
+    }
+
+    /// The environment variables prefs reads are in the man page's ENVIRONMENT section and the README.
+    @Test func environmentVariablesAreDocumented() throws {
+        let man = try Paths.text("man/prefs.1")
+        let environment = man.components(separatedBy: ".SH ENVIRONMENT")[1].components(separatedBy: ".SH ")[0]
+        let readme = try Paths.text("README.md")
+        for variable in ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS", "PREFS_LOCK_TIMEOUT", "PREFS_EXTERNAL_THRESHOLD"] {
+            #expect(environment.contains(".B " + variable), "\(variable) in man/prefs.1")
+            #expect(readme.contains(variable), "\(variable) in README.md")
+        }
     }
 
     /// The man page's opening comment lists the verbs as typed (for grep); it must stay in step.

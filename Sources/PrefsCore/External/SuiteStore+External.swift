@@ -180,7 +180,8 @@ final class ExternalTransaction {
         }
         try change(&contents)
 
-        let keys = scope.map(Array.init) ?? Array(Set(original.keys + contents.keys))
+        // Keys the change removed need nothing here: their blobs are found orphaned below.
+        let keys = scope.map(Array.init) ?? contents.keys
         var kept = Set<String>()
         // Only suites in a format that can hold a reference's integer get new blobs (not OpenStep).
         let canHoldReferences = format != .openStep
