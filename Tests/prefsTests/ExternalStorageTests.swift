@@ -157,6 +157,16 @@ import Testing
         #expect(try box.prefs("import", "s", document).status == 65)
         #expect(try Fixtures.bytes(box.config + "/s.plist") == suite)
         #expect(Self.blobs(box).isEmpty)
+        // A copy of a real reference under a second key (its blob would dangle once either went).
+        let value = try box.directory.write("v", Self.random(200_000))
+        try #require(box.prefs("write", "s", "big", "-data", "@" + value).status == 0)
+        guard case .dictionary(var stored)? = try box.suite("s") else { Issue.record("no suite"); return }
+        stored["copy"] = stored["big"]
+        let copied = try box.directory.write("copied.plist", PropertyList.encode(.dictionary(stored), as: .xml))
+        let withBlob = try Fixtures.bytes(box.config + "/s.plist")
+        #expect(try box.prefs("import", "s", copied, "--replace").status == 65)
+        #expect(try Fixtures.bytes(box.config + "/s.plist") == withBlob)
+        #expect(try box.prefs("check", "s").status == 0)
     }
 
     /// A reference edited by hand: a path in its uuid or directory, a wrong hash or size, a missing

@@ -213,7 +213,10 @@ final class ExternalTransaction {
                     contents[key] = reference.value
                 }
             }
-            if let reference = try? contents[key].flatMap({ try ExternalReference.parse($0) }) { kept.insert(reference.uuid) }
+            if let reference = try? contents[key].flatMap({ try ExternalReference.parse($0) }) {
+                // Two keys naming one blob would leave one dangling when the other goes.
+                guard kept.insert(reference.uuid).inserted else { throw reserved(key) }
+            }
         }
         orphaned = originalReferences.values.filter { !kept.contains($0.uuid) }
         unreferencedWritten = written.filter { !kept.contains($0.uuid) }
