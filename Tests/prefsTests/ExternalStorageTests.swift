@@ -146,6 +146,38 @@ import Testing
         #expect(try prefs("check", "s").status == 0)
     }
 
+    /// Cases an independent review found: a key path into a value streamed in the same write, --raw of
+    /// an external container, streaming into an OpenStep suite, a suite named by its file's path.
+    @Test func streamedValuesContainersOpenStepSuitesAndSuitePathsBehave() throws {
+        let box = try ProcessSandbox()
+        var env = box.environment
+        env["PREFS_EXTERNAL_THRESHOLD"] = "1K"
+        func prefs(_ arguments: String...) throws -> ProcessResult { try runProcess(Paths.binary, arguments, environment: env) }
+        let random = try box.directory.write("rand", Self.random(5000))
+        let big = String(repeating: "a", count: 3000)
+        // The same error as for an inline value; nothing written, no blob left.
+        let into = try prefs("write", "s", "big", "-data", "@" + random, ":big:key", "other")
+        #expect(into.status == 65 && into.error.contains("inside a data"), "\(into.error)")
+        #expect(Self.blobs(box).isEmpty)
+        try #require(prefs("write", "s", "list", "-array", big, "x").status == 0)
+        let raw = try prefs("read", "s", "list", "--raw")
+        #expect(raw.status == 65 && raw.output.isEmpty, "\(raw.error)")
+        // An OpenStep suite cannot hold a reference: the streamed value goes inline.
+        try "{ a = b; }".write(toFile: box.config + "/o.plist", atomically: true, encoding: .utf8)
+        #expect(try prefs("write", "o", "k", "-data", "@" + random).status == 0)
+        #expect(try prefs("read", "o", "k", "--raw").output == Fixtures.bytes(random))
+        #expect(!Self.blobs(box).contains { $0.hasPrefix("o/") })
+        // A suite named by its file's path is that suite: values read in, blobs cleaned up.
+        let path = box.config + "/s.plist"
+        try #require(prefs("write", "s", "big", big).status == 0)
+        #expect(try prefs("read", path, "big").outputText == big + "\n")
+        #expect(try prefs("delete", path, "big").status == 0)
+        try #require(prefs("write", path, "other", big).status == 0)
+        try #require(prefs("write", path, "other", "small").status == 0)
+        #expect(Self.blobs(box).map { String($0.prefix(7)) } == ["s/list/"])
+        #expect(try prefs("check").status == 0)
+    }
+
     @Test func valuesShapedLikeReferencesAreRefused() throws {
         let box = try ProcessSandbox()
         try #require(box.prefs("write", "s", "keep", "1").status == 0)

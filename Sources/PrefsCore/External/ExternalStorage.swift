@@ -112,7 +112,7 @@ public struct ExternalStorage: Sendable {
                 guard hasher.finish() == reference.sha256 else { throw ExternalReference.Problem("SHA-256 mismatch (the blob is damaged or the reference is wrong)") }
                 _ = try FileDescriptor.retrying { lseek(file.raw, 0, SEEK_SET) }
             }
-            return Blob(file: file, size: reference.size)
+            return Blob(file: file, size: reference.size, kind: reference.kind)
         } catch let error as ExternalReference.Problem {
             file.close()
             throw error
@@ -190,6 +190,8 @@ struct BlobSink {
 public struct Blob: ~Copyable {
     let file: FileDescriptor
     public let size: Int
+    /// What the bytes are: a string's UTF-8, data, or an array's or dictionary's binary plist.
+    public let kind: ExternalReference.Kind
 
     deinit { file.close() }
 

@@ -35,6 +35,25 @@ extension SuiteStore {
         return ExternalStorage(root: home + "/prefs/external")
     }
 
+    /// The suite whose external storage a domain's references point into: a suite's (or the global
+    /// suite's) name — also when the domain is that suite's file named by its path — else nil.
+    public func externalSuite(of domain: Domain) -> String? {
+        guard case .file(let path) = domain else { return domain.registrationName }
+        guard let home = try? environment.configHome(), let target = try? fileSystem.resolvingSymlinks(path) else { return nil }
+        let (directory, name) = splitPath(target)
+        guard name.hasSuffix(".plist"), let here = realPath(directory), let config = realPath(home), here == config else { return nil }
+        if name == ".GlobalPreferences.plist" { return Domain.global.registrationName }
+        let suite = String(name.dropLast(6))
+        guard (try? Domain.checkSuiteName(suite)) != nil else { return nil }
+        return suite
+    }
+
+    private func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// Values whose blob would be larger than this many bytes are stored externally:
     /// `$PREFS_EXTERNAL_THRESHOLD` (bytes, or with a K, M or G suffix: KiB, MiB, GiB), default 100 KiB.
     public func externalThreshold() throws -> Int {
@@ -93,7 +112,7 @@ extension SuiteStore {
     /// A domain's stored contents with every external value read in (what `export` and `find` see).
     public func loadMaterialized(_ domain: Domain) throws -> Suite? {
         guard var suite = try load(domain) else { return nil }
-        suite.contents = try materializedContents(suite.contents, suite: domain.registrationName, domain: domain.displayName)
+        suite.contents = try materializedContents(suite.contents, suite: externalSuite(of: domain), domain: domain.displayName)
         return suite
     }
 
@@ -166,12 +185,14 @@ final class ExternalTransaction {
     func run(_ contents: inout PrefDictionary, scope: KeySet?, format: PlistFormat?, _ change: (inout PrefDictionary) throws -> Void) throws {
         let original = contents
         var originalReferences: [[UInt8]: ExternalReference] = [:]
-        var knownUUIDs = Set(options.prewritten.map(\.uuid))
+        // The references a value may be: the suite's own (moved, or left as they were) and the
+        // prewritten ones, exactly as they are (an edited copy would name the blob wrongly).
+        var known = options.prewritten
         var readIn: [[UInt8]: PrefValue] = [:]
         for entry in original where scope?.contains(entry.key) ?? true {
             guard let reference = try store.reference(in: entry.value, suite: suite, domain: domain, key: entry.key) else { continue }
             originalReferences[Array(entry.key.utf8)] = reference
-            knownUUIDs.insert(reference.uuid)
+            known.append(reference)
             if options.reading?.contains(entry.key) ?? true {
                 let value = try store.materialize(reference, suite: suite, domain: domain, key: entry.key)
                 readIn[Array(entry.key.utf8)] = value
@@ -194,8 +215,11 @@ final class ExternalTransaction {
             } else if let old, old == value {
                 // unchanged
             } else if let reference = try? ExternalReference.parse(value) {
-                guard knownUUIDs.contains(reference.uuid) else { throw reserved(key) }
-                if let previous = originalReferences[bytesKey], previous.uuid != reference.uuid, ExternalTransaction.same(previous, reference), let old {
+                guard known.contains(reference) else { throw reserved(key) }
+                if !canHoldReferences {
+                    // A streamed value for a suite whose format cannot hold a reference: inline.
+                    contents[key] = try store.materialize(reference, suite: suite, domain: domain, key: key)
+                } else if let previous = originalReferences[bytesKey], previous.uuid != reference.uuid, ExternalTransaction.same(previous, reference), let old {
                     contents[key] = old
                 }
             } else if ExternalReference.containsMarker(value) {

@@ -82,7 +82,7 @@ public struct Layers: Sendable {
     /// The suite whose external storage a value from `origin` refers into, if any.
     public func externalSuite(for origin: Origin) -> String? {
         switch origin {
-        case .stored: return domain.registrationName
+        case .stored: return store.externalSuite(of: domain)
         case .global: return Domain.global.registrationName
         case .registered, .commandLine: return nil
         }

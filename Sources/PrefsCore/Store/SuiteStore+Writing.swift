@@ -18,7 +18,7 @@ extension SuiteStore {
     /// The file that holds `domain`, for changing it.
     public func file(for domain: Domain) throws -> StoreFile {
         let path = try path(of: domain)
-        if case .file = domain { return StoreFile(path: path, createsDirectory: false) }
+        if case .file = domain { return StoreFile(path: path, createsDirectory: false, externalSuite: externalSuite(of: domain)) }
         return StoreFile(path: path, createsDirectory: true, externalSuite: domain.registrationName)
     }
 
@@ -165,7 +165,7 @@ extension SuiteStore {
         return try locked(target) {
             guard let suite = try load(path: target) else { return false }
             try fileSystem.removeFile(target)
-            ExternalTransaction.removeAll(in: suite.contents, suite: domain.registrationName, store: self)
+            ExternalTransaction.removeAll(in: suite.contents, suite: externalSuite(of: domain), store: self)
             return true
         }
     }

@@ -77,7 +77,9 @@ enum WriteCommand {
         }
         for (i, change) in changes.enumerated() {
             guard case .setFromFile(let source, let kind) = change.action else { continue }
-            let streaming = change.path.components.count == 1 && !invocation.has("dry-run")
+            // Straight into a blob only when nothing else in the write reaches into the value.
+            let alone = changes.filter { $0.path.first.utf8.elementsEqual(change.path.first.utf8) }.count == 1
+            let streaming = change.path.components.count == 1 && alone && !invocation.has("dry-run")
             switch try context.store.readValue(from: source, kind: kind, key: change.path.first, for: file, placement: streaming ? placement : .inline) {
             case .inline(let value):
                 changes[i] = WriteRequest.Change(path: change.path, action: .set(value), flag: change.flag)
