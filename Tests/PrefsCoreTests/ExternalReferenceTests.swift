@@ -6,7 +6,7 @@ import PrefsTestSupport
 /// The pieces of external storage that need no process: SHA-256 against the FIPS vectors and against
 /// `sha256sum`, key directory names, reference parsing, and UTF-8 checked in pieces.
 @Suite struct ExternalReferenceTests {
-    static func hex(_ bytes: [UInt8]) -> String { ExternalReference.hex(bytes) }
+    static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 
     @Test func sha256MatchesTheFIPSVectors() {
         #expect(Self.hex(SHA256.hash([])) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")

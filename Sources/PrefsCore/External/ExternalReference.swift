@@ -33,7 +33,7 @@ public struct ExternalReference: Equatable, Sendable {
         case .integer(let n)? where n >= 0: size = Int(n)
         default: throw Problem("bad or missing size")
         }
-        guard case .string(let hex)? = fields["sha256"], let digest = hexBytes(hex), digest.count == 32 else {
+        guard case .string(let hex)? = fields["sha256"], let digest = Hex.decode(hex), digest.count == 32 else {
             throw Problem("bad or missing sha256")
         }
         guard case .string(let directory)? = fields["key"], isDirectoryName(directory) else { throw Problem("bad or missing key directory") }
@@ -50,8 +50,13 @@ public struct ExternalReference: Equatable, Sendable {
     public var value: PrefValue {
         .dictionary([
             ExternalReference.marker: .integer(1), "type": .string(kind.rawValue), "size": .integer(Int64(size)),
-            "sha256": .string(ExternalReference.hex(sha256)), "key": .string(directory), "uuid": .string(uuid),
+            "sha256": .string(Hex.encode(sha256)), "key": .string(directory), "uuid": .string(uuid),
         ])
+    }
+
+    /// Whether this reference's blob holds exactly such a value.
+    func holds(kind: Kind, size: Int, sha256: [UInt8]) -> Bool {
+        self.kind == kind && self.size == size && self.sha256 == sha256
     }
 
     /// Whether the marker key appears anywhere in `value`.
@@ -75,13 +80,13 @@ public struct ExternalReference: Equatable, Sendable {
             if plain {
                 name.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
-                name += "%" + hex([byte]).uppercased()
+                name += "%" + Hex.encode([byte]).uppercased()
             }
         }
         guard name.utf8.count > 200 else { return name }
         var prefix = String(name.utf8.prefix(160))!
         if let percent = prefix.suffix(2).firstIndex(of: "%") { prefix = String(prefix[..<percent]) }
-        return prefix + "~" + hex(Array(SHA256.hash(Array(key.utf8)).prefix(8)))
+        return prefix + "~" + Hex.encode(Array(SHA256.hash(Array(key.utf8)).prefix(8)))
     }
 
     /// What `directoryName(forKey:)` can give: never empty, `.` or `..`, no `/`, at most 255 bytes.
@@ -110,34 +115,8 @@ public struct ExternalReference: Equatable, Sendable {
         var bytes = (0..<16).map { _ in UInt8.random(in: 0...255) }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
-        let text = hex(bytes)
+        let text = Hex.encode(bytes)
         let utf8 = Array(text.utf8)
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(decoding: utf8[$0], as: UTF8.self) }.joined(separator: "-")
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var utf8: [UInt8] = []
-        utf8.reserveCapacity(bytes.count * 2)
-        for byte in bytes { utf8 += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
-        return String(decoding: utf8, as: UTF8.self)
-    }
-
-    static func hexBytes(_ text: String) -> [UInt8]? {
-        let utf8 = Array(text.utf8)
-        guard utf8.count % 2 == 0 else { return nil }
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 0x30...0x39: return c - 0x30
-            case 0x61...0x66: return c - 0x61 + 10
-            default: return nil
-            }
-        }
-        var bytes: [UInt8] = []
-        for i in stride(from: 0, to: utf8.count, by: 2) {
-            guard let high = nibble(utf8[i]), let low = nibble(utf8[i + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
     }
 }

@@ -18,14 +18,9 @@ public struct ExternalStorage: Sendable {
     public let root: String
     static let hashAttribute = "user.prefs.sha256"
     static let temporaryPrefix = ".tmp-"
-    static let chunkSize = 1 << 20
 
     /// The directory of one suite's blobs (`NAME` is the suite's name, or `NSGlobalDomain`).
     func directory(of suite: String) -> String { root + "/" + suite }
-
-    func path(of reference: ExternalReference, suite: String) -> String {
-        directory(of: suite) + "/" + reference.directory + "/" + reference.uuid
-    }
 
     /// Writes a new blob for a key of `suite`: `produce` is given a sink to write the value's bytes
     /// into (in pieces, so a large value is never held whole). Returns the reference to commit.
@@ -108,7 +103,7 @@ public struct ExternalStorage: Sendable {
                 guard recorded == reference.sha256 else { throw ExternalReference.Problem("SHA-256 mismatch (the reference does not name this blob)") }
             } else {
                 var hasher = SHA256()
-                try Blob.forEachChunk(of: file) { hasher.update($0) }
+                try file.forEachChunk { hasher.update($0) }
                 guard hasher.finish() == reference.sha256 else { throw ExternalReference.Problem("SHA-256 mismatch (the blob is damaged or the reference is wrong)") }
                 _ = try FileDescriptor.retrying { lseek(file.raw, 0, SEEK_SET) }
             }
@@ -174,15 +169,7 @@ struct BlobSink {
     mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
         hasher.update(bytes)
         size += bytes.count
-        var written = 0
-        while written < bytes.count {
-            let n = Glibc.write(file.raw, bytes.baseAddress! + written, bytes.count - written)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw PrefsError.cannotWrite(path: path, errno: errno)
-            }
-            written += n
-        }
+        do { try file.writeAll(bytes) } catch { throw PrefsError.cannotWrite(path: path, errno: error.code) }
     }
 }
 
@@ -194,17 +181,6 @@ public struct Blob: ~Copyable {
     public let kind: ExternalReference.Kind
 
     deinit { file.close() }
-
-    /// Calls `body` with each piece of a file, from where it is to its end.
-    static func forEachChunk(of file: FileDescriptor, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExternalStorage.chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let count = try file.read(into: buffer)
-            if count == 0 { return }
-            try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-        }
-    }
 
     /// The whole blob.
     func bytes() throws(FileDescriptor.Errno) -> [UInt8] {
@@ -221,12 +197,12 @@ public struct Blob: ~Copyable {
     public func copy(to descriptor: Int32, name: String) throws {
         do {
             try copy(to: descriptor)
-        } catch {
+        } catch let error as FileDescriptor.Errno {
             throw PrefsError.cannotWrite(path: name, errno: error.code)
         }
     }
 
-    func copy(to descriptor: Int32) throws(FileDescriptor.Errno) {
+    func copy(to descriptor: Int32) throws {
         var remaining = size
         while remaining > 0 {
             let n = sendfile(descriptor, file.raw, nil, min(remaining, 1 << 30))
@@ -238,17 +214,7 @@ public struct Blob: ~Copyable {
         }
         guard remaining > 0 else { return }
         // sendfile cannot write to this descriptor: copy through memory.
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExternalStorage.chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let count = try file.read(into: buffer)
-            if count == 0 { return }
-            var written = 0
-            while written < count {
-                let n = Glibc.write(descriptor, buffer.baseAddress! + written, count - written)
-                if n < 0 { if errno == EINTR { continue }; throw FileDescriptor.Errno.current }
-                written += n
-            }
-        }
+        let output = FileDescriptor(raw: descriptor)
+        try file.forEachChunk { try output.writeAll($0) }
     }
 }

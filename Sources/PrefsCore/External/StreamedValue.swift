@@ -66,25 +66,10 @@ extension SuiteStore {
                 try sink.write(bytes)
             }
             try head.withUnsafeBytes(put)
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExternalStorage.chunkSize, alignment: 16)
-            defer { buffer.deallocate() }
-            while true {
-                let count: Int
-                do { count = try input.read(into: buffer) } catch let error as FileDescriptor.Errno { throw readError(error) }
-                if count == 0 { break }
-                try put(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-            }
+            do { try input.forEachChunk(put) } catch let error as FileDescriptor.Errno { throw readError(error) }
             if validator?.finish() == false { throw PrefsError.invalidValue("\(name): not UTF-8 text") }
         }
         return .external(reference)
-    }
-}
-
-extension SuiteStore {
-    /// Removes blobs written for a change that will not happen (`readValue` gave them).
-    public func discard(_ references: [ExternalReference], of file: StoreFile) {
-        guard let suite = file.externalSuite, let storage = externalStorage else { return }
-        for reference in references { storage.remove(reference, suite: suite) }
     }
 }
 

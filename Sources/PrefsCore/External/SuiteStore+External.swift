@@ -70,10 +70,19 @@ extension SuiteStore {
         return number << shift
     }
 
+    /// Removes blobs no suite refers to: written for a change that did not happen, or of a suite
+    /// file that is gone.
+    public func discard(_ references: [ExternalReference], suite: String?) {
+        guard let suite, let storage = externalStorage else { return }
+        for reference in references { storage.remove(reference, suite: suite) }
+    }
+
     /// The external value a stored value refers to; nil when it is not a reference. `suite` is the
     /// name of the suite that holds it (nil: a file, whose values are never references).
     func reference(in value: PrefValue, suite: String?, domain: String, key: String) throws -> ExternalReference? {
-        guard suite != nil, externalStorage != nil else { return nil }
+        // Most values are not dictionaries with the marker: they cost no environment lookup.
+        guard suite != nil, case .dictionary(let fields) = value, fields[ExternalReference.marker] != nil,
+              externalStorage != nil else { return nil }
         do {
             return try ExternalReference.parse(value)
         } catch {
@@ -117,10 +126,11 @@ extension SuiteStore {
     }
 
     func materializedContents(_ contents: PrefDictionary, suite: String?, domain: String) throws -> PrefDictionary {
-        guard suite != nil, externalStorage != nil else { return contents }
+        guard let suite else { return contents }
         var result = contents
-        for entry in contents where ExternalReference.containsMarker(entry.value) {
-            result[entry.key] = try materialized(entry.value, suite: suite, domain: domain, key: entry.key)
+        for entry in contents {
+            guard let reference = try reference(in: entry.value, suite: suite, domain: domain, key: entry.key) else { continue }
+            result[entry.key] = try materialize(reference, suite: suite, domain: domain, key: entry.key)
         }
         return result
     }
@@ -156,12 +166,13 @@ final class ExternalTransaction {
     let store: SuiteStore
     let storage: ExternalStorage
     let suite: String
-    let domain: String
     let options: ExternalOptions
     let threshold: Int
     let writesBlobs: Bool
-    /// Blobs this change wrote (or was given), and the old ones it left without a reference.
-    private(set) var written: [ExternalReference]
+    /// Blobs this change wrote (or was given); the ones its outcome does not refer to; and the old
+    /// ones it left without a reference.
+    private var written: [ExternalReference]
+    private var unreferencedWritten: [ExternalReference] = []
     private var orphaned: [ExternalReference] = []
     /// Set just before the suite is replaced: after that, an error may still have committed.
     var committing = false
@@ -174,7 +185,6 @@ final class ExternalTransaction {
         self.store = store
         self.storage = storage
         self.suite = suite
-        domain = suite
         self.options = options
         threshold = try store.externalThreshold()
         self.writesBlobs = writesBlobs
@@ -190,11 +200,11 @@ final class ExternalTransaction {
         var known = options.prewritten
         var readIn: [[UInt8]: PrefValue] = [:]
         for entry in original where scope?.contains(entry.key) ?? true {
-            guard let reference = try store.reference(in: entry.value, suite: suite, domain: domain, key: entry.key) else { continue }
+            guard let reference = try store.reference(in: entry.value, suite: suite, domain: suite, key: entry.key) else { continue }
             originalReferences[Array(entry.key.utf8)] = reference
             known.append(reference)
             if options.reading?.contains(entry.key) ?? true {
-                let value = try store.materialize(reference, suite: suite, domain: domain, key: entry.key)
+                let value = try store.materialize(reference, suite: suite, domain: suite, key: entry.key)
                 readIn[Array(entry.key.utf8)] = value
                 contents[entry.key] = value
             }
@@ -218,16 +228,16 @@ final class ExternalTransaction {
                 guard known.contains(reference) else { throw reserved(key) }
                 if !canHoldReferences {
                     // A streamed value for a suite whose format cannot hold a reference: inline.
-                    contents[key] = try store.materialize(reference, suite: suite, domain: domain, key: key)
-                } else if let previous = originalReferences[bytesKey], previous.uuid != reference.uuid, ExternalTransaction.same(previous, reference), let old {
+                    contents[key] = try store.materialize(reference, suite: suite, domain: suite, key: key)
+                } else if let previous = originalReferences[bytesKey], previous.uuid != reference.uuid,
+                          previous.holds(kind: reference.kind, size: reference.size, sha256: reference.sha256), let old {
                     contents[key] = old
                 }
             } else if ExternalReference.containsMarker(value) {
                 throw reserved(key)
-            } else if canHoldReferences, let kind = try placement(of: value) {
-                let blob = try ExternalTransaction.blobBytes(of: value)
+            } else if canHoldReferences, let (kind, blob) = try externalBlob(for: value) {
                 let digest = SHA256.hash(blob)
-                if let previous = originalReferences[bytesKey], previous.kind == kind, previous.size == blob.count, previous.sha256 == digest, let old {
+                if let previous = originalReferences[bytesKey], previous.holds(kind: kind, size: blob.count, sha256: digest), let old {
                     contents[key] = old
                 } else if writesBlobs {
                     let reference = try storage.write(suite: suite, key: key, kind: kind) { sink in
@@ -246,8 +256,6 @@ final class ExternalTransaction {
         unreferencedWritten = written.filter { !kept.contains($0.uuid) }
     }
 
-    private var unreferencedWritten: [ExternalReference] = []
-
     /// Removes what the outcome leaves unreferenced: after a commit (or a change that changed
     /// nothing), the old blobs the suite dropped and new ones it did not take; after a failure before
     /// the commit, every new blob. A failure during the commit keeps everything (`gc` decides later).
@@ -259,53 +267,25 @@ final class ExternalTransaction {
         }
     }
 
-    /// Every old reference was dropped: the suite's file is gone (`reset`, `delete SUITE`).
-    static func removeAll(in contents: PrefDictionary, suite: String?, store: SuiteStore) {
-        guard let suite, let storage = store.externalStorage else { return }
-        for entry in contents {
-            if let reference = try? ExternalReference.parse(entry.value) { storage.remove(reference, suite: suite) }
-        }
-    }
-
     func reserved(_ key: String) -> PrefsError {
-        .invalidValue("\(domain): \(key): a dictionary with the key \"\(ExternalReference.marker)\" is reserved for external-storage references")
+        .invalidValue("\(suite): \(key): a dictionary with the key \"\(ExternalReference.marker)\" is reserved for external-storage references")
     }
 
-    static func same(_ a: ExternalReference, _ b: ExternalReference) -> Bool {
-        a.kind == b.kind && a.size == b.size && a.sha256 == b.sha256
-    }
-
-    /// The kind of blob a changed value gets, or nil to keep it inline.
-    func placement(of value: PrefValue) throws -> ExternalReference.Kind? {
-        let kind: ExternalReference.Kind
+    /// The kind and bytes of the blob a changed value gets, or nil to keep it inline. A blob is a
+    /// string's UTF-8, the data, or a container's binary plist (encoded only when it could be large).
+    func externalBlob(for value: PrefValue) throws -> (ExternalReference.Kind, [UInt8])? {
+        guard options.placement != .inline else { return nil }
+        let forced = options.placement == .external
         switch value {
-        case .string: kind = .string
-        case .data: kind = .data
-        case .array: kind = .array
-        case .dictionary: kind = .dictionary
+        case .string(let text): return forced || text.utf8.count > threshold ? (.string, Array(text.utf8)) : nil
+        case .data(let bytes): return forced || bytes.count > threshold ? (.data, bytes) : nil
+        case .array, .dictionary:
+            guard forced || ExternalTransaction.estimatedSize(value) * 2 > threshold else { return nil }
+            let bytes = try PropertyList.encode(value, as: .binary)
+            guard forced || bytes.count > threshold else { return nil }
+            let kind: ExternalReference.Kind = if case .array = value { .array } else { .dictionary }
+            return (kind, bytes)
         default: return nil
-        }
-        switch options.placement {
-        case .inline: return nil
-        case .external: return kind
-        case .automatic:
-            switch value {
-            case .string(let text): return text.utf8.count > threshold ? kind : nil
-            case .data(let bytes): return bytes.count > threshold ? kind : nil
-            default:
-                // A container's blob is its binary plist: encode it only when it could be large.
-                guard ExternalTransaction.estimatedSize(value) * 2 > threshold else { return nil }
-                return try ExternalTransaction.blobBytes(of: value).count > threshold ? kind : nil
-            }
-        }
-    }
-
-    /// The bytes a value's blob holds.
-    static func blobBytes(of value: PrefValue) throws -> [UInt8] {
-        switch value {
-        case .string(let text): return Array(text.utf8)
-        case .data(let bytes): return bytes
-        default: return try PropertyList.encode(value, as: .binary)
         }
     }
 

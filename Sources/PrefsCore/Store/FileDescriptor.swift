@@ -73,11 +73,28 @@ struct FileDescriptor {
     }
 
     func writeAll(_ bytes: [UInt8]) throws(Errno) {
+        var failure: Errno?
+        bytes.withUnsafeBytes { buffer in
+            do throws(Errno) { try writeAll(buffer) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    func writeAll(_ buffer: UnsafeRawBufferPointer) throws(Errno) {
         var written = 0
-        while written < bytes.count {
-            written += try FileDescriptor.retrying {
-                bytes.withUnsafeBytes { Glibc.write(raw, $0.baseAddress! + written, Swift.min($0.count - written, 1 << 30)) }
-            }
+        while written < buffer.count {
+            written += try FileDescriptor.retrying { Glibc.write(raw, buffer.baseAddress! + written, Swift.min(buffer.count - written, 1 << 30)) }
+        }
+    }
+
+    /// Reads from where the file is to its end in 1 MiB pieces, calling `body` with each.
+    func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = try read(into: buffer)
+            if count == 0 { return }
+            try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
         }
     }
 

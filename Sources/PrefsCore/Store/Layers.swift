@@ -65,13 +65,13 @@ public struct Layers: Sendable {
     }
 
     /// A layer's contents; nil when its file does not exist (a `--defaults FILE` must exist).
-    /// External values are read in when `materializing`.
-    func contents(of layer: Layer, materializing: Bool = true) throws -> PrefDictionary? {
+    /// External values are read in.
+    func contents(of layer: Layer) throws -> PrefDictionary? {
         if case .commandLine = layer.origin {
             return try SuiteStore.decode(try store.fileSystem.contents(of: layer.path), path: layer.path).contents
         }
         guard let contents = try store.load(path: layer.path)?.contents else { return nil }
-        guard materializing, let suite = externalSuite(of: layer) else { return contents }
+        guard let suite = externalSuite(of: layer) else { return contents }
         return try store.materializedContents(contents, suite: suite, domain: suite)
     }
 

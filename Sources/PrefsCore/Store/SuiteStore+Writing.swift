@@ -18,8 +18,8 @@ extension SuiteStore {
     /// The file that holds `domain`, for changing it.
     public func file(for domain: Domain) throws -> StoreFile {
         let path = try path(of: domain)
-        if case .file = domain { return StoreFile(path: path, createsDirectory: false, externalSuite: externalSuite(of: domain)) }
-        return StoreFile(path: path, createsDirectory: true, externalSuite: domain.registrationName)
+        let isFile = if case .file = domain { true } else { false }
+        return StoreFile(path: path, createsDirectory: !isFile, externalSuite: externalSuite(of: domain))
     }
 
     /// Changes a domain's file under its lock; see `update(_ file: StoreFile, …)`.
@@ -48,9 +48,7 @@ extension SuiteStore {
         do {
             transaction = try ExternalTransaction(store: self, file: file, options: external)
         } catch {
-            if let storage = externalStorage, let suite = file.externalSuite {
-                for reference in external.prewritten { storage.remove(reference, suite: suite) }
-            }
+            discard(external.prewritten, suite: file.externalSuite)
             throw error
         }
         do {
@@ -115,8 +113,8 @@ extension SuiteStore {
         var after = before
         if let transaction = try ExternalTransaction(store: self, file: file, options: ExternalOptions(placement: external.placement, reading: keys), writesBlobs: false) {
             try transaction.run(&after, scope: keys, format: current?.format, change)
-            before = try materializedContents(before, suite: file.externalSuite, domain: file.externalSuite ?? file.path)
-            after = try materializedContents(after, suite: file.externalSuite, domain: file.externalSuite ?? file.path)
+            before = try materializedContents(before, suite: transaction.suite, domain: transaction.suite)
+            after = try materializedContents(after, suite: transaction.suite, domain: transaction.suite)
         } else {
             try change(&after)
         }
@@ -165,7 +163,7 @@ extension SuiteStore {
         return try locked(target) {
             guard let suite = try load(path: target) else { return false }
             try fileSystem.removeFile(target)
-            ExternalTransaction.removeAll(in: suite.contents, suite: externalSuite(of: domain), store: self)
+            discard(suite.contents.compactMap { try? ExternalReference.parse($0.value) }, suite: externalSuite(of: domain))
             return true
         }
     }

@@ -41,12 +41,8 @@ public enum ValueText {
 
     /// `-data`: hexadecimal digits, two per byte.
     public static func data(_ text: String, flag: String = "-data") throws -> PrefValue {
-        let digits = Array(text.utf8)
-        let values = digits.compactMap(NumberText.digitValue)
-        guard digits.count % 2 == 0, values.count == digits.count else {
-            throw refuse(flag, text, "not hexadecimal bytes (two digits per byte)")
-        }
-        return .data(stride(from: 0, to: values.count, by: 2).map { UInt8(values[$0] << 4 | values[$0 + 1]) })
+        guard let bytes = Hex.decode(text) else { throw refuse(flag, text, "not hexadecimal bytes (two digits per byte)") }
+        return .data(bytes)
     }
 
     /// `-json`: a JSON value (the plain mapping, or typed JSON when marked as such).

@@ -31,7 +31,7 @@ enum WriteCommand {
         do {
             request = try readFiles(request, invocation, context, file: file, placement: placement, prewritten: &prewritten)
         } catch {
-            context.store.discard(prewritten, of: file)
+            context.store.discard(prewritten, suite: file.externalSuite)
             throw error
         }
         var sums: [PrefValue] = []

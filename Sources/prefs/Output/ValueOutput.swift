@@ -14,7 +14,7 @@ enum ValueOutput {
         case .real(let r): return r.description
         case .bool(let b): return b ? "true" : "false"
         case .date(let d): return d.iso8601()
-        case .data(let bytes): return hex(bytes)
+        case .data(let bytes): return Hex.encode(bytes)
         case .uid(let u): return String(u)
         case .array, .dictionary: return nil
         }
@@ -29,17 +29,6 @@ enum ValueOutput {
         return Array((out + "\n").utf8)
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0xF)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
-
     /// The readable form, close to what `defaults read` prints but with every type visible:
     /// `{ key = value; }`, `( a, b )`, numbers and booleans bare, dates ISO 8601, data `<0a0b>`,
     /// UIDs `uid(7)`, strings quoted whenever they could be mistaken for anything else. With no
@@ -50,7 +39,7 @@ enum ValueOutput {
         let inner = indent.map { $0 + 1 }
         switch value {
         case .string(let s): out += quotedIfNeeded(s)
-        case .data(let bytes): out += "<" + hex(bytes) + ">"
+        case .data(let bytes): out += "<" + Hex.encode(bytes) + ">"
         case .uid(let u): out += "uid(\(u))"
         case .array(let elements):
             guard !elements.isEmpty else { out += "()"; return }
