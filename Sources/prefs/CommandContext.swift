@@ -30,6 +30,16 @@ struct CommandContext: Sendable {
     /// `prefs: <message>` on standard error.
     func printError(_ message: String) { writeError(Array(("prefs: " + message + "\n").utf8)) }
 
+    /// `prefs: warning: <message>` on standard error.
+    func printWarning(_ message: String) { writeError(Array(("prefs: warning: " + message + "\n").utf8)) }
+
+    /// The suites, each skipped entry reported as a warning.
+    func suiteNames() throws -> [String] {
+        let listing = try store.suiteNames()
+        for skipped in listing.skipped { printWarning(skipped.message) }
+        return listing.names
+    }
+
     /// The bytes of a file domain or of standard input (`-`).
     func readInput(_ path: String) throws -> [UInt8] {
         path == "-" ? try StandardInput.read() : try fileSystem.contents(of: path)

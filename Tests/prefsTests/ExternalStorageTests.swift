@@ -215,7 +215,7 @@ import Testing
         var edits: [(String, PrefValue?, String)] = [
             ("uuid", .string("../../../../../../etc/passwd"), "malformed reference"),
             ("key", .string("../../../../etc"), "malformed reference"),
-            ("sha256", .string(String(repeating: "0", count: 64)), "SHA-256 mismatch"),
+            ("sha256", .string(String(repeating: "0", count: 64)), "is damaged"),
             ("size", .integer(5), "has 200000 bytes"),
             ("type", .string("date"), "malformed reference"),
             ("sha256", nil, "malformed reference"),

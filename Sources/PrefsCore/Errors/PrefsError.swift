@@ -30,6 +30,9 @@ public enum PrefsError: Error, Equatable, Sendable {
     case fileNotFound(path: String)
     case cannotRead(path: String, errno: Int32)
     case cannotWrite(path: String, errno: Int32)
+    /// A symlink was found inside external storage, where nothing is followed: a write through it is
+    /// refused (73), a read or check reports it (65).
+    case symlinkInStore(path: String, writing: Bool)
     /// Another writer held the lock of `path` (a directory) for longer than the bounded wait.
     case lockUnavailable(path: String, seconds: Double)
     /// A broken invariant; a bug in prefs.
@@ -45,6 +48,7 @@ public enum PrefsError: Error, Equatable, Sendable {
         case .cannotRead: return .cannotRead
         case .cannotWrite: return .cannotWrite
         case .lockUnavailable: return .lockUnavailable
+        case .symlinkInStore(_, let writing): return writing ? .cannotWrite : .dataError
         case .internalError: return .internalError
         }
     }
@@ -78,6 +82,8 @@ public enum PrefsError: Error, Equatable, Sendable {
             return "\(path): cannot read: \(PrefsError.describe(errno: code))"
         case .cannotWrite(let path, let code):
             return "\(path): cannot write: \(PrefsError.describe(errno: code))"
+        case .symlinkInStore(let path, let writing):
+            return "\(path): is a symbolic link; external storage follows none\(writing ? ", so nothing is written through it" : "")"
         case .lockUnavailable(let path, let seconds):
             return "\(path): another writer held the lock for \(seconds) s; try again (or set PREFS_LOCK_TIMEOUT)"
         case .internalError(let text):

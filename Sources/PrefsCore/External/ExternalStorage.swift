@@ -3,218 +3,147 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CPrefsSystem
 
 /// The blobs of values kept outside their suites, under `$XDG_DATA_HOME/prefs/external/SUITE/KEYDIR/UUID`
 /// (directories 0700, blobs 0600). A blob is the value's bytes: a string's UTF-8, a data value's raw
 /// bytes, an array's or dictionary's binary property list. It is written whole before any suite
-/// refers to it (temporary file, fsync, rename, fsync of the directory) and never changed after; the
-/// SHA-256 its writer computed is also kept in the blob's `user.prefs.sha256` extended attribute, so
-/// a reader can tell the blob is the one its reference names without hashing it again (`prefs check`
-/// always hashes). Paths are built from checked names only and opened without following symlinks
-/// below the suite's directory, so a hand-edited reference cannot reach outside the store.
+/// refers to it (temporary file, fsync, rename, fsync of the directory) and never changed after.
+///
+/// Everything below `$XDG_DATA_HOME/prefs` is a confined place (`ConfinedPath`): no symlink there is
+/// followed, so neither a planted link nor a hand-edited reference reaches outside the store. Every
+/// read verifies the blob's size and SHA-256 against its reference. A blob being written stays held
+/// (a shared lock) until its suite is committed, so `gc` never takes a blob a write is about to
+/// commit, whatever its grace period.
 public struct ExternalStorage: Sendable {
-    /// `…/prefs/external`.
-    public let root: String
-    static let hashAttribute = "user.prefs.sha256"
+    let fileSystem: any FileSystem
+    /// `$XDG_DATA_HOME/prefs`, found as any path is; `external/…` below it is confined.
+    let base: String
     static let temporaryPrefix = ".tmp-"
 
+    init(fileSystem: any FileSystem, base: String) {
+        self.fileSystem = fileSystem
+        self.base = base
+    }
+
+    /// `…/prefs/external`.
+    var root: ConfinedPath { ConfinedPath(base: base, ["external"]) }
+
     /// The directory of one suite's blobs (`NAME` is the suite's name, or `NSGlobalDomain`).
-    func directory(of suite: String) -> String { root + "/" + suite }
+    func directory(of suite: String) -> ConfinedPath { root.appending(suite) }
+
+    func path(of reference: ExternalReference, suite: String) -> ConfinedPath {
+        directory(of: suite).appending(reference.directory).appending(reference.uuid)
+    }
 
     /// Writes a new blob for a key of `suite`: `produce` is given a sink to write the value's bytes
-    /// into (in pieces, so a large value is never held whole). Returns the reference to commit.
+    /// into (in pieces, so a large value is never held whole). Returns it committed under its UUID
+    /// and still held until the pending blob is released (after its suite is committed).
     func write(suite: String, key: String, kind: ExternalReference.Kind,
-               _ produce: (inout BlobSink) throws -> Void) throws -> ExternalReference {
+               _ produce: (inout BlobSink) throws -> Void) throws -> PendingBlob {
         let keyDirectory = ExternalReference.directoryName(forKey: key)
-        let directory = self.directory(of: suite) + "/" + keyDirectory
+        let directory = self.directory(of: suite).appending(keyDirectory)
         let uuid = ExternalReference.newUUID()
-        let temporary = directory + "/" + ExternalStorage.temporaryPrefix + uuid
-        let file = try createFile(temporary, in: directory)
+        let file: any ConfinedFile
         do {
-            defer { file.close() }
-            var sink = BlobSink(file: file, path: temporary)
+            file = try fileSystem.createConfinedFile(in: directory) { ExternalStorage.temporaryPrefix + ExternalReference.newUUID() }
+        } catch {
+            throw error.writing
+        }
+        do {
+            var sink = BlobSink(file: file)
             try produce(&sink)
-            let digest = sink.hasher.finish()
-            // Where extended attributes are not supported, readers hash the blob instead.
-            _ = digest.withUnsafeBytes { prefs_fsetxattr(file.raw, ExternalStorage.hashAttribute, $0.baseAddress, 32) }
-            do throws(FileDescriptor.Errno) {
-                try file.sync()
-                let target = directory + "/" + uuid
-                guard rename(temporary, target) == 0 else { throw FileDescriptor.Errno.current }
-                try LocalFileSystem().syncDirectory(directory)
-            } catch {
-                throw PrefsError.cannotWrite(path: temporary, errno: error.code)
-            }
-            return ExternalReference(kind: kind, size: sink.size, sha256: digest, directory: keyDirectory, uuid: uuid)
+            try file.sync()
+            try file.commit(as: uuid)
+            let reference = ExternalReference(kind: kind, size: sink.size, sha256: sink.hasher.finish(), directory: keyDirectory, uuid: uuid)
+            return PendingBlob(reference: reference, file: file)
         } catch {
-            unlink(temporary)
+            file.abandon()
+            file.close()
+            if let error = error as? ConfinedError { throw error.writing }
             throw error
         }
     }
 
-    /// Creates the temporary file (and its directories). A concurrent `remove` may take away an empty
-    /// key directory between the two, so that is tried again.
-    func createFile(_ path: String, in directory: String) throws -> FileDescriptor {
-        var attempt = 0
-        while true {
-            try LocalFileSystem().createDirectory(directory, mode: 0o700)
-            do {
-                return try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
-            } catch where error == .notFound && attempt < 10 {
-                attempt += 1
-            } catch {
-                throw PrefsError.cannotWrite(path: path, errno: error.code)
+    /// Opens the blob a reference names: a regular file of the recorded size, never through a
+    /// symlink. Its content is checked against the reference's SHA-256 as it is read. Errors are the
+    /// reason, for the caller to attribute.
+    func open(_ reference: ExternalReference, suite: String) throws(ExternalReference.Problem) -> any ConfinedFile {
+        let path = self.path(of: reference, suite: suite)
+        let file: any ConfinedFile
+        do {
+            file = try fileSystem.openConfinedFile(path)
+        } catch {
+            if case .missing = error { throw ExternalReference.Problem("blob \(reference.directory)/\(reference.uuid) is missing") }
+            throw ExternalReference.Problem(error.reason)
+        }
+        do {
+            let size = try file.size()
+            guard size == reference.size else {
+                throw ExternalReference.Problem("blob \(reference.directory)/\(reference.uuid) has \(size) bytes, the reference says \(reference.size)")
             }
+            return file
+        } catch {
+            file.close()
+            if let problem = error as? ExternalReference.Problem { throw problem }
+            throw ExternalReference.Problem((error as? ConfinedError)?.reason ?? "\(error)")
         }
     }
 
-    /// Opens the blob a reference names and checks it is that blob: a regular file of the recorded
-    /// size whose SHA-256 is the recorded one — taken from the attribute its writer left when there is
-    /// one, otherwise (or when `thorough`) computed. Nothing outside the suite's directory is opened,
-    /// and no symlink below it is followed. Errors are the reason, for the caller to attribute.
-    func open(_ reference: ExternalReference, suite: String, thorough: Bool = false) throws(ExternalReference.Problem) -> Blob {
-        let suiteDirectory = directory(of: suite)
-        let base: FileDescriptor
+    /// Reads a whole blob and checks it against its reference.
+    func bytes(_ reference: ExternalReference, suite: String) throws(ExternalReference.Problem) -> [UInt8] {
+        let reader = try BlobReader(storage: self, reference: reference, suite: suite)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(reference.size)
         do {
-            base = try FileDescriptor.open(suiteDirectory, O_RDONLY | O_DIRECTORY)
+            try reader.forEachChunk { bytes.append(contentsOf: $0) }
+        } catch let problem as ExternalReference.Problem {
+            throw problem
         } catch {
-            throw ExternalReference.Problem(error == .notFound ? "blob \(reference.directory)/\(reference.uuid) is missing" : "cannot open \(suiteDirectory): \(PrefsError.describe(errno: error.code))")
-        }
-        defer { base.close() }
-        let keyDirectory = openat(base.raw, reference.directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        let raw = keyDirectory < 0 ? -1 : openat(keyDirectory, reference.uuid, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        let failure = errno
-        if keyDirectory >= 0 { close(keyDirectory) }
-        guard raw >= 0 else {
-            if failure == ENOENT { throw ExternalReference.Problem("blob \(reference.directory)/\(reference.uuid) is missing") }
-            throw ExternalReference.Problem("cannot open blob \(reference.directory)/\(reference.uuid): \(PrefsError.describe(errno: failure))")
-        }
-        let file = FileDescriptor(raw: raw)
-        do {
-            let info = try file.status()
-            guard info.st_mode & S_IFMT == S_IFREG else { throw ExternalReference.Problem("blob \(reference.directory)/\(reference.uuid) is not a regular file") }
-            guard Int(info.st_size) == reference.size else {
-                throw ExternalReference.Problem("blob \(reference.directory)/\(reference.uuid) has \(info.st_size) bytes, the reference says \(reference.size)")
-            }
-            var recorded = [UInt8](repeating: 0, count: 32)
-            let count = recorded.withUnsafeMutableBytes { prefs_fgetxattr(file.raw, ExternalStorage.hashAttribute, $0.baseAddress, 32) }
-            if count == 32 && !thorough {
-                guard recorded == reference.sha256 else { throw ExternalReference.Problem("SHA-256 mismatch (the reference does not name this blob)") }
-            } else {
-                var hasher = SHA256()
-                try file.forEachChunk { hasher.update($0) }
-                guard hasher.finish() == reference.sha256 else { throw ExternalReference.Problem("SHA-256 mismatch (the blob is damaged or the reference is wrong)") }
-                _ = try FileDescriptor.retrying { lseek(file.raw, 0, SEEK_SET) }
-            }
-            return Blob(file: file, size: reference.size, kind: reference.kind)
-        } catch let error as ExternalReference.Problem {
-            file.close()
-            throw error
-        } catch let error as FileDescriptor.Errno {
-            file.close()
-            throw ExternalReference.Problem("cannot read blob \(reference.directory)/\(reference.uuid): \(PrefsError.describe(errno: error.code))")
-        } catch {
-            file.close()
             throw ExternalReference.Problem("\(error)")
         }
+        return bytes
     }
 
-    /// Deletes a blob no suite refers to any more, then its key directory (and the suite's) if now empty.
+    /// Deletes a blob no suite refers to any more, then its key directory (and the suite's) if now
+    /// empty. A blob a writer holds, or a symlink in its place, is left alone.
     func remove(_ reference: ExternalReference, suite: String) {
-        let keyDirectory = directory(of: suite) + "/" + reference.directory
-        unlink(keyDirectory + "/" + reference.uuid)
-        if rmdir(keyDirectory) == 0 { rmdir(directory(of: suite)) }
-    }
-
-    /// A file under a suite's external directory, for `check` and `gc`.
-    public struct Entry: Sendable {
-        public let directory: String
-        public let name: String
-        public let size: Int
-        /// Seconds since the epoch.
-        public let modified: Int64
-        public var isTemporary: Bool { name.hasPrefix(ExternalStorage.temporaryPrefix) }
-    }
-
-    /// Every file in a suite's key directories.
-    func entries(of suite: String) throws -> [Entry] {
-        let fileSystem = LocalFileSystem()
-        let base = directory(of: suite)
-        var found: [Entry] = []
-        for keyDirectory in try fileSystem.contentsOfDirectory(base).sorted() {
-            var info = stat()
-            guard lstat(base + "/" + keyDirectory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
-            for name in try fileSystem.contentsOfDirectory(base + "/" + keyDirectory).sorted() {
-                guard lstat(base + "/" + keyDirectory + "/" + name, &info) == 0 else { continue }
-                found.append(Entry(directory: keyDirectory, name: name, size: Int(info.st_size), modified: Int64(info.st_mtim.tv_sec)))
-            }
-        }
-        return found
+        let path = self.path(of: reference, suite: suite)
+        guard (try? fileSystem.removeIfUnused(path)) == .removed else { return }
+        if fileSystem.removeConfinedDirectoryIfEmpty(path.parent) { fileSystem.removeConfinedDirectoryIfEmpty(path.parent.parent) }
     }
 
     /// The suites that have an external directory.
-    func suiteDirectories() throws -> [String] {
-        try LocalFileSystem().contentsOfDirectory(root).filter { !$0.hasPrefix(".") }.sorted()
+    func suiteDirectories() throws(ConfinedError) -> [String] {
+        try fileSystem.confinedEntries(root).filter { $0.kind == .directory && $0.nameIsUTF8 && !$0.name.hasPrefix(".") }.map(\.name)
     }
 }
 
-/// Where a blob's bytes go as they are produced: the temporary file, hashed and counted on the way.
+/// A blob written for a change and not yet committed into its suite: its reference, and the open
+/// file whose shared lock keeps `gc` away from it until `release` (or the end of the process).
+public final class PendingBlob: @unchecked Sendable {
+    public let reference: ExternalReference
+    private let file: any ConfinedFile
+
+    init(reference: ExternalReference, file: any ConfinedFile) {
+        self.reference = reference
+        self.file = file
+    }
+
+    /// Drops the hold: the blob is now referenced by its suite, or has been removed.
+    public func release() { file.close() }
+
+    deinit { file.close() }
+}
+
+/// Where a blob's bytes go as they are produced: the new file, hashed and counted on the way.
 struct BlobSink {
-    let file: FileDescriptor
-    let path: String
+    let file: any ConfinedFile
     var hasher = SHA256()
     var size = 0
 
     mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
         hasher.update(bytes)
         size += bytes.count
-        do { try file.writeAll(bytes) } catch { throw PrefsError.cannotWrite(path: path, errno: error.code) }
-    }
-}
-
-/// An open blob, checked against its reference: read it whole, in pieces, or copy it to a descriptor.
-public struct Blob: ~Copyable {
-    let file: FileDescriptor
-    public let size: Int
-    /// What the bytes are: a string's UTF-8, data, or an array's or dictionary's binary plist.
-    public let kind: ExternalReference.Kind
-
-    deinit { file.close() }
-
-    /// The whole blob.
-    func bytes() throws(FileDescriptor.Errno) -> [UInt8] {
-        try file.readAll(sizeHint: size)
-    }
-
-    /// The whole blob; a failure names it as `name`.
-    public func bytes(name: String) throws -> [UInt8] {
-        do { return try bytes() } catch { throw PrefsError.cannotRead(path: name, errno: error.code) }
-    }
-
-    /// Copies the blob to `descriptor` (standard output, a pipe, a file), in the kernel when it can;
-    /// a failure names the output as `name`.
-    public func copy(to descriptor: Int32, name: String) throws {
-        do {
-            try copy(to: descriptor)
-        } catch let error as FileDescriptor.Errno {
-            throw PrefsError.cannotWrite(path: name, errno: error.code)
-        }
-    }
-
-    func copy(to descriptor: Int32) throws {
-        var remaining = size
-        while remaining > 0 {
-            let n = sendfile(descriptor, file.raw, nil, min(remaining, 1 << 30))
-            if n > 0 { remaining -= n; continue }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && (errno == EINVAL || errno == ENOSYS) { break }
-            if n == 0 { return }
-            throw FileDescriptor.Errno.current
-        }
-        guard remaining > 0 else { return }
-        // sendfile cannot write to this descriptor: copy through memory.
-        let output = FileDescriptor(raw: descriptor)
-        try file.forEachChunk { try output.writeAll($0) }
+        try file.write(bytes)
     }
 }

@@ -8,9 +8,9 @@ import Musl
 public enum StreamedValue {
     /// Small (or for a place that keeps values inline): the value itself.
     case inline(PrefValue)
-    /// Large: already in a new blob, streamed there without being held in memory; commit its
-    /// reference with `ExternalOptions.prewritten`.
-    case external(ExternalReference)
+    /// Large: already in a new blob, streamed there without being held in memory, and held until
+    /// the change that commits its reference (`ExternalOptions.prewritten`) ends.
+    case external(PendingBlob)
 }
 
 extension SuiteStore {
@@ -60,7 +60,7 @@ extension SuiteStore {
             }
         }
         var validator = kind == .string ? UTF8Validator() : nil
-        let reference = try storage.write(suite: suite, key: key, kind: kind) { sink in
+        let pending = try storage.write(suite: suite, key: key, kind: kind) { sink in
             func put(_ bytes: UnsafeRawBufferPointer) throws {
                 if validator?.feed(bytes) == false { throw PrefsError.invalidValue("\(name): not UTF-8 text") }
                 try sink.write(bytes)
@@ -69,7 +69,7 @@ extension SuiteStore {
             do { try input.forEachChunk(put) } catch let error as FileDescriptor.Errno { throw readError(error) }
             if validator?.finish() == false { throw PrefsError.invalidValue("\(name): not UTF-8 text") }
         }
-        return .external(reference)
+        return .external(pending)
     }
 }
 

@@ -17,11 +17,11 @@ public struct ExternalOptions: Sendable {
     /// before it runs. nil: every key it may touch. A change that only sets, removes or moves values
     /// reads none.
     public var reading: KeySet?
-    /// Blobs already written for this change (values streamed from a file): the change puts their
-    /// references in the suite; the ones it does not keep are removed.
-    public var prewritten: [ExternalReference]
+    /// Blobs already written for this change (values streamed from a file), held until it ends: the
+    /// change puts their references in the suite; the ones it does not keep are removed.
+    public var prewritten: [PendingBlob]
 
-    public init(placement: Placement = .automatic, reading: KeySet? = nil, prewritten: [ExternalReference] = []) {
+    public init(placement: Placement = .automatic, reading: KeySet? = nil, prewritten: [PendingBlob] = []) {
         self.placement = placement
         self.reading = reading
         self.prewritten = prewritten
@@ -29,10 +29,10 @@ public struct ExternalOptions: Sendable {
 }
 
 extension SuiteStore {
-    /// The blob store, on a real file system with a data home; nil otherwise (everything is inline).
+    /// The blob store, when there is a data home; nil otherwise (everything is inline).
     public var externalStorage: ExternalStorage? {
-        guard fileSystem is LocalFileSystem, let home = try? environment.dataHome() else { return nil }
-        return ExternalStorage(root: home + "/prefs/external")
+        guard let home = try? environment.dataHome() else { return nil }
+        return ExternalStorage(fileSystem: fileSystem, base: home + "/prefs")
     }
 
     /// The suite whose external storage a domain's references point into: a suite's (or the global
@@ -70,11 +70,16 @@ extension SuiteStore {
         return number << shift
     }
 
-    /// Removes blobs no suite refers to: written for a change that did not happen, or of a suite
-    /// file that is gone.
-    public func discard(_ references: [ExternalReference], suite: String?) {
+    /// Removes blobs no suite refers to: of a suite file that is gone.
+    func discard(_ references: [ExternalReference], suite: String?) {
         guard let suite, let storage = externalStorage else { return }
         for reference in references { storage.remove(reference, suite: suite) }
+    }
+
+    /// Releases and removes blobs written for a change that did not happen.
+    public func discard(_ pending: [PendingBlob], suite: String?) {
+        for blob in pending { blob.release() }
+        discard(pending.map(\.reference), suite: suite)
     }
 
     /// The external value a stored value refers to; nil when it is not a reference. `suite` is the
@@ -99,7 +104,7 @@ extension SuiteStore {
     func materialize(_ reference: ExternalReference, suite: String, domain: String, key: String) throws -> PrefValue {
         guard let storage = externalStorage else { throw PrefsError.internalError("no external storage") }
         do {
-            let bytes = try storage.open(reference, suite: suite).bytes()
+            let bytes = try storage.bytes(reference, suite: suite)
             switch reference.kind {
             case .data: return .data(bytes)
             case .string:
@@ -113,8 +118,6 @@ extension SuiteStore {
             }
         } catch let problem as ExternalReference.Problem {
             throw PrefsError.badExternalValue(domain: domain, key: key, reason: problem.reason)
-        } catch let error as FileDescriptor.Errno {
-            throw PrefsError.badExternalValue(domain: domain, key: key, reason: "cannot read the blob: \(PrefsError.describe(errno: error.code))")
         }
     }
 
@@ -135,25 +138,25 @@ extension SuiteStore {
         return result
     }
 
-    /// The checked, open blob of a top-level value as `Layers.value(at:materializing: false)` gave it,
-    /// for streaming it (`read --raw`); nil when the value is not external. `suite` is
-    /// `Layers.externalSuite(for:)` of the value's origin.
+    /// The open blob of a top-level value as `Layers.value(at:materializing: false)` gave it, for
+    /// streaming it (`read --raw`), checked as it is read; nil when the value is not external.
+    /// `suite` is `Layers.externalSuite(for:)` of the value's origin.
     public func openExternal(_ value: PrefValue, suite: String?, key: String) throws -> Blob? {
         guard let suite, let reference = try reference(in: value, suite: suite, domain: suite, key: key),
               let storage = externalStorage else { return nil }
         do {
-            return try storage.open(reference, suite: suite)
+            return Blob(reader: try BlobReader(storage: storage, reference: reference, suite: suite), domain: suite, key: key)
         } catch {
             throw PrefsError.badExternalValue(domain: suite, key: key, reason: error.reason)
         }
     }
 
-    /// The real type of such a value (`read-type`): an external one's blob is checked (present, of the
-    /// right size, with the SHA-256 its writer recorded) but not read.
+    /// The real type of such a value (`read-type`): an external one's blob is checked in full, as every
+    /// read of it is, so a damaged value never answers as good.
     public func typeName(of value: PrefValue, suite: String?, key: String) throws -> String {
-        guard try openExternal(value, suite: suite, key: key) != nil, case .dictionary(let fields) = value,
-              case .string(let kind)? = fields["type"] else { return value.typeName }
-        return kind
+        guard let blob = try openExternal(value, suite: suite, key: key) else { return value.typeName }
+        try blob.verify()
+        return blob.kind.rawValue
     }
 }
 
@@ -171,8 +174,8 @@ final class ExternalTransaction {
     let writesBlobs: Bool
     /// Blobs this change wrote (or was given); the ones its outcome does not refer to; and the old
     /// ones it left without a reference.
-    private var written: [ExternalReference]
-    private var unreferencedWritten: [ExternalReference] = []
+    private var written: [PendingBlob]
+    private var unreferencedWritten: [PendingBlob] = []
     private var orphaned: [ExternalReference] = []
     /// Set just before the suite is replaced: after that, an error may still have committed.
     var committing = false
@@ -197,7 +200,7 @@ final class ExternalTransaction {
         var originalReferences: [[UInt8]: ExternalReference] = [:]
         // The references a value may be: the suite's own (moved, or left as they were) and the
         // prewritten ones, exactly as they are (an edited copy would name the blob wrongly).
-        var known = options.prewritten
+        var known = options.prewritten.map(\.reference)
         var readIn: [[UInt8]: PrefValue] = [:]
         for entry in original where scope?.contains(entry.key) ?? true {
             guard let reference = try store.reference(in: entry.value, suite: suite, domain: suite, key: entry.key) else { continue }
@@ -240,11 +243,11 @@ final class ExternalTransaction {
                 if let previous = originalReferences[bytesKey], previous.holds(kind: kind, size: blob.count, sha256: digest), let old {
                     contents[key] = old
                 } else if writesBlobs {
-                    let reference = try storage.write(suite: suite, key: key, kind: kind) { sink in
+                    let pending = try storage.write(suite: suite, key: key, kind: kind) { sink in
                         try blob.withUnsafeBytes { try sink.write($0) }
                     }
-                    written.append(reference)
-                    contents[key] = reference.value
+                    written.append(pending)
+                    contents[key] = pending.reference.value
                 }
             }
             if let reference = try? contents[key].flatMap({ try ExternalReference.parse($0) }) {
@@ -253,17 +256,19 @@ final class ExternalTransaction {
             }
         }
         orphaned = originalReferences.values.filter { !kept.contains($0.uuid) }
-        unreferencedWritten = written.filter { !kept.contains($0.uuid) }
+        unreferencedWritten = written.filter { !kept.contains($0.reference.uuid) }
     }
 
-    /// Removes what the outcome leaves unreferenced: after a commit (or a change that changed
-    /// nothing), the old blobs the suite dropped and new ones it did not take; after a failure before
-    /// the commit, every new blob. A failure during the commit keeps everything (`gc` decides later).
+    /// Releases the new blobs (held until now, so `gc` left them alone) and removes what the outcome
+    /// leaves unreferenced: after a commit (or a change that changed nothing), the old blobs the suite
+    /// dropped and new ones it did not take; after a failure before the commit, every new blob. A
+    /// failure during the commit keeps everything (`gc` decides later).
     func finish(succeeded: Bool) {
+        for blob in written { blob.release() }
         if succeeded {
-            for reference in orphaned + unreferencedWritten { storage.remove(reference, suite: suite) }
+            for reference in orphaned + unreferencedWritten.map(\.reference) { storage.remove(reference, suite: suite) }
         } else if !committing {
-            for reference in written { storage.remove(reference, suite: suite) }
+            for blob in written { storage.remove(blob.reference, suite: suite) }
         }
     }
 

@@ -42,6 +42,28 @@ public protocol FileSystem: Sendable {
     /// Runs `body` holding the exclusive lock of `directory`, waiting at most `timeout` seconds for it
     /// (`.lockUnavailable` after that). The lock is released when `body` returns or the process dies.
     func withLock<T>(onDirectory directory: String, timeout: Double, _ body: () throws -> T) throws -> T
+
+    // Confined places (external storage): below `ConfinedPath.base`, no symlink is ever followed.
+
+    /// Creates a new file (exclusive, mode 0600) named `name()` in `directory`, making the missing
+    /// directories below the base (0700, each synced into its parent). The file comes back open for
+    /// writing and held with a shared lock until it is closed, so `removeIfUnused` never takes it; a
+    /// new name is asked for when one exists or a concurrent `removeIfUnused` took the file first.
+    func createConfinedFile(in directory: ConfinedPath, name: () -> String) throws(ConfinedError) -> any ConfinedFile
+
+    /// Opens an existing regular file to read it.
+    func openConfinedFile(_ path: ConfinedPath) throws(ConfinedError) -> any ConfinedFile
+
+    /// The entries of a directory, sorted by name; empty when it does not exist.
+    func confinedEntries(_ directory: ConfinedPath) throws(ConfinedError) -> [ConfinedEntry]
+
+    /// Removes a regular file unless a writer holds it (`createConfinedFile`'s lock). A symlink is
+    /// never removed or followed (`.symlink`).
+    func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> ConfinedRemoval
+
+    /// Removes a directory when it is empty (never a symlink); whether it did.
+    @discardableResult
+    func removeConfinedDirectoryIfEmpty(_ path: ConfinedPath) -> Bool
 }
 
 public struct FileStatus: Equatable, Sendable {

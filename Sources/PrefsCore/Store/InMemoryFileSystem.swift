@@ -14,8 +14,10 @@ public final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
         case symlink(String)
     }
 
-    private var nodes: [String: Node] = ["/": .directory(mode: 0o755)]
-    private var clock: Int64 = 0
+    var nodes: [String: Node] = ["/": .directory(mode: 0o755)]
+    var clock: Int64 = 0
+    /// Shared locks held on files (by inode), as `createConfinedFile` takes them.
+    var sharedLocks: [UInt64: Int] = [:]
     private var lockedDirectories: Set<String> = []
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
@@ -38,14 +40,14 @@ public final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
         locked { nodes.mapValues { "\($0)" } }
     }
 
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
 
     /// Symlinks followed at every component; nil when a component is missing.
-    private func resolveUnlocked(_ path: String, depth: Int = 0) -> String {
+    func resolveUnlocked(_ path: String, depth: Int = 0) -> String {
         guard depth < 40 else { return path }
         if case .symlink(let target)? = nodes[path] {
             let next = target.hasPrefix("/") ? target : splitPath(path).directory + "/" + target
@@ -54,7 +56,7 @@ public final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
         return path
     }
 
-    private func normalize(_ path: String) -> String {
+    func normalize(_ path: String) -> String {
         var parts: [Substring] = []
         for part in path.split(separator: "/") where part != "." {
             if part == ".." { _ = parts.popLast() } else { parts.append(part) }

@@ -96,14 +96,56 @@ public struct SuiteStore: Sendable {
     /// New files are XML, except a path domain ending in `.json`.
     static func newFileFormat(_ path: String) -> PlistFormat { path.hasSuffix(".json") ? .json : .xml }
 
-    /// The names of the suites in the configuration directory, in code-point order.
-    public func suiteNames() throws -> [String] {
+    /// The suites in the configuration directory, in code-point order, and the entries skipped on
+    /// the way: a name that is not UTF-8 (no command line could name it), a symlink loop, a link
+    /// that cannot be followed. One bad entry never hides the other suites.
+    public func suiteNames() throws -> SuiteListing {
         let directory = try environment.configHome()
-        return try fileSystem.contentsOfDirectory(directory)
-            .filter { $0.hasSuffix(".plist") && !$0.hasPrefix(".") }
-            .filter { try fileSystem.status(of: directory + "/" + $0)?.isDirectory == false }
-            .map { String($0.dropLast(6)) }
-            .sorted { $0.utf8Compare($1) < 0 }
+        let entries: [ConfinedEntry]
+        do {
+            entries = try fileSystem.confinedEntries(ConfinedPath(base: directory, []))
+        } catch {
+            if case .system(_, let code) = error { throw PrefsError.cannotRead(path: directory, errno: code) }
+            throw PrefsError.cannotRead(path: directory, errno: ENOTDIR)
+        }
+        var listing = SuiteListing()
+        for entry in entries where entry.name.hasSuffix(".plist") && !entry.name.hasPrefix(".") {
+            let path = directory + "/" + entry.name
+            guard entry.nameIsUTF8 else {
+                listing.skipped.append(SkippedEntry(path: path, reason: "the name is not UTF-8"))
+                continue
+            }
+            switch entry.kind {
+            case .file: break
+            case .directory: continue
+            case .other:
+                listing.skipped.append(SkippedEntry(path: path, reason: "not a regular file"))
+                continue
+            case .symlink:
+                do {
+                    guard try fileSystem.status(of: path)?.isDirectory == false else { continue }
+                } catch PrefsError.cannotRead(_, let code) {
+                    listing.skipped.append(SkippedEntry(path: path, reason: PrefsError.describe(errno: code)))
+                    continue
+                }
+            }
+            listing.names.append(String(entry.name.dropLast(6)))
+        }
+        return listing
     }
+}
 
+/// The suites found in the configuration directory, and what was skipped.
+public struct SuiteListing: Equatable, Sendable {
+    public var names: [String] = []
+    public var skipped: [SkippedEntry] = []
+}
+
+/// A directory entry passed over, with the reason: a warning, not an error.
+public struct SkippedEntry: Equatable, Sendable {
+    public let path: String
+    public let reason: String
+
+    /// `PATH: REASON; skipped`.
+    public var message: String { "\(path): \(reason); skipped" }
 }

@@ -28,14 +28,17 @@ enum GCCommand {
             grace = seconds
         }
         let dryRun = invocation.has("dry-run")
-        var removed = false
+        var removed = false, problems = false
         for domain in try ExternalDomains.named(invocation, context, verb: "gc") {
-            for blob in try context.store.collectGarbage(domain, grace: grace, dryRun: dryRun) {
+            let report = try context.store.collectGarbage(domain, grace: grace, dryRun: dryRun)
+            for blob in report.removed {
                 context.print("\(dryRun ? "would remove" : "removed") \(domain.displayName): \(blob.name) (\(blob.size) bytes)")
                 removed = true
             }
+            for line in report.problems { context.printError(line) }
+            problems = problems || !report.problems.isEmpty
         }
-        return invocation.changeStatus(removed)
+        return problems ? .dataError : invocation.changeStatus(removed)
     }
 }
 

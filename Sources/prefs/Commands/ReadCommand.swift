@@ -70,7 +70,7 @@ enum ReadCommand {
             if let descriptor = context.outputDescriptor {
                 try blob.copy(to: descriptor, name: "standard output")
             } else {
-                context.writeOutput(try blob.bytes(name: key))
+                context.writeOutput(try blob.bytes())
             }
             return .success
         }
@@ -151,7 +151,7 @@ enum SuiteReading {
     static func everySuite(_ context: CommandContext, failure: inout PrefsError?, _ body: (Domain, PrefDictionary) -> Void) {
         var domains: [Domain] = [.global]
         do {
-            domains = try context.store.suiteNames().map { Domain.suite($0) } + domains
+            domains = try context.suiteNames().map { Domain.suite($0) } + domains
         } catch let error as PrefsError {
             context.printError(error.message)
             failure = failure ?? error

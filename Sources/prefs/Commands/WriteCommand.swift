@@ -27,7 +27,7 @@ enum WriteCommand {
                 throw PrefsError.invalidValue("\(domain.displayName): \(message)")
             }
         }
-        var prewritten: [ExternalReference] = []
+        var prewritten: [PendingBlob] = []
         do {
             request = try readFiles(request, invocation, context, file: file, placement: placement, prewritten: &prewritten)
         } catch {
@@ -70,7 +70,7 @@ enum WriteCommand {
     /// The request with every value from a file read: inline, or (for a top-level key of a suite, not
     /// in a dry run) already in a new blob whose reference it sets.
     static func readFiles(_ request: WriteRequest, _ invocation: Invocation, _ context: CommandContext, file: StoreFile,
-                          placement: Placement, prewritten: inout [ExternalReference]) throws -> WriteRequest {
+                          placement: Placement, prewritten: inout [PendingBlob]) throws -> WriteRequest {
         guard case .changes(var changes) = request else { return request }
         guard changes.filter({ if case .setFromFile("-", _) = $0.action { true } else { false } }).count <= 1 else {
             throw PrefsError.usage("write: standard input can give only one value")
@@ -83,9 +83,9 @@ enum WriteCommand {
             switch try context.store.readValue(from: source, kind: kind, key: change.path.first, for: file, placement: streaming ? placement : .inline) {
             case .inline(let value):
                 changes[i] = WriteRequest.Change(path: change.path, action: .set(value), flag: change.flag)
-            case .external(let reference):
-                prewritten.append(reference)
-                changes[i] = WriteRequest.Change(path: change.path, action: .set(reference.value), flag: change.flag)
+            case .external(let pending):
+                prewritten.append(pending)
+                changes[i] = WriteRequest.Change(path: change.path, action: .set(pending.reference.value), flag: change.flag)
             }
         }
         return .changes(changes)

@@ -128,7 +128,7 @@ final class StoreFixture {
         let fixture = try StoreFixture(kind)
         #expect(try fixture.store.load(.suite("app")) == nil)
         #expect(throws: PrefsError.suiteNotFound(domain: "app")) { try fixture.store.value(at: KeyPath(["k"]), in: .suite("app")) }
-        #expect(try fixture.store.suiteNames() == [])
+        #expect(try fixture.store.suiteNames().names == [])
         #expect(try fixture.status("config") == nil)
         #expect(try fixture.store.remove(.suite("app")) == false)
         #expect(try fixture.status("config") == nil)
@@ -171,7 +171,7 @@ final class StoreFixture {
         let fixture = try StoreFixture(kind)
         try fixture.put("config/app.plist", StoreContractTests.xml)
         try fixture.put("config/other.plist", StoreContractTests.xml)
-        #expect(try fixture.store.suiteNames() == ["app", "other"])
+        #expect(try fixture.store.suiteNames().names == ["app", "other"])
         #expect(try fixture.store.remove(.suite("app")))
         #expect(try fixture.names("config") == ["other.plist"])
         #expect(try fixture.store.remove(.suite("app")) == false)

@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A blob being read, checked as it goes: every byte passes through SHA-256, and at the end the
+/// count and the digest must be the reference's. A blob changed after it was written (even in place,
+/// at the same size) is therefore never served as good: whole reads fail before returning anything,
+/// and a stream fails at its end.
+struct BlobReader {
+    let file: any ConfinedFile
+    let reference: ExternalReference
+
+    init(storage: ExternalStorage, reference: ExternalReference, suite: String) throws(ExternalReference.Problem) {
+        file = try storage.open(reference, suite: suite)
+        self.reference = reference
+    }
+
+    /// Calls `body` with each piece, then checks the whole; the file is closed at the end.
+    func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        defer { file.close() }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
+        defer { buffer.deallocate() }
+        var hasher = SHA256()
+        var total = 0
+        while true {
+            let count: Int
+            do { count = try file.read(into: buffer) } catch { throw problem("cannot be read: \((error as? ConfinedError)?.reason ?? "\(error)")") }
+            if count == 0 { break }
+            total += count
+            guard total <= reference.size else { throw problem("is damaged: it holds more than the \(reference.size) bytes its reference records") }
+            let piece = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+            hasher.update(piece)
+            try body(piece)
+        }
+        guard total == reference.size else { throw problem("is damaged: it holds \(total) bytes, its reference records \(reference.size)") }
+        guard hasher.finish() == reference.sha256 else { throw problem("is damaged: its SHA-256 is not the one its reference records") }
+    }
+
+    func problem(_ text: String) -> ExternalReference.Problem {
+        ExternalReference.Problem("blob \(reference.directory)/\(reference.uuid) \(text)")
+    }
+}
+
+/// An external value opened for streaming (`read --raw`): its kind and size from the reference, and
+/// its bytes checked as they are copied. Errors name the suite and key.
+public struct Blob {
+    let reader: BlobReader
+    let domain: String
+    let key: String
+    public var size: Int { reader.reference.size }
+    /// What the bytes are: a string's UTF-8, data, or an array's or dictionary's binary plist.
+    public var kind: ExternalReference.Kind { reader.reference.kind }
+
+    /// Copies the blob to `descriptor`, checking it on the way. A damaged blob fails (65) once its
+    /// end is reached, after the bytes before were written; a failed write names the output `name`.
+    public func copy(to descriptor: Int32, name: String) throws {
+        let output = FileDescriptor(raw: descriptor)
+        do {
+            try reader.forEachChunk { piece in
+                do throws(FileDescriptor.Errno) { try output.writeAll(piece) } catch { throw PrefsError.cannotWrite(path: name, errno: error.code) }
+            }
+        } catch let problem as ExternalReference.Problem {
+            throw PrefsError.badExternalValue(domain: domain, key: key, reason: problem.reason)
+        }
+    }
+
+    /// The whole blob, checked before it is returned.
+    public func bytes() throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(size)
+        do {
+            try reader.forEachChunk { bytes.append(contentsOf: $0) }
+        } catch let problem as ExternalReference.Problem {
+            throw PrefsError.badExternalValue(domain: domain, key: key, reason: problem.reason)
+        }
+        return bytes
+    }
+
+    /// Reads the blob through, only to check it.
+    public func verify() throws {
+        do {
+            try reader.forEachChunk { _ in }
+        } catch let problem as ExternalReference.Problem {
+            throw PrefsError.badExternalValue(domain: domain, key: key, reason: problem.reason)
+        }
+    }
+}
