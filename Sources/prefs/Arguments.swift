@@ -26,8 +26,8 @@ struct Invocation: Equatable, Sendable {
 ///
 /// Words starting with `--` are options (`--name`, `--name VALUE`, `--name=VALUE`) and must be known
 /// to the verb; `--` ends options. Every other word, including `-` and words like `-int` or `-5`, is an
-/// operand, so `defaults`-style typed values pass through untouched. `-h` is `--help` only as the
-/// first word.
+/// operand, so `defaults`-style typed values pass through untouched — except `-h`, which is `--help`
+/// anywhere before `--` (an operand `-h` goes after `--`).
 enum Arguments {
     static func parse(_ arguments: [String]) throws -> Invocation {
         guard let first = arguments.first else {
@@ -46,6 +46,10 @@ enum Arguments {
         var rest = arguments.dropFirst()
         var optionsEnded = false
         while let word = rest.popFirst() {
+            if !optionsEnded && word == "-h" {
+                invocation.options["help", default: []].append("")
+                continue
+            }
             guard !optionsEnded, word.hasPrefix("--") else {
                 invocation.operands.append(word)
                 continue

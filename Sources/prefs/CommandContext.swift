@@ -14,6 +14,8 @@ struct CommandContext: Sendable {
     /// The descriptor standard output goes to, when it is a real one (so `watch` can tell when its
     /// reader goes away); nil when output is captured.
     var outputDescriptor: Int32? = nil
+    /// The first failure writing standard output (its errno), if any: later output is dropped.
+    var outputFailure: @Sendable () -> Int32? = { nil }
 
     var environment: Environment { store.environment }
     var fileSystem: any FileSystem { store.fileSystem }
@@ -62,26 +64,68 @@ struct CommandContext: Sendable {
     }
 
     static var standard: CommandContext {
-        var context = CommandContext(fileSystem: LocalFileSystem(), environment: .current, writeOutput: { write(fd: 1, $0) },
-                                     writeError: { write(fd: 2, $0) })
+        let output = StandardStream(descriptor: 1), error = StandardStream(descriptor: 2)
+        var context = CommandContext(fileSystem: LocalFileSystem(), environment: .current, writeOutput: output.write,
+                                     writeError: error.write)
         context.outputDescriptor = 1
+        context.outputFailure = { output.failure }
         return context
     }
+}
 
-    private static func write(fd: Int32, _ bytes: [UInt8]) {
+/// Standard output or error: each write goes out whole, or the stream keeps the first failure and
+/// drops what follows (a reader that went away, a full disk).
+final class StandardStream: @unchecked Sendable {
+    let descriptor: Int32
+    private(set) var failure: Int32?
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    func write(_ bytes: [UInt8]) {
+        guard failure == nil else { return }
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            let n = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return }
+            guard n > 0 else {
+                failure = n < 0 ? errno : EIO
+                return
+            }
             offset += n
         }
     }
 }
 
 /// Runs one command line: parse, dispatch, report an error as one line, return the exit status.
+///
+/// Standard output that cannot be written is an error of its own: a full disk (or any failure but
+/// EPIPE) is 74 with a message, unless the command had already failed; a reader that went away
+/// (EPIPE: `prefs domains | head -1`) ends prefs quietly with the command's own status, as ripgrep
+/// does (SIGPIPE is ignored so that a write reports it instead of killing the process).
 enum CommandLineTool {
+    /// The raw arguments (argv after the program name), each checked to be UTF-8 first: two
+    /// different byte strings must never become one name.
+    static func run(raw arguments: [[UInt8]], context: CommandContext) -> ExitStatus {
+        var decoded: [String] = []
+        for (i, bytes) in arguments.enumerated() {
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                context.printError("argument \(i + 1) is not valid UTF-8: \"\(ByteText.escaped(bytes))\"")
+                return .usage
+            }
+            decoded.append(text)
+        }
+        return run(decoded, context: context)
+    }
+
     static func run(_ arguments: [String], context: CommandContext) -> ExitStatus {
+        let status = dispatch(arguments, context: context)
+        guard let failure = context.outputFailure(), failure != EPIPE else { return status }
+        guard status == .success || status == .changed else { return status }
+        context.printError(PrefsError.outputFailed(errno: failure).message)
+        return .cannotRead
+    }
+
+    static func dispatch(_ arguments: [String], context: CommandContext) -> ExitStatus {
         do {
             let invocation = try Arguments.parse(arguments)
             switch invocation.action {
@@ -99,6 +143,8 @@ enum CommandLineTool {
                 }
                 return try verb.run(invocation, context)
             }
+        } catch PrefsError.outputFailed(EPIPE) {
+            return .success
         } catch let error as PrefsError {
             context.printError(error.message)
             return error.exitStatus

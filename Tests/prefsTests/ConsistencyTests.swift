@@ -75,14 +75,25 @@ import Testing
                              "EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES", "SHELL COMPLETION", "SEE ALSO"])
     }
 
-    /// The environment variables prefs reads are in the man page's ENVIRONMENT section and the README.
+    /// The environment variables prefs reads — exactly those — are listed in the man page's
+    /// ENVIRONMENT section and the README's Environment table, and every `PREFS_` or `XDG_` name
+    /// the sources look up is one of them.
     @Test func environmentVariablesAreDocumented() throws {
         let man = try Paths.text("man/prefs.1")
-        let environment = man.components(separatedBy: ".SH ENVIRONMENT")[1].components(separatedBy: ".SH ")[0]
+        let section = man.components(separatedBy: ".SH ENVIRONMENT")[1].components(separatedBy: ".SH ")[0]
+        let lines = section.split(separator: "\n")
+        let manNames = zip(lines, lines.dropFirst()).filter { $0.0 == ".TP" }.map { String($0.1.dropFirst(3)) }
+        #expect(manNames == Environment.names)
         let readme = try Paths.text("README.md")
-        for variable in ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS", "PREFS_LOCK_TIMEOUT", "PREFS_EXTERNAL_THRESHOLD"] {
-            #expect(environment.contains(".B " + variable), "\(variable) in man/prefs.1")
-            #expect(readme.contains(variable), "\(variable) in README.md")
+        let table = readme.components(separatedBy: "## Environment")[1].components(separatedBy: "\n## ")[0]
+        let readmeNames = table.split(separator: "\n").filter { $0.hasPrefix("| `") }.map { String($0.dropFirst(3).prefix { $0 != "`" }) }
+        #expect(readmeNames == Environment.names)
+        let sources = try FileManager.default.subpathsOfDirectory(atPath: Fixtures.packageRoot + "/Sources").filter { $0.hasSuffix(".swift") }
+        for file in sources {
+            let text = try String(contentsOfFile: Fixtures.packageRoot + "/Sources/" + file, encoding: .utf8)
+            for match in text.matches(of: /"((?:PREFS|XDG)_[A-Z_]+)"/) {
+                #expect(Environment.names.contains(String(match.1)), "\(file) reads \(match.1), which is not documented")
+            }
         }
     }
 

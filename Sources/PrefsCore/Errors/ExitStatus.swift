@@ -29,7 +29,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .noInput: return "input file missing"
         case .internalError: return "internal error"
         case .cannotWrite: return "cannot write"
-        case .cannotRead: return "cannot read"
+        case .cannotRead: return "cannot read (or write standard output)"
         case .lockUnavailable: return "lock not obtained (a retry may succeed)"
         }
     }

@@ -20,6 +20,8 @@ public enum PrefsError: Error, Equatable, Sendable {
     case suiteNotFound(domain: String)
     /// The key (or key path) is not in the domain.
     case keyNotFound(domain: String, key: String)
+    /// A key that cannot be stored (empty, or holding NUL).
+    case invalidKey(domain: String, key: String, reason: String)
     /// A key path leads through a value of the wrong type, or a value has the wrong type for the change.
     case typeMismatch(domain: String, key: String, reason: String)
     /// A conditional change found the value not as the condition required (`--if-equals`).
@@ -33,6 +35,10 @@ public enum PrefsError: Error, Equatable, Sendable {
     /// A symlink was found inside external storage, where nothing is followed: a write through it is
     /// refused (73), a read or check reports it (65).
     case symlinkInStore(path: String, writing: Bool)
+    /// An environment variable is set to something it does not take.
+    case badEnvironment(name: String, value: String, accepted: String)
+    /// Writing to standard output failed (a full disk, a reader that went away: EPIPE).
+    case outputFailed(errno: Int32)
     /// Another writer held the lock of `path` (a directory) for longer than the bounded wait.
     case lockUnavailable(path: String, seconds: Double)
     /// A broken invariant; a bug in prefs.
@@ -40,8 +46,9 @@ public enum PrefsError: Error, Equatable, Sendable {
 
     public var exitStatus: ExitStatus {
         switch self {
-        case .usage: return .usage
-        case .malformed, .unrepresentable, .invalidValue, .typeMismatch, .badExternalValue: return .dataError
+        case .usage, .badEnvironment: return .usage
+        case .outputFailed: return .cannotRead
+        case .malformed, .unrepresentable, .invalidValue, .invalidKey, .typeMismatch, .badExternalValue: return .dataError
         case .suiteNotFound, .keyNotFound: return .notFound
         case .conditionFailed: return .conditionFailed
         case .fileNotFound: return .noInput
@@ -70,6 +77,8 @@ public enum PrefsError: Error, Equatable, Sendable {
             return "\(domain): no such suite"
         case .keyNotFound(let domain, let key):
             return "\(domain): no key \(key)"
+        case .invalidKey(let domain, let key, let reason):
+            return "\(domain): key \(key.isEmpty ? "\"\"" : key): \(reason); nothing changed"
         case .typeMismatch(let domain, let key, let reason):
             return "\(domain): \(key): \(reason)"
         case .conditionFailed(let domain, let key, let reason):
@@ -84,6 +93,10 @@ public enum PrefsError: Error, Equatable, Sendable {
             return "\(path): cannot write: \(PrefsError.describe(errno: code))"
         case .symlinkInStore(let path, let writing):
             return "\(path): is a symbolic link; external storage follows none\(writing ? ", so nothing is written through it" : "")"
+        case .badEnvironment(let name, let value, let accepted):
+            return "\(name)=\(value): give \(accepted)"
+        case .outputFailed(let code):
+            return "standard output: cannot write: \(PrefsError.describe(errno: code))"
         case .lockUnavailable(let path, let seconds):
             return "\(path): another writer held the lock for \(seconds) s; try again (or set PREFS_LOCK_TIMEOUT)"
         case .internalError(let text):

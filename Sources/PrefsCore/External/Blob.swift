@@ -53,13 +53,14 @@ public struct Blob {
     /// What the bytes are: a string's UTF-8, data, or an array's or dictionary's binary plist.
     public var kind: ExternalReference.Kind { reader.reference.kind }
 
-    /// Copies the blob to `descriptor`, checking it on the way. A damaged blob fails (65) once its
-    /// end is reached, after the bytes before were written; a failed write names the output `name`.
-    public func copy(to descriptor: Int32, name: String) throws {
+    /// Copies the blob to standard output (`descriptor`), checking it on the way. A damaged blob fails
+    /// (65) once its end is reached, after the bytes before were written; a failed write is
+    /// `.outputFailed`.
+    public func copy(toOutput descriptor: Int32) throws {
         let output = FileDescriptor(raw: descriptor)
         do {
             try reader.forEachChunk { piece in
-                do throws(FileDescriptor.Errno) { try output.writeAll(piece) } catch { throw PrefsError.cannotWrite(path: name, errno: error.code) }
+                do throws(FileDescriptor.Errno) { try output.writeAll(piece) } catch { throw PrefsError.outputFailed(errno: error.code) }
             }
         } catch let problem as ExternalReference.Problem {
             throw PrefsError.badExternalValue(domain: domain, key: key, reason: problem.reason)

@@ -41,10 +41,10 @@ extension SuiteStore {
         let info: stat
         do { info = try input.status() } catch { throw readError(error) }
         guard info.st_mode & S_IFMT != S_IFDIR else { throw PrefsError.cannotRead(path: name, errno: EISDIR) }
-        guard let suite = file.externalSuite, let storage = externalStorage, placement != .inline else {
+        guard let suite = file.externalSuite, let storage = try externalStorage(), placement != .inline else {
             do { return try inline(try input.readAll(sizeHint: Int(info.st_size))) } catch let error as FileDescriptor.Errno { throw readError(error) }
         }
-        let threshold = try externalThreshold()
+        let threshold = try environment.externalThreshold()
         // The first threshold + 1 bytes decide, unless told: a value that ends within them is inline.
         var head: [UInt8] = []
         if placement == .automatic {

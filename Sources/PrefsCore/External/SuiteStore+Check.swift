@@ -17,12 +17,13 @@ extension SuiteStore {
         public var removed: [(name: String, size: Int)] = []
     }
 
-    /// The suites `check` and `gc` look at when none is named: every suite file, the global suite, and
-    /// every suite with an external directory (even one whose file is gone).
-    public func externalSuites() throws -> [Domain] {
-        var names = Set(try suiteNames().names)
+    /// The suites `check` and `gc` look at when none is named: every suite file (`suites`, from
+    /// `suiteNames`), the global suite, and every suite with an external directory (even one whose
+    /// file is gone).
+    public func externalSuites(among suites: [String]) throws -> [Domain] {
+        var names = Set(suites)
         // A symlinked or unreadable external directory is reported by each suite's own check.
-        if let storage = externalStorage, let directories = try? storage.suiteDirectories() { names.formUnion(directories) }
+        if let storage = try externalStorage(), let directories = try? storage.suiteDirectories() { names.formUnion(directories) }
         names.remove("NSGlobalDomain")
         var domains = names.sorted { $0.utf8Compare($1) < 0 }.compactMap { try? Domain(argument: $0) }.filter {
             if case .suite = $0 { return true } else { return false }
@@ -33,7 +34,7 @@ extension SuiteStore {
 
     func externalName(of domain: Domain) throws -> (suite: String, storage: ExternalStorage) {
         guard let suite = domain.registrationName else { throw PrefsError.usage("\(domain.displayName): a file keeps its values inline; name a suite") }
-        guard let storage = externalStorage else { throw PrefsError.usage("external storage needs XDG_DATA_HOME or HOME") }
+        guard let storage = try externalStorage() else { throw PrefsError.usage("external storage needs XDG_DATA_HOME or HOME") }
         return (suite, storage)
     }
 

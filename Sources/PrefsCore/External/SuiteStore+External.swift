@@ -30,8 +30,8 @@ public struct ExternalOptions: Sendable {
 
 extension SuiteStore {
     /// The blob store, when there is a data home; nil otherwise (everything is inline).
-    public var externalStorage: ExternalStorage? {
-        guard let home = try? environment.dataHome() else { return nil }
+    public func externalStorage() throws -> ExternalStorage? {
+        guard let home = try environment.optionalDataHome() else { return nil }
         return ExternalStorage(fileSystem: fileSystem, base: home + "/prefs")
     }
 
@@ -54,25 +54,9 @@ extension SuiteStore {
         return String(cString: resolved)
     }
 
-    /// Values whose blob would be larger than this many bytes are stored externally:
-    /// `$PREFS_EXTERNAL_THRESHOLD` (bytes, or with a K, M or G suffix: KiB, MiB, GiB), default 100 KiB.
-    public func externalThreshold() throws -> Int {
-        guard let text = environment["PREFS_EXTERNAL_THRESHOLD"] else { return 100 << 10 }
-        var digits = Substring(text)
-        var shift = 0
-        if let last = digits.last?.uppercased(), let s = ["K": 10, "M": 20, "G": 30][last] {
-            shift = s
-            digits = digits.dropLast()
-        }
-        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let number = Int(digits), number >= 0, number <= Int.max >> shift else {
-            throw PrefsError.usage("PREFS_EXTERNAL_THRESHOLD=\(text): give a number of bytes, optionally with K, M or G")
-        }
-        return number << shift
-    }
-
     /// Removes blobs no suite refers to: of a suite file that is gone.
     func discard(_ references: [ExternalReference], suite: String?) {
-        guard let suite, let storage = externalStorage else { return }
+        guard let suite, let storage = (try? externalStorage()) ?? nil else { return }
         for reference in references { storage.remove(reference, suite: suite) }
     }
 
@@ -87,7 +71,7 @@ extension SuiteStore {
     func reference(in value: PrefValue, suite: String?, domain: String, key: String) throws -> ExternalReference? {
         // Most values are not dictionaries with the marker: they cost no environment lookup.
         guard suite != nil, case .dictionary(let fields) = value, fields[ExternalReference.marker] != nil,
-              externalStorage != nil else { return nil }
+              try externalStorage() != nil else { return nil }
         do {
             return try ExternalReference.parse(value)
         } catch {
@@ -102,7 +86,7 @@ extension SuiteStore {
     }
 
     func materialize(_ reference: ExternalReference, suite: String, domain: String, key: String) throws -> PrefValue {
-        guard let storage = externalStorage else { throw PrefsError.internalError("no external storage") }
+        guard let storage = try externalStorage() else { throw PrefsError.internalError("no external storage") }
         do {
             let bytes = try storage.bytes(reference, suite: suite)
             switch reference.kind {
@@ -143,8 +127,8 @@ extension SuiteStore {
     /// `suite` is `Layers.externalSuite(for:)` of the value's origin.
     public func openExternal(_ value: PrefValue, suite: String?, key: String) throws -> Blob? {
         guard let suite, let reference = try reference(in: value, suite: suite, domain: suite, key: key),
-              let storage = externalStorage else { return nil }
-        do {
+              let storage = try externalStorage() else { return nil }
+        do throws(ExternalReference.Problem) {
             return Blob(reader: try BlobReader(storage: storage, reference: reference, suite: suite), domain: suite, key: key)
         } catch {
             throw PrefsError.badExternalValue(domain: suite, key: key, reason: error.reason)
@@ -181,7 +165,7 @@ final class ExternalTransaction {
     var committing = false
 
     init?(store: SuiteStore, file: StoreFile, options: ExternalOptions, writesBlobs: Bool = true) throws {
-        guard let suite = file.externalSuite, let storage = store.externalStorage else {
+        guard let suite = file.externalSuite, let storage = try store.externalStorage() else {
             guard options.prewritten.isEmpty else { throw PrefsError.internalError("blobs written for a file without external storage") }
             return nil
         }
@@ -189,7 +173,7 @@ final class ExternalTransaction {
         self.storage = storage
         self.suite = suite
         self.options = options
-        threshold = try store.externalThreshold()
+        threshold = try store.environment.externalThreshold()
         self.writesBlobs = writesBlobs
         written = options.prewritten
     }

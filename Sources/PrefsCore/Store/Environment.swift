@@ -5,7 +5,9 @@ import Musl
 #endif
 
 /// The environment variables PrefsCore consults, passed in explicitly so tests can point them at
-/// temporary directories (tests never touch the real home).
+/// temporary directories (tests never touch the real home). Every value is checked where it is used:
+/// one that is not UTF-8, or not what the variable takes, is a usage error naming the variable and
+/// what it accepts. A variable set to the empty string counts as unset (as the XDG spec says).
 public struct Environment: Sendable {
     /// nil: the process environment, read with getenv only for the variables asked for.
     let variables: [String: String]?
@@ -17,19 +19,39 @@ public struct Environment: Sendable {
     /// The process environment.
     public static let current = Environment()
 
+    /// Every variable prefs reads, for the documentation's ENVIRONMENT section.
+    public static let names = ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS", "HOME",
+                               "PREFS_EXTERNAL_THRESHOLD", "PREFS_LOCK_TIMEOUT"]
+
+    /// The variable's value; nil when it is unset or empty.
     public subscript(name: String) -> String? {
-        guard let variables else { return getenv(name).map { String(cString: $0) } }
-        return variables[name]
+        get throws {
+            guard let variables else {
+                guard let pointer = getenv(name), pointer.pointee != 0 else { return nil }
+                let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer))
+                guard let value = String(validating: bytes, as: UTF8.self) else {
+                    throw PrefsError.badEnvironment(name: name, value: ByteText.escaped(Array(bytes)), accepted: "UTF-8 text")
+                }
+                return value
+            }
+            guard let value = variables[name], !value.isEmpty else { return nil }
+            return value
+        }
     }
 
     /// An XDG base directory: the variable when it holds an absolute path (the spec says relative
-    /// ones are ignored), otherwise `$HOME/<fallback>`.
+    /// ones are ignored), otherwise `$HOME/<fallback>`; nil when neither is there.
+    func optionalBaseDirectory(_ variable: String, fallback: String) throws -> String? {
+        if let value = try self[variable], value.hasPrefix("/") { return value }
+        guard let home = try self["HOME"], home.hasPrefix("/") else { return nil }
+        return home + "/" + fallback
+    }
+
     func baseDirectory(_ variable: String, fallback: String) throws -> String {
-        if let value = self[variable], value.hasPrefix("/") { return value }
-        guard let home = self["HOME"], home.hasPrefix("/") else {
+        guard let directory = try optionalBaseDirectory(variable, fallback: fallback) else {
             throw PrefsError.usage("neither \(variable) nor HOME is set to an absolute path")
         }
-        return home + "/" + fallback
+        return directory
     }
 
     /// `$XDG_CONFIG_HOME`, where suites live (the directory Foundation's UserDefaults uses on Linux).
@@ -39,11 +61,65 @@ public struct Environment: Sendable {
     /// defaults under it.
     public func dataHome() throws -> String { try baseDirectory("XDG_DATA_HOME", fallback: ".local/share") }
 
+    /// The data home, or nil when neither `$XDG_DATA_HOME` nor `$HOME` gives one.
+    func optionalDataHome() throws -> String? { try optionalBaseDirectory("XDG_DATA_HOME", fallback: ".local/share") }
+
     /// `$XDG_DATA_DIRS` (default `/usr/local/share:/usr/share`), most important first: packages ship
     /// registered defaults under them. Relative entries are ignored, as the spec says.
-    public func dataDirectories() -> [String] {
-        let listed = (self["XDG_DATA_DIRS"] ?? "").split(separator: ":")
+    public func dataDirectories() throws -> [String] {
+        let listed = (try self["XDG_DATA_DIRS"] ?? "").split(separator: ":")
             .filter { $0.hasPrefix("/") }.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : String($0) }
         return listed.isEmpty ? ["/usr/local/share", "/usr/share"] : listed
+    }
+
+    /// `$PREFS_LOCK_TIMEOUT`: how many seconds a writer waits for another's lock, a decimal number
+    /// from 0 to 86400 (default 10).
+    public func lockTimeout() throws -> Double {
+        guard let text = try self["PREFS_LOCK_TIMEOUT"] else { return 10 }
+        guard let seconds = Environment.decimal(text), seconds <= 86400 else {
+            throw PrefsError.badEnvironment(name: "PREFS_LOCK_TIMEOUT", value: text, accepted: "a number of seconds from 0 to 86400")
+        }
+        return seconds
+    }
+
+    /// `$PREFS_EXTERNAL_THRESHOLD`: values whose blob would be larger than this many bytes are
+    /// stored externally; a whole number, optionally with K, M or G (KiB, MiB, GiB), up to 1024G.
+    /// Default 100K.
+    public func externalThreshold() throws -> Int {
+        guard let text = try self["PREFS_EXTERNAL_THRESHOLD"] else { return 100 << 10 }
+        var digits = Substring(text)
+        var shift = 0
+        if let last = digits.last, let s = ["K": 10, "k": 10, "M": 20, "m": 20, "G": 30, "g": 30][last] {
+            shift = s
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.utf8.count <= 13, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+              let number = Int(digits), number <= (1 << 40) >> shift else {
+            throw PrefsError.badEnvironment(name: "PREFS_EXTERNAL_THRESHOLD", value: text,
+                                            accepted: "a number of bytes from 0 to 1024G, optionally with K, M or G")
+        }
+        return number << shift
+    }
+
+    /// Digits with an optional fraction (`10`, `0.5`): no sign, exponent, hex, inf or nan.
+    static func decimal(_ text: String) -> Double? {
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 20 && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }) else { return nil }
+        return Double(text)
+    }
+}
+
+/// Bytes shown in a message: printable ASCII as it is, every other byte as `\xHH`.
+public enum ByteText {
+    public static func escaped(_ bytes: [UInt8]) -> String {
+        var text = ""
+        for byte in bytes {
+            if byte >= 0x20 && byte < 0x7F && byte != 0x5C {
+                text.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                text += "\\x" + Hex.encode([byte])
+            }
+        }
+        return text
     }
 }

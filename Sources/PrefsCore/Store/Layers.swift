@@ -60,7 +60,7 @@ public struct Layers: Sendable {
         guard !storedOnly, let name = domain.registrationName else { return layers }
         if case .suite = domain { layers.append(Layer(origin: .global, path: try store.path(of: .global))) }
         layers += commandLineDefaults.reversed().map { Layer(origin: .commandLine($0), path: $0) }
-        layers += store.registrationFiles(for: name).map { Layer(origin: .registered($0), path: $0) }
+        layers += try store.registrationFiles(for: name).map { Layer(origin: .registered($0), path: $0) }
         return layers
     }
 
@@ -179,8 +179,8 @@ extension SuiteStore {
     /// (the user's, written by `prefs register`) and then under each `$XDG_DATA_DIRS` directory
     /// (shipped by packages, only ever read). When no data home can be found (no `$XDG_DATA_HOME`
     /// and no `$HOME`), only the packages' files are read.
-    public func registrationFiles(for name: String) -> [String] {
-        let directories = [try? environment.dataHome()].compactMap { $0 } + environment.dataDirectories()
+    public func registrationFiles(for name: String) throws -> [String] {
+        let directories = [try environment.optionalDataHome()].compactMap { $0 } + (try environment.dataDirectories())
         var files: [String] = []
         for directory in directories {
             for suffix in [".plist", ".json"] {
@@ -201,6 +201,6 @@ extension SuiteStore {
         let base = try environment.dataHome() + "/prefs/defaults/" + name
         let json = base + ".json"
         let useJSON = try fileSystem.status(of: base + ".plist") == nil && fileSystem.status(of: json) != nil
-        return StoreFile(path: useJSON ? json : base + ".plist", createsDirectory: true)
+        return StoreFile(path: useJSON ? json : base + ".plist", createsDirectory: true, displayName: "\(domain.displayName) (registered)")
     }
 }

@@ -9,9 +9,18 @@ import Musl
 public struct StoreFile: Equatable, Sendable {
     public let path: String
     public let createsDirectory: Bool
+    /// How messages name it: the suite (or `SUITE (registered)`), or the path.
+    public var displayName: String
     /// The name of the suite whose large values go to external storage (a suite's name or
     /// `NSGlobalDomain`); nil for a file domain or registered defaults, whose values stay inline.
     public var externalSuite: String? = nil
+
+    public init(path: String, createsDirectory: Bool, displayName: String? = nil, externalSuite: String? = nil) {
+        self.path = path
+        self.createsDirectory = createsDirectory
+        self.displayName = displayName ?? path
+        self.externalSuite = externalSuite
+    }
 }
 
 extension SuiteStore {
@@ -19,7 +28,7 @@ extension SuiteStore {
     public func file(for domain: Domain) throws -> StoreFile {
         let path = try path(of: domain)
         let isFile = if case .file = domain { true } else { false }
-        return StoreFile(path: path, createsDirectory: !isFile, externalSuite: externalSuite(of: domain))
+        return StoreFile(path: path, createsDirectory: !isFile, displayName: domain.displayName, externalSuite: externalSuite(of: domain))
     }
 
     /// Changes a domain's file under its lock; see `update(_ file: StoreFile, …)`.
@@ -44,6 +53,13 @@ extension SuiteStore {
     @discardableResult
     public func update(_ file: StoreFile, keys: KeySet? = nil, removingEmpty: Bool = false, external: ExternalOptions = ExternalOptions(),
                        _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
+        try withoutActuallyEscaping(change) { change in
+            try update(file, keys: keys, removingEmpty: removingEmpty, external: external, checked: SuiteStore.checkingKeys(change, name: file.displayName))
+        }
+    }
+
+    func update(_ file: StoreFile, keys: KeySet?, removingEmpty: Bool, external: ExternalOptions,
+                checked change: (inout PrefDictionary) throws -> Void) throws -> Bool {
         let transaction: ExternalTransaction?
         do {
             transaction = try ExternalTransaction(store: self, file: file, options: external)
@@ -102,12 +118,28 @@ extension SuiteStore {
         }
     }
 
+    /// `change`, refusing the keys no change may store (`checkStoredKeys`).
+    static func checkingKeys(_ change: @escaping (inout PrefDictionary) throws -> Void, name: String) -> (inout PrefDictionary) throws -> Void {
+        { contents in
+            let before = contents
+            try change(&contents)
+            try contents.checkStoredKeys(comparedTo: before, domain: name)
+        }
+    }
+
     /// What `update` would do, for `--dry-run`: the contents before and after `change`, read without a
     /// lock and with nothing written. Fails as `update` would (a corrupt file, a value the file's
     /// format cannot hold).
     /// External values are shown read in.
     public func preview(_ file: StoreFile, keys: KeySet? = nil, external: ExternalOptions = ExternalOptions(),
                         _ change: (inout PrefDictionary) throws -> Void) throws -> (before: PrefDictionary, after: PrefDictionary) {
+        try withoutActuallyEscaping(change) { change in
+            try preview(file, keys: keys, external: external, checked: SuiteStore.checkingKeys(change, name: file.displayName))
+        }
+    }
+
+    func preview(_ file: StoreFile, keys: KeySet?, external: ExternalOptions,
+                 checked change: (inout PrefDictionary) throws -> Void) throws -> (before: PrefDictionary, after: PrefDictionary) {
         let current = try load(path: file.path)
         var before = current?.contents ?? PrefDictionary()
         var after = before
@@ -171,7 +203,7 @@ extension SuiteStore {
     /// Runs `body` holding the lock of `target`'s directory; a timeout names the suite's file.
     func locked<T>(_ target: String, _ body: () throws -> T) throws -> T {
         do {
-            return try fileSystem.withLock(onDirectory: splitPath(target).directory, timeout: lockTimeout, body)
+            return try fileSystem.withLock(onDirectory: splitPath(target).directory, timeout: try environment.lockTimeout(), body)
         } catch PrefsError.lockUnavailable(_, let seconds) {
             throw PrefsError.lockUnavailable(path: target, seconds: seconds)
         }

@@ -15,13 +15,10 @@ import Musl
 public struct SuiteStore: Sendable {
     public let fileSystem: any FileSystem
     public let environment: Environment
-    /// How long a writer waits for another writer's lock: `$PREFS_LOCK_TIMEOUT` seconds, default 10.
-    public let lockTimeout: Double
 
     public init(fileSystem: any FileSystem, environment: Environment) {
         self.fileSystem = fileSystem
         self.environment = environment
-        lockTimeout = environment["PREFS_LOCK_TIMEOUT"].flatMap(Double.init).map { max($0, 0) } ?? 10
     }
 
     /// A suite's contents and the format its file is in.

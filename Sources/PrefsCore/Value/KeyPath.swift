@@ -1,7 +1,7 @@
 /// Where a value is inside a suite. A KEY argument that starts with `:` is a path in PlistBuddy form
-/// (`:Window:Frames:0`): components separated by `:`, with `\:` for a colon and `\\` for a backslash
-/// inside a component, and a decimal index for an array element. Any other KEY is one literal
-/// top-level key, so keys with dots, spaces or colons in the middle work as on macOS.
+/// (`:Window:Frames:0`): components separated by `:`, with `\:` for a colon, `\\` for a backslash and
+/// `\0` for NUL inside a component, and a decimal index for an array element. Any other KEY is one
+/// literal top-level key, so keys with dots, spaces or colons in the middle work as on macOS.
 public struct KeyPath: Equatable, Hashable, Sendable {
     public var components: [String]
 
@@ -20,8 +20,14 @@ public struct KeyPath: Equatable, Hashable, Sendable {
 
     public init(_ components: [String]) { self.components = components }
 
-    /// Parses a KEY argument. Empty keys, NUL, an empty path or an empty component are usage errors.
-    public init(argument: String) throws {
+    /// Parses a KEY argument. Empty keys, NUL, an empty path or an empty component are usage errors;
+    /// with `allowingEmpty`, the empty argument is the empty top-level key (so `delete` and `reset`
+    /// can remove one another program stored).
+    public init(argument: String, allowingEmpty: Bool = false) throws {
+        if argument.isEmpty && allowingEmpty {
+            components = [""]
+            return
+        }
         guard !argument.isEmpty else { throw PrefsError.usage("the key is empty") }
         guard !argument.utf8.contains(0) else { throw PrefsError.usage("a key cannot contain NUL") }
         guard argument.hasPrefix(":") else {
@@ -34,7 +40,7 @@ public struct KeyPath: Equatable, Hashable, Sendable {
         var escaping = false
         for scalar in argument.unicodeScalars.dropFirst() {
             if escaping {
-                current.append(scalar)
+                current.append(scalar == "0" ? "\u{0}" : scalar)
                 escaping = false
             } else if scalar == "\\" {
                 escaping = true
@@ -59,22 +65,25 @@ public struct KeyPath: Equatable, Hashable, Sendable {
     /// The top-level key (the first component).
     public var first: String { components[0] }
 
-    /// A one-component path reads as the plain key (unless that starts with `:`); a longer one in
-    /// `:a:b` form. Either spelling, given back as a KEY argument, names the same value.
+    /// A one-component path reads as the plain key (unless that starts with `:` or holds NUL); a
+    /// longer one in `:a:b` form. Either spelling, given back as a KEY argument, names the same value.
     public var display: String {
-        components.count == 1 && !components[0].hasPrefix(":") ? components[0] : pathForm
+        components.count == 1 && !components[0].hasPrefix(":") && !components[0].utf8.contains(0) ? components[0] : pathForm
     }
 
     /// `:a:b` form, always.
     public var pathForm: String { components.map { ":" + KeyPath.escape($0) }.joined() }
 
-    /// A `:` inside a component is written `\:` and a backslash `\\`.
+    /// A `:` inside a component is written `\:`, a backslash `\\` and NUL `\0`.
     public static func escape(_ component: String) -> String {
-        guard component.contains(where: { $0 == ":" || $0 == "\\" }) else { return component }
+        guard component.utf8.contains(where: { $0 == 0x3A || $0 == 0x5C || $0 == 0 }) else { return component }
         var escaped = ""
-        for character in component {
-            if character == ":" || character == "\\" { escaped.append("\\") }
-            escaped.append(character)
+        for scalar in component.unicodeScalars {
+            switch scalar {
+            case "\u{0}": escaped += "\\0"
+            case ":", "\\": escaped += "\\" + String(scalar)
+            default: escaped.unicodeScalars.append(scalar)
+            }
         }
         return escaped
     }

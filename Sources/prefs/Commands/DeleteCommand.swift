@@ -14,7 +14,7 @@ enum DeleteCommand {
             guard try context.store.remove(domain) else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
             return invocation.changeStatus(true)
         }
-        let path = try KeyArguments.path(invocation.operands[1], in: domain)
+        let path = try KeyArguments.path(invocation.operands[1], in: domain, allowingEmpty: true)
         let changed = try Changing.run(invocation, context, try context.store.file(for: domain), keys: [path.first],
                                          external: ExternalOptions(reading: path.components.count > 1 ? nil : [])) { contents in
             let removed = try KeyPathError.attributing(domain: domain.displayName, path: path) { try contents.removeValue(at: path) }

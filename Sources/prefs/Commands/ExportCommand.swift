@@ -35,7 +35,7 @@ enum ExportCommand {
         if destination == "-" {
             context.writeOutput(bytes)
         } else {
-            try context.fileSystem.writeFile(destination, bytes, newFileMode: 0o666, lockTimeout: context.store.lockTimeout)
+            try context.fileSystem.writeFile(destination, bytes, newFileMode: 0o666, lockTimeout: try context.environment.lockTimeout())
         }
         return .success
     }

@@ -45,7 +45,7 @@ enum GCCommand {
 enum ExternalDomains {
     /// The suites named, or every suite that has or may have external values.
     static func named(_ invocation: Invocation, _ context: CommandContext, verb: String) throws -> [Domain] {
-        guard !invocation.operands.isEmpty else { return try context.store.externalSuites() }
+        guard !invocation.operands.isEmpty else { return try context.store.externalSuites(among: context.suiteNames()) }
         return try invocation.operands.map { operand in
             let domain = try Domain(argument: operand)
             guard domain.registrationName != nil else { throw PrefsError.usage("\(verb): \(domain.displayName): a file keeps its values inline; name a suite") }

@@ -68,7 +68,7 @@ enum ReadCommand {
                 throw PrefsError.typeMismatch(domain: domain.displayName, key: key, reason: "--raw prints strings and data, and the value is a\(blob.kind == .array ? "n" : "") \(blob.kind.rawValue)")
             }
             if let descriptor = context.outputDescriptor {
-                try blob.copy(to: descriptor, name: "standard output")
+                try blob.copy(toOutput: descriptor)
             } else {
                 context.writeOutput(try blob.bytes())
             }
@@ -184,9 +184,10 @@ enum KeyArguments {
         }
     }
 
-    static func path(_ argument: String, in domain: Domain) throws -> KeyPath {
+    /// `allowingEmpty`: the empty argument names the empty key (for the verbs that remove keys).
+    static func path(_ argument: String, in domain: Domain, allowingEmpty: Bool = false) throws -> KeyPath {
         do {
-            return try KeyPath(argument: argument)
+            return try KeyPath(argument: argument, allowingEmpty: allowingEmpty)
         } catch PrefsError.usage(let message) {
             throw PrefsError.usage("\(domain.displayName): \(message)")
         }

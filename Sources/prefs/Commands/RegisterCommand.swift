@@ -17,7 +17,7 @@ enum RegisterCommand {
             guard invocation.operands.count == 1, !replace else {
                 throw PrefsError.usage("register: --delete takes no VALUE and no --replace")
             }
-            let paths = try deletions.map { try KeyArguments.path($0, in: domain) }
+            let paths = try deletions.map { try KeyArguments.path($0, in: domain, allowingEmpty: true) }
             change = { contents in
                 for path in paths {
                     let removed = try KeyPathError.attributing(domain: name, path: path) { try contents.removeValue(at: path) }

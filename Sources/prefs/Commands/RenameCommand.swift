@@ -5,7 +5,7 @@ import PrefsCore
 enum RenameCommand {
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: invocation.operands[0])
-        let old = try KeyArguments.path(invocation.operands[1], in: domain)
+        let old = try KeyArguments.path(invocation.operands[1], in: domain, allowingEmpty: true)
         let new = try KeyArguments.path(invocation.operands[2], in: domain)
         let changed = try Changing.run(invocation, context, try context.store.file(for: domain), keys: [old.first, new.first],
                                          external: ExternalOptions(reading: old.components.count > 1 || new.components.count > 1 ? nil : [])) { contents in

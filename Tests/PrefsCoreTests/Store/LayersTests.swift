@@ -140,13 +140,13 @@ final class LayerFixture {
         let store = SuiteStore(fileSystem: InMemoryFileSystem(), environment: Environment([
             "HOME": "/h", "XDG_DATA_DIRS": "/opt/share/:relative:/usr/share:/opt/share",
         ]))
-        #expect(store.registrationFiles(for: "app") == [
+        #expect(try store.registrationFiles(for: "app") == [
             "/h/.local/share/prefs/defaults/app.plist", "/h/.local/share/prefs/defaults/app.json",
             "/opt/share/prefs/defaults/app.plist", "/opt/share/prefs/defaults/app.json",
             "/usr/share/prefs/defaults/app.plist", "/usr/share/prefs/defaults/app.json",
         ])
         let defaults = SuiteStore(fileSystem: InMemoryFileSystem(), environment: Environment(["XDG_CONFIG_HOME": "/c"]))
-        #expect(defaults.registrationFiles(for: "NSGlobalDomain") == [
+        #expect(try defaults.registrationFiles(for: "NSGlobalDomain") == [
             "/usr/local/share/prefs/defaults/NSGlobalDomain.plist", "/usr/local/share/prefs/defaults/NSGlobalDomain.json",
             "/usr/share/prefs/defaults/NSGlobalDomain.plist", "/usr/share/prefs/defaults/NSGlobalDomain.json",
         ])
