@@ -23,6 +23,37 @@ import Testing
         #expect(try box.shell("prefs write $'caf\\xc3\\xa9\\xff' k v").error == "prefs: argument 2 is not valid UTF-8: \"caf\\xc3\\xa9\\xff\"\n")
     }
 
+    /// Bytes that are not UTF-8 inside a document are 65 naming the position, in every format, and
+    /// nothing changes (a decoder never repairs them into U+FFFD).
+    @Test func documentsThatAreNotUTF8AreRefusedNamingThePosition() throws {
+        let box = try ProcessSandbox()
+        try #require(try box.prefs("write", "s", "k", "1").status == 0)
+        let suite = try Fixtures.bytes(box.config + "/s.plist")
+        var binaryASCII = try PropertyList.encode(["k": "x"], as: .binary)
+        binaryASCII[binaryASCII.firstIndex(of: 0x78)!] = 0xFF
+        var binaryUTF16 = try PropertyList.encode(["k": "\u{E9}"], as: .binary)
+        let unit = try #require(binaryUTF16.indices.first { binaryUTF16[$0] == 0x00 && binaryUTF16[$0 + 1] == 0xE9 })
+        binaryUTF16[unit] = 0xD8
+        binaryUTF16[unit + 1] = 0x00
+        let cases: [(String, [UInt8], String, String)] = [
+            ("key.plist", Array("<plist><dict><key>a".utf8) + [0xFF] + Array("</key><string>x</string></dict></plist>".utf8), "import", "line 1, column "),
+            ("string.plist", Array("<plist><dict><key>a</key><string>x".utf8) + [0xFE] + Array("</string></dict></plist>".utf8), "import", "line 1, column "),
+            ("doc.json", Array("{\"a\": \"x".utf8) + [0xC3] + Array("\"}".utf8), "import", "line 1, column "),
+            ("doc.strings", Array("{ a = \"".utf8) + [0xFF] + Array("\"; }".utf8), "import", "line 1, column "),
+            ("ascii.plist", binaryASCII, "import", "byte "),
+            ("utf16.plist", binaryUTF16, "import", "unpaired surrogate"),
+            ("bad.env", Array("A=1\nB=".utf8) + [0xFF] + [0x0A], "migrate", "line 2: not UTF-8"),
+            ("bad.ini", Array("[s]\nk=1\nj=".utf8) + [0xFF], "migrate", "line 3: not UTF-8"),
+        ]
+        for (name, bytes, verb, position) in cases {
+            let file = try box.directory.write(name, bytes)
+            let run = try box.prefs(verb, "s", file)
+            #expect(run.status == 65, "\(name): \(run.status) \(run.error)")
+            #expect(run.error.hasPrefix("prefs: \(file): ") && run.error.contains(position), "\(name): \(run.error)")
+        }
+        #expect(try Fixtures.bytes(box.config + "/s.plist") == suite)
+    }
+
     /// The environment is checked where it is used: not UTF-8, or not what the variable takes, is
     /// 64 naming the variable and what it accepts; a read that takes no lock does not care about
     /// PREFS_LOCK_TIMEOUT.

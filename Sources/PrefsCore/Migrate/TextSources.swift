@@ -36,9 +36,9 @@ public struct TextSource: Sendable {
     /// Swift `Character`, CR LF is one grapheme and would never match "\n".
     static func lines(_ bytes: [UInt8], format: String) throws -> [Substring] {
         let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
-        return try body.split(separator: 0x0A, omittingEmptySubsequences: false).map { line in
+        return try body.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated().map { number, line in
             guard let text = String(validating: line.last == 0x0D ? line.dropLast() : line, as: UTF8.self) else {
-                throw PrefsError.malformed(source: nil, format: nil, reason: "\(format): not UTF-8 text")
+                throw PrefsError.malformed(source: nil, format: nil, reason: "\(format): line \(number + 1): not UTF-8 text")
             }
             return text[...]
         }
