@@ -89,7 +89,8 @@ import Testing
         let box = try ProcessSandbox()
         try box.prefs("write", "app", "k", "v")
         let before = try Fixtures.bytes(box.config + "/app.plist")
-        let directory = open(box.config, O_RDONLY | O_DIRECTORY)
+        // A writer locks the suite's file itself.
+        let directory = open(box.config + "/app.plist", O_RDONLY)
         defer { close(directory) }
         try #require(flock(directory, LOCK_EX) == 0)
         var environment = box.environment

@@ -31,17 +31,21 @@ public protocol FileSystem: Sendable {
 
     /// Replaces the file at `path` (already resolved, not a symlink) with `bytes` so that readers see
     /// the old contents or the new, never a mix, and the new ones are on disk when it returns. An
-    /// existing file keeps its permission bits; a new one gets `newFileMode`. Call it holding the lock
-    /// of the file's directory: it also removes temporary files that writers killed earlier left
-    /// behind, which is safe only under that lock.
+    /// existing file keeps its permission bits; a new one gets `newFileMode`. Call it holding the
+    /// file's lock (`withLock(ofFile:)`): it also removes the file's temporary files that writers
+    /// killed earlier left behind, which is safe only under that lock.
     func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throws
 
-    /// Removes a file (already resolved, not a symlink), durably; holding the directory's lock.
+    /// Removes a file (already resolved, not a symlink), durably; holding its lock.
     func removeFile(_ path: String) throws
 
-    /// Runs `body` holding the exclusive lock of `directory`, waiting at most `timeout` seconds for it
-    /// (`.lockUnavailable` after that). The lock is released when `body` returns or the process dies.
-    func withLock<T>(onDirectory directory: String, timeout: Double, _ body: () throws -> T) throws -> T
+    /// Runs `body` holding the exclusive lock of the file at `path` (already resolved; its directory
+    /// exists), waiting at most `timeout` seconds in all (`.lockUnavailable` after that). The lock is
+    /// a `flock` of the file itself — or of its directory while there is no file — taken again
+    /// whenever the file at the path turns out to have been replaced or removed meanwhile, so writers
+    /// of different files never wait for each other and no lock file is ever made. It is released
+    /// when `body` returns or the process dies.
+    func withLock<T>(ofFile path: String, timeout: Double, _ body: () throws -> T) throws -> T
 
     // Confined places (external storage): below `ConfinedPath.base`, no symlink is ever followed.
 
@@ -94,7 +98,7 @@ extension FileSystem {
         let target = try resolvingSymlinks(path)
         let directory = splitPath(target).directory
         guard try status(of: directory)?.isDirectory == true else { throw PrefsError.cannotWrite(path: path, errno: ENOENT) }
-        try withLock(onDirectory: directory, timeout: lockTimeout) {
+        try withLock(ofFile: target, timeout: lockTimeout) {
             try replace(target, with: bytes, newFileMode: newFileMode)
         }
     }
@@ -114,4 +118,24 @@ func splitPath(_ path: String) -> (directory: String, name: String) {
     guard let slash = path.lastIndex(of: "/") else { return (".", path) }
     let directory = String(path[..<slash])
     return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+}
+
+/// A bounded wait for a lock, polled: pauses start at 0.2 ms and grow to 5 ms (with jitter), so
+/// waiting writers take the lock soon after it is released, and the wait never exceeds its timeout.
+struct LockWait {
+    let timeout: Double
+    private var waited = 0.0
+    private var step = 0.0002
+
+    init(timeout: Double) { self.timeout = timeout }
+
+    /// Sleeps a little; false once the time is up.
+    mutating func pause() -> Bool {
+        guard waited < timeout else { return false }
+        let sleep = min(step * Double.random(in: 0.5...1.5), timeout - waited)
+        usleep(useconds_t(max(sleep, 0) * 1_000_000))
+        waited += sleep
+        step = min(step * 2, 0.005)
+        return true
+    }
 }

@@ -5,7 +5,7 @@ import Musl
 #endif
 
 /// A file system in memory, for tests: files, directories and symlinks with modes, inodes and
-/// modification times, a lock per directory, and the same errors as `LocalFileSystem`. Every
+/// modification times, a lock per file, and the same errors as `LocalFileSystem`. Every
 /// replacement gets a new inode and time, as an atomic rename does on disk.
 public final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
     enum Node {
@@ -18,7 +18,8 @@ public final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
     var clock: Int64 = 0
     /// Shared locks held on files (by inode), as `createConfinedFile` takes them.
     var sharedLocks: [UInt64: Int] = [:]
-    private var lockedDirectories: Set<String> = []
+    /// Held locks: `inode N` for a file, `directory PATH` for a directory standing in for a missing file.
+    private var lockedFiles: Set<String> = []
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
     public init(files: [String: [UInt8]] = [:]) {
@@ -146,20 +147,27 @@ public final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
         }
     }
 
-    public func withLock<T>(onDirectory directory: String, timeout: Double, _ body: () throws -> T) throws -> T {
-        let key = normalize(directory)
-        var waited = 0.0
+    public func withLock<T>(ofFile path: String, timeout: Double, _ body: () throws -> T) throws -> T {
+        let target = normalize(path)
+        var clock = LockWait(timeout: timeout)
+        var key = ""
         while true {
+            // The file's lock (by inode), or its directory's while there is no file; looked at and
+            // taken at once, as the disk's re-check after taking it amounts to.
             let acquired = try locked { () throws -> Bool in
-                guard case .directory? = nodes[resolveUnlocked(key)] else { throw PrefsError.cannotWrite(path: directory, errno: ENOENT) }
-                return lockedDirectories.insert(key).inserted
+                switch nodes[target] {
+                case .file(_, _, let inode, _)?: key = "inode \(inode)"
+                case nil:
+                    guard case .directory? = nodes[resolveUnlocked(splitPath(target).directory)] else { throw PrefsError.cannotWrite(path: path, errno: ENOENT) }
+                    key = "directory " + splitPath(target).directory
+                default: throw PrefsError.cannotWrite(path: path, errno: EISDIR)
+                }
+                return lockedFiles.insert(key).inserted
             }
             if acquired { break }
-            guard waited < timeout else { throw PrefsError.lockUnavailable(path: directory, seconds: timeout) }
-            usleep(1000)
-            waited += 0.001
+            guard clock.pause() else { throw PrefsError.lockUnavailable(path: path, seconds: timeout) }
         }
-        defer { _ = locked { lockedDirectories.remove(key) } }
+        defer { _ = locked { lockedFiles.remove(key) } }
         return try body()
     }
 

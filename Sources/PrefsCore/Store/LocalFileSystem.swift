@@ -155,28 +155,40 @@ public struct LocalFileSystem: FileSystem {
         }
     }
 
-    public func withLock<T>(onDirectory directory: String, timeout: Double, _ body: () throws -> T) throws -> T {
-        let handle: FileDescriptor
-        do {
-            handle = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY)
-        } catch {
-            throw PrefsError.cannotWrite(path: directory, errno: error.code)
+    public func withLock<T>(ofFile path: String, timeout: Double, _ body: () throws -> T) throws -> T {
+        var clock = LockWait(timeout: timeout)
+        while true {
+            // The file, or its directory while there is none (O_NONBLOCK: a FIFO must not hang us).
+            var handle = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            let isFile = handle >= 0
+            if !isFile {
+                guard errno == ENOENT else { throw PrefsError.cannotWrite(path: path, errno: errno) }
+                handle = Glibc.open(splitPath(path).directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                guard handle >= 0 else { throw PrefsError.cannotWrite(path: path, errno: errno) }
+            }
+            while flock(handle, LOCK_EX | LOCK_NB) != 0 {
+                guard errno == EWOULDBLOCK || errno == EINTR else {
+                    let code = errno
+                    Glibc.close(handle)
+                    throw PrefsError.cannotWrite(path: path, errno: code)
+                }
+                guard clock.pause() else {
+                    Glibc.close(handle)
+                    throw PrefsError.lockUnavailable(path: path, seconds: timeout)
+                }
+            }
+            // Still the file at the path (or still none)? A writer may have replaced or removed it.
+            var held = stat(), now = stat()
+            let current = stat(path, &now) == 0
+            let valid = isFile ? current && fstat(handle, &held) == 0 && held.st_ino == now.st_ino && held.st_dev == now.st_dev
+                               : !current && errno == ENOENT
+            guard valid else {
+                Glibc.close(handle)
+                continue
+            }
+            defer { Glibc.close(handle) }
+            return try body()
         }
-        defer { handle.close() }
-        // Polled rather than blocking, so the wait is bounded; the pause stays short (at most 5 ms,
-        // with jitter) so that waiting writers take the lock soon after it is released.
-        var waited = 0.0
-        var pause = 0.0002
-        while flock(handle.raw, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else { throw PrefsError.cannotWrite(path: directory, errno: errno) }
-            guard waited < timeout else { throw PrefsError.lockUnavailable(path: directory, seconds: timeout) }
-            let step = min(pause * Double.random(in: 0.5...1.5), timeout - waited)
-            usleep(useconds_t(max(step, 0) * 1_000_000))
-            waited += step
-            pause = min(pause * 2, 0.005)
-        }
-        defer { flock(handle.raw, LOCK_UN) }
-        return try body()
     }
 
     func createTemporary(in directory: String, for name: String, mode: mode_t) throws(FileDescriptor.Errno) -> (FileDescriptor, String) {

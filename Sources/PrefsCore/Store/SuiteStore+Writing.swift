@@ -200,13 +200,9 @@ extension SuiteStore {
         }
     }
 
-    /// Runs `body` holding the lock of `target`'s directory; a timeout names the suite's file.
+    /// Runs `body` holding the lock of the file `target` (see `FileSystem.withLock(ofFile:)`).
     func locked<T>(_ target: String, _ body: () throws -> T) throws -> T {
-        do {
-            return try fileSystem.withLock(onDirectory: splitPath(target).directory, timeout: try environment.lockTimeout(), body)
-        } catch PrefsError.lockUnavailable(_, let seconds) {
-            throw PrefsError.lockUnavailable(path: target, seconds: seconds)
-        }
+        try fileSystem.withLock(ofFile: target, timeout: try environment.lockTimeout(), body)
     }
 
     /// Encodes suite contents in a file's format, refusing values the format would silently change:

@@ -186,16 +186,29 @@ final class StoreFixture {
         #expect(try fixture.status("missing") == nil)
     }
 
+    /// A held lock times out a writer of that file (75) and no other: a writer of another suite in the
+    /// same directory goes straight on. A missing file is locked by its directory.
     @Test(arguments: FileSystemKind.allCases)
-    func aHeldLockTimesOut(kind: FileSystemKind) throws {
+    func aHeldLockTimesOutItsWritersOnly(kind: FileSystemKind) throws {
         let fixture = try StoreFixture(kind)
         try fixture.put("config/app.plist", StoreContractTests.xml)
-        try fixture.fileSystem.withLock(onDirectory: fixture.config, timeout: 0) {
+        try fixture.put("config/other.plist", StoreContractTests.xml)
+        try fixture.fileSystem.withLock(ofFile: fixture.config + "/app.plist", timeout: 0) {
             #expect(throws: PrefsError.lockUnavailable(path: fixture.config + "/app.plist", seconds: 0.2)) {
                 try fixture.store.update(.suite("app")) { $0["k"] = "changed" }
             }
+            try fixture.store.update(.suite("other")) { $0["k"] = "changed" }
+            try fixture.store.update(.suite("new")) { $0["k"] = "created" }
         }
         #expect(try fixture.bytes("config/app.plist") == StoreContractTests.xml)
+        #expect(try fixture.store.load(.suite("other"))?.contents["k"] == "changed")
+        try fixture.fileSystem.withLock(ofFile: fixture.config + "/absent.plist", timeout: 0) {
+            #expect(throws: PrefsError.lockUnavailable(path: fixture.config + "/absent.plist", seconds: 0.2)) {
+                try fixture.store.update(.suite("absent")) { $0["k"] = "new" }
+            }
+            try fixture.store.update(.suite("app")) { $0["k"] = "changed" }
+        }
+        #expect(try fixture.names("config") == ["app.plist", "new.plist", "other.plist"])
     }
 
     @Test(arguments: FileSystemKind.allCases)
