@@ -47,13 +47,14 @@ _prefs() {
     esac
     if [[ $cur == --* ]]; then
         case $verb in
-            read) COMPREPLY=($(compgen -W "$(printf '%s\n' --json --keys --raw --origin --stored --defaults --help)" -- "$cur")) ;;
+            read) COMPREPLY=($(compgen -W "$(printf '%s\n' --json --keys --raw --null --origin --stored --defaults --help)" -- "$cur")) ;;
             read-type) COMPREPLY=($(compgen -W "$(printf '%s\n' --origin --stored --defaults --help)" -- "$cur")) ;;
             write) COMPREPLY=($(compgen -W "$(printf '%s\n' --exit-code --dry-run --if-absent --if-equals --external --inline --help)" -- "$cur")) ;;
             gc) COMPREPLY=($(compgen -W "$(printf '%s\n' --grace --dry-run --exit-code --help)" -- "$cur")) ;;
             delete|rename|reset) COMPREPLY=($(compgen -W "$(printf '%s\n' --exit-code --dry-run --help)" -- "$cur")) ;;
             register) COMPREPLY=($(compgen -W "$(printf '%s\n' --replace --delete --exit-code --dry-run --help)" -- "$cur")) ;;
-            find) COMPREPLY=($(compgen -W "$(printf '%s\n' --json --help)" -- "$cur")) ;;
+            domains) COMPREPLY=($(compgen -W "$(printf '%s\n' --null --help)" -- "$cur")) ;;
+            find) COMPREPLY=($(compgen -W "$(printf '%s\n' --json --null --help)" -- "$cur")) ;;
             export) COMPREPLY=($(compgen -W "$(printf '%s\n' --format --keys --effective --defaults --help)" -- "$cur")) ;;
             import) COMPREPLY=($(compgen -W "$(printf '%s\n' --replace --if-absent --format --dry-run --exit-code --help)" -- "$cur")) ;;
             migrate) COMPREPLY=($(compgen -W "$(printf '%s\n' --from --keys --bool-keys --rename --infer-types --decode-json-strings --overwrite --skip-errors --dry-run --exit-code --help)" -- "$cur")) ;;

@@ -82,6 +82,7 @@ _prefs() {
         read)
             _arguments '--json[print JSON]' '--keys[print the keys, one per line]' \
                 '--raw[print a string'\''s or data value'\''s bytes exactly]' \
+                '(-0 --null)'{-0,--null}'[with --keys, end each key with NUL]' \
                 '--origin[say where each value came from]' '--stored[only the stored values]' \
                 '*--defaults[registered defaults for this run]:defaults file:_files' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:key:->key' && return
@@ -133,7 +134,8 @@ _prefs() {
             elif [[ $words[CURRENT-1] == -bool* ]]; then
                 compadd true false yes no
             fi ;;
-        find) _arguments '--json[print the matches as JSON]' '--help[show help]' '1:word:' ;;
+        domains) _arguments '(-0 --null)'{-0,--null}'[end each name with NUL]' '--help[show help]' ;;
+        find) _arguments '--json[print the matches as JSON]' '(-0 --null)'{-0,--null}'[end each match with NUL]' '--help[show help]' '1:word:' ;;
         lint) _arguments '--help[show help]' '*:file:_files' ;;
         export)
             _arguments '--format[output format]:format:(xml binary openstep json typed-json)' \
