@@ -1,110 +1,235 @@
-# bash completion for prefs: verbs, options, type flags, suite names and the keys of the named suite.
-# Source it, or install it as /usr/share/bash-completion/completions/prefs.
+# bash completion for prefs: verbs, options, type flags, suite names, file names and the keys of the
+# named suite. Source it, or install it as /usr/share/bash-completion/completions/prefs.
+#
+# Suite names, keys and file names are data: they may hold spaces, quotes, $(...), backquotes, glob
+# characters or newlines. They come from prefs NUL-separated (--null), are compared with the word
+# typed so far once its quoting is removed, and are quoted here for the command line. Nothing is
+# ever expanded or split (compgen -W would run what a key holds). A name prefs would take for an
+# option (-0, or one starting with --) is offered after a -- unless one was typed.
 
-_prefs_suites() {
-    prefs domains 2>/dev/null
-    printf '%s\n' -g NSGlobalDomain
+# Splits $1, the command line up to the cursor, the way the shell will: _prefs_words gets the words
+# with their quoting removed (the last one is the word being completed, possibly empty),
+# _prefs_raw that last word as typed, and _prefs_state the quoting open at the end: '' (none),
+# "'", '"' or "\$'".
+_prefs_lex() {
+    local LC_ALL=C  # byte by byte: quotes and blanks are ASCII, other bytes are copied
+    local line=$1 word= raw= state= c e i=0 n=${#1} started=
+    _prefs_words=()
+    while ((i < n)); do
+        c=${line:i:1}
+        ((i++))
+        if [[ -z $started && -z $state && $c == [$' \t\n'] ]]; then continue; fi
+        started=1 raw+=$c
+        case $state$c in
+            "''" | '""') state= ;;
+            "'"?) word+=$c ;;
+            '"\') e=${line:i:1}
+                if [[ $e == [\$\`\"\\$'\n'] ]]; then ((i++)); raw+=$e; [[ $e == $'\n' ]] || word+=$e; elif [[ $e ]]; then word+=$c; fi ;;
+            '"'?) word+=$c ;;
+            "\$''") state= ;;
+            "\$'\\") e=${line:i:1}; ((i++)); raw+=$e
+                case $e in
+                    [0-7]) e=${line:i-1:3}; e=${e%%[!0-7]*}; ((i += ${#e} - 1)); raw+=${e:1}; printf -v e "\\$e" ;;
+                    x) e=${line:i:2}; e=${e%%[!0-9A-Fa-f]*}; ((i += ${#e})); raw+=$e; [[ $e ]] && printf -v e "\\x$e" ;;
+                    n) e=$'\n' ;; t) e=$'\t' ;; r) e=$'\r' ;; a) e=$'\a' ;; b) e=$'\b' ;;
+                    e | E) e=$'\e' ;; f) e=$'\f' ;; v) e=$'\v' ;;
+                esac
+                word+=$e ;;
+            "\$'"?) word+=$c ;;
+            [$' \t\n']) _prefs_words+=("$word"); word= raw= started= ;;
+            '\') e=${line:i:1}; ((i++)); raw+=$e; [[ $e == $'\n' ]] || word+=$e ;;
+            "'" | '"') state=$c ;;
+            '$') if [[ ${line:i:1} == "'" ]]; then ((i++)); raw+="'"; state="\$'"; else word+=$c; fi ;;
+            *) word+=$c ;;
+        esac
+    done
+    _prefs_words+=("$word")
+    _prefs_raw=$raw _prefs_state=$state
 }
 
-_prefs() {
-    local cur prev verb i word
-    cur=${COMP_WORDS[COMP_CWORD]}
-    prev=${COMP_WORDS[COMP_CWORD-1]}
-    verb=${COMP_WORDS[1]}
-    COMPREPLY=()
-    if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "read read-type write delete rename register reset domains find lint export import migrate watch check gc help --help -h --version" -- "$cur"))
+# Adds to COMPREPLY each of the words given that starts with the word typed, quoted as the rest of
+# what readline replaces: the word from its start, from just after an opening quote, or from just
+# after a COMP_WORDBREAKS character such as : or = (readline appends a closing quote). With
+# _prefs_names set, the words are names: one that looks like an option goes after a --.
+_prefs_offer() {
+    local word rest quoted guard=
+    [[ $_prefs_names && -z $_prefs_dashdash && -z $_prefs_keep && -z $_prefs_state ]] && guard=1
+    for word; do
+        [[ $word == "$_prefs_cur"* ]] || continue
+        rest=${word:${#_prefs_keep}}
+        case $_prefs_state in
+            "'") quoted=${rest//\'/\'\\\'\'} ;;
+            '"') quoted=${rest//\\/\\\\}; quoted=${quoted//\$/\\\$}; quoted=${quoted//\`/\\\`}
+                quoted=${quoted//\"/\\\"}; quoted=${quoted//!/\"\\!\"} ;;
+            "\$'") quoted=${rest//\\/\\\\}; quoted=${quoted//\'/\\\'}; quoted=${quoted//$'\n'/\\n}
+                quoted=${quoted//$'\t'/\\t}; quoted=${quoted//$'\r'/\\r} ;;
+            *) quoted=; [[ -z $rest ]] || printf -v quoted %q "$rest" ;;
+        esac
+        [[ $guard && ($word == --* || $word == -0) ]] && quoted="-- $quoted"
+        COMPREPLY+=("$quoted")
+    done
+}
+
+# Offers the NUL-separated names that `prefs ARGUMENTS...` prints (nothing when it fails).
+_prefs_offer_names() {
+    local -a names
+    local _prefs_names=1
+    mapfile -d '' -t names < <(prefs "$@" 2>/dev/null)
+    _prefs_offer "${names[@]}"
+}
+
+_prefs_offer_suites() { _prefs_offer_names domains --null; _prefs_offer -g NSGlobalDomain; }
+
+# The keys of the suite or file $1 (more arguments go to prefs read, e.g. --stored).
+_prefs_offer_keys() { [[ -n $1 ]] && _prefs_offer_names read --keys --null "${@:2}" -- "$1"; }
+
+# File and directory names (a directory with a /) starting with the word typed after $1 (a prefix
+# such as @). A word typed with a leading ~ is a home directory: bash completes it itself, and
+# only the files are offered.
+_prefs_offer_files() {
+    local head=${1-} file restore
+    local -a files
+    if [[ -z $head && $_prefs_raw == '~'* ]]; then
+        compopt -o filenames
+        mapfile -t COMPREPLY < <(compgen -f -- "$_prefs_raw")
         return
     fi
+    restore=$(shopt -p nullglob failglob dotglob)
+    shopt -s nullglob dotglob; shopt -u failglob
+    files=("${_prefs_cur#"$head"}"*)
+    eval "$restore"
+    for file in "${files[@]}"; do
+        [[ -d $file ]] && file+=/
+        _prefs_offer "$head$file"
+    done
+    [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == */ ]] && compopt -o nospace
+}
+
+# The command line up to the cursor, into _prefs_line (COMP_POINT counts bytes, and ${COMP_LINE:0:N}
+# counts characters except in the C locale).
+_prefs_before_cursor() { local LC_ALL=C; _prefs_line=${COMP_LINE:0:COMP_POINT}; }
+
+_prefs() {
+    COMPREPLY=()
+    local _prefs_line _prefs_words _prefs_raw _prefs_state _prefs_cur _prefs_keep= _prefs_dashdash=
+    _prefs_before_cursor
+    _prefs_lex "$_prefs_line"
+    local -a words=("${_prefs_words[@]}")
+    _prefs_cur=${words[-1]}
+    # Readline replaces $2: the whole word, or what follows an opening quote or a COMP_WORDBREAKS
+    # character. The part before it stays, with the quoting it leaves open.
+    if [[ $2 == "$_prefs_raw" || $_prefs_raw != *"$2" ]]; then
+        _prefs_state=
+    else
+        local raw=$_prefs_raw
+        _prefs_lex "${raw%"$2"}"
+        _prefs_keep=${_prefs_words[-1]} _prefs_raw=$raw
+    fi
+    local cur=$_prefs_cur count=${#words[@]}
+    if ((count == 2)); then
+        _prefs_offer read read-type write delete rename register reset domains find lint export import migrate watch check gc help --help -h --version
+        return
+    fi
+    local verb=${words[1]} prev=${words[count - 2]} i word
     # The operands typed so far (options and the values of the options that take one left out).
     local -a operands=()
-    for ((i = 2; i < COMP_CWORD; i++)); do
-        word=${COMP_WORDS[i]}
+    for ((i = 2; i < count - 1; i++)); do
+        word=${words[i]}
         case $word in
-            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout|--grace) ((i++)); continue ;;
-            --keys) [ "$verb" = read ] || ((i++)); continue ;;  # a value for export and migrate
+            --) operands+=("${words[@]:i+1:count-i-2}"); _prefs_dashdash=1; break ;;
+            --format | --defaults | --if-equals | --delete | --from | --bool-keys | --rename | --timeout | --grace) ((i++)); continue ;;
+            --keys) [ "$verb" = read ] || ((i++)); continue ;; # a value for export and migrate
+            -0) [[ $verb == @(read|domains|find) ]] && continue ;;
         esac
         [[ $word == --* ]] || operands+=("$word")
     done
     local position=${#operands[@]}
-    local IFS=$'\n'
     case $prev in
-        --format) COMPREPLY=($(compgen -W "$(printf '%s\n' xml binary openstep json typed-json)" -- "$cur")); return ;;
-        --defaults) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --from) COMPREPLY=($(compgen -W "$(printf '%s\n' file ini env suite)" -- "$cur")); return ;;
-        --keys|--bool-keys)
+        --format) _prefs_offer xml binary openstep json typed-json; return ;;
+        --defaults) _prefs_offer_files; return ;;
+        --from) _prefs_offer file ini env suite; return ;;
+        --keys | --bool-keys)
             # Comma-separated keys: of the DOMAIN for export, of the SOURCE (a suite or a plist or
             # JSON file) for migrate. (read's --keys takes no value.)
             if [ "$verb" != read ]; then
-                local from=${operands[0]} head=
+                local from=${operands[0]} head= key
                 [ "$verb" = migrate ] && from=${operands[1]}
                 [[ $cur == *,* ]] && head=${cur%,*},
-                [ -n "$from" ] && COMPREPLY=($(compgen -P "$head" -W "$(prefs read "$from" --stored --keys 2>/dev/null)" -- "${cur##*,}"))
+                local -a keys
+                [ -n "$from" ] && mapfile -d '' -t keys < <(prefs read --stored --keys --null -- "$from" 2>/dev/null)
+                for key in "${keys[@]}"; do _prefs_offer "$head$key"; done
                 return
             fi ;;
-        --if-equals|--rename|--timeout|--grace) return ;;
-        --delete) [ "$position" -ge 1 ] && COMPREPLY=($(compgen -W "$(prefs read "${operands[0]}" --keys 2>/dev/null)" -- "$cur")); return ;;
+        --if-equals | --rename | --timeout | --grace) return ;;
+        --delete) [ "$position" -ge 1 ] && _prefs_offer_keys "${operands[0]}"; return ;;
     esac
     if [[ $cur == --* ]]; then
         case $verb in
-            read) COMPREPLY=($(compgen -W "$(printf '%s\n' --json --keys --raw --origin --stored --defaults --help)" -- "$cur")) ;;
-            read-type) COMPREPLY=($(compgen -W "$(printf '%s\n' --origin --stored --defaults --help)" -- "$cur")) ;;
-            write) COMPREPLY=($(compgen -W "$(printf '%s\n' --exit-code --dry-run --if-absent --if-equals --external --inline --help)" -- "$cur")) ;;
-            gc) COMPREPLY=($(compgen -W "$(printf '%s\n' --grace --dry-run --exit-code --help)" -- "$cur")) ;;
-            delete|rename|reset) COMPREPLY=($(compgen -W "$(printf '%s\n' --exit-code --dry-run --help)" -- "$cur")) ;;
-            register) COMPREPLY=($(compgen -W "$(printf '%s\n' --replace --delete --exit-code --dry-run --help)" -- "$cur")) ;;
-            find) COMPREPLY=($(compgen -W "$(printf '%s\n' --json --help)" -- "$cur")) ;;
-            export) COMPREPLY=($(compgen -W "$(printf '%s\n' --format --keys --effective --defaults --help)" -- "$cur")) ;;
-            import) COMPREPLY=($(compgen -W "$(printf '%s\n' --replace --if-absent --format --dry-run --exit-code --help)" -- "$cur")) ;;
-            migrate) COMPREPLY=($(compgen -W "$(printf '%s\n' --from --keys --bool-keys --rename --infer-types --decode-json-strings --overwrite --skip-errors --dry-run --exit-code --help)" -- "$cur")) ;;
-            watch) COMPREPLY=($(compgen -W "$(printf '%s\n' --json --initial --once --timeout --help)" -- "$cur")) ;;
-            *) COMPREPLY=($(compgen -W "--help" -- "$cur")) ;;
+            read) _prefs_offer --json --keys --raw --null --origin --stored --defaults --help ;;
+            read-type) _prefs_offer --origin --stored --defaults --help ;;
+            write) _prefs_offer --exit-code --dry-run --if-absent --if-equals --external --inline --help ;;
+            delete | rename | reset) _prefs_offer --exit-code --dry-run --help ;;
+            register) _prefs_offer --replace --delete --exit-code --dry-run --help ;;
+            domains) _prefs_offer --null --help ;;
+            find) _prefs_offer --json --null --help ;;
+            export) _prefs_offer --format --keys --effective --defaults --help ;;
+            import) _prefs_offer --replace --if-absent --format --dry-run --exit-code --help ;;
+            migrate) _prefs_offer --from --keys --bool-keys --rename --infer-types --decode-json-strings --overwrite --skip-errors --dry-run --exit-code --help ;;
+            watch) _prefs_offer --json --initial --once --timeout --help ;;
+            gc) _prefs_offer --grace --dry-run --exit-code --help ;;
+            *) _prefs_offer --help ;;
         esac
         return
     fi
+    [[ $cur == -* && $verb == @(read|domains|find) ]] && _prefs_offer -0
     case $verb in
-        read|read-type|write|delete|rename|export|register|reset)
+        read | read-type | write | delete | rename | export | register | reset)
             if [ "$position" -eq 0 ]; then
                 # register and reset take a suite, never a file.
-                COMPREPLY=($(compgen -W "$(_prefs_suites)" -- "$cur"))
-                [ "$verb" = register ] || [ "$verb" = reset ] || COMPREPLY+=($(compgen -f -- "$cur"))
+                _prefs_offer_suites
+                [ "$verb" = register ] || [ "$verb" = reset ] || _prefs_offer_files
             elif [ "$verb" = reset ]; then
-                COMPREPLY=($(compgen -W "$(prefs read "${operands[0]}" --stored --keys 2>/dev/null)" -- "$cur"))
+                _prefs_offer_keys "${operands[0]}" --stored
             elif [ "$position" -eq 1 ] && [ "$verb" = register ]; then
-                COMPREPLY=($(compgen -W "$(prefs read "${operands[0]}" --keys 2>/dev/null)" -- "$cur") $(compgen -f -- "$cur"))
+                _prefs_offer_keys "${operands[0]}"
+                _prefs_offer_files
             elif [ "$position" -eq 1 ] && [ "$verb" != export ]; then
-                COMPREPLY=($(compgen -W "$(prefs read "${operands[0]}" --keys 2>/dev/null)" -- "$cur"))
+                _prefs_offer_keys "${operands[0]}"
             elif [ "$verb" = write ] || [ "$verb" = register ]; then
-                if [[ $cur == -* ]]; then
-                    COMPREPLY=($(compgen -W "$(printf '%s\n' -string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add -string-file)" -- "$cur"))
-                elif [[ $prev == -string-file ]] || [[ $prev == -data && $cur == @* ]]; then
-                    [[ $cur == @* ]] && COMPREPLY=($(compgen -P @ -f -- "${cur#@}")) || COMPREPLY=($(compgen -f -- "$cur"))
+                if [[ $prev == -string-file ]]; then
+                    _prefs_offer_files
+                elif [[ $prev == -data && $cur == @* ]]; then
+                    _prefs_offer_files @
+                elif [[ $cur == -* ]]; then
+                    _prefs_offer -string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add -string-file
                 elif [[ $prev == -bool* ]]; then
-                    COMPREPLY=($(compgen -W "$(printf '%s\n' true false yes no)" -- "$cur"))
+                    _prefs_offer true false yes no
                 fi
             elif [ "$verb" = export ]; then
-                COMPREPLY=($(compgen -f -- "$cur"))
+                _prefs_offer_files
             fi
             ;;
-        import|migrate)
+        import | migrate)
             # DOMAIN: a suite or a file; import's PATH: a file; migrate's SOURCE: a suite or a file.
             if [ "$position" -eq 0 ] || { [ "$position" -eq 1 ] && [ "$verb" = migrate ]; }; then
-                COMPREPLY=($(compgen -W "$(_prefs_suites)" -- "$cur") $(compgen -f -- "$cur"))
+                _prefs_offer_suites
+                _prefs_offer_files
             elif [ "$position" -eq 1 ]; then
-                COMPREPLY=($(compgen -f -- "$cur"))
+                _prefs_offer_files
             fi
             ;;
         watch)
             # DOMAIN: a suite or a file; then any number of its keys.
             if [ "$position" -eq 0 ]; then
-                COMPREPLY=($(compgen -W "$(_prefs_suites)" -- "$cur") $(compgen -f -- "$cur"))
+                _prefs_offer_suites
+                _prefs_offer_files
             else
-                COMPREPLY=($(compgen -W "$(prefs read "${operands[0]}" --keys 2>/dev/null)" -- "$cur"))
+                _prefs_offer_keys "${operands[0]}"
             fi
             ;;
-        check|gc) COMPREPLY=($(compgen -W "$(_prefs_suites)" -- "$cur")) ;;
-        lint) COMPREPLY=($(compgen -f -- "$cur")) ;;
-        help) [ "$position" -eq 0 ] && COMPREPLY=($(compgen -W "$(printf '%s\n' read read-type write delete rename register reset domains find lint export import migrate watch check gc help)" -- "$cur")) ;;
+        check | gc) _prefs_offer_suites ;;
+        lint) _prefs_offer_files ;;
+        help) [ "$position" -eq 0 ] && _prefs_offer read read-type write delete rename register reset domains find lint export import migrate watch check gc help ;;
     esac
 }
-complete -o filenames -F _prefs prefs
+complete -F _prefs prefs

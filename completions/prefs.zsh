@@ -1,18 +1,32 @@
 #compdef prefs
 # zsh completion for prefs: verbs, options, type flags, suite names and the keys of the named suite.
 # Install this file as _prefs in a directory of $fpath.
+#
+# Suite names and keys are data: they may hold spaces, quotes, $(...), colons or newlines. They come
+# from prefs NUL-separated (--null) and go to compadd as they are, which quotes them for the command
+# line; the operands typed before are unquoted before prefs sees them. A name prefs would take for
+# an option (-0, or one starting with --) is offered after a -- unless one was typed.
 
-_prefs_suites() {
-    local -a suites
-    suites=(${(f)"$(prefs domains 2>/dev/null)"} -g NSGlobalDomain)
-    _describe -t suites 'suite' suites
+# Offers the names $argv[3,-1] under the tag $1 described as $2.
+_prefs_names() {
+    local tag=$1 description=$2 expl
+    local -a names=("${@[3,-1]}") optionlike
+    if [[ -z $dashdash ]]; then
+        optionlike=(${(M)names:#(--*|-0)})
+        names=(${names:#(--*|-0)})
+    fi
+    _wanted $tag expl $description compadd -a names
+    (( $#optionlike )) && _wanted $tag expl $description compadd -P '-- ' -a optionlike
 }
 
-# The keys of suite $1 (more arguments go to prefs read, e.g. --stored).
+_prefs_suites() {
+    _prefs_names suites suite ${(0)"$(prefs domains --null 2>/dev/null)"} -g NSGlobalDomain
+}
+
+# The keys of the suite or file $1 (more arguments go to prefs read, e.g. --stored).
 _prefs_keys() {
-    local -a keys
-    keys=(${(f)"$(prefs read "$@" --keys 2>/dev/null)"})
-    compadd -a keys
+    [[ -n $1 ]] || return 1
+    _prefs_names keys key ${(0)"$(prefs read --keys --null "${@[2,-1]}" -- "$1" 2>/dev/null)"}
 }
 
 # The stored keys of the suite or file $1, for a comma-separated list (_sequence passes the
@@ -21,7 +35,7 @@ _prefs_key_list() {
     local from=$1
     local -a keys
     shift
-    keys=(${(f)"$(prefs read "$from" --stored --keys 2>/dev/null)"})
+    keys=(${(0)"$(prefs read --stored --keys --null -- "$from" 2>/dev/null)"})
     compadd "$@" -a keys
 }
 
@@ -30,24 +44,28 @@ _prefs_suites_and_files() {
     _files
 }
 
-# The operands typed before the cursor, into $operands (options and the values of the options that
-# take one left out: --keys takes one for export and migrate, not for read). Call it after the verb
-# has been shifted off $words.
+# The operands typed before the cursor, unquoted, into $operands (options and the values of the
+# options that take one left out: --keys takes one for export and migrate, not for read), and the
+# position of a -- into $dashdash. Call it after the verb has been shifted off $words.
 _prefs_operands() {
-    local i
-    operands=()
+    local i word
+    operands=() dashdash=
     for (( i = 2; i < CURRENT; i++ )); do
-        case $words[i] in
+        word=${(Q)words[i]}
+        case $word in
+            --) operands+=("${(@Q)words[i+1,CURRENT-1]}"); dashdash=$i; break ;;
             --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout|--grace) (( i++ )) ;;
             --keys) [[ $verb == read ]] || (( i++ )) ;;
+            -0) [[ $verb == (read|domains|find) ]] || operands+=("$word") ;;
             --*) ;;
-            *) operands+=($words[i]) ;;
+            *) operands+=("$word") ;;
         esac
     done
 }
 
 _prefs() {
     local -a verbs types operands
+    local dashdash
     verbs=(
         'read:print a value, a suite, or every suite'
         'read-type:print the type of a value'
@@ -78,36 +96,42 @@ _prefs() {
     shift words
     (( CURRENT-- ))
     _prefs_operands
+    if [[ -n $dashdash ]]; then
+        # _arguments would count the -- as an operand.
+        words[dashdash]=()
+        (( CURRENT-- ))
+    fi
     case $verb in
         read)
-            _arguments '--json[print JSON]' '--keys[print the keys, one per line]' \
+            _arguments -S '--json[print JSON]' '--keys[print the keys, one per line]' \
                 '--raw[print a string'\''s or data value'\''s bytes exactly]' \
+                '(-0 --null)'{-0,--null}'[with --keys, end each key with NUL]' \
                 '--origin[say where each value came from]' '--stored[only the stored values]' \
                 '*--defaults[registered defaults for this run]:defaults file:_files' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:key:->key' && return
-            [[ $state == key ]] && _prefs_keys $operands[1] ;;
+            [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
         read-type)
-            _arguments '--origin[say where the value came from]' '--stored[only the stored values]' \
+            _arguments -S '--origin[say where the value came from]' '--stored[only the stored values]' \
                 '*--defaults[registered defaults for this run]:defaults file:_files' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:key:->key' && return
-            [[ $state == key ]] && _prefs_keys $operands[1] ;;
+            [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
         delete|rename)
-            _arguments '--exit-code[exit 3 when something changed]' '--dry-run[print what would change]' '--help[show help]' \
+            _arguments -S '--exit-code[exit 3 when something changed]' '--dry-run[print what would change]' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:key:->key' '*:key:->key' && return
-            [[ $state == key ]] && _prefs_keys $operands[1] ;;
+            [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
         reset)
-            _arguments '--exit-code[exit 3 when something changed]' '--dry-run[print what would change]' '--help[show help]' \
+            _arguments -S '--exit-code[exit 3 when something changed]' '--dry-run[print what would change]' '--help[show help]' \
                 '1:domain:_prefs_suites' '*:stored key:->key' && return
-            [[ $state == key ]] && _prefs_keys $operands[1] --stored ;;
+            [[ $state == key ]] && _prefs_keys "$operands[1]" --stored ;;
         register)
             if [[ $PREFIX == --* ]]; then
                 compadd -- --replace --delete --exit-code --dry-run --help
             elif [[ $words[CURRENT-1] == --delete ]]; then
-                _prefs_keys $operands[1]
+                _prefs_keys "$operands[1]"
             elif (( $#operands == 0 )); then
                 _prefs_suites
             elif (( $#operands == 1 )); then
-                _prefs_keys $operands[1]
+                _prefs_keys "$operands[1]"
                 _files
             elif [[ $PREFIX == -* ]]; then
                 compadd -a types
@@ -127,29 +151,30 @@ _prefs() {
             elif (( $#operands == 0 )); then
                 _prefs_suites
             elif (( $#operands == 1 )); then
-                _prefs_keys $operands[1]
+                _prefs_keys "$operands[1]"
             elif [[ $PREFIX == -* ]]; then
                 compadd -a types
             elif [[ $words[CURRENT-1] == -bool* ]]; then
                 compadd true false yes no
             fi ;;
-        find) _arguments '--json[print the matches as JSON]' '--help[show help]' '1:word:' ;;
-        lint) _arguments '--help[show help]' '*:file:_files' ;;
+        domains) _arguments -S '(-0 --null)'{-0,--null}'[end each name with NUL]' '--help[show help]' ;;
+        find) _arguments -S '--json[print the matches as JSON]' '(-0 --null)'{-0,--null}'[end each match with NUL]' '--help[show help]' '1:word:' ;;
+        lint) _arguments -S '--help[show help]' '*:file:_files' ;;
         export)
-            _arguments '--format[output format]:format:(xml binary openstep json typed-json)' \
+            _arguments -S '--format[output format]:format:(xml binary openstep json typed-json)' \
                 '*--keys[only these keys]:keys:->keys' \
                 '--effective[export what an application sees]' \
                 '*--defaults[registered defaults for this run]:defaults file:_files' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:output path:_files' && return
-            [[ $state == keys ]] && _sequence _prefs_key_list $operands[1] ;;
+            [[ $state == keys ]] && _sequence _prefs_key_list "$operands[1]" ;;
         import)
-            _arguments '(--if-absent)--replace[make the suite exactly the document]' \
+            _arguments -S '(--if-absent)--replace[make the suite exactly the document]' \
                 '(--replace)--if-absent[keep the keys already stored]' \
                 '--format[read the document as]:format:(xml binary openstep json typed-json)' \
                 '--dry-run[print what would change]' '--exit-code[exit 3 when something changed]' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:document:_files' ;;
         migrate)
-            _arguments '--from[what SOURCE is]:kind:(file ini env suite)' \
+            _arguments -S '--from[what SOURCE is]:kind:(file ini env suite)' \
                 '*--keys[only these keys]:keys:->keys' \
                 '*--bool-keys[make these keys booleans]:keys:->keys' \
                 '*--rename[store the key OLD as NEW]:OLD=NEW: ' \
@@ -159,20 +184,25 @@ _prefs() {
                 '--skip-errors[leave out the keys that fail]' \
                 '--dry-run[print the report and change nothing]' '--exit-code[exit 3 when something changed]' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:source:_prefs_suites_and_files' && return
-            [[ $state == keys ]] && _sequence _prefs_key_list $operands[2] ;;
+            [[ $state == keys ]] && _sequence _prefs_key_list "$operands[2]" ;;
         watch)
-            _arguments '--json[print each change as a JSON object on one line]' \
+            _arguments -S '--json[print each change as a JSON object on one line]' \
                 '--initial[print the current values first]' \
                 '--once[exit after the first change]' \
                 '--timeout[stop after SECONDS (with --once: exit 1 if no change came)]:seconds: ' '--help[show help]' \
                 '1:domain:_prefs_suites_and_files' '*:key:->key' && return
-            [[ $state == key ]] && _prefs_keys $operands[1] ;;
-        check) _arguments '--help[show help]' '*:suite:_prefs_suites' ;;
+            [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
+        check) _arguments -S '--help[show help]' '*:suite:_prefs_suites' ;;
         gc)
-            _arguments '--grace[only blobs older than SECONDS]:seconds: ' \
+            _arguments -S '--grace[only blobs older than SECONDS]:seconds: ' \
                 '--dry-run[print what would be removed]' '--exit-code[exit 3 when something was removed]' '--help[show help]' \
                 '*:suite:_prefs_suites' ;;
-        help) (( CURRENT == 2 )) && _describe -t verbs 'verb' verbs ;;
+        help)
+            if [[ $PREFIX == -* ]]; then
+                compadd -- --help
+            elif (( CURRENT == 2 )); then
+                _describe -t verbs 'verb' verbs
+            fi ;;
     esac
 }
 

@@ -25,9 +25,11 @@ struct Invocation: Equatable, Sendable {
 /// Stage one of parsing: argv → `Invocation`, against the command table, with no I/O.
 ///
 /// Words starting with `--` are options (`--name`, `--name VALUE`, `--name=VALUE`) and must be known
-/// to the verb; `--` ends options. Every other word, including `-` and words like `-int` or `-5`, is an
-/// operand, so `defaults`-style typed values pass through untouched — except `-h`, which is `--help`
-/// anywhere before `--` (an operand `-h` goes after `--`).
+/// to the verb; `--` ends options. A word that is exactly the short spelling of one of the verb's
+/// options (`-0` for `--null` on `domains`, `read` and `find`) is that option. Every other word,
+/// including `-` and words like `-int` or `-5` (and `-0` for the other verbs), is an operand, so
+/// `defaults`-style typed values pass through untouched; an operand spelled like a short option goes
+/// after `--`. `-h` is `--help` anywhere before `--` (an operand `-h` goes after `--` too).
 enum Arguments {
     static func parse(_ arguments: [String]) throws -> Invocation {
         guard let first = arguments.first else {
@@ -50,6 +52,10 @@ enum Arguments {
                 invocation.options["help", default: []].append("")
                 continue
             }
+            if !optionsEnded, let spec = shortOption(word, of: verb) {
+                invocation.options[spec.name, default: []].append(try value(for: spec, verb: verb, attached: nil, rest: &rest))
+                continue
+            }
             guard !optionsEnded, word.hasPrefix("--") else {
                 invocation.operands.append(word)
                 continue
@@ -66,6 +72,12 @@ enum Arguments {
             throw PrefsError.usage("usage: \(verb.usage)")
         }
         return invocation
+    }
+
+    /// The option `word` spells as `-C`, when the verb has one with that short spelling.
+    static func shortOption(_ word: String, of verb: VerbSpec) -> OptionSpec? {
+        guard word.count == 2, word.first == "-", let character = word.last, character != "-" else { return nil }
+        return verb.option(short: character)
     }
 
     static func splitOption(_ word: String) -> (String, String?) {

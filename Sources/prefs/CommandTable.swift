@@ -1,16 +1,20 @@
 import PrefsCore
 
-/// An option a verb accepts: `--name` or `--name VALUE` (also `--name=VALUE`).
+/// An option a verb accepts: `--name` or `--name VALUE` (also `--name=VALUE`), and for a few a
+/// one-character spelling (`-0`).
 struct OptionSpec: Sendable {
     let name: String
+    /// The character of the short spelling (`"0"` for `-0`), if the option has one.
+    let short: Character?
     /// The placeholder shown in help when the option takes a value.
     let value: String?
     /// The only values accepted, when the set is closed.
     let choices: [String]
     let summary: String
 
-    init(_ name: String, value: String? = nil, choices: [String] = [], _ summary: String) {
+    init(_ name: String, short: Character? = nil, value: String? = nil, choices: [String] = [], _ summary: String) {
         self.name = name
+        self.short = short
         self.value = value
         self.choices = choices
         self.summary = summary
@@ -35,6 +39,9 @@ struct VerbSpec: Sendable {
     func option(named name: String) -> OptionSpec? {
         options.first { $0.name == name } ?? CommandTable.common.first { $0.name == name }
     }
+
+    /// The option spelled `-C`, for a verb that has one.
+    func option(short: Character) -> OptionSpec? { options.first { $0.short == short } }
 }
 
 enum CommandTable {
@@ -69,7 +76,7 @@ enum CommandTable {
             options: [OptionSpec("json", "print JSON instead of the readable form"),
                       OptionSpec("keys", "print the keys of the suite (or of the dictionary at KEY), one per line"),
                       OptionSpec("raw", "print a string's or data value's bytes exactly, with no newline (an external one streams from its blob)"),
-                      origin, stored, defaults],
+                      OptionSpec("null", short: "0", "with --keys, end each key with a NUL byte instead of a newline"), origin, stored, defaults],
             operandCount: 0...2,
             details: """
                 A scalar prints bare on one line: strings as they are, integers in decimal, reals in the
@@ -82,6 +89,8 @@ enum CommandTable {
                 per key: ORIGIN, KEY and the value on one line, tab-separated.
                 With no DOMAIN, every suite's stored values.
                 --raw prints the bytes of a string or data value at KEY as they are: prefs read S K --raw > FILE.
+                --keys --null (or -0) ends each key with a NUL byte, for keys that hold newlines; a KEY
+                that is literally -0 goes after --: prefs read S -- -0.
                 """,
             run: ReadCommand.run),
         VerbSpec(
@@ -146,12 +155,18 @@ enum CommandTable {
         VerbSpec(
             name: "domains", operands: "",
             summary: "list the suites, one per line",
-            options: [], operandCount: 0...0, run: DomainsCommand.run),
+            options: [OptionSpec("null", short: "0", "end each name with a NUL byte instead of a newline")], operandCount: 0...0, run: DomainsCommand.run),
         VerbSpec(
             name: "find", operands: "WORD",
             summary: "find suites, keys and string values that contain WORD",
-            options: [OptionSpec("json", "print the matches as JSON")],
-            operandCount: 1...1, run: FindCommand.run),
+            options: [OptionSpec("json", "print the matches as JSON"), OptionSpec("null", short: "0", "end each match with a NUL byte instead of a newline")],
+            operandCount: 1...1,
+            details: """
+                One match per line: the suite, then a tab and the key (a KEY that names the match) for a
+                key or value match. With --null (or -0), each match ends with a NUL byte instead of a
+                newline. A WORD that is literally -0 goes after --: prefs find -- -0.
+                """,
+            run: FindCommand.run),
         VerbSpec(
             name: "lint", operands: "FILE...",
             summary: "check property-list and JSON files, like plutil -lint",

@@ -14,6 +14,15 @@ import Testing
         (["export", "d", "out", "--format", "xml", "--format", "openstep"], Invocation(action: .verb("export"), options: ["format": ["xml", "openstep"]], operands: ["d", "out"])),
         (["export", "--", "--odd-name.plist", "-"], Invocation(action: .verb("export"), operands: ["--odd-name.plist", "-"])),
         (["export", "-g", "-5"], Invocation(action: .verb("export"), operands: ["-g", "-5"])),
+        (["domains", "-0"], Invocation(action: .verb("domains"), options: ["null": [""]])),
+        (["read", "s", "-0", "--keys"], Invocation(action: .verb("read"), options: ["null": [""], "keys": [""]], operands: ["s"])),
+        (["find", "-0", "w"], Invocation(action: .verb("find"), options: ["null": [""]], operands: ["w"])),
+        // After --, and for the verbs without the short spelling, -0 is an operand (a KEY, a value).
+        (["read", "s", "--", "-0"], Invocation(action: .verb("read"), operands: ["s", "-0"])),
+        (["find", "--", "-0"], Invocation(action: .verb("find"), operands: ["-0"])),
+        (["delete", "s", "-0"], Invocation(action: .verb("delete"), operands: ["s", "-0"])),
+        (["write", "s", "k", "-int", "-0"], Invocation(action: .verb("write"), operands: ["s", "k", "-int", "-0"])),
+        (["read", "s", "-00"], Invocation(action: .verb("read"), operands: ["s", "-00"])),
         (["help"], Invocation(action: .verb("help"))),
         (["help", "lint"], Invocation(action: .verb("help"), operands: ["lint"])),
     ] as [([String], Invocation)])
@@ -34,6 +43,7 @@ import Testing
         (["export", "a", "b", "--format", "yaml"], "export: --format must be one of binary, xml, openstep, json, typed-json, not 'yaml'"),
         (["export", "a", "b", "--help=yes"], "export: --help takes no value"),
         (["help", "a", "b"], "usage: prefs help [VERB]"),
+        (["domains", "-0", "x"], "usage: prefs domains"),
     ] as [([String], String)])
     func refuses(arguments: [String], message: String) {
         #expect(throws: PrefsError.usage(message)) { try Arguments.parse(arguments) }
@@ -50,6 +60,10 @@ import Testing
                 let attached = [verb.name, "--" + option.name + (value.map { "=" + $0 } ?? "")]
                 #expect(try Arguments.parse(separate + operands).value(option.name) == (value ?? ""), "\(separate)")
                 #expect(try Arguments.parse(attached + operands).value(option.name) == (value ?? ""), "\(attached)")
+                if let short = option.short {
+                    let spelled = [verb.name, "-\(short)"] + (value.map { [$0] } ?? [])
+                    #expect(try Arguments.parse(spelled + operands).value(option.name) == (value ?? ""), "\(spelled)")
+                }
             }
         }
     }

@@ -39,12 +39,27 @@ import Testing
         }
     }
 
-    /// Nothing documented that does not exist: every verb the completions offer is in the table.
+    /// The short spellings (`-0`) are documented where the long ones are.
+    @Test(arguments: documents)
+    func everyShortSpellingIsDocumented(document: String) throws {
+        let text = try Paths.text(document)
+        for option in CommandTable.verbs.flatMap(\.options) {
+            guard let short = option.short else { continue }
+            let spelling = document.hasSuffix(".1") ? "\\-\(short)" : (document.hasSuffix(".fish") ? "-s \(short)" : "-\(short)")
+            #expect(ConsistencyTests.containsWord(text, spelling), "\(document) lacks -\(short) for --\(option.name)")
+        }
+    }
+
+    /// Nothing documented that does not exist: every verb the completions offer is in the table
+    /// (ShellCompletionTests checks what the shells offer, exactly).
     @Test func completionsOfferOnlyRealVerbs() throws {
         let bash = try Paths.text("completions/prefs.bash")
-        let line = try #require(bash.split(separator: "\n").first { $0.contains("compgen -W \"read ") })
-        let offered = line.split(separator: "\"")[1].split(separator: " ").filter { !$0.hasPrefix("-") }.map(String.init)
-        #expect(Set(offered) == Set(CommandTable.verbs.map(\.name)))
+        let lines = bash.split(separator: "\n").filter { $0.contains("_prefs_offer read ") }
+        #expect(lines.count == 2)
+        for line in lines {
+            let offered = line.split(separator: " ").drop { $0 != "_prefs_offer" }.dropFirst().prefix { !$0.hasPrefix("-") && $0 != ";;" }
+            #expect(Set(offered.map(String.init)) == Set(CommandTable.verbs.map(\.name)), "\(line)")
+        }
         let fishVerbs = try Paths.text("completions/prefs.fish").split(separator: "\n").first { $0.hasPrefix("set -l verbs") }
         #expect(fishVerbs.map { Set($0.split(separator: " ").dropFirst(3).map(String.init)) } == Set(CommandTable.verbs.map(\.name)))
     }

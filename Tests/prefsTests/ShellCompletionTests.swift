@@ -1,111 +1,91 @@
 import Foundation
 import Testing
 @testable import PrefsCore
+@testable import prefs
 
-/// The completion files, driven in the real shells against a real suite: verbs, type flags, suite
-/// names and the keys of the named suite.
+/// The completion files, driven interactively in the real shells against a real suite: every verb
+/// of the command table and, for each verb, its options exactly as the table declares them; type
+/// flags, values, suite names and keys. Sets are compared exactly, so an offer missing or too many
+/// fails (ShellSession.swift drives the shells).
 @Suite struct ShellCompletionTests {
-    /// A sandbox holding the suite `com.example.app` with keys `alpha` and `beta`.
-    static func sandbox() throws -> ProcessSandbox {
+    /// A sandbox holding the suite `com.example.app` with keys `alpha` and `beta`, and an empty
+    /// working directory for the shell (bash offers file names where a path may go).
+    static func sandbox() throws -> (ProcessSandbox, String) {
         let box = try ProcessSandbox()
         try #require(box.prefs("write", "com.example.app", "alpha", "1", "beta", "-bool", "true").status == 0)
-        return box
+        let work = box.directory.file("work")
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        return (box, work)
+    }
+
+    /// What completing each line offers, in one session of `shell`, and the line left.
+    static func offers(_ shell: CompletionShell, _ lines: [String]) throws -> [CompletionResult] {
+        let (box, work) = try sandbox()
+        return try shell.complete(lines.map { ($0, .single) }, in: box, directory: work)
+    }
+
+    /// The names offered, as the shell reads them: bash offers words quoted for the command line.
+    static func names(_ shell: CompletionShell, _ result: CompletionResult, in box: ProcessSandbox) throws -> [String] {
+        guard shell == .bash else { return result.offers }
+        return try shell.words(of: result.offers, in: box, directory: box.directory.path).map { $0.joined(separator: " ") }
+    }
+
+    static let verbs = CommandTable.verbs.map(\.name)
+
+    /// Each verb's options as typed: `--NAME` for every option it declares, and `--help`.
+    static func options(_ verb: VerbSpec) -> [String] {
+        (verb.options + CommandTable.common).map { "--" + $0.name }
+    }
+
+    @Test(arguments: CompletionShell.allCases)
+    func everyVerbIsOfferedExactly(shell: CompletionShell) throws {
+        let results = try ShellCompletionTests.offers(shell, ["prefs ", "prefs help ", "prefs -"])
+        // fish keeps words that start with - for when the word typed does.
+        let first = results[0].offers.filter { !$0.hasPrefix("-") }
+        #expect(first.sorted() == ShellCompletionTests.verbs.sorted(), "\(shell) prefs: \(results[0].offers)")
+        #expect(results[0].offers.count - first.count == (shell == .fish ? 0 : 3), "\(shell) prefs: \(results[0].offers)")
+        #expect(results[1].offers.sorted() == ShellCompletionTests.verbs.sorted(), "\(shell) prefs help: \(results[1].offers)")
+        #expect(results[2].offers.sorted() == (CommandTable.global.map { "--" + $0.name } + ["-h"]).sorted(), "\(shell) prefs -: \(results[2].offers)")
+    }
+
+    /// `prefs VERB --` offers the verb's options, exactly; `prefs VERB -` offers the short
+    /// spellings (`-0`) of the verbs that have them, and no other verb's.
+    @Test(arguments: CompletionShell.allCases)
+    func everyVerbOffersItsOptionsExactly(shell: CompletionShell) throws {
+        let verbs = CommandTable.verbs
+        let results = try ShellCompletionTests.offers(shell, verbs.flatMap { ["prefs \($0.name) --", "prefs \($0.name) -"] })
+        for (verb, pair) in zip(verbs, stride(from: 0, to: results.count, by: 2).map { (results[$0], results[$0 + 1]) }) {
+            #expect(pair.0.offers.sorted() == ShellCompletionTests.options(verb).sorted(), "\(shell) \(verb.name) --: \(pair.0.offers)")
+            let shorts = verb.options.compactMap(\.short).map { "-\($0)" }
+            #expect(Set(pair.1.offers.filter { $0.count == 2 && $0 != "-g" }) == Set(shorts), "\(shell) \(verb.name) -: \(pair.1.offers)")
+        }
     }
 
     static let cases: [(line: String, expected: [String])] = [
         ("prefs rea", ["read", "read-type"]),
         ("prefs read ", ["com.example.app", "-g", "NSGlobalDomain"]),
         ("prefs read com.example.app ", ["alpha", "beta"]),
+        ("prefs read com.example.app --keys ", ["alpha", "beta"]),
         ("prefs delete com.example.app ", ["alpha", "beta"]),
+        ("prefs reset com.example.app alpha ", ["alpha", "beta"]),
         ("prefs write com.example.app ", ["alpha", "beta"]),
-        ("prefs write com.example.app alpha -in", ["-int", "-integer"]),
+        ("prefs write com.example.app alpha -in", ["-int", "-int-add", "-integer"]),
         ("prefs write com.example.app alpha -bool ", ["true", "false", "yes", "no"]),
         ("prefs export com.example.app - --format ", ["xml", "binary", "openstep", "json", "typed-json"]),
-        ("prefs help ", ["read", "read-type", "write", "delete", "rename", "domains", "find", "lint", "export", "help"]),
+        ("prefs export com.example.app - --keys alpha,", ["alpha,alpha", "alpha,beta"]),
+        ("prefs migrate --from ", ["file", "ini", "env", "suite"]),
+        ("prefs check ", ["com.example.app", "-g", "NSGlobalDomain"]),
     ]
 
-    /// The words typed so far (the last one possibly empty) for bash's COMP_WORDS.
-    static func words(_ line: String) -> [String] {
-        var words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-        if line.hasSuffix(" ") { words.append("") }
-        return words
-    }
-
-    @Test func bash() throws {
-        let box = try ShellCompletionTests.sandbox()
-        let bash = try requireProgram("bash", install: "apt-get install bash")
-        for (line, expected) in ShellCompletionTests.cases {
-            let words = ShellCompletionTests.words(line)
-            let quoted = words.map { "'\($0)'" }.joined(separator: " ")
-            let script = "source '\(Fixtures.packageRoot)/completions/prefs.bash'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _prefs; printf '%s\\n' \"${COMPREPLY[@]}\""
-            let run = try runProcess(bash, ["-c", script], environment: box.environment)
-            #expect(Set(run.outputText.split(separator: "\n").map(String.init)).isSuperset(of: expected), "\(line): \(run.outputText) \(run.error)")
-        }
-    }
-
-    @Test func fish() throws {
-        let box = try ShellCompletionTests.sandbox()
-        let fish = try requireProgram("fish", install: "apt-get install fish")
-        for (line, expected) in ShellCompletionTests.cases {
-            let run = try runProcess(fish, ["--no-config", "-c", "source '\(Fixtures.packageRoot)/completions/prefs.fish'; complete -C'\(line)'"],
-                                     environment: box.environment)
-            let offered = Set(run.outputText.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") })
-            #expect(offered.isSuperset(of: expected), "\(line): \(run.outputText) \(run.error)")
-        }
-    }
-
-    /// zsh's completion system runs only inside an interactive shell, so this one types the line and
-    /// a TAB into a real interactive zsh through zsh/zpty and collects what `compadd` offers.
-    static let zshCapture = #"""
-        zmodload zsh/zpty
-        zpty shell zsh -f -i
-        setup=$(mktemp)
-        cat >$setup <<SETUP
-        PROMPT=
-        fpath=($1 \$fpath)
-        autoload -U compinit && compinit -u -d $setup.dump
-        bindkey '^I' complete-word
-        zstyle ':completion:*' list-grouped false
-        zstyle ':completion:*' insert-tab false
-        __mark() { print -r -- '<<prefs-capture>>' }
-        compprefuncs=(__mark)
-        comppostfuncs=(__mark exit)
-        compadd() {
-            if [[ \${@[1,(i)(-|--)]} == *-(O|A|D)\ * ]]; then builtin compadd "\$@"; return; fi
-            local -a __found
-            builtin compadd -A __found "\$@"
-            (( \$#__found )) && print -rl -- \$__found
-        }
-        print -r -- ready
-        SETUP
-        zpty -w shell "source $setup"
-        while zpty -r shell line; do [[ $line == ready* ]] && break; done
-        zpty -w shell "$2"$'\t'
-        marks=0
-        while zpty -r shell line; do
-            line=${line%$'\r'}; line=${line%$'\n'}; line=${line%$'\r'}
-            if [[ $line == *'<<prefs-capture>>'* ]]; then
-                (( marks++ ))
-                (( marks == 2 )) && break
-                continue
-            fi
-            (( marks == 1 )) && print -r -- $line
-        done
-        zpty -d shell
-        rm -f $setup $setup.dump
-        """#
-
-    @Test func zsh() throws {
-        let box = try ShellCompletionTests.sandbox()
-        let zsh = try requireProgram("zsh", install: "apt-get install zsh")
-        let functions = box.directory.path + "/functions"
-        try FileManager.default.createDirectory(atPath: functions, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Fixtures.packageRoot + "/completions/prefs.zsh", toPath: functions + "/_prefs")
-        let capture = try box.directory.write("capture.zsh", ShellCompletionTests.zshCapture)
-        for (line, expected) in ShellCompletionTests.cases {
-            let run = try runProcess("/usr/bin/timeout", ["20", zsh, "-f", capture, functions, line], environment: box.environment)
-            let offered = Set(run.outputText.split(separator: "\n").map(String.init))
-            #expect(offered.isSuperset(of: expected), "\(line): \(run.outputText) \(run.error)")
+    @Test(arguments: CompletionShell.allCases)
+    func typeFlagsValuesSuitesAndKeys(shell: CompletionShell) throws {
+        let (box, work) = try ShellCompletionTests.sandbox()
+        let results = try shell.complete(ShellCompletionTests.cases.map { ($0.line, .single) }, in: box, directory: work)
+        for ((line, expected), result) in zip(ShellCompletionTests.cases, results) {
+            let offered = try ShellCompletionTests.names(shell, result, in: box)
+            // zsh's _sequence offers the items not in the list yet, without the list typed.
+            let wanted = shell == .zsh && line.hasSuffix(",") ? ["beta"] : expected
+            #expect(offered.sorted() == wanted.sorted(), "\(shell) '\(line)': \(result.offers)")
         }
     }
 }

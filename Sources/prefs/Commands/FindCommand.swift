@@ -1,9 +1,9 @@
 import PrefsCore
 
-/// `prefs find WORD [--json]` — every suite whose name, and every key or string value, contains WORD
-/// (ignoring case). One match per line: the suite, then a tab and the key path for a key or value
-/// match. Exits 1 when nothing matches, like grep; a suite that cannot be read is reported and
-/// skipped (exit 65 at the end).
+/// `prefs find WORD [--json | --null]` — every suite whose name, and every key or string value,
+/// contains WORD (ignoring case). One match per line: the suite, then a tab and the key path for a key
+/// or value match (`--null`: each match ended by a NUL byte instead). Exits 1 when nothing matches,
+/// like grep; a suite that cannot be read is reported and skipped (exit 65 at the end).
 enum FindCommand {
     struct Match {
         let suite: String
@@ -12,6 +12,9 @@ enum FindCommand {
     }
 
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> ExitStatus {
+        guard !(invocation.has("json") && invocation.has("null")) else {
+            throw PrefsError.usage("find: --json and --null cannot be combined")
+        }
         let word = invocation.operands[0].lowercased()
         var matches: [Match] = []
         var failure: PrefsError?
@@ -29,7 +32,8 @@ enum FindCommand {
             }
             context.writeOutput(try PropertyList.encode(.array(list), as: .json))
         } else {
-            let lines = matches.map { $0.suite + ($0.key.map { "\t" + $0.display } ?? "") + "\n" }
+            let end = invocation.has("null") ? "\0" : "\n"
+            let lines = matches.map { $0.suite + ($0.key.map { "\t" + $0.display } ?? "") + end }
             context.writeOutput(Array(lines.joined().utf8))
         }
         if let failure { return failure.exitStatus }

@@ -2,13 +2,18 @@ import PrefsCore
 
 /// `prefs read [DOMAIN [KEY]] [--json | --keys] [--origin] [--stored] [--defaults FILE]…` — what an
 /// application sees: a scalar prints bare on one line (for `$(…)`); a container or a whole suite
-/// prints in the readable form, or as JSON; `--keys` prints the keys of a dictionary one per line.
+/// prints in the readable form, or as JSON; `--keys` prints the keys of a dictionary one per line
+/// (`--null`: each ended by a NUL byte instead).
 /// Values come from every layer (`Layers`) unless `--stored`; `--origin` says which layer gave each.
 /// With no domain, every suite's stored values. A missing suite or key exits 1.
 enum ReadCommand {
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> ExitStatus {
         guard !(invocation.has("json") && invocation.has("keys")) else {
             throw PrefsError.usage("read: --json and --keys cannot be combined")
+        }
+        if invocation.has("null") {
+            guard invocation.has("keys") else { throw PrefsError.usage("read: --null needs --keys") }
+            guard !invocation.has("origin") else { throw PrefsError.usage("read: --null and --origin cannot be combined") }
         }
         let showOrigin = invocation.has("origin")
         guard let argument = invocation.operands.first else {
@@ -89,7 +94,8 @@ enum ReadCommand {
             context.writeOutput(try ValueOutput.text(value, json: invocation.has("json")))
             return
         }
-        context.writeOutput(Array(try keys(of: value, domain: domain, key: key).map { $0 + "\n" }.joined().utf8))
+        let end = invocation.has("null") ? "\0" : "\n"
+        context.writeOutput(Array(try keys(of: value, domain: domain, key: key).map { $0 + end }.joined().utf8))
     }
 
     static func keys(of value: PrefValue, domain: String, key: String?) throws -> [String] {

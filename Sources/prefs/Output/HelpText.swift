@@ -35,7 +35,9 @@ enum HelpText {
     }
 
     static func optionLines(_ options: [OptionSpec]) -> String {
-        let heads = options.map { "--" + $0.name + ($0.value.map { " " + $0 } ?? "") }
+        let heads = options.map { option in
+            (option.short.map { "-\($0), " } ?? "") + "--" + option.name + (option.value.map { " " + $0 } ?? "")
+        }
         let width = heads.map(\.count).max() ?? 0
         return zip(heads, options).map { head, option in
             "  " + head + String(repeating: " ", count: width - head.count + 2) + option.summary + "\n"
