@@ -65,7 +65,7 @@ _prefs_offer() {
                 quoted=${quoted//$'\t'/\\t}; quoted=${quoted//$'\r'/\\r} ;;
             *) quoted=; [[ -z $rest ]] || printf -v quoted %q "$rest" ;;
         esac
-        [[ $guard && ($word == --* || $word == -0) ]] && quoted="-- $quoted"
+        [[ $guard && ($word == --* || $word == -0 || $word == -h) ]] && quoted="-- $quoted"
         COMPREPLY+=("$quoted")
     done
 }
@@ -140,6 +140,7 @@ _prefs() {
             --format | --defaults | --if-equals | --delete | --from | --bool-keys | --rename | --timeout | --grace) ((i++)); continue ;;
             --keys) [ "$verb" = read ] || ((i++)); continue ;; # a value for export and migrate
             -0) [[ $verb == @(read|domains|find) ]] && continue ;;
+            -h) continue ;; # help, anywhere before --
         esac
         [[ $word == --* ]] || operands+=("$word")
     done

@@ -43,6 +43,8 @@ function __prefs_operands
             set skip 1
         else if test "$w" = -0; and contains -- $verb read domains find
             continue
+        else if test "$w" = -h
+            continue
         else if not string match -q -- '--*' $w
             printf '%s\0' $w
         end
@@ -63,7 +65,7 @@ function __prefs_offerable -a head
     set -q names[1]; or return
     set -l leave '*'\t'*'
     string match -qr -- '^(\\\\|\'|")~' "$(commandline -ct)"; or set -a leave '~*'
-    contains -- -- (commandline -opc); or set -a leave '--*' -0
+    contains -- -- (commandline -opc); or set -a leave '--*' -0 -h
     set -l some 0
     for pattern in $leave
         string match -q -- $pattern $names; and set some 1

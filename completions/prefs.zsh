@@ -12,8 +12,8 @@ _prefs_names() {
     local tag=$1 description=$2 expl
     local -a names=("${@[3,-1]}") optionlike
     if [[ -z $dashdash ]]; then
-        optionlike=(${(M)names:#(--*|-0)})
-        names=(${names:#(--*|-0)})
+        optionlike=(${(M)names:#(--*|-0|-h)})
+        names=(${names:#(--*|-0|-h)})
     fi
     _wanted $tag expl $description compadd -a names
     (( $#optionlike )) && _wanted $tag expl $description compadd -P '-- ' -a optionlike
@@ -57,6 +57,7 @@ _prefs_operands() {
             --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout|--grace) (( i++ )) ;;
             --keys) [[ $verb == read ]] || (( i++ )) ;;
             -0) [[ $verb == (read|domains|find) ]] || operands+=("$word") ;;
+            -h) ;;
             --*) ;;
             *) operands+=("$word") ;;
         esac
