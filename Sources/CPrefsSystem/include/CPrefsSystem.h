@@ -1,7 +1,10 @@
-// The few system calls PrefsCore needs that the Swift Glibc module does not expose.
+// The few system calls PrefsCore needs that the Swift Glibc module does not expose, and the CPU's
+// SHA-256 instructions.
 #ifndef CPREFS_SYSTEM_H
 #define CPREFS_SYSTEM_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /// fsetxattr(2): sets an extended attribute of an open file. -1 and errno on failure.
@@ -9,5 +12,20 @@ int prefs_fsetxattr(int fd, const char *name, const void *value, size_t size);
 
 /// fgetxattr(2): reads an extended attribute of an open file into `value`; its size, or -1 and errno.
 ssize_t prefs_fgetxattr(int fd, const char *name, void *value, size_t size);
+
+/// What prefs_sha256_hardware() finds.
+#define PREFS_SHA256_PORTABLE 0
+/// x86 SHA extensions (CPUID leaf 7 EBX bit 29) with SSSE3 and SSE4.1.
+#define PREFS_SHA256_X86_SHA 1
+/// ARMv8 SHA2 crypto extensions (HWCAP_SHA2).
+#define PREFS_SHA256_ARM_SHA2 2
+
+/// Which SHA-256 instructions this CPU has that this build can use: one of the values above.
+int prefs_sha256_hardware(void);
+
+/// The SHA-256 compression function over `count` consecutive 64-byte blocks, on the instructions
+/// prefs_sha256_hardware() found (call it only when that is not PREFS_SHA256_PORTABLE). `state` is
+/// the eight working words H0…H7, updated in place.
+void prefs_sha256_compress(uint32_t state[8], const void *blocks, size_t count);
 
 #endif

@@ -1,92 +1,108 @@
+import CPrefsSystem
+
 /// SHA-256 (FIPS 180-4), fed in pieces: the digest external storage records for every blob and checks
-/// on the way back. Checked against `sha256sum` and the FIPS test vectors.
+/// on the way back. The compression function runs on the CPU's SHA instructions where it has them
+/// (x86 SHA extensions, ARMv8 SHA2), chosen at run time, and in portable Swift otherwise. Checked
+/// against the FIPS vectors, `sha256sum`, and each other.
 public struct SHA256: Sendable {
-    private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
-        (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
-    /// Bytes of an unfinished block.
-    private var pending: [UInt8] = []
+    /// Which code runs the compression function.
+    public enum Implementation: Sendable, Equatable {
+        /// Plain Swift: any CPU.
+        case portable
+        /// The x86 SHA extensions (SHA-NI) with SSSE3 and SSE4.1.
+        case x86SHA
+        /// The ARMv8 SHA2 crypto extensions.
+        case armSHA2
+
+        /// The fastest this CPU and build can run, decided once per process.
+        public static let fastest: Implementation = switch prefs_sha256_hardware() {
+        case PREFS_SHA256_X86_SHA: .x86SHA
+        case PREFS_SHA256_ARM_SHA2: .armSHA2
+        default: .portable
+        }
+    }
+
+    /// H0…H7.
+    typealias State = (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
+    /// 64 bytes.
+    private typealias Block = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+
+    public let implementation: Implementation
+    private var state: State = (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
+    /// The bytes of an unfinished block: the first `pendingCount` of it.
+    private var pending: Block = (0, 0, 0, 0, 0, 0, 0, 0)
+    private var pendingCount = 0
     private var length: UInt64 = 0
 
-    public init() { pending.reserveCapacity(64) }
+    /// A hasher on `implementation`, which must be `.portable` or `Implementation.fastest`.
+    public init(implementation: Implementation = .fastest) {
+        precondition(implementation == .portable || implementation == .fastest, "\(implementation) SHA-256 is not available on this CPU")
+        self.implementation = implementation
+    }
 
     /// The digest of `bytes`.
-    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
-        var hasher = SHA256()
+    public static func hash(_ bytes: [UInt8], implementation: Implementation = .fastest) -> [UInt8] {
+        var hasher = SHA256(implementation: implementation)
         bytes.withUnsafeBytes { hasher.update($0) }
         return hasher.finish()
     }
 
+    /// Hashes `bytes`: whole blocks straight from them, in one call however many there are.
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        guard !bytes.isEmpty else { return }
-        length &+= UInt64(bytes.count)
-        var rest = bytes[...]
-        if !pending.isEmpty {
-            let taken = min(64 - pending.count, rest.count)
-            pending += rest.prefix(taken)
-            rest = rest.dropFirst(taken)
-            guard pending.count == 64 else { return }
-            pending.withUnsafeBytes { compress(blocks: $0) }
-            pending.removeAll(keepingCapacity: true)
+        guard var rest = bytes.baseAddress, !bytes.isEmpty else { return }
+        var count = bytes.count
+        length &+= UInt64(count)
+        if pendingCount > 0 {
+            let taken = min(64 - pendingCount, count)
+            let start = pendingCount
+            withUnsafeMutableBytes(of: &pending) { $0.baseAddress!.advanced(by: start).copyMemory(from: rest, byteCount: taken) }
+            pendingCount += taken
+            rest += taken
+            count -= taken
+            guard pendingCount == 64 else { return }
+            var block = pending
+            withUnsafeBytes(of: &block) { compress(blocks: $0) }
+            pendingCount = 0
         }
-        let whole = rest.count & ~63
-        if whole > 0 { compress(blocks: UnsafeRawBufferPointer(rebasing: rest.prefix(whole))) }
-        pending += rest.dropFirst(whole)
+        let whole = count & ~63
+        if whole > 0 { compress(blocks: UnsafeRawBufferPointer(start: rest, count: whole)) }
+        if count > whole {
+            withUnsafeMutableBytes(of: &pending) { $0.baseAddress!.copyMemory(from: rest + whole, byteCount: count - whole) }
+            pendingCount = count - whole
+        }
     }
 
     /// The digest of everything given (32 bytes). The hasher is spent.
     public mutating func finish() -> [UInt8] {
-        let bits = length &* 8
-        var tail = pending + [0x80]
-        while tail.count % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
-        tail.withUnsafeBytes { compress(blocks: $0) }
-        pending = []
+        // The pending bytes, 0x80, zeros, and the length in bits (big-endian): one block or two.
+        var tail: (Block, Block) = ((0, 0, 0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0, 0, 0))
+        let count = pendingCount + 9 <= 64 ? 64 : 128
+        withUnsafeMutableBytes(of: &tail) { tail in
+            withUnsafeBytes(of: &pending) { tail.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(pendingCount))) }
+            tail[pendingCount] = 0x80
+            tail.storeBytes(of: (length &* 8).bigEndian, toByteOffset: count - 8, as: UInt64.self)
+        }
+        withUnsafeBytes(of: &tail) { compress(blocks: UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+        pendingCount = 0
         let words = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
         return words.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * UInt32($0))) } }
     }
 
-    private static let k: [UInt32] = [
-        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-    ]
-
     /// Runs the compression function over whole 64-byte blocks.
     private mutating func compress(blocks: UnsafeRawBufferPointer) {
-        var (h0, h1, h2, h3, h4, h5, h6, h7) = state
-        SHA256.k.withUnsafeBufferPointer { k in
-            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-                var offset = 0
-                while offset < blocks.count {
-                    for t in 0..<16 {
-                        w[t] = UInt32(bigEndian: blocks.loadUnaligned(fromByteOffset: offset + 4 * t, as: UInt32.self))
-                    }
-                    for t in 16..<64 {
-                        let a = w[t - 15], b = w[t - 2]
-                        let s0 = (a >> 7 | a << 25) ^ (a >> 18 | a << 14) ^ (a >> 3)
-                        let s1 = (b >> 17 | b << 15) ^ (b >> 19 | b << 13) ^ (b >> 10)
-                        w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
-                    }
-                    var (a, b, c, d, e, f, g, h) = (h0, h1, h2, h3, h4, h5, h6, h7)
-                    for t in 0..<64 {
-                        let s1 = (e >> 6 | e << 26) ^ (e >> 11 | e << 21) ^ (e >> 25 | e << 7)
-                        let choice = (e & f) ^ (~e & g)
-                        let t1 = h &+ s1 &+ choice &+ k[t] &+ w[t]
-                        let s0 = (a >> 2 | a << 30) ^ (a >> 13 | a << 19) ^ (a >> 22 | a << 10)
-                        let majority = (a & b) ^ (a & c) ^ (b & c)
-                        h = g; g = f; f = e; e = d &+ t1
-                        d = c; c = b; b = a; a = t1 &+ s0 &+ majority
-                    }
-                    h0 &+= a; h1 &+= b; h2 &+= c; h3 &+= d; h4 &+= e; h5 &+= f; h6 &+= g; h7 &+= h
-                    offset += 64
-                }
-            }
+        switch implementation {
+        case .portable:
+            SHA256.compressPortable(&state, blocks: blocks)
+        case .x86SHA, .armSHA2:
+            SHA256.compressHardware(&state, blocks: blocks)
         }
-        state = (h0, h1, h2, h3, h4, h5, h6, h7)
+    }
+
+    /// The compression function on the CPU's instructions (`Implementation.fastest` must not be `.portable`).
+    static func compressHardware(_ state: inout State, blocks: UnsafeRawBufferPointer) {
+        guard let base = blocks.baseAddress else { return }
+        withUnsafeMutableBytes(of: &state) { words in
+            prefs_sha256_compress(words.baseAddress!.assumingMemoryBound(to: UInt32.self), base, blocks.count / 64)
+        }
     }
 }

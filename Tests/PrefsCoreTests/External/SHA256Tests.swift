@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+import PrefsTestSupport
+@testable import PrefsCore
+
+/// SHA-256, portable and on the CPU's instructions: the FIPS 180-2 vectors, coreutils' `sha256sum`,
+/// and the two against each other on every length to 1000 bytes and on megabytes, fed whole and in
+/// random pieces. The hardware one must be the one in use wherever the CPU has the instructions.
+@Suite struct SHA256Tests {
+    /// The portable implementation, and the hardware one if this CPU has it.
+    static let implementations: [SHA256.Implementation] =
+        SHA256.Implementation.fastest == .portable ? [.portable] : [.portable, .fastest]
+    static let hasHardware = SHA256.Implementation.fastest != .portable
+
+    static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
+
+    static func randomBytes(_ count: Int, _ generator: inout SeededGenerator) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        bytes.withUnsafeMutableBytes { buffer in
+            for offset in stride(from: 0, to: count, by: 8) {
+                withUnsafeBytes(of: generator.next()) { word in
+                    buffer[offset..<min(offset + 8, count)].copyBytes(from: word.prefix(count - offset))
+                }
+            }
+        }
+        return bytes
+    }
+
+    /// The digest of `bytes` fed in random pieces (some empty) of at most `largest` bytes.
+    static func hashInPieces(_ bytes: ArraySlice<UInt8>, _ implementation: SHA256.Implementation, largest: Int,
+                             _ generator: inout SeededGenerator) -> [UInt8] {
+        var hasher = SHA256(implementation: implementation)
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
+            let piece = min(bytes.endIndex - offset, Int.random(in: 0...largest, using: &generator))
+            bytes[offset..<offset + piece].withUnsafeBytes { hasher.update($0) }
+            offset += piece
+        }
+        return hasher.finish()
+    }
+
+    /// What the kernel says this CPU has (`/proc/cpuinfo`, independent of our cpuid and auxv checks).
+    static func cpuFeatures() throws -> Set<Substring> {
+        let info = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let line = info.split(separator: "\n").first { $0.hasPrefix("flags") || $0.hasPrefix("Features") } ?? ""
+        return Set(line.split(separator: ":").dropFirst().first?.split(separator: " ") ?? [])
+    }
+
+    @Test func theHardwareImplementationIsInUseWhereverTheCPUHasIt() throws {
+        let features = try Self.cpuFeatures()
+        #if arch(x86_64)
+        let expected: SHA256.Implementation = features.isSuperset(of: ["sha_ni", "sse4_1", "ssse3"]) ? .x86SHA : .portable
+        #elseif arch(arm64)
+        let expected: SHA256.Implementation = features.contains("sha2") ? .armSHA2 : .portable
+        #else
+        let expected = SHA256.Implementation.portable
+        #endif
+        #expect(SHA256.Implementation.fastest == expected, "CPU features: \(features.sorted())")
+        #expect(SHA256().implementation == expected)
+        #expect(SHA256(implementation: .portable).implementation == .portable)
+    }
+
+    /// The C compression function called directly, many blocks per call, against the Swift one.
+    @Test(.enabled(if: hasHardware)) func hardwareCompressionAgreesWithPortable() {
+        var generator = SeededGenerator(seed: 64)
+        for blockCount in [1, 2, 3, 16, 1000] {
+            let blocks = Self.randomBytes(64 * blockCount + 1, &generator)
+            var portable: SHA256.State = (1, 2, 3, 4, 5, 6, 7, 0xffff_ffff)
+            var hardware = portable
+            // Offset by one byte: the instructions must not need aligned input.
+            blocks[1...].withUnsafeBytes {
+                SHA256.compressPortable(&portable, blocks: $0)
+                SHA256.compressHardware(&hardware, blocks: $0)
+            }
+            #expect(withUnsafeBytes(of: &portable) { Array($0) } == withUnsafeBytes(of: &hardware) { Array($0) }, "\(blockCount) blocks")
+        }
+    }
+
+    static let fipsVectors: [(message: [UInt8], digest: String)] = [
+        ([], "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        (Array("abc".utf8), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        (Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8),
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+        (Array(("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrs"
+                + "mnopqrstnopqrstu").utf8),
+         "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"),
+        ([UInt8](repeating: 0x61, count: 1_000_000), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"),
+    ]
+
+    @Test(arguments: implementations) func matchesTheFIPSVectors(_ implementation: SHA256.Implementation) {
+        var generator = SeededGenerator(seed: 180)
+        for (message, digest) in Self.fipsVectors {
+            #expect(Self.hex(SHA256.hash(message, implementation: implementation)) == digest, "\(message.count) bytes")
+            #expect(Self.hex(Self.hashInPieces(message[...], implementation, largest: 100, &generator)) == digest, "\(message.count) bytes in pieces")
+        }
+    }
+
+    /// Random lengths around the block and padding boundaries and of several megabytes, fed in random
+    /// pieces, against coreutils' `sha256sum`.
+    @Test(arguments: implementations) func fedInPiecesMatchesSha256sum(_ implementation: SHA256.Implementation) throws {
+        let directory = try TemporaryDirectory()
+        var generator = SeededGenerator(seed: 256)
+        for length in [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 128, 1000, 4097, 100_003, 3_000_000, 5_242_891] {
+            let bytes = Self.randomBytes(length, &generator)
+            let path = try directory.write("input", bytes)
+            let expected = String(try runProcess("/usr/bin/sha256sum", [path]).outputText.prefix(64))
+            let largest = length > 1_000_000 ? 300_000 : 200
+            #expect(Self.hex(Self.hashInPieces(bytes[...], implementation, largest: largest, &generator)) == expected, "length \(length)")
+            #expect(Self.hex(SHA256.hash(bytes, implementation: implementation)) == expected, "length \(length) whole")
+        }
+    }
+
+    /// Every length from 0 to 1000 bytes, at every alignment modulo 16, whole and in pieces.
+    @Test(.enabled(if: hasHardware)) func hardwareAgreesWithPortableOnEveryLengthTo1000() {
+        var generator = SeededGenerator(seed: 1000)
+        let source = Self.randomBytes(1016, &generator)
+        for length in 0...1000 {
+            let bytes = source[length % 16..<length % 16 + length]
+            let portable = SHA256.hash(Array(bytes), implementation: .portable)
+            #expect(bytes.withUnsafeBytes { buffer in
+                var hasher = SHA256(implementation: .fastest)
+                hasher.update(buffer)
+                return hasher.finish()
+            } == portable, "length \(length) whole")
+            #expect(Self.hashInPieces(bytes, .fastest, largest: 70, &generator) == portable, "length \(length) in pieces")
+        }
+    }
+
+    @Test(.enabled(if: hasHardware)) func hardwareAgreesWithPortableOnMegabytes() {
+        var generator = SeededGenerator(seed: 1 << 20)
+        for length in [1 << 20, 4_000_037, 6_291_456 + 63] {
+            let bytes = Self.randomBytes(length, &generator)
+            let portable = SHA256.hash(bytes, implementation: .portable)
+            #expect(SHA256.hash(bytes, implementation: .fastest) == portable, "length \(length) whole")
+            #expect(Self.hashInPieces(bytes[...], .fastest, largest: 1 << 17, &generator) == portable, "length \(length) in pieces")
+            #expect(Self.hashInPieces(bytes[..<100_000], .fastest, largest: 3, &generator)
+                    == SHA256.hash(Array(bytes[..<100_000]), implementation: .portable), "length 100000 in tiny pieces")
+        }
+    }
+}
