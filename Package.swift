@@ -12,7 +12,7 @@ let package = Package(
         // The library: value model, codecs, stores. Imports only the stdlib and Glibc so a static
         // `prefs` starts in about a millisecond.
         .target(name: "PrefsCore", dependencies: ["CPrefsSystem"]),
-        // System calls the Glibc module does not expose (extended attributes), as thin C wrappers.
+        // What Swift cannot reach: the CPU's SHA-256 instructions (x86 SHA-NI, ARMv8 SHA2), chosen at run time.
         .target(name: "CPrefsSystem"),
         // The command: parses argv by hand, calls PrefsCore, prints, exits.
         .executableTarget(name: "prefs", dependencies: ["PrefsCore"]),

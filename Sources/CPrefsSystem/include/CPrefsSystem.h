@@ -1,17 +1,10 @@
-// The few system calls PrefsCore needs that the Swift Glibc module does not expose, and the CPU's
-// SHA-256 instructions.
+// What Swift cannot reach on its own: the CPU's SHA-256 instructions.
 #ifndef CPREFS_SYSTEM_H
 #define CPREFS_SYSTEM_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-
-/// fsetxattr(2): sets an extended attribute of an open file. -1 and errno on failure.
-int prefs_fsetxattr(int fd, const char *name, const void *value, size_t size);
-
-/// fgetxattr(2): reads an extended attribute of an open file into `value`; its size, or -1 and errno.
-ssize_t prefs_fgetxattr(int fd, const char *name, void *value, size_t size);
 
 /// What prefs_sha256_hardware() finds.
 #define PREFS_SHA256_PORTABLE 0
