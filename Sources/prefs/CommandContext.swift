@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import PrefsCore
 
 /// What a command may use: the suite store (file system and environment) and standard output and

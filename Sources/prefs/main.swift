@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 // A write to a closed pipe then fails with EPIPE, which ends prefs quietly (see CommandLineTool).
 signal(SIGPIPE, SIG_IGN)

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Every failure PrefsCore reports. Each case carries the context a one-line message needs; `message`
 /// and `exitStatus` are the only places that turn a case into text and a status.

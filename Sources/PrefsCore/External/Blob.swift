@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A blob being read, checked as it goes: every byte passes through SHA-256, and at the end the
 /// count and the digest must be the reference's. A blob changed after it was written (even in place,

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The blobs of values kept outside their suites, under `$XDG_DATA_HOME/prefs/external/SUITE/KEYDIR/UUID`
 /// (directories 0700, blobs 0600). A blob is the value's bytes: a string's UTF-8, a data value's raw

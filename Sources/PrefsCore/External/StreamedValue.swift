@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A value read from a file or standard input for `write KEY -data @FILE` / `-string-file FILE`.
 public enum StreamedValue {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// `prefs check` and `prefs gc`: every reference against its blob, and blobs no reference names.
 /// Neither follows a symlink in external storage: one found there is a problem to report (65), and

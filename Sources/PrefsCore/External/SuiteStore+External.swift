@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Where a changed value goes: by its size (`PREFS_EXTERNAL_THRESHOLD`), or forced.
 public enum Placement: Sendable {

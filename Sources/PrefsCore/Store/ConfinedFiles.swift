@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A place below a base directory where no symlink is followed: the base itself is found as any path
 /// is (a user may link `~/.local/share` elsewhere), every component after it must be a real directory

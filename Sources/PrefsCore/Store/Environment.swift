@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The environment variables PrefsCore consults, passed in explicitly so tests can point them at
 /// temporary directories (tests never touch the real home). Every value is checked where it is used:

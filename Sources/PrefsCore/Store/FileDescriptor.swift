@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// One thin, typed wrapper per system call, in the manner of swift-system: EINTR is retried and
 /// failures come back as the errno value for the caller to map (with the path) into a `PrefsError`.

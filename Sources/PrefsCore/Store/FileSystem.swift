@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The file operations suites need, as a seam: `LocalFileSystem` performs them on disk and
 /// `InMemoryFileSystem` in memory for tests; both throw the same `PrefsError`s for the same situations

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Confined places in memory, with the disk's rules: the base is followed, nothing below it is; a new
 /// file is held shared until closed and `removeIfUnused` leaves it; the same `ConfinedError`s.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A file system in memory, for tests: files, directories and symlinks with modes, inodes and
 /// modification times, a lock per file, and the same errors as `LocalFileSystem`. Every

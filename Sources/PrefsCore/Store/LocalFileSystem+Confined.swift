@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Confined places on disk: every component below the base is opened relative to its parent's
 /// descriptor with `O_NOFOLLOW`, so no symlink there is followed, whatever races a hostile process

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A file the store changes: a suite's (whose directory is created on the first write, 0700), a
 /// file domain's (whose directory must exist), or the user's registered defaults for a suite.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Suites on a file system: where each domain's file is, reading it, and changing it safely.
 ///

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 extension String {
     /// Compares by UTF-8 bytes, which is Unicode code-point order. Unlike `<` and `==` on String, it

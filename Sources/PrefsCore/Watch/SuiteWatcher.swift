@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// One change of a watched key's effective value (`prefs watch`): nil is "absent".
 public struct WatchChange: Equatable, Sendable {

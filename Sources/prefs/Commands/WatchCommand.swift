@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import PrefsCore
 
 /// `prefs watch DOMAIN [KEY…] [--json] [--initial] [--once] [--timeout SECONDS]` — prints one line per

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Reading one top-level key of a large binary plist without reading the rest: the trailer and the
 /// whole offset table are checked (by `init`, so a truncated file fails as it does in `decode`), the key is

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Reads XML property lists (Apple's DTD form, as CoreFoundation, plistlib and libplist write them).
 ///

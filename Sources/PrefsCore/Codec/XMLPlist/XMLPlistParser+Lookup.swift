@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Reading one top-level key of a large XML plist in a fraction of the time a full decode takes: the
 /// document's element structure is checked throughout (every tag known, every element closed, one
