@@ -53,13 +53,14 @@ public struct Blob {
     /// (65) once its end is reached, after the bytes before were written; a failed write is
     /// `.outputFailed`.
     public func copy(toOutput descriptor: Int32) throws {
-        let output = FileDescriptor(raw: descriptor)
-        do {
-            try reader.forEachChunk { piece in
-                do throws(FileDescriptor.Errno) { try output.writeAll(piece) } catch { throw PrefsError.outputFailed(errno: error.code) }
+        try FileDescriptor.borrowing(descriptor) { output in
+            do {
+                try reader.forEachChunk { piece in
+                    do throws(FileDescriptor.Errno) { try output.writeAll(piece) } catch { throw PrefsError.outputFailed(errno: error.code) }
+                }
+            } catch let problem as ExternalReference.Problem {
+                throw PrefsError.badExternalValue(domain: domain, key: key, reason: problem.reason)
             }
-        } catch let problem as ExternalReference.Problem {
-            throw PrefsError.badExternalValue(domain: domain, key: key, reason: problem.reason)
         }
     }
 

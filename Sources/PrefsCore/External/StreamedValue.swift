@@ -15,19 +15,23 @@ extension SuiteStore {
     /// blob as it is read; otherwise it is read whole. A string must be UTF-8.
     public func readValue(from source: String, kind: ExternalReference.Kind, key: String, for file: StoreFile,
                           placement: Placement) throws -> StreamedValue {
-        let name = source == "-" ? "standard input" : source
-        let input: FileDescriptor
-        if source == "-" {
-            input = FileDescriptor(raw: 0)
-        } else {
-            do {
-                input = try FileDescriptor.open(source, O_RDONLY)
-            } catch {
-                if error == .notFound { throw PrefsError.fileNotFound(path: source) }
-                throw PrefsError.cannotRead(path: source, errno: error.code)
+        guard source != "-" else {
+            return try FileDescriptor.borrowing(0) { input in
+                try readValue(from: input, name: "standard input", kind: kind, key: key, for: file, placement: placement)
             }
         }
-        defer { if source != "-" { input.close() } }
+        let input: FileDescriptor
+        do {
+            input = try FileDescriptor.open(source, O_RDONLY)
+        } catch {
+            if error == .notFound { throw PrefsError.fileNotFound(path: source) }
+            throw PrefsError.cannotRead(path: source, errno: error.code)
+        }
+        return try readValue(from: input, name: source, kind: kind, key: key, for: file, placement: placement)
+    }
+
+    func readValue(from input: borrowing FileDescriptor, name: String, kind: ExternalReference.Kind, key: String, for file: StoreFile,
+                   placement: Placement) throws -> StreamedValue {
         func readError(_ error: FileDescriptor.Errno) -> PrefsError { .cannotRead(path: name, errno: error.code) }
         func inline(_ bytes: [UInt8]) throws -> StreamedValue {
             guard kind == .string else { return .inline(.data(bytes)) }

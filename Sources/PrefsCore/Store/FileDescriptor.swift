@@ -1,9 +1,37 @@
 import Glibc
 
-/// One thin, typed wrapper per system call, in the manner of swift-system: EINTR is retried and
-/// failures come back as the errno value for the caller to map (with the path) into a `PrefsError`.
-struct FileDescriptor {
+/// An open file descriptor this process owns: not copyable, closed exactly once — when the value
+/// goes away, or by `close()`, which consumes it. One thin, typed wrapper per system call, in the
+/// manner of swift-system: EINTR is retried and failures come back as the errno value for the caller
+/// to map (with the path) into a `PrefsError`. A descriptor owned elsewhere (standard input or
+/// output) is lent with `borrowing(_:_:)` and never closed.
+struct FileDescriptor: ~Copyable {
     let raw: Int32
+
+    init(owning raw: Int32) { self.raw = raw }
+
+    deinit { _ = Glibc.close(raw) }
+
+    consuming func close() {
+        _ = Glibc.close(raw)
+        discard self
+    }
+
+    /// Gives the descriptor up without closing it.
+    private consuming func relinquish() { discard self }
+
+    /// Lends `raw` (owned elsewhere: 0, 1, 2) to `body` as a `FileDescriptor`; it stays open.
+    static func borrowing<T>(_ raw: Int32, _ body: (borrowing FileDescriptor) throws -> T) throws -> T {
+        let descriptor = FileDescriptor(owning: raw)
+        do {
+            let result = try body(descriptor)
+            descriptor.relinquish()
+            return result
+        } catch {
+            descriptor.relinquish()
+            throw error
+        }
+    }
 
     struct Errno: Error, Equatable {
         let code: Int32
@@ -22,11 +50,12 @@ struct FileDescriptor {
     }
 
     static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws(Errno) -> FileDescriptor {
-        FileDescriptor(raw: try retrying { Glibc.open(path, flags | O_CLOEXEC, mode) })
+        FileDescriptor(owning: try retrying { Glibc.open(path, flags | O_CLOEXEC, mode) })
     }
 
-    func close() {
-        _ = Glibc.close(raw)
+    /// `openat(2)` relative to this directory.
+    func open(_ name: String, _ flags: Int32, mode: mode_t = 0) throws(Errno) -> FileDescriptor {
+        FileDescriptor(owning: try FileDescriptor.retrying { openat(raw, name, flags | O_CLOEXEC, mode) })
     }
 
     func status() throws(Errno) -> stat {
@@ -97,4 +126,23 @@ struct FileDescriptor {
     func sync() throws(Errno) {
         _ = try FileDescriptor.retrying { fsync(raw) }
     }
+
+    /// `flock(2)` without waiting: false when another holds a conflicting lock.
+    func tryLock(_ operation: Int32) throws(Errno) -> Bool {
+        while flock(raw, operation | LOCK_NB) != 0 {
+            if errno == EWOULDBLOCK { return false }
+            if errno != EINTR { throw Errno.current }
+        }
+        return true
+    }
+
+    /// `flock(2)`, waiting.
+    func lock(_ operation: Int32) throws(Errno) {
+        _ = try FileDescriptor.retrying { flock(raw, operation) }
+    }
+}
+
+extension off_t {
+    /// A file size as an `Int`.
+    var asInt: Int { Int(self) }
 }

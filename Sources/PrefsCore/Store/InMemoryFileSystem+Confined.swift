@@ -2,18 +2,17 @@ import Glibc
 
 /// Confined places in memory, with the disk's rules: the base is followed, nothing below it is; a new
 /// file is held shared until closed and `removeIfUnused` leaves it; the same `ConfinedError`s.
-extension InMemoryFileSystem {
-    /// The node path of a confined directory; with `create`, missing directories are made. Call it
-    /// holding the mutex.
-    private func directoryNode(_ path: ConfinedPath, create: Bool) throws(ConfinedError) -> String {
-        var current = resolveUnlocked(normalize(path.base))
+extension InMemoryFileSystem.State {
+    /// The node path of a confined directory; with `create`, missing directories are made.
+    mutating func directoryNode(_ path: ConfinedPath, create: Bool) throws(ConfinedError) -> String {
+        var current = resolve(normalize(path.base))
         switch nodes[current] {
         case .directory?: break
         case nil where create:
             var built = ""
             for part in current.split(separator: "/") {
                 built += "/" + part
-                if nodes[resolveUnlocked(built)] == nil { nodes[built] = .directory(mode: 0o700) }
+                if nodes[resolve(built)] == nil { nodes[built] = .directory(mode: 0o700) }
             }
         case nil: throw .missing(path.prefix(0))
         default: throw .notADirectory(path.prefix(0))
@@ -31,55 +30,53 @@ extension InMemoryFileSystem {
         return current
     }
 
-    private func withMutex<T>(_ body: () throws(ConfinedError) -> T) throws(ConfinedError) -> T {
-        var result: Result<T, ConfinedError>!
-        locked {
-            do throws(ConfinedError) { result = .success(try body()) } catch { result = .failure(error) }
+    /// The node of an existing regular file: its path and inode.
+    mutating func fileNode(_ path: ConfinedPath) throws(ConfinedError) -> (node: String, inode: UInt64) {
+        let node = try directoryNode(path.parent, create: false) + "/" + path.name
+        switch nodes[node] {
+        case .file(_, _, let inode, _)?: return (node, inode)
+        case .symlink?: throw .symlink(path)
+        case .directory?: throw .notARegularFile(path)
+        case nil: throw .missing(path)
         }
-        return try result.get()
     }
+}
 
+extension InMemoryFileSystem {
     public func createConfinedFile(in directory: ConfinedPath, name: () -> String) throws(ConfinedError) -> any ConfinedFile {
-        try withMutex { () throws(ConfinedError) -> any ConfinedFile in
-            let parent = try directoryNode(directory, create: true)
+        let (node, candidate, inode) = try locked { (s: inout State) throws(ConfinedError) -> (String, String, UInt64) in
+            let parent = try s.directoryNode(directory, create: true)
             for _ in 0..<100 {
                 let candidate = name()
-                let path = parent + "/" + candidate
-                guard nodes[path] == nil else { continue }
-                clock += 1
-                let inode = UInt64(clock)
-                nodes[path] = .file(bytes: [], mode: 0o600, inode: inode, modified: Int64(time(nil)) * 1_000_000_000)
-                sharedLocks[inode, default: 0] += 1
-                return InMemoryConfinedFile(fileSystem: self, node: path, path: directory.appending(candidate), inode: inode, isNew: true)
+                let node = parent + "/" + candidate
+                guard s.nodes[node] == nil else { continue }
+                s.clock += 1
+                let inode = UInt64(s.clock)
+                s.nodes[node] = .file(bytes: [], mode: 0o600, inode: inode, modified: Int64(time(nil)) * 1_000_000_000)
+                s.sharedLocks[inode, default: 0] += 1
+                return (node, candidate, inode)
             }
             throw .system(directory, errno: EEXIST)
         }
+        return InMemoryConfinedFile(fileSystem: self, node: node, path: directory.appending(candidate), inode: inode, isNew: true)
     }
 
     public func openConfinedFile(_ path: ConfinedPath) throws(ConfinedError) -> any ConfinedFile {
-        try withMutex { () throws(ConfinedError) -> any ConfinedFile in
-            let node = try directoryNode(path.parent, create: false) + "/" + path.name
-            switch nodes[node] {
-            case .file(_, _, let inode, _)?:
-                return InMemoryConfinedFile(fileSystem: self, node: node, path: path, inode: inode, isNew: false)
-            case .symlink?: throw .symlink(path)
-            case .directory?: throw .notARegularFile(path)
-            case nil: throw .missing(path)
-            }
-        }
+        let (node, inode) = try locked { (s: inout State) throws(ConfinedError) in try s.fileNode(path) }
+        return InMemoryConfinedFile(fileSystem: self, node: node, path: path, inode: inode, isNew: false)
     }
 
     public func confinedEntries(_ directory: ConfinedPath) throws(ConfinedError) -> [ConfinedEntry] {
-        try withMutex { () throws(ConfinedError) -> [ConfinedEntry] in
+        try locked { (s: inout State) throws(ConfinedError) -> [ConfinedEntry] in
             let parent: String
             do throws(ConfinedError) {
-                parent = try directoryNode(directory, create: false)
+                parent = try s.directoryNode(directory, create: false)
             } catch {
                 if case .missing = error { return [] }
                 throw error
             }
             let prefix = parent + "/"
-            return nodes.compactMap { path, node -> ConfinedEntry? in
+            return s.nodes.compactMap { path, node -> ConfinedEntry? in
                 guard path.hasPrefix(prefix), !path.dropFirst(prefix.count).contains("/") else { return nil }
                 let name = String(path.dropFirst(prefix.count))
                 switch node {
@@ -93,72 +90,33 @@ extension InMemoryFileSystem {
     }
 
     public func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> ConfinedRemoval {
-        try withMutex { () throws(ConfinedError) -> ConfinedRemoval in
-            let node: String
+        try locked { (s: inout State) throws(ConfinedError) -> ConfinedRemoval in
+            let found: (node: String, inode: UInt64)
             do throws(ConfinedError) {
-                node = try directoryNode(path.parent, create: false) + "/" + path.name
+                found = try s.fileNode(path)
             } catch {
                 if case .missing = error { return .missing }
                 throw error
             }
-            switch nodes[node] {
-            case .file(_, _, let inode, _)?:
-                if sharedLocks[inode, default: 0] > 0 { return .inUse }
-                nodes[node] = nil
-                return .removed
-            case .symlink?: throw .symlink(path)
-            case .directory?: throw .notARegularFile(path)
-            case nil: return .missing
-            }
+            if s.sharedLocks[found.inode, default: 0] > 0 { return .inUse }
+            s.nodes[found.node] = nil
+            return .removed
         }
     }
 
     public func removeConfinedDirectoryIfEmpty(_ path: ConfinedPath) -> Bool {
         guard !path.components.isEmpty else { return false }
-        return (try? withMutex { () throws(ConfinedError) -> Bool in
-            let node = try directoryNode(path.parent, create: false) + "/" + path.name
-            guard case .directory? = nodes[node], !nodes.keys.contains(where: { $0.hasPrefix(node + "/") }) else { return false }
-            nodes[node] = nil
+        return (try? locked { (s: inout State) throws(ConfinedError) -> Bool in
+            let node = try s.directoryNode(path.parent, create: false) + "/" + path.name
+            guard case .directory? = s.nodes[node], !s.nodes.keys.contains(where: { $0.hasPrefix(node + "/") }) else { return false }
+            s.nodes[node] = nil
             return true
         }) ?? false
     }
-
-    /// The bytes of the file node `node` while it is still `inode`; nil once it is gone or replaced.
-    fileprivate func bytes(of node: String, inode: UInt64) -> [UInt8]? {
-        locked {
-            guard case .file(let bytes, _, inode, _)? = nodes[node] else { return nil }
-            return bytes
-        }
-    }
-
-    fileprivate func update(_ node: String, inode: UInt64, _ body: (inout [UInt8]) -> Void) -> Bool {
-        locked {
-            guard case .file(var bytes, let mode, inode, let modified)? = nodes[node] else { return false }
-            nodes[node] = nil
-            body(&bytes)
-            nodes[node] = .file(bytes: bytes, mode: mode, inode: inode, modified: modified)
-            return true
-        }
-    }
-
-    fileprivate func move(_ node: String, inode: UInt64, to target: String) -> Bool {
-        locked {
-            guard case .file(_, _, inode, _)? = nodes[node], case .directory? = nodes[splitPath(target).directory] else { return false }
-            if case .directory? = nodes[target] { return false }
-            nodes[target] = nodes.removeValue(forKey: node)
-            return true
-        }
-    }
-
-    fileprivate func unlock(_ inode: UInt64) {
-        locked {
-            sharedLocks[inode, default: 1] -= 1
-            if sharedLocks[inode] == 0 { sharedLocks[inode] = nil }
-        }
-    }
 }
 
-/// An open file in a confined place of an `InMemoryFileSystem`.
+/// An open file in a confined place of an `InMemoryFileSystem`: the node it is, while it is still that
+/// inode (a file removed or replaced under it reads as missing).
 final class InMemoryConfinedFile: ConfinedFile, @unchecked Sendable {
     private let fileSystem: InMemoryFileSystem
     private var node: String
@@ -178,43 +136,70 @@ final class InMemoryConfinedFile: ConfinedFile, @unchecked Sendable {
 
     deinit { close() }
 
-    func size() throws -> Int {
-        guard let bytes = fileSystem.bytes(of: node, inode: inode) else { throw ConfinedError.missing(path) }
-        return bytes.count
+    /// Runs `body` with the file's bytes, under the mutex; `.missing` once it is gone.
+    private func withBytes<T: Sendable>(_ body: (inout [UInt8]) -> T) throws(ConfinedError) -> T {
+        let node = self.node, inode = self.inode
+        let result: T? = fileSystem.locked { s in
+            guard case .file(var bytes, let mode, inode, let modified)? = s.nodes[node] else { return nil }
+            s.nodes[node] = nil
+            let result = body(&bytes)
+            s.nodes[node] = .file(bytes: bytes, mode: mode, inode: inode, modified: modified)
+            return result
+        }
+        guard let result else { throw .missing(path) }
+        return result
     }
 
+    func size() throws -> Int { try withBytes { $0.count } }
+
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        guard let bytes = fileSystem.bytes(of: node, inode: inode) else { throw ConfinedError.missing(path) }
-        let count = min(buffer.count, bytes.count - offset)
-        guard count > 0 else { return 0 }
-        bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: count) }
+        let start = offset
+        let count = try withBytes { bytes in
+            let count = min(buffer.count, bytes.count - start)
+            if count > 0 { bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + start, byteCount: count) } }
+            return max(count, 0)
+        }
         offset += count
         return count
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {
-        guard fileSystem.update(node, inode: inode, { $0.append(contentsOf: bytes) }) else { throw ConfinedError.system(path, errno: ENOENT) }
+        let copy = Array(bytes)
+        try withBytes { $0.append(contentsOf: copy) }
     }
 
     func sync() throws {}
 
     func commit(as name: String) throws {
+        let node = self.node, inode = self.inode
         let target = splitPath(node).directory + "/" + name
-        guard fileSystem.move(node, inode: inode, to: target) else { throw ConfinedError.system(path, errno: ENOENT) }
-        node = target
+        let moved = fileSystem.locked { s -> Bool in
+            guard case .file(_, _, inode, _)? = s.nodes[node], case .directory? = s.nodes[splitPath(target).directory] else { return false }
+            if case .directory? = s.nodes[target] { return false }
+            s.nodes[target] = s.nodes.removeValue(forKey: node)
+            return true
+        }
+        guard moved else { throw ConfinedError.system(path, errno: ENOENT) }
+        self.node = target
         path = path.parent.appending(name)
     }
 
     func abandon() {
         guard isNew, !closed else { return }
-        _ = fileSystem.locked {
-            if case .file(_, _, inode, _)? = fileSystem.nodes[node] { fileSystem.nodes[node] = nil }
+        let node = self.node, inode = self.inode
+        fileSystem.locked { s in
+            if case .file(_, _, inode, _)? = s.nodes[node] { s.nodes[node] = nil }
         }
     }
 
     func close() {
         guard !closed else { return }
         closed = true
-        if isNew { fileSystem.unlock(inode) }
+        guard isNew else { return }
+        let inode = self.inode
+        fileSystem.locked { s in
+            s.sharedLocks[inode, default: 1] -= 1
+            if s.sharedLocks[inode] == 0 { s.sharedLocks[inode] = nil }
+        }
     }
 }

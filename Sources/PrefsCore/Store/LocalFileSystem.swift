@@ -5,10 +5,9 @@ public struct LocalFileSystem: FileSystem {
     public init() {}
 
     public func contents(of path: String) throws -> [UInt8] {
-        let (file, size) = try openForReading(path)
-        defer { file.close() }
+        let file = try openForReading(path)
         do {
-            return try file.readAll(sizeHint: size)
+            return try file.readAll(sizeHint: try file.status().st_size.asInt)
         } catch {
             throw PrefsError.cannotRead(path: path, errno: error.code)
         }
@@ -18,8 +17,9 @@ public struct LocalFileSystem: FileSystem {
     /// then costs a few page faults instead of one per 4 KiB, which is much of a read's time. (The
     /// file is read, not mapped: another program truncating it cannot crash the reader.)
     public func withContents<T>(of path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
-        let (file, size) = try openForReading(path)
-        defer { file.close() }
+        let file = try openForReading(path)
+        let size: Int
+        do { size = try file.status().st_size.asInt } catch { throw PrefsError.cannotRead(path: path, errno: error.code) }
         guard size >= 1 << 20 else {
             let bytes: [UInt8]
             do { bytes = try file.readAll(sizeHint: size) } catch { throw PrefsError.cannotRead(path: path, errno: error.code) }
@@ -40,8 +40,8 @@ public struct LocalFileSystem: FileSystem {
         return try body(UnsafeBufferPointer(start: memory.assumingMemoryBound(to: UInt8.self), count: count))
     }
 
-    /// Opens a file to read it whole: its descriptor and size, or the error naming `path`.
-    func openForReading(_ path: String) throws -> (FileDescriptor, Int) {
+    /// Opens a file to read it whole, or fails naming `path` (a directory is EISDIR).
+    func openForReading(_ path: String) throws -> FileDescriptor {
         let file: FileDescriptor
         do {
             file = try FileDescriptor.open(path, O_RDONLY)
@@ -50,17 +50,9 @@ public struct LocalFileSystem: FileSystem {
             throw PrefsError.cannotRead(path: path, errno: error.code)
         }
         let info: stat
-        do {
-            info = try file.status()
-        } catch {
-            file.close()
-            throw PrefsError.cannotRead(path: path, errno: error.code)
-        }
-        guard info.st_mode & S_IFMT != S_IFDIR else {
-            file.close()
-            throw PrefsError.cannotRead(path: path, errno: EISDIR)
-        }
-        return (file, Int(info.st_size))
+        do { info = try file.status() } catch { throw PrefsError.cannotRead(path: path, errno: error.code) }
+        guard info.st_mode & S_IFMT != S_IFDIR else { throw PrefsError.cannotRead(path: path, errno: EISDIR) }
+        return file
     }
 
     public func status(of path: String) throws -> FileStatus? {
@@ -122,16 +114,15 @@ public struct LocalFileSystem: FileSystem {
             removeStaleTemporaries(in: directory, for: name)
             let existing = try status(of: path)
             let mode = existing?.mode ?? newFileMode
-            let (file, temporary) = try createTemporary(in: directory, for: name, mode: mode)
-            do {
-                defer { file.close() }
+            let temporary = try createTemporary(in: directory, for: name, mode: mode) { file throws(FileDescriptor.Errno) in
                 if existing != nil { _ = try FileDescriptor.retrying { fchmod(file.raw, mode) } }
                 try file.writeAll(bytes)
                 try file.sync()
-                guard rename(temporary, path) == 0 else { throw FileDescriptor.Errno.current }
-            } catch {
+            }
+            guard rename(temporary, path) == 0 else {
+                let failure = FileDescriptor.Errno.current
                 unlink(temporary)
-                throw error
+                throw failure
             }
             try syncDirectory(directory)
         } catch let error as FileDescriptor.Errno {
@@ -155,47 +146,65 @@ public struct LocalFileSystem: FileSystem {
         var clock = LockWait(timeout: timeout)
         while true {
             // The file, or its directory while there is none (O_NONBLOCK: a FIFO must not hang us).
-            var handle = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-            let isFile = handle >= 0
-            if !isFile {
-                guard errno == ENOENT else { throw PrefsError.cannotWrite(path: path, errno: errno) }
-                handle = Glibc.open(splitPath(path).directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                guard handle >= 0 else { throw PrefsError.cannotWrite(path: path, errno: errno) }
-            }
-            while flock(handle, LOCK_EX | LOCK_NB) != 0 {
-                guard errno == EWOULDBLOCK || errno == EINTR else {
-                    let code = errno
-                    Glibc.close(handle)
-                    throw PrefsError.cannotWrite(path: path, errno: code)
+            let handle = try lockHandle(for: path)
+            do {
+                while try !handle.descriptor.tryLock(LOCK_EX) {
+                    guard clock.pause() else { throw PrefsError.lockUnavailable(path: path, seconds: timeout) }
                 }
-                guard clock.pause() else {
-                    Glibc.close(handle)
-                    throw PrefsError.lockUnavailable(path: path, seconds: timeout)
-                }
+            } catch let error as FileDescriptor.Errno {
+                throw PrefsError.cannotWrite(path: path, errno: error.code)
             }
             // Still the file at the path (or still none)? A writer may have replaced or removed it.
-            var held = stat(), now = stat()
+            var now = stat()
             let current = stat(path, &now) == 0
-            let valid = isFile ? current && fstat(handle, &held) == 0 && held.st_ino == now.st_ino && held.st_dev == now.st_dev
-                               : !current && errno == ENOENT
-            guard valid else {
-                Glibc.close(handle)
-                continue
-            }
-            defer { Glibc.close(handle) }
+            let held = try? handle.descriptor.status()
+            let valid = handle.isFile ? current && held?.st_ino == now.st_ino && held?.st_dev == now.st_dev : !current && errno == ENOENT
+            guard valid else { continue }
             return try body()
         }
     }
 
-    func createTemporary(in directory: String, for name: String, mode: mode_t) throws(FileDescriptor.Errno) -> (FileDescriptor, String) {
+    /// What a writer of `path` locks: the file, or its directory while there is none.
+    struct LockHandle: ~Copyable {
+        let descriptor: FileDescriptor
+        let isFile: Bool
+    }
+
+    func lockHandle(for path: String) throws -> LockHandle {
+        do {
+            return LockHandle(descriptor: try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK), isFile: true)
+        } catch .notFound {
+            do {
+                return LockHandle(descriptor: try FileDescriptor.open(splitPath(path).directory, O_RDONLY | O_DIRECTORY), isFile: false)
+            } catch {
+                throw PrefsError.cannotWrite(path: path, errno: error.code)
+            }
+        } catch {
+            throw PrefsError.cannotWrite(path: path, errno: error.code)
+        }
+    }
+
+    /// Creates a new temporary file for `name` in `directory` and lets `write` fill it; its path. A
+    /// failure removes it.
+    func createTemporary(in directory: String, for name: String, mode: mode_t,
+                         _ write: (borrowing FileDescriptor) throws(FileDescriptor.Errno) -> Void) throws(FileDescriptor.Errno) -> String {
         var attempt = 0
         while true {
             let candidate = directory + "/" + TemporaryName.make(for: name)
+            let file: FileDescriptor
             do {
-                return (try FileDescriptor.open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: mode), candidate)
+                file = try FileDescriptor.open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: mode)
             } catch where error == .exists && attempt < 100 {
                 attempt += 1
+                continue
             }
+            do {
+                try write(file)
+            } catch {
+                unlink(candidate)
+                throw error
+            }
+            return candidate
         }
     }
 
@@ -209,8 +218,6 @@ public struct LocalFileSystem: FileSystem {
     }
 
     func syncDirectory(_ directory: String) throws(FileDescriptor.Errno) {
-        let handle = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY)
-        defer { handle.close() }
-        try handle.sync()
+        try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY).sync()
     }
 }
