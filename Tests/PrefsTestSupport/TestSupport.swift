@@ -1,4 +1,5 @@
 import Foundation
+import PrefsCore
 
 /// Paths of the repository and the shared conformance corpora, for both test targets.
 public enum Fixtures {
@@ -176,4 +177,18 @@ func processGroupHasLiveMembers(_ group: pid_t) -> Bool {
         if processGroup == group && fields[0] != "Z" && fields[0] != "X" { return true }
     }
     return false
+}
+
+extension PrefValue {
+    /// The dictionary this value is, or nil: for `try #require(value?.dictionary)`.
+    public var dictionary: PrefDictionary? {
+        if case .dictionary(let dictionary) = self { return dictionary }
+        return nil
+    }
+
+    /// The array this value is, or nil.
+    public var array: [PrefValue]? {
+        if case .array(let elements) = self { return elements }
+        return nil
+    }
 }

@@ -79,9 +79,12 @@ final class ProcessSandbox {
         try runProcess("/bin/bash", ["-c", script], environment: environment, timeout: timeout)
     }
 
+    /// The suite's stored value; nil only when its file does not exist (any other failure to read
+    /// it throws).
     func suite(_ name: String) throws -> PrefValue? {
-        guard let bytes = try? Fixtures.bytes(config + "/" + name + ".plist") else { return nil }
-        return try PropertyList.decode(bytes).value
+        let path = config + "/" + name + ".plist"
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try PropertyList.decode(try Fixtures.bytes(path)).value
     }
 
     func files() throws -> [String] {

@@ -21,8 +21,10 @@ final class Sandbox: @unchecked Sendable {
         return (result.status, result.output, result.error)
     }
 
+    /// The suite's stored value; nil only when its file does not exist.
     func suite(_ name: String) throws -> PrefValue? {
-        guard let bytes = try? fileSystem.contents(of: "/home/u/.config/\(name).plist") else { return nil }
+        let bytes: [UInt8]
+        do { bytes = try fileSystem.contents(of: "/home/u/.config/\(name).plist") } catch PrefsError.fileNotFound { return nil }
         return try PropertyList.decode(bytes).value
     }
 
