@@ -31,7 +31,7 @@ import PrefsTestSupport
         #expect(try ExternalReference.parse(.string(reference.uuid)) == nil)
         #expect(try ExternalReference.parse(.dictionary(["uuid": .string(reference.uuid)])) == nil)
         // The marker with anything wrong is refused, never read as a value.
-        guard case .dictionary(let fields) = reference.value else { return }
+        let fields = try #require(reference.value.dictionary, "a reference is a dictionary")
         let edits: [(String, PrefValue?)] = [
             ("uuid", .string("../../etc/passwd")), ("uuid", .string(reference.uuid.uppercased())), ("key", .string("..")),
             ("key", .string("a/b")), ("key", .string(".hidden")), ("size", .integer(-1)), ("size", .string("3")),

@@ -1,4 +1,5 @@
 import Foundation
+import PrefsCore
 
 /// Paths of the repository and the shared conformance corpora, for both test targets.
 public enum Fixtures {
@@ -75,9 +76,17 @@ public struct ProcessResult {
     public var outputText: String { String(decoding: output, as: UTF8.self) }
 }
 
+/// How long a spawned process may run before the helpers kill it: a hang fails its test instead of
+/// stalling the suite. Generous, because `swift test --parallel` loads the machine; a test that runs
+/// something longer passes its own `timeout:`.
+public let defaultProcessTimeout: Double = 120
+
 /// Runs a program to completion, feeding `input` to its standard input. Standard input and error
-/// go through temporary files so only standard output needs a pipe.
-public func runProcess(_ executable: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil) throws -> ProcessResult {
+/// go through temporary files so only standard output needs a pipe. A program still running after
+/// `timeout` seconds is killed with its whole process group (a shell's children too) and the call
+/// throws, naming the command and what it had printed.
+public func runProcess(_ executable: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil,
+                       timeout: Double = defaultProcessTimeout) throws -> ProcessResult {
     let scratch = try TemporaryDirectory()
     let inputPath = try scratch.write("stdin", input)
     let errorPath = try scratch.write("stderr", [])
@@ -90,10 +99,50 @@ public func runProcess(_ executable: String, _ arguments: [String], input: [UInt
     process.standardOutput = stdout
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
     try process.run()
+    let watchdog = Watchdog(process, timeout: timeout)
     let output = stdout.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return ProcessResult(status: process.terminationStatus, output: [UInt8](output),
-                         error: String(decoding: try Fixtures.bytes(errorPath), as: UTF8.self))
+    let timedOut = watchdog.finish()
+    let error = String(decoding: try Fixtures.bytes(errorPath), as: UTF8.self)
+    if timedOut {
+        throw TestFailure("""
+            \(([executable] + arguments).joined(separator: " ").prefix(300)) did not finish within \(timeout) s and was killed; \
+            standard output: \(String(decoding: output.suffix(500), as: UTF8.self)); standard error: \(error.suffix(500))
+            """)
+    }
+    return ProcessResult(status: process.terminationStatus, output: [UInt8](output), error: error)
+}
+
+/// Kills a process, and the process group it leads, once `timeout` seconds have passed without
+/// `finish()` being called.
+public final class Watchdog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var state = State.running
+    private enum State { case running, finished, killed }
+
+    public init(_ process: Process, timeout: Double) {
+        let pid = process.processIdentifier
+        // Foundation starts each child in a process group of its own: killing the group also kills
+        // what a shell script started. Checked, so another group is never signalled.
+        let leadsGroup = getpgid(pid) == pid
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [self] in
+            lock.withLock {
+                guard state == .running else { return }
+                state = .killed
+                if leadsGroup { kill(-pid, SIGKILL) }
+                kill(pid, SIGKILL)
+            }
+        }
+    }
+
+    /// Stops the watch; true when the process was killed for running too long.
+    @discardableResult
+    public func finish() -> Bool {
+        lock.withLock {
+            if state == .running { state = .finished }
+            return state == .killed
+        }
+    }
 }
 
 /// The absolute path of a program on PATH; fails (not skips) when it is missing.
@@ -103,4 +152,43 @@ public func requireProgram(_ name: String, install hint: String) throws -> Strin
         if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
     }
     throw TestFailure("\(name) is not installed (\(hint)); .ci/run installs it")
+}
+
+/// Waits until no live process is left in process group `group` (zombies waiting to be reaped are
+/// dead: they can no longer write). False when some are still running after `timeout` seconds.
+public func waitForProcessGroupToEnd(_ group: pid_t, timeout: Double = 10) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while true {
+        if !processGroupHasLiveMembers(group) { return true }
+        if Date() >= deadline { return false }
+        usleep(1_000)
+    }
+}
+
+/// Whether a process that is not a zombie has process group `group`, from /proc/PID/stat.
+func processGroupHasLiveMembers(_ group: pid_t) -> Bool {
+    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return kill(-group, 0) == 0 }
+    for entry in entries where entry.allSatisfy(\.isNumber) {
+        // "PID (COMMAND) STATE PPID PGRP …"; COMMAND may hold spaces and parentheses.
+        guard let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { continue }  // the process ended meanwhile
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 2, let processGroup = pid_t(fields[2]) else { continue }
+        if processGroup == group && fields[0] != "Z" && fields[0] != "X" { return true }
+    }
+    return false
+}
+
+extension PrefValue {
+    /// The dictionary this value is, or nil: for `try #require(value?.dictionary)`.
+    public var dictionary: PrefDictionary? {
+        if case .dictionary(let dictionary) = self { return dictionary }
+        return nil
+    }
+
+    /// The array this value is, or nil.
+    public var array: [PrefValue]? {
+        if case .array(let elements) = self { return elements }
+        return nil
+    }
 }

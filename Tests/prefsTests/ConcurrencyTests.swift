@@ -5,6 +5,9 @@ import Testing
 /// Real processes at once: writers never lose each other's writes, readers never see a partial
 /// file, a held lock ends in 75, and a writer killed at any moment leaves a suite that parses.
 @Suite(.serialized) struct ConcurrencyTests {
+    /// The reader checks every read it makes: before the suite's file first appears a read may only
+    /// say the suite does not exist (exit 1, that one line); once the file is there, every read must
+    /// exit 0 and print nothing on stderr. A partial or missing file would show as exit 65 or 1.
     @Test func eightWritersLoseNothingAndReadersNeverSeeAPartialFile() throws {
         let box = try ProcessSandbox()
         let script = """
@@ -13,26 +16,42 @@ import Testing
               ( for i in $(seq 1 250); do prefs write shared "k$w-$i" -int "$i" || echo "writer $w failed at $i" >&2; done ) &
               writers="$writers $!"
             done
-            deadline=$(( $(date +%s) + 300 ))
-            ( while [ ! -e "$HOME/stop" ] && [ "$(date +%s)" -lt "$deadline" ]; do
-                prefs read shared >/dev/null 2>>"$HOME/read-errors"
+            : > "$HOME/read-errors"
+            ( reads=0; good=0
+              while [ ! -e "$HOME/stop" ]; do
+                existed=no
+                [ -e "$XDG_CONFIG_HOME/shared.plist" ] && existed=yes
+                prefs read shared >/dev/null 2>"$HOME/read-stderr"
                 status=$?
-                [ $status -le 1 ] || echo "reader status $status" >>"$HOME/read-errors"
-              done ) &
+                reads=$((reads + 1))
+                stderr=$(cat "$HOME/read-stderr")
+                case "$status:$existed:$stderr" in
+                  0:yes: | 0:no:) good=$((good + 1)) ;;
+                  "1:no:prefs: shared: no such suite") ;;
+                  *) echo "read $reads: exit $status, file there before the read: $existed, stderr: $stderr" >>"$HOME/read-errors" ;;
+                esac
+              done
+              echo "$reads $good" >"$HOME/reads" ) &
             reader=$!
             wait $writers
             touch "$HOME/stop"
             wait $reader
             """
-        let run = try box.shell(script)
+        // 2000 durable writes and a reader: minutes on a loaded machine.
+        let run = try box.shell(script, timeout: 300)
+        #expect(run.status == 0)
         #expect(run.error.isEmpty, "\(run.error.prefix(500))")
-        guard case .dictionary(let suite)? = try box.suite("shared") else { Issue.record("no suite"); return }
+        let suite = try #require(try box.suite("shared")?.dictionary, "no suite")
         #expect(suite.count == 2000)
         for w in 1...8 {
             for i in [1, 125, 250] { #expect(suite["k\(w)-\(i)"] == .integer(Int64(i)), "k\(w)-\(i)") }
         }
-        let readErrors = (try? String(contentsOfFile: box.directory.path + "/read-errors", encoding: .utf8)) ?? ""
-        #expect(!readErrors.contains("data error") && !readErrors.contains("reader status"), "\(readErrors.prefix(500))")
+        let readErrors = try String(contentsOfFile: box.directory.path + "/read-errors", encoding: .utf8)
+        #expect(readErrors.isEmpty, "\(readErrors.prefix(1000))")
+        // Proof that the reader ran while the writers did, and read the suite they were writing.
+        let counts = try String(contentsOfFile: box.directory.path + "/reads", encoding: .utf8).split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        try #require(counts.count == 2)
+        #expect(counts[1] >= 10, "reads, and reads that found the suite: \(counts)")
         #expect(try box.files() == ["shared.plist"])
     }
 
@@ -43,10 +62,7 @@ import Testing
             for w in 1 2 3 4; do ( for i in $(seq 1 25); do prefs write list items -array-add "$w-$i" || exit 1; done ) & done; wait
             """)
         #expect(run.status == 0, "\(run.error)")
-        guard case .dictionary(let suite)? = try box.suite("list"), case .array(let items)? = suite["items"] else {
-            Issue.record("no list")
-            return
-        }
+        let items = try #require(try box.suite("list")?.dictionary?["items"]?.array, "no list")
         #expect(items.count == 100)
         #expect(Set(items.compactMap { if case .string(let s) = $0 { return s } else { return nil } }).count == 100)
     }
@@ -60,7 +76,7 @@ import Testing
               ( for i in $(seq 1 250); do prefs write counters hits -int-add 1 >/dev/null || echo "writer $w failed at $i" >&2; done ) &
             done
             wait
-            """)
+            """, timeout: 300)
         #expect(run.error.isEmpty, "\(run.error.prefix(500))")
         #expect(try box.suite("counters") == ["hits": 2000])
     }
@@ -147,11 +163,11 @@ import Testing
             kill(-process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             try #require(wrote, "round \(round): the writer never wrote")
-            usleep(2_000)  // the group's last process may still be dying
-            guard case .dictionary(let suite)? = try box.suite("crash"), case .integer(let counter)? = suite["counter"],
-                case .string(let payload)? = suite["payload"]
-            else {
-                Issue.record("round \(round): the suite does not parse or lost a key")
+            // The group's last process may still be dying: wait until none can write any more.
+            try #require(waitForProcessGroupToEnd(process.processIdentifier), "round \(round): the writers outlived SIGKILL")
+            let suite = try #require(try box.suite("crash")?.dictionary, "round \(round): no suite")
+            guard case .integer(let counter)? = suite["counter"], case .string(let payload)? = suite["payload"] else {
+                Issue.record("round \(round): the suite lost a key: \(suite)")
                 return
             }
             #expect(payload == String(repeating: "\(counter) ", count: 200), "round \(round): payload of another write")

@@ -17,7 +17,8 @@ import Testing
     }
 
     func registration(_ box: Sandbox, _ path: String = LayerVerbTests.userDefaults) throws -> PrefValue? {
-        guard let bytes = try? box.fileSystem.contents(of: path) else { return nil }
+        let bytes: [UInt8]
+        do { bytes = try box.fileSystem.contents(of: path) } catch PrefsError.fileNotFound { return nil }
         return try PropertyList.decode(bytes).value
     }
 

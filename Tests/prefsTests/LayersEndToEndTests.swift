@@ -21,7 +21,7 @@ import Testing
     /// Everything under a directory: path → bytes, mode, inode and modification time.
     static func snapshot(_ root: String) throws -> [String: String] {
         var result: [String: String] = [:]
-        for name in FileManager.default.enumerator(atPath: root)?.compactMap({ $0 as? String }) ?? [] {
+        for name in try FileManager.default.subpathsOfDirectory(atPath: root) {
             var info = stat()
             let path = root + "/" + name
             #expect(lstat(path, &info) == 0)

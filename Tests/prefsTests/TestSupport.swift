@@ -48,8 +48,10 @@ func prefs(_ arguments: [String], environment: [String: String] = [:], fileSyste
 }
 
 /// Runs the built `prefs` binary as a real process.
-func runBinary(_ arguments: [String], input: [UInt8] = [], environment: [String: String] = [:]) throws -> ProcessResult {
-    try runProcess(Paths.binary, arguments, input: input, environment: environment.merging(["PATH": "/usr/bin:/bin"]) { a, _ in a })
+func runBinary(_ arguments: [String], input: [UInt8] = [], environment: [String: String] = [:],
+               timeout: Double = defaultProcessTimeout) throws -> ProcessResult {
+    try runProcess(Paths.binary, arguments, input: input, environment: environment.merging(["PATH": "/usr/bin:/bin"]) { a, _ in a },
+                   timeout: timeout)
 }
 
 /// A temporary XDG configuration directory for real processes, and the environment pointing at it.
@@ -68,18 +70,21 @@ final class ProcessSandbox {
     init() throws { directory = try TemporaryDirectory() }
 
     @discardableResult
-    func prefs(_ arguments: String..., input: [UInt8] = []) throws -> ProcessResult {
-        try runProcess(Paths.binary, arguments, input: input, environment: environment)
+    func prefs(_ arguments: String..., input: [UInt8] = [], timeout: Double = defaultProcessTimeout) throws -> ProcessResult {
+        try runProcess(Paths.binary, arguments, input: input, environment: environment, timeout: timeout)
     }
 
     /// Runs a shell script with the sandbox's environment (and `prefs` on PATH).
-    func shell(_ script: String) throws -> ProcessResult {
-        try runProcess("/bin/bash", ["-c", script], environment: environment)
+    func shell(_ script: String, timeout: Double = defaultProcessTimeout) throws -> ProcessResult {
+        try runProcess("/bin/bash", ["-c", script], environment: environment, timeout: timeout)
     }
 
+    /// The suite's stored value; nil only when its file does not exist (any other failure to read
+    /// it throws).
     func suite(_ name: String) throws -> PrefValue? {
-        guard let bytes = try? Fixtures.bytes(config + "/" + name + ".plist") else { return nil }
-        return try PropertyList.decode(bytes).value
+        let path = config + "/" + name + ".plist"
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try PropertyList.decode(try Fixtures.bytes(path)).value
     }
 
     func files() throws -> [String] {

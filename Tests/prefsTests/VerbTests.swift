@@ -21,8 +21,10 @@ final class Sandbox: @unchecked Sendable {
         return (result.status, result.output, result.error)
     }
 
+    /// The suite's stored value; nil only when its file does not exist.
     func suite(_ name: String) throws -> PrefValue? {
-        guard let bytes = try? fileSystem.contents(of: "/home/u/.config/\(name).plist") else { return nil }
+        let bytes: [UInt8]
+        do { bytes = try fileSystem.contents(of: "/home/u/.config/\(name).plist") } catch PrefsError.fileNotFound { return nil }
         return try PropertyList.decode(bytes).value
     }
 
@@ -40,7 +42,7 @@ final class Sandbox: @unchecked Sendable {
         let box = Sandbox()
         let run = box.run("write", "app", "s", "text", "i", "-int", "-42", "u", "-integer", "18446744073709551615",
                           "f", "-float", "0.1", "b", "-bool", "YES", "b2", "-boolean", "no", "d", "-date", "2026-01-02 03:04:05 +0000",
-                          "x", "-data", "0A0b", "j", "-json", "{\"n\": [1, 2.5, null]}".replacingOccurrences(of: ", null", with: ""),
+                          "x", "-data", "0A0b", "j", "-json", #"{"n": [1, 2.5]}"#,
                           "str", "-string", "-int", "p", "(en, fr)", "q", "{ a = b; }")
         #expect(run.status == .success, "\(run.error)")
         #expect(try box.suite("app") == [
@@ -48,6 +50,67 @@ final class Sandbox: @unchecked Sendable {
             "d": .date(PrefDate(iso8601: "2026-01-02T03:04:05Z")!), "x": .data([10, 11]), "j": ["n": [1, 2.5]],
             "str": "-int", "p": ["en", "fr"], "q": ["a": "b"],
         ])
+    }
+
+    /// JSON `null` has no property-list value: a `-json` value holding one, anywhere, is refused
+    /// (65, one line saying where), and nothing of the write is kept.
+    @Test(arguments: [
+        (#"{"n": [1, 2.5, null]}"#, "line 1, column 16"), ("null", "line 1, column 1"), (#"{"a": {"b": null}}"#, "line 1, column 13"),
+    ])
+    func aJSONNullIsRefusedAndChangesNothing(json: String, place: String) throws {
+        let box = Sandbox()
+        box.run("write", "app", "k", "v")
+        let before = try box.files()
+        let run = box.run("write", "app", "other", "1", "j", "-json", json)
+        #expect(run == (.dataError, "", "prefs: app: j: -json: JSON: \(place): null has no property-list value\n"))
+        #expect(try box.files() == before)
+    }
+
+    /// argv cannot hold a NUL byte, but the command called in-process can, and so can a file the
+    /// value is read from. In a string value a NUL is an ordinary character, stored and read back
+    /// exactly (`--raw`: the bytes; `--json`: `\u0000`).
+    @Test func aNULInAStringValueIsKeptExactly() throws {
+        let box = Sandbox()
+        // Files named by -string-file are read from the disk, not through the store's file system.
+        let scratch = try TemporaryDirectory()
+        let text = try scratch.write("text", [0x78, 0x00, 0x79, 0x00])
+        let run = box.run("write", "app", "typed", "-string", "a\0b", "bare", "\0", "file", "-string-file", text)
+        #expect(run.status == .success, "\(run.error)")
+        #expect(try box.suite("app") == ["typed": "a\0b", "bare": "\0", "file": "x\0y\0"])
+        #expect(prefs(["read", "app", "typed", "--raw"], environment: box.environment, fileSystem: box.fileSystem).bytes == [0x61, 0x00, 0x62])
+        #expect(prefs(["read", "app", "file", "--raw"], environment: box.environment, fileSystem: box.fileSystem).bytes == [0x78, 0x00, 0x79, 0x00])
+        #expect(box.run("read", "app", "bare", "--json").output == "\"\\u0000\"\n")
+        #expect(box.run("read-type", "app", "typed").output == "string\n")
+    }
+
+    /// The same through standard input, with the real binary.
+    @Test func aNULFromStandardInputIsKeptExactly() throws {
+        let box = try ProcessSandbox()
+        let text: [UInt8] = [0x00, 0x61, 0x00, 0x00, 0x62, 0x0A, 0x00]
+        let write = try box.prefs("write", "app", "s", "-string-file", "-", input: text)
+        #expect(write.status == 0 && write.error.isEmpty, "\(write.error)")
+        let read = try box.prefs("read", "app", "s", "--raw")
+        #expect(read.status == 0 && read.output == text, "\(read.output) \(read.error)")
+        #expect(try box.suite("app") == ["s": .string(String(decoding: text, as: UTF8.self))])
+    }
+
+    /// A NUL in a key, a key path, a suite name or a path is refused before any file is touched,
+    /// with one line that says so.
+    @Test(arguments: [
+        (["write", "app", "k\0", "v"], "prefs: app: a key cannot contain NUL\n"),
+        (["write", "app", ":a:\0b", "v"], "prefs: app: a key cannot contain NUL\n"),
+        (["read", "app", "\0"], "prefs: app: a key cannot contain NUL\n"),
+        (["delete", "app", "k\0"], "prefs: app: a key cannot contain NUL\n"),
+        (["rename", "app", "k", "k\0"], "prefs: app: a key cannot contain NUL\n"),
+        (["write", "/home/u/.config/app.plist\0x", "k", "v"], "prefs: a path cannot contain NUL\n"),
+    ])
+    func aNULInANameIsAUsageError(arguments: [String], message: String) throws {
+        let box = Sandbox()
+        box.run("write", "app", "k", "v")
+        let before = box.fileSystem.snapshot()
+        let run = box.run(arguments)
+        #expect(run == (.usage, "", message))
+        #expect(box.fileSystem.snapshot() == before)
     }
 
     @Test func arraysAndDictionariesTakeTypedItems() throws {
@@ -236,6 +299,10 @@ final class Sandbox: @unchecked Sendable {
         (["write", ".hidden", "k", "v"], .usage),
         (["write", "..", "k", "v"], .usage),
         (["write", "bad\u{1}name", "k", "v"], .usage),
+        (["write", "bad\0name", "k", "v"], .usage),
+        (["write", "app", "k\0", "v"], .usage),
+        (["write", "app", ":k:\0", "v"], .usage),
+        (["read", "app", "k\0"], .usage),
         (["write", "app", ":k:sub", "v"], .dataError),
         (["write", "app", ":list:5", "v"], .dataError),
         (["write", "corrupt", "k", "v"], .dataError),
