@@ -5,12 +5,26 @@ import Glibc
 /// at the same size) is therefore never served as good: whole reads fail before returning anything,
 /// and a stream fails at its end.
 struct BlobReader {
-    let file: any ConfinedFile
+    let file: any BlobSource
     let reference: ExternalReference
 
-    init(storage: ExternalStorage, reference: ExternalReference, suite: String) throws(ExternalReference.Problem) {
-        file = try storage.open(reference, suite: suite)
+    init(place: BlobPlace, reference: ExternalReference) throws(ExternalReference.Problem) {
+        file = try place.store.open(reference, suite: place.suite)
         self.reference = reference
+    }
+
+    /// The whole blob, checked before it is returned.
+    func bytes() throws(ExternalReference.Problem) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(reference.size)
+        do {
+            try forEachChunk { bytes.append(contentsOf: $0) }
+        } catch let problem as ExternalReference.Problem {
+            throw problem
+        } catch {
+            throw ExternalReference.Problem("\(error)")
+        }
+        return bytes
     }
 
     /// Calls `body` with each piece, then checks the whole; the file is closed at the end.

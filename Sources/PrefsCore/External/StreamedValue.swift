@@ -11,13 +11,13 @@ public enum StreamedValue {
 
 extension SuiteStore {
     /// Reads a string or data value from `source` (a path, or `-` for standard input) for `key` of
-    /// `file`. A value over the threshold (or any, with `.external`) of a suite goes straight to a new
+    /// `target`. A value over the threshold (or any, with `.external`) of a suite goes straight to a new
     /// blob as it is read; otherwise it is read whole. A string must be UTF-8.
-    public func readValue(from source: String, kind: ExternalReference.Kind, key: String, for file: StoreFile,
+    public func readValue(from source: String, kind: ExternalReference.Kind, key: String, for target: SuiteTarget,
                           placement: Placement) throws -> StreamedValue {
         guard source != "-" else {
             return try FileDescriptor.borrowing(0) { input in
-                try readValue(from: input, name: "standard input", kind: kind, key: key, for: file, placement: placement)
+                try readValue(from: input, name: "standard input", kind: kind, key: key, for: target, placement: placement)
             }
         }
         let input: FileDescriptor
@@ -27,10 +27,10 @@ extension SuiteStore {
             if error == .notFound { throw PrefsError.fileNotFound(path: source) }
             throw PrefsError.cannotRead(path: source, errno: error.code)
         }
-        return try readValue(from: input, name: source, kind: kind, key: key, for: file, placement: placement)
+        return try readValue(from: input, name: source, kind: kind, key: key, for: target, placement: placement)
     }
 
-    func readValue(from input: borrowing FileDescriptor, name: String, kind: ExternalReference.Kind, key: String, for file: StoreFile,
+    func readValue(from input: borrowing FileDescriptor, name: String, kind: ExternalReference.Kind, key: String, for target: SuiteTarget,
                    placement: Placement) throws -> StreamedValue {
         func readError(_ error: FileDescriptor.Errno) -> PrefsError { .cannotRead(path: name, errno: error.code) }
         func inline(_ bytes: [UInt8]) throws -> StreamedValue {
@@ -41,7 +41,7 @@ extension SuiteStore {
         let info: stat
         do { info = try input.status() } catch { throw readError(error) }
         guard info.st_mode & S_IFMT != S_IFDIR else { throw PrefsError.cannotRead(path: name, errno: EISDIR) }
-        guard let suite = file.externalSuite, let storage = try externalStorage(), placement != .inline else {
+        guard let place = try blobPlace(for: target), placement != .inline else {
             do { return try inline(try input.readAll(sizeHint: Int(info.st_size))) } catch let error as FileDescriptor.Errno { throw readError(error) }
         }
         let threshold = try environment.externalThreshold()
@@ -60,7 +60,7 @@ extension SuiteStore {
             }
         }
         var validator = kind == .string ? UTF8Validator() : nil
-        let pending = try storage.write(suite: suite, key: key, kind: kind) { sink in
+        let pending = try place.store.write(suite: place.suite, key: key, kind: kind) { sink in
             func put(_ bytes: UnsafeRawBufferPointer) throws {
                 if validator?.feed(bytes) == false { throw PrefsError.invalidValue("\(name): not UTF-8 text") }
                 try sink.write(bytes)

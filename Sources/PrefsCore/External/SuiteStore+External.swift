@@ -24,50 +24,47 @@ public struct ExternalOptions: Sendable {
     }
 }
 
+/// Where a suite's external values are: a blob store and the suite's name in it.
+public struct BlobPlace: Sendable {
+    public let store: any BlobStore
+    public let suite: String
+}
+
 extension SuiteStore {
-    /// The blob store, when there is a data home; nil otherwise (everything is inline).
-    public func externalStorage() throws -> ExternalStorage? {
-        guard let home = try environment.optionalDataHome() else { return nil }
-        return ExternalStorage(fileSystem: fileSystem, base: home + "/prefs")
+    /// Where the external values of a location are; nil when its values stay inline (a file that is
+    /// not a suite, registered defaults) or there is no blob store (no data home).
+    public func blobPlace(for location: SuiteLocation) throws -> BlobPlace? {
+        let storage = storage(for: location)
+        guard let suite = storage.blobSuite(for: location), let blobs = try storage.blobStore() else { return nil }
+        return BlobPlace(store: blobs, suite: suite)
     }
 
-    /// The suite whose external storage a domain's references point into: a suite's (or the global
-    /// suite's) name — also when the domain is that suite's file named by its path — else nil.
-    public func externalSuite(of domain: Domain) -> String? {
-        guard case .file(let path) = domain else { return domain.registrationName }
-        guard let home = try? environment.configHome(), let target = try? fileSystem.resolvingSymlinks(path) else { return nil }
-        let (directory, name) = splitPath(target)
-        guard name.hasSuffix(".plist"), let here = realPath(directory), let config = realPath(home), here == config else { return nil }
-        if name == ".GlobalPreferences.plist" { return Domain.global.registrationName }
-        let suite = String(name.dropLast(6))
-        guard (try? Domain.checkSuiteName(suite)) != nil else { return nil }
-        return suite
+    func blobPlace(for target: SuiteTarget) throws -> BlobPlace? {
+        guard target.blobSuite != nil else { return nil }
+        return try blobPlace(for: target.location)
     }
 
-    private func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
-
-    /// Removes blobs no suite refers to: of a suite file that is gone.
-    func discard(_ references: [ExternalReference], suite: String?) {
-        guard let suite, let storage = (try? externalStorage()) ?? nil else { return }
-        for reference in references { storage.remove(reference, suite: suite) }
+    /// Removes blobs no suite refers to: of a suite that is gone.
+    func discard(_ references: [ExternalReference], place: BlobPlace?) {
+        guard let place else { return }
+        for reference in references { place.store.remove(reference, suite: place.suite) }
     }
 
     /// Releases and removes blobs written for a change that did not happen.
-    public func discard(_ pending: [PendingBlob], suite: String?) {
-        for blob in pending { blob.release() }
-        discard(pending.map(\.reference), suite: suite)
+    public func discard(_ pending: [PendingBlob], target: SuiteTarget) {
+        discard(pending, place: try? blobPlace(for: target))
     }
 
-    /// The external value a stored value refers to; nil when it is not a reference. `suite` is the
-    /// name of the suite that holds it (nil: a file, whose values are never references).
-    func reference(in value: PrefValue, suite: String?, domain: String, key: String) throws -> ExternalReference? {
-        // Most values are not dictionaries with the marker: they cost no environment lookup.
-        guard suite != nil, case .dictionary(let fields) = value, fields[ExternalReference.marker] != nil,
-              try externalStorage() != nil else { return nil }
+    func discard(_ pending: [PendingBlob], place: BlobPlace?) {
+        for blob in pending { blob.release() }
+        discard(pending.map(\.reference), place: place)
+    }
+
+    /// The external value a stored value refers to; nil when it is not a reference (or its place keeps
+    /// values inline).
+    func reference(in value: PrefValue, place: BlobPlace?, domain: String, key: String) throws -> ExternalReference? {
+        // Most values are not dictionaries with the marker.
+        guard place != nil, case .dictionary(let fields) = value, fields[ExternalReference.marker] != nil else { return nil }
         do {
             return try ExternalReference.parse(value)
         } catch {
@@ -76,15 +73,14 @@ extension SuiteStore {
     }
 
     /// A stored top-level value with its blob read in, when it is a reference.
-    func materialized(_ value: PrefValue, suite: String?, domain: String, key: String) throws -> PrefValue {
-        guard let reference = try reference(in: value, suite: suite, domain: domain, key: key), let suite else { return value }
-        return try materialize(reference, suite: suite, domain: domain, key: key)
+    func materialized(_ value: PrefValue, place: BlobPlace?, domain: String, key: String) throws -> PrefValue {
+        guard let reference = try reference(in: value, place: place, domain: domain, key: key), let place else { return value }
+        return try materialize(reference, place: place, domain: domain, key: key)
     }
 
-    func materialize(_ reference: ExternalReference, suite: String, domain: String, key: String) throws -> PrefValue {
-        guard let storage = try externalStorage() else { throw PrefsError.internalError("no external storage") }
+    func materialize(_ reference: ExternalReference, place: BlobPlace, domain: String, key: String) throws -> PrefValue {
         do {
-            let bytes = try storage.bytes(reference, suite: suite)
+            let bytes = try BlobReader(place: place, reference: reference).bytes()
             switch reference.kind {
             case .data: return .data(bytes)
             case .string:
@@ -102,39 +98,39 @@ extension SuiteStore {
     }
 
     /// A domain's stored contents with every external value read in (what `export` and `find` see).
-    public func loadMaterialized(_ domain: Domain) throws -> Suite? {
-        guard var suite = try load(domain) else { return nil }
-        suite.contents = try materializedContents(suite.contents, suite: externalSuite(of: domain), domain: domain.displayName)
+    public func loadMaterialized(_ domain: Domain) throws -> StoredSuite? {
+        let location = try location(of: domain)
+        guard var suite = try load(at: location) else { return nil }
+        suite.contents = try materializedContents(suite.contents, place: try blobPlace(for: location), domain: domain.displayName)
         return suite
     }
 
-    func materializedContents(_ contents: PrefDictionary, suite: String?, domain: String) throws -> PrefDictionary {
-        guard let suite else { return contents }
+    func materializedContents(_ contents: PrefDictionary, place: BlobPlace?, domain: String) throws -> PrefDictionary {
+        guard let place else { return contents }
         var result = contents
         for entry in contents {
-            guard let reference = try reference(in: entry.value, suite: suite, domain: domain, key: entry.key) else { continue }
-            result[entry.key] = try materialize(reference, suite: suite, domain: domain, key: entry.key)
+            guard let reference = try reference(in: entry.value, place: place, domain: domain, key: entry.key) else { continue }
+            result[entry.key] = try materialize(reference, place: place, domain: domain, key: entry.key)
         }
         return result
     }
 
     /// The open blob of a top-level value as `Layers.value(at:materializing: false)` gave it, for
     /// streaming it (`read --raw`), checked as it is read; nil when the value is not external.
-    /// `suite` is `Layers.externalSuite(for:)` of the value's origin.
-    public func openExternal(_ value: PrefValue, suite: String?, key: String) throws -> Blob? {
-        guard let suite, let reference = try reference(in: value, suite: suite, domain: suite, key: key),
-              let storage = try externalStorage() else { return nil }
+    /// `place` is `Layers.blobPlace(for:)` of the value's origin.
+    public func openExternal(_ value: PrefValue, place: BlobPlace?, key: String) throws -> Blob? {
+        guard let place, let reference = try reference(in: value, place: place, domain: place.suite, key: key) else { return nil }
         do throws(ExternalReference.Problem) {
-            return Blob(reader: try BlobReader(storage: storage, reference: reference, suite: suite), domain: suite, key: key)
+            return Blob(reader: try BlobReader(place: place, reference: reference), domain: place.suite, key: key)
         } catch {
-            throw PrefsError.badExternalValue(domain: suite, key: key, reason: error.reason)
+            throw PrefsError.badExternalValue(domain: place.suite, key: key, reason: error.reason)
         }
     }
 
     /// The real type of such a value (`read-type`): an external one's blob is checked in full, as every
     /// read of it is, so a damaged value never answers as good.
-    public func typeName(of value: PrefValue, suite: String?, key: String) throws -> String {
-        guard let blob = try openExternal(value, suite: suite, key: key) else { return value.typeName }
+    public func typeName(of value: PrefValue, place: BlobPlace?, key: String) throws -> String {
+        guard let blob = try openExternal(value, place: place, key: key) else { return value.typeName }
         try blob.verify()
         return blob.kind.rawValue
     }
@@ -147,8 +143,7 @@ extension SuiteStore {
 /// leaves at worst an orphan blob (for `gc`), never a reference without its blob.
 final class ExternalTransaction {
     let store: SuiteStore
-    let storage: ExternalStorage
-    let suite: String
+    let place: BlobPlace
     let options: ExternalOptions
     let threshold: Int
     let writesBlobs: Bool
@@ -160,14 +155,13 @@ final class ExternalTransaction {
     /// Set just before the suite is replaced: after that, an error may still have committed.
     var committing = false
 
-    init?(store: SuiteStore, file: StoreFile, options: ExternalOptions, writesBlobs: Bool = true) throws {
-        guard let suite = file.externalSuite, let storage = try store.externalStorage() else {
+    init?(store: SuiteStore, target: SuiteTarget, options: ExternalOptions, writesBlobs: Bool = true) throws {
+        guard let place = try store.blobPlace(for: target) else {
             guard options.prewritten.isEmpty else { throw PrefsError.internalError("blobs written for a file without external storage") }
             return nil
         }
         self.store = store
-        self.storage = storage
-        self.suite = suite
+        self.place = place
         self.options = options
         threshold = try store.environment.externalThreshold()
         self.writesBlobs = writesBlobs
@@ -183,11 +177,11 @@ final class ExternalTransaction {
         var known = options.prewritten.map(\.reference)
         var readIn: [[UInt8]: PrefValue] = [:]
         for entry in original where scope?.contains(entry.key) ?? true {
-            guard let reference = try store.reference(in: entry.value, suite: suite, domain: suite, key: entry.key) else { continue }
+            guard let reference = try store.reference(in: entry.value, place: place, domain: place.suite, key: entry.key) else { continue }
             originalReferences[Array(entry.key.utf8)] = reference
             known.append(reference)
             if options.reading?.contains(entry.key) ?? true {
-                let value = try store.materialize(reference, suite: suite, domain: suite, key: entry.key)
+                let value = try store.materialize(reference, place: place, domain: place.suite, key: entry.key)
                 readIn[Array(entry.key.utf8)] = value
                 contents[entry.key] = value
             }
@@ -211,7 +205,7 @@ final class ExternalTransaction {
                 guard known.contains(reference) else { throw reserved(key) }
                 if !canHoldReferences {
                     // A streamed value for a suite whose format cannot hold a reference: inline.
-                    contents[key] = try store.materialize(reference, suite: suite, domain: suite, key: key)
+                    contents[key] = try store.materialize(reference, place: place, domain: place.suite, key: key)
                 } else if let previous = originalReferences[bytesKey], previous.uuid != reference.uuid,
                           previous.holds(kind: reference.kind, size: reference.size, sha256: reference.sha256), let old {
                     contents[key] = old
@@ -223,7 +217,7 @@ final class ExternalTransaction {
                 if let previous = originalReferences[bytesKey], previous.holds(kind: kind, size: blob.count, sha256: digest), let old {
                     contents[key] = old
                 } else if writesBlobs {
-                    let pending = try storage.write(suite: suite, key: key, kind: kind) { sink in
+                    let pending = try place.store.write(suite: place.suite, key: key, kind: kind) { sink in
                         try blob.withUnsafeBytes { try sink.write($0) }
                     }
                     written.append(pending)
@@ -246,14 +240,14 @@ final class ExternalTransaction {
     func finish(succeeded: Bool) {
         for blob in written { blob.release() }
         if succeeded {
-            for reference in orphaned + unreferencedWritten.map(\.reference) { storage.remove(reference, suite: suite) }
+            for reference in orphaned + unreferencedWritten.map(\.reference) { place.store.remove(reference, suite: place.suite) }
         } else if !committing {
-            for blob in written { storage.remove(blob.reference, suite: suite) }
+            for blob in written { place.store.remove(blob.reference, suite: place.suite) }
         }
     }
 
     func reserved(_ key: String) -> PrefsError {
-        .invalidValue("\(suite): \(key): a dictionary with the key \"\(ExternalReference.marker)\" is reserved for external-storage references")
+        .invalidValue("\(place.suite): \(key): a dictionary with the key \"\(ExternalReference.marker)\" is reserved for external-storage references")
     }
 
     /// The kind and bytes of the blob a changed value gets, or nil to keep it inline. A blob is a

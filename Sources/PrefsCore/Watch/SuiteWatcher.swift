@@ -137,8 +137,8 @@ public final class SuiteWatcher {
     func updateWatches() throws {
         var wanted = Set<String>()
         var names = Set<[UInt8]>()
-        for layer in try layers.layers() {
-            for path in [layer.path, try? layers.store.fileSystem.resolvingSymlinks(layer.path)].compactMap({ $0 }) {
+        for file in try layers.paths() {
+            for path in [file, try? layers.store.fileSystem.resolvingSymlinks(file)].compactMap({ $0 }) {
                 let (directory, name) = splitPath(path)
                 wanted.insert(directory)
                 names.insert(Array(name.utf8))

@@ -6,7 +6,7 @@ import PrefsCore
 /// would), for `--exit-code`.
 enum Changing {
     /// `reporting`: print the dry run's change lines (a verb with its own report says no).
-    static func run(_ invocation: Invocation, _ context: CommandContext, _ file: StoreFile, keys: KeySet? = nil,
+    static func run(_ invocation: Invocation, _ context: CommandContext, _ file: SuiteTarget, keys: KeySet? = nil,
                     removingEmpty: Bool = false, reporting: Bool = true, external: ExternalOptions = ExternalOptions(),
                     _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
         guard invocation.has("dry-run") else {

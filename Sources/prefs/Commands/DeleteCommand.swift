@@ -15,7 +15,7 @@ enum DeleteCommand {
             return invocation.changeStatus(true)
         }
         let path = try KeyArguments.path(invocation.operands[1], in: domain, allowingEmpty: true)
-        let changed = try Changing.run(invocation, context, try context.store.file(for: domain), keys: [path.first],
+        let changed = try Changing.run(invocation, context, try context.store.target(for: domain), keys: [path.first],
                                          external: ExternalOptions(reading: path.components.count > 1 ? nil : [])) { contents in
             let removed = try KeyPathError.attributing(domain: domain.displayName, path: path) { try contents.removeValue(at: path) }
             guard removed != nil else { throw PrefsError.keyNotFound(domain: domain.displayName, key: path.display) }

@@ -7,7 +7,7 @@ import PrefsCore
 enum ImportCommand {
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: invocation.operands[0])
-        let file = try context.store.file(for: domain)
+        let file = try context.store.target(for: domain)
         let source = invocation.operands[1]
         let replace = invocation.has("replace"), ifAbsent = invocation.has("if-absent")
         guard !(replace && ifAbsent) else { throw PrefsError.usage("import: --replace and --if-absent cannot be combined") }

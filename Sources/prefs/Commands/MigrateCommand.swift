@@ -15,7 +15,7 @@ enum MigrateCommand {
         let argument = invocation.operands[1]
         let plan = try self.plan(invocation)
         let kind = invocation.value("from").flatMap(SourceKind.init(rawValue:)) ?? sourceKind(of: argument)
-        let file = try context.store.file(for: domain)
+        let file = try context.store.target(for: domain)
         var source = PrefDictionary()
         var problems: [(path: KeyPath, reason: String)] = []
         var inPlace = false
@@ -23,7 +23,7 @@ enum MigrateCommand {
         case .suite:
             let sourceDomain = try Domain(argument: argument)
             guard sourceDomain != .standardInput else { throw PrefsError.usage("migrate: --from suite needs a suite name, not -") }
-            inPlace = try context.store.path(of: sourceDomain).utf8.elementsEqual(file.path.utf8)
+            inPlace = context.store.same(try context.store.location(of: sourceDomain), file.location)
             if !inPlace {
                 guard let suite = try context.store.loadMaterialized(sourceDomain) else { throw PrefsError.suiteNotFound(domain: sourceDomain.displayName) }
                 source = suite.contents

@@ -67,8 +67,8 @@ enum ReadCommand {
             throw PrefsError.usage("read: --raw and --\(option) cannot be combined")
         }
         let (value, origin) = try SuiteReading.value(of: key, in: domain, invocation, context, materializing: false)
-        let suite = try SuiteReading.layers(of: domain, invocation, context).externalSuite(for: origin)
-        if let blob = try context.store.openExternal(value, suite: suite, key: key) {
+        let suite = try SuiteReading.layers(of: domain, invocation, context).blobPlace(for: origin)
+        if let blob = try context.store.openExternal(value, place: suite, key: key) {
             guard blob.kind == .string || blob.kind == .data else {
                 throw PrefsError.typeMismatch(domain: domain.displayName, key: key, reason: "--raw prints strings and data, and the value is a\(blob.kind == .array ? "n" : "") \(blob.kind.rawValue)")
             }

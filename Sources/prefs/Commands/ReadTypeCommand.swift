@@ -7,8 +7,8 @@ enum ReadTypeCommand {
         let domain = try Domain(argument: invocation.operands[0])
         let key = invocation.operands[1]
         let (value, origin) = try SuiteReading.value(of: key, in: domain, invocation, context, materializing: false)
-        let suite = try SuiteReading.layers(of: domain, invocation, context).externalSuite(for: origin)
-        let type = try context.store.typeName(of: value, suite: suite, key: key)
+        let suite = try SuiteReading.layers(of: domain, invocation, context).blobPlace(for: origin)
+        let type = try context.store.typeName(of: value, place: suite, key: key)
         context.print((invocation.has("origin") ? "\(origin)\t" : "") + type)
         return .success
     }

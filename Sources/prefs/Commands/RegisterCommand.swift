@@ -8,7 +8,7 @@ import PrefsCore
 enum RegisterCommand {
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: invocation.operands[0])
-        let file = try context.store.registrationFile(for: domain)
+        let file = try context.store.registrationTarget(for: domain)
         let name = "\(domain.displayName) (registered)"
         let replace = invocation.has("replace")
         var sums: [PrefValue] = []

@@ -7,7 +7,7 @@ enum RenameCommand {
         let domain = try Domain(argument: invocation.operands[0])
         let old = try KeyArguments.path(invocation.operands[1], in: domain, allowingEmpty: true)
         let new = try KeyArguments.path(invocation.operands[2], in: domain)
-        let changed = try Changing.run(invocation, context, try context.store.file(for: domain), keys: [old.first, new.first],
+        let changed = try Changing.run(invocation, context, try context.store.target(for: domain), keys: [old.first, new.first],
                                          external: ExternalOptions(reading: old.components.count > 1 || new.components.count > 1 ? nil : [])) { contents in
             let value = try KeyPathError.attributing(domain: domain.displayName, path: old) { try contents.removeValue(at: old) }
             guard let value else { throw PrefsError.keyNotFound(domain: domain.displayName, key: old.display) }

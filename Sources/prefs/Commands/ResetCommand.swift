@@ -8,7 +8,7 @@ enum ResetCommand {
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: invocation.operands[0])
         let paths = try invocation.operands.dropFirst().map { try KeyArguments.path($0, in: domain, allowingEmpty: true) }
-        let changed = try Changing.run(invocation, context, try context.store.file(for: domain), removingEmpty: domain.registrationName != nil,
+        let changed = try Changing.run(invocation, context, try context.store.target(for: domain), removingEmpty: domain.registrationName != nil,
                                        external: ExternalOptions(reading: paths.allSatisfy { $0.components.count == 1 } ? [] : nil)) { contents in
             guard !paths.isEmpty else {
                 contents = PrefDictionary()

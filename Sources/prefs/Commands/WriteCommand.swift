@@ -13,7 +13,7 @@ enum WriteCommand {
     static func run(_ invocation: Invocation, _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: invocation.operands[0])
         var request = try WriteRequest.parse(invocation.operands.dropFirst(), domain: domain.displayName)
-        let file = try context.store.file(for: domain)
+        let file = try context.store.target(for: domain)
         let placement = try placement(invocation, request, file: file)
         var conditions = WriteRequest.Conditions(ifAbsent: invocation.has("if-absent"))
         if let text = invocation.value("if-equals") {
@@ -31,7 +31,7 @@ enum WriteCommand {
         do {
             request = try readFiles(request, invocation, context, file: file, placement: placement, prewritten: &prewritten)
         } catch {
-            context.store.discard(prewritten, suite: file.externalSuite)
+            context.store.discard(prewritten, target: file)
             throw error
         }
         var sums: [PrefValue] = []
@@ -44,13 +44,13 @@ enum WriteCommand {
     }
 
     /// `--external` or `--inline`: only for the strings, data, arrays and dictionaries of a suite.
-    static func placement(_ invocation: Invocation, _ request: WriteRequest, file: StoreFile) throws -> Placement {
+    static func placement(_ invocation: Invocation, _ request: WriteRequest, file: SuiteTarget) throws -> Placement {
         switch (invocation.has("external"), invocation.has("inline")) {
         case (true, true): throw PrefsError.usage("write: --external and --inline cannot be combined")
         case (false, true): return .inline
         case (false, false): return .automatic
         case (true, false):
-            guard file.externalSuite != nil else { throw PrefsError.usage("write: --external needs a suite; a file keeps its values inline") }
+            guard file.blobSuite != nil else { throw PrefsError.usage("write: --external needs a suite; a file keeps its values inline") }
             guard case .changes(let changes) = request else { throw PrefsError.usage("write: --external needs KEY [TYPE] VALUE groups") }
             for change in changes {
                 let scalar: PrefValue?
@@ -69,7 +69,7 @@ enum WriteCommand {
 
     /// The request with every value from a file read: inline, or (for a top-level key of a suite, not
     /// in a dry run) already in a new blob whose reference it sets.
-    static func readFiles(_ request: WriteRequest, _ invocation: Invocation, _ context: CommandContext, file: StoreFile,
+    static func readFiles(_ request: WriteRequest, _ invocation: Invocation, _ context: CommandContext, file: SuiteTarget,
                           placement: Placement, prewritten: inout [PendingBlob]) throws -> WriteRequest {
         guard case .changes(var changes) = request else { return request }
         guard changes.filter({ if case .setFromFile("-", _) = $0.action { true } else { false } }).count <= 1 else {

@@ -140,13 +140,15 @@ final class LayerFixture {
         let store = SuiteStore(fileSystem: InMemoryFileSystem(), environment: Environment([
             "HOME": "/h", "XDG_DATA_DIRS": "/opt/share/:relative:/usr/share:/opt/share",
         ]))
-        #expect(try store.registrationFiles(for: "app") == [
+        func paths(_ store: SuiteStore, _ name: String) throws -> [String] { try store.storage.registrationLocations(for: name).map(store.describe) }
+        #expect(try store.storage.registrationLocations(for: "app").first == .registered("app"))
+        #expect(try paths(store, "app") == [
             "/h/.local/share/prefs/defaults/app.plist", "/h/.local/share/prefs/defaults/app.json",
             "/opt/share/prefs/defaults/app.plist", "/opt/share/prefs/defaults/app.json",
             "/usr/share/prefs/defaults/app.plist", "/usr/share/prefs/defaults/app.json",
         ])
         let defaults = SuiteStore(fileSystem: InMemoryFileSystem(), environment: Environment(["XDG_CONFIG_HOME": "/c"]))
-        #expect(try defaults.registrationFiles(for: "NSGlobalDomain") == [
+        #expect(try paths(defaults, "NSGlobalDomain") == [
             "/usr/local/share/prefs/defaults/NSGlobalDomain.plist", "/usr/local/share/prefs/defaults/NSGlobalDomain.json",
             "/usr/share/prefs/defaults/NSGlobalDomain.plist", "/usr/share/prefs/defaults/NSGlobalDomain.json",
         ])
@@ -154,13 +156,14 @@ final class LayerFixture {
 
     @Test func theUserRegistrationFileKeepsAnExistingJSONFile() throws {
         let box = try LayerFixture(.memory)
-        #expect(try box.store.registrationFile(for: .suite("app")).path == box.root + "/data/prefs/defaults/app.plist")
+        func path(_ domain: Domain) throws -> String { try box.store.files.path(of: try box.store.registrationTarget(for: domain).location) }
+        #expect(try path(.suite("app")) == box.root + "/data/prefs/defaults/app.plist")
         try box.put("data/prefs/defaults/app.json", ["a": 1])
-        #expect(try box.store.registrationFile(for: .suite("app")).path == box.root + "/data/prefs/defaults/app.json")
+        #expect(try path(.suite("app")) == box.root + "/data/prefs/defaults/app.json")
         try box.put("data/prefs/defaults/app.plist", ["a": 1])
-        #expect(try box.store.registrationFile(for: .suite("app")).path == box.root + "/data/prefs/defaults/app.plist")
-        #expect(try box.store.registrationFile(for: .global).path == box.root + "/data/prefs/defaults/NSGlobalDomain.plist")
-        #expect(throws: PrefsError.self) { try box.store.registrationFile(for: .file("/x.plist")) }
+        #expect(try path(.suite("app")) == box.root + "/data/prefs/defaults/app.plist")
+        #expect(try path(.global) == box.root + "/data/prefs/defaults/NSGlobalDomain.plist")
+        #expect(throws: PrefsError.self) { try box.store.registrationTarget(for: .file("/x.plist")) }
     }
 }
 

@@ -51,39 +51,44 @@ public struct Layers: Sendable {
 
     struct Layer {
         let origin: Origin
-        let path: String
+        let location: SuiteLocation
     }
 
     /// The layers, highest first.
     func layers() throws -> [Layer] {
-        var layers = [Layer(origin: .stored, path: try store.path(of: domain))]
+        var layers = [Layer(origin: .stored, location: try store.location(of: domain))]
         guard !storedOnly, let name = domain.registrationName else { return layers }
-        if case .suite = domain { layers.append(Layer(origin: .global, path: try store.path(of: .global))) }
-        layers += commandLineDefaults.reversed().map { Layer(origin: .commandLine($0), path: $0) }
-        layers += try store.registrationFiles(for: name).map { Layer(origin: .registered($0), path: $0) }
+        if case .suite = domain { layers.append(Layer(origin: .global, location: .global)) }
+        layers += commandLineDefaults.reversed().map { Layer(origin: .commandLine($0), location: .file($0)) }
+        layers += try store.storage.registrationLocations(for: name).map { Layer(origin: .registered(store.describe($0)), location: $0) }
         return layers
     }
 
-    /// A layer's contents; nil when its file does not exist (a `--defaults FILE` must exist).
-    /// External values are read in.
-    func contents(of layer: Layer) throws -> PrefDictionary? {
-        if case .commandLine = layer.origin {
-            return try SuiteStore.decode(try store.fileSystem.contents(of: layer.path), path: layer.path).contents
+    /// The files the layers are in, where they are files (for `watch`).
+    public func paths() throws -> [String] {
+        try layers().compactMap { layer in
+            guard let files = store.storage(for: layer.location) as? FileSuiteStorage else { return nil }
+            return try files.path(of: layer.location)
         }
-        guard let contents = try store.load(path: layer.path)?.contents else { return nil }
-        guard let suite = externalSuite(of: layer) else { return contents }
-        return try store.materializedContents(contents, suite: suite, domain: suite)
     }
 
-    /// The suite whose external storage a layer's references point into: the domain's own (a suite
-    /// or the global suite) or the global suite; nil for files and registered defaults.
-    func externalSuite(of layer: Layer) -> String? { externalSuite(for: layer.origin) }
+    /// A layer's contents; nil when it does not exist (a `--defaults FILE` must exist).
+    /// External values are read in.
+    func contents(of layer: Layer) throws -> PrefDictionary? {
+        guard let contents = try store.load(at: layer.location)?.contents else {
+            if case .commandLine(let path) = layer.origin { throw PrefsError.fileNotFound(path: path) }
+            return nil
+        }
+        guard let place = try blobPlace(for: layer.origin) else { return contents }
+        return try store.materializedContents(contents, place: place, domain: place.suite)
+    }
 
-    /// The suite whose external storage a value from `origin` refers into, if any.
-    public func externalSuite(for origin: Origin) -> String? {
+    /// Where the external values of a value from `origin` are, if anywhere: the domain's own (a suite
+    /// or the global suite) or the global suite's; nil for files and registered defaults.
+    public func blobPlace(for origin: Origin) throws -> BlobPlace? {
         switch origin {
-        case .stored: return store.externalSuite(of: domain)
-        case .global: return Domain.global.registrationName
+        case .stored: return try store.blobPlace(for: try store.location(of: domain))
+        case .global: return try store.blobPlace(for: .global)
         case .registered, .commandLine: return nil
         }
     }
@@ -106,7 +111,7 @@ public struct Layers: Sendable {
             let found: (exists: Bool, value: PrefValue?)
             switch layer.origin {
             case .stored, .global:
-                found = try store.lookup(path.first, inFile: layer.path)
+                found = try store.lookup(path.first, in: layer.location)
             case .registered, .commandLine:
                 let contents = try contents(of: layer)
                 found = (contents != nil, contents?[path.first])
@@ -122,8 +127,8 @@ public struct Layers: Sendable {
             return nil
         }
         if materializing || path.components.count > 1 {
-            let suite = externalSuite(of: answerLayer)
-            answer.value = try store.materialized(answer.value, suite: suite, domain: suite ?? domain.displayName, key: path.first)
+            let place = try blobPlace(for: answerLayer.origin)
+            answer.value = try store.materialized(answer.value, place: place, domain: place?.suite ?? domain.displayName, key: path.first)
         }
         let value = try KeyPathError.attributing(domain: domain.displayName, path: path) {
             try answer.value.value(at: path.components.dropFirst())
@@ -173,34 +178,3 @@ public struct Layers: Sendable {
     }
 }
 
-extension SuiteStore {
-    /// The registered-defaults files of a suite (`NAME` is the suite's name, or `NSGlobalDomain`),
-    /// most important first: `prefs/defaults/NAME.plist`, then `NAME.json`, under `$XDG_DATA_HOME`
-    /// (the user's, written by `prefs register`) and then under each `$XDG_DATA_DIRS` directory
-    /// (shipped by packages, only ever read). When no data home can be found (no `$XDG_DATA_HOME`
-    /// and no `$HOME`), only the packages' files are read.
-    public func registrationFiles(for name: String) throws -> [String] {
-        let directories = [try environment.optionalDataHome()].compactMap { $0 } + (try environment.dataDirectories())
-        var files: [String] = []
-        for directory in directories {
-            for suffix in [".plist", ".json"] {
-                let file = directory + "/prefs/defaults/" + name + suffix
-                if !files.contains(where: { $0.utf8Compare(file) == 0 }) { files.append(file) }
-            }
-        }
-        return files
-    }
-
-    /// The user's registered-defaults file for a suite, which `prefs register` changes: `NAME.json`
-    /// when that is the one that exists, otherwise `NAME.plist` (created, with its directories, on
-    /// the first registration).
-    public func registrationFile(for domain: Domain) throws -> StoreFile {
-        guard let name = domain.registrationName else {
-            throw PrefsError.usage("\(domain.displayName): a file has no registered defaults; name a suite")
-        }
-        let base = try environment.dataHome() + "/prefs/defaults/" + name
-        let json = base + ".json"
-        let useJSON = try fileSystem.status(of: base + ".plist") == nil && fileSystem.status(of: json) != nil
-        return StoreFile(path: useJSON ? json : base + ".plist", createsDirectory: true, displayName: "\(domain.displayName) (registered)")
-    }
-}

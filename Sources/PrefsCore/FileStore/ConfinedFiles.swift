@@ -52,11 +52,7 @@ public struct ConfinedEntry: Equatable, Sendable {
 
 /// An open file in a confined place: a new one being written (held with a shared lock until it is
 /// closed, so `removeIfUnused` leaves it alone), or an existing one being read.
-public protocol ConfinedFile: AnyObject, Sendable {
-    /// The size now (what `fstat` says).
-    func size() throws -> Int
-    /// Reads until `buffer` is full or the file ends; how many bytes came.
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+public protocol ConfinedFile: BlobSource {
     func write(_ bytes: UnsafeRawBufferPointer) throws
     /// Writes the file to disk (fsync).
     func sync() throws
@@ -64,8 +60,6 @@ public protocol ConfinedFile: AnyObject, Sendable {
     func commit(as name: String) throws
     /// Unlinks a new file that was not committed.
     func abandon()
-    /// Closes the file (and drops its lock); called once, later calls do nothing.
-    func close()
 }
 
 /// What `removeIfUnused` did.

@@ -1,0 +1,97 @@
+/// Where a store keeps the values too large for its suites (see `ExternalTransaction`): blobs, each
+/// written whole and committed before any suite refers to it, never changed after, and held by its
+/// writer until the suite that refers to it is committed, so collecting orphans never takes a blob a
+/// write is about to commit. Blobs live per suite (`NAME` is a suite's name or `NSGlobalDomain`), and
+/// a reference names its blob by key directory and UUID.
+public protocol BlobStore: Sendable {
+    /// Writes a new blob for a key of `suite`: `produce` is given a sink to write the value's bytes
+    /// into, in pieces, so a large value is never held whole. Returns it committed and still held.
+    func write(suite: String, key: String, kind: ExternalReference.Kind,
+               _ produce: (inout BlobSink) throws -> Void) throws -> PendingBlob
+
+    /// Opens the blob a reference names for reading: there, and of the recorded size. (Its content is
+    /// checked against the reference's SHA-256 as it is read: see `BlobReader`.)
+    func open(_ reference: ExternalReference, suite: String) throws(ExternalReference.Problem) -> any BlobSource
+
+    /// Deletes a blob no suite refers to any more, and what it leaves empty; a blob a writer holds is
+    /// left alone. Failures are ignored (`gc` collects what is left).
+    func remove(_ reference: ExternalReference, suite: String)
+
+    /// The suites that have blobs.
+    func suites() throws -> [String]
+
+    /// Every blob of a suite, and a problem line for anything there that is not one (a symlink, for
+    /// the file store), which is left alone.
+    func inventory(of suite: String) -> BlobInventory
+
+    /// Removes a blob no reference names, unless a writer holds it; then what that leaves empty.
+    func removeIfUnused(_ blob: BlobEntry, suite: String) throws -> ConfinedRemoval
+}
+
+/// A blob as an inventory lists it.
+public struct BlobEntry: Sendable {
+    /// The key directory and the name (a UUID, or a temporary name while unfinished).
+    public let directory: String
+    public let name: String
+    public let size: Int
+    /// Seconds since the epoch.
+    public let modified: Int64
+
+    /// Names a writer uses before the blob is committed.
+    public static let temporaryPrefix = ".tmp-"
+    public var isUnfinished: Bool { name.hasPrefix(BlobEntry.temporaryPrefix) }
+    public var id: String { directory + "/" + name }
+}
+
+public struct BlobInventory: Sendable {
+    public var blobs: [BlobEntry] = []
+    public var problems: [String] = []
+}
+
+/// A blob open for reading.
+public protocol BlobSource: AnyObject, Sendable {
+    func size() throws -> Int
+    /// Reads until `buffer` is full or the blob ends; how many bytes came.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+    func close()
+}
+
+/// A blob written for a change and not yet committed into its suite: its reference, and the hold
+/// that keeps `gc` away from it until `release` (or the end of the process).
+public final class PendingBlob: @unchecked Sendable {
+    public let reference: ExternalReference
+    private let releaseHold: () -> Void
+    private var released = false
+
+    public init(reference: ExternalReference, release: @escaping () -> Void) {
+        self.reference = reference
+        releaseHold = release
+    }
+
+    /// Drops the hold: the blob is now referenced by its suite, or has been removed.
+    public func release() {
+        guard !released else { return }
+        released = true
+        releaseHold()
+    }
+
+    deinit { release() }
+}
+
+/// Where a blob's bytes go as they are produced: written, hashed and counted on the way.
+public struct BlobSink {
+    let output: (UnsafeRawBufferPointer) throws -> Void
+    var hasher = SHA256()
+    public private(set) var size = 0
+
+    public init(_ output: @escaping (UnsafeRawBufferPointer) throws -> Void) { self.output = output }
+
+    public mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
+        hasher.update(bytes)
+        size += bytes.count
+        try output(bytes)
+    }
+
+    /// The digest of everything written (the sink is spent).
+    mutating func finish() -> [UInt8] { hasher.finish() }
+}

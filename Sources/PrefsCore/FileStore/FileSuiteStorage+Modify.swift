@@ -1,0 +1,134 @@
+import Glibc
+
+/// Changing suite files: one locked read-modify-write each, patched in place when the change names
+/// its keys, and removed whole only after checking that they are suites.
+extension FileSuiteStorage {
+    /// A suite's directory is created (0700) on the first change that adds something; a file domain's
+    /// directory must exist. When the change touches only the top-level `scope` keys, a binary or XML
+    /// file is patched (`TopLevelPatch`): still checked whole, but only those entries are decoded and
+    /// rewritten, and the change then sees just those keys.
+    public func modify(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool, _ change: StoredChange) throws -> Bool {
+        let target = try fileSystem.resolvingSymlinks(try path(of: location))
+        let directory = splitPath(target).directory
+        if try fileSystem.status(of: directory) == nil {
+            // No directory, so no file: only create the directory when the change adds something.
+            var contents = PrefDictionary()
+            try change.probe(&contents)
+            guard !contents.isEmpty else { return false }
+            if case .file = location { throw PrefsError.cannotWrite(path: target, errno: ENOENT) }
+            try fileSystem.createDirectory(directory, mode: 0o700)
+        }
+        return try locked(target) {
+            if !removingEmpty, let scope, let patched = try patch(target, scope: scope, change) { return patched }
+            let bytes: [UInt8]?
+            do { bytes = try fileSystem.contents(of: target) } catch PrefsError.fileNotFound { bytes = nil }
+            let current = try bytes.map { try FileSuiteStorage.decode($0, path: target) }
+            var contents = current?.contents ?? PrefDictionary()
+            let format = current?.format ?? FileSuiteStorage.newFileFormat(target)
+            try change.apply(&contents, format)
+            if let current, current.contents == contents { return false }
+            if current == nil && contents.isEmpty { return false }
+            if removingEmpty && contents.isEmpty {
+                change.willCommit()
+                try fileSystem.removeFile(target)
+                return true
+            }
+            let encoded = try FileSuiteStorage.encode(contents, as: format)
+            // Values can differ and still encode alike (a date fraction in XML): same bytes, no write.
+            guard encoded != bytes else { return false }
+            change.willCommit()
+            try fileSystem.replace(target, with: encoded, newFileMode: 0o600)
+            return true
+        }
+    }
+
+    /// Patches the file in place of a full rewrite; nil when it cannot be patched (missing, empty,
+    /// another format, or a structure the patch declines).
+    func patch(_ target: String, scope: KeySet, _ change: StoredChange) throws -> Bool? {
+        do {
+            return try fileSystem.withContents(of: target) { bytes -> Bool? in
+                guard !bytes.isEmpty else { return nil }
+                let format = PlistFormat.detect(bytes)
+                let outcome = try TopLevelPatch.apply(to: bytes, keys: scope) { contents in try change.apply(&contents, format) }
+                switch outcome {
+                case .unchanged:
+                    return false
+                case .patched(let newBytes):
+                    guard !newBytes.elementsEqual(bytes) else { return false }
+                    change.willCommit()
+                    try fileSystem.replace(target, with: newBytes, newFileMode: 0o600)
+                    return true
+                case .unsupported:
+                    return nil
+                }
+            }
+        } catch PrefsError.fileNotFound {
+            return nil
+        } catch let error as PrefsError {
+            throw error.attributed(to: target)
+        }
+    }
+
+    public func checkStorable(_ contents: PrefDictionary, format: PlistFormat?) throws {
+        guard let format else { return }
+        _ = try FileSuiteStorage.encode(contents, as: format)
+    }
+
+    /// Deletes a suite's file (the target of a symlink; the link stays), under its lock and only
+    /// after checking that it is a suite: a file that cannot be parsed, or whose root is not a
+    /// dictionary, is refused and kept.
+    public func remove(_ location: SuiteLocation) throws -> PrefDictionary? {
+        let target = try fileSystem.resolvingSymlinks(try path(of: location))
+        guard try fileSystem.status(of: target) != nil else { return nil }
+        return try locked(target) {
+            guard let suite = try load(path: target) else { return nil }
+            try fileSystem.removeFile(target)
+            return suite.contents
+        }
+    }
+
+    public func withChangesHeld<T>(_ location: SuiteLocation, creating: Bool, _ body: () throws -> T) throws -> T {
+        let target = try fileSystem.resolvingSymlinks(try path(of: location))
+        let directory = splitPath(target).directory
+        if try fileSystem.status(of: directory) == nil {
+            guard creating else { return try body() }
+            try fileSystem.createDirectory(directory, mode: 0o700)
+        }
+        return try locked(target, body)
+    }
+
+    /// Runs `body` holding the lock of the file `target` (see `FileSystem.withLock(ofFile:)`).
+    func locked<T>(_ target: String, _ body: () throws -> T) throws -> T {
+        try fileSystem.withLock(ofFile: target, timeout: try environment.lockTimeout(), body)
+    }
+
+    /// Encodes suite contents in a file's format, refusing values the format would silently change:
+    /// an OpenStep file holds only strings, data, arrays and dictionaries, and a plain JSON file has no
+    /// dates, data or UIDs (they would come back as strings).
+    static func encode(_ contents: PrefDictionary, as format: PlistFormat) throws -> [UInt8] {
+        if let (key, type) = firstValueLost(.dictionary(contents), in: format, path: "") {
+            throw PrefsError.unrepresentable(format: format, keyPath: key,
+                reason: "this \(format.displayName) file cannot hold a value of type \(type); convert the file first (prefs export FILE FILE --format xml)")
+        }
+        return try PropertyList.encode(.dictionary(contents), as: format)
+    }
+
+    static func firstValueLost(_ value: PrefValue, in format: PlistFormat, path: String) -> (key: String, type: String)? {
+        switch (value, format) {
+        case (.array(let elements), _):
+            for (i, element) in elements.enumerated() {
+                if let found = firstValueLost(element, in: format, path: path + ":" + String(i)) { return found }
+            }
+            return nil
+        case (.dictionary(let dictionary), _):
+            for entry in dictionary {
+                if let found = firstValueLost(entry.value, in: format, path: path + ":" + KeyPath.escape(entry.key)) { return found }
+            }
+            return nil
+        case (.string, .openStep), (.data, .openStep): return nil
+        case (_, .openStep): return (path, value.typeName)
+        case (.date, .json), (.data, .json), (.uid, .json): return (path, value.typeName)
+        default: return nil
+        }
+    }
+}

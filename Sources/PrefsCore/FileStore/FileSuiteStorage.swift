@@ -1,0 +1,180 @@
+import Glibc
+
+/// Suites as property-list files: a suite `S` is `$XDG_CONFIG_HOME/S.plist` (where Foundation's
+/// UserDefaults keeps it on Linux), the global suite `.GlobalPreferences.plist`, the user's
+/// registered defaults `$XDG_DATA_HOME/prefs/defaults/S.plist` (or `.json`), a file domain its path.
+///
+/// Every change is one locked read-modify-write: lock the file (`FileSystem.withLock(ofFile:)`) →
+/// read it → apply the change → if nothing changed, stop (the file stays untouched) → encode in the
+/// file's own format → atomic replace (temporary file in the same directory, fsync, rename, fsync of
+/// the directory) → unlock. A file that cannot be parsed is never overwritten or deleted: the change
+/// fails with a data error and the file stays as it was. Reading takes no lock and creates nothing.
+public struct FileSuiteStorage: SuiteStorage {
+    public let fileSystem: any FileSystem
+    public let environment: Environment
+
+    public init(fileSystem: any FileSystem, environment: Environment) {
+        self.fileSystem = fileSystem
+        self.environment = environment
+    }
+
+    /// The file that holds a location.
+    public func path(of location: SuiteLocation) throws -> String {
+        switch location {
+        case .suite(let name): return try environment.configHome() + "/" + name + ".plist"
+        case .global: return try environment.configHome() + "/.GlobalPreferences.plist"
+        case .file(let path): return path
+        case .registered(let name):
+            let base = try environment.dataHome() + "/prefs/defaults/" + name
+            let useJSON = try fileSystem.status(of: base + ".plist") == nil && fileSystem.status(of: base + ".json") != nil
+            return base + (useJSON ? ".json" : ".plist")
+        }
+    }
+
+    public func describe(_ location: SuiteLocation) -> String { (try? path(of: location)) ?? "\(location)" }
+
+    public func load(_ location: SuiteLocation) throws -> StoredSuite? {
+        try load(path: try path(of: location))
+    }
+
+    func load(path: String) throws -> StoredSuite? {
+        do {
+            return try FileSuiteStorage.decode(try fileSystem.contents(of: path), path: path)
+        } catch PrefsError.fileNotFound {
+            return nil
+        }
+    }
+
+    /// A binary or XML suite is read the fast way (`PropertyList.lookup`): its structure and the
+    /// value asked for are checked, other values are not read.
+    public func lookup(_ key: String, in location: SuiteLocation) throws -> (exists: Bool, value: PrefValue?) {
+        let file = try path(of: location)
+        do {
+            return try fileSystem.withContents(of: file) { bytes in
+                (true, bytes.isEmpty ? nil : try PropertyList.lookup(key, in: bytes).value)
+            }
+        } catch PrefsError.fileNotFound {
+            return (false, nil)
+        } catch let error as PrefsError {
+            throw error.attributed(to: file)
+        }
+    }
+
+    /// Decodes a suite file: its root must be a dictionary. A zero-length file is an empty suite
+    /// (there is nothing in it to lose).
+    static func decode(_ bytes: [UInt8], path: String) throws -> StoredSuite {
+        if bytes.isEmpty { return StoredSuite(contents: PrefDictionary(), format: newFileFormat(path)) }
+        let value: PrefValue, format: PlistFormat
+        do {
+            (value, format) = try PropertyList.decode(bytes)
+        } catch let error as PrefsError {
+            throw error.attributed(to: path)
+        }
+        guard case .dictionary(let contents) = value else {
+            throw PrefsError.malformed(source: path, format: format, reason: "the root is \(value.typeNameWithArticle), not a dictionary")
+        }
+        return StoredSuite(contents: contents, format: format)
+    }
+
+    /// New files are XML, except a path domain ending in `.json`.
+    static func newFileFormat(_ path: String) -> PlistFormat { path.hasSuffix(".json") ? .json : .xml }
+
+    /// The suites in the configuration directory, in code-point order, and the entries skipped on
+    /// the way: a name that is not UTF-8 (no command line could name it), a symlink loop, a link
+    /// that cannot be followed, a FIFO. One bad entry never hides the other suites.
+    public func suiteNames() throws -> SuiteListing {
+        let directory = try environment.configHome()
+        let entries: [ConfinedEntry]
+        do {
+            entries = try fileSystem.confinedEntries(ConfinedPath(base: directory, []))
+        } catch {
+            if case .system(_, let code) = error { throw PrefsError.cannotRead(path: directory, errno: code) }
+            throw PrefsError.cannotRead(path: directory, errno: ENOTDIR)
+        }
+        var listing = SuiteListing()
+        for entry in entries where entry.name.hasSuffix(".plist") && !entry.name.hasPrefix(".") {
+            let path = directory + "/" + entry.name
+            guard entry.nameIsUTF8 else {
+                listing.skipped.append(SkippedEntry(path: path, reason: "the name is not UTF-8"))
+                continue
+            }
+            switch entry.kind {
+            case .file: break
+            case .directory: continue
+            case .other:
+                listing.skipped.append(SkippedEntry(path: path, reason: "not a regular file"))
+                continue
+            case .symlink:
+                do {
+                    guard try fileSystem.status(of: path)?.isDirectory == false else { continue }
+                } catch PrefsError.cannotRead(_, let code) {
+                    listing.skipped.append(SkippedEntry(path: path, reason: PrefsError.describe(errno: code)))
+                    continue
+                }
+            }
+            listing.names.append(String(entry.name.dropLast(6)))
+        }
+        return listing
+    }
+
+    /// `prefs/defaults/NAME.plist`, then `NAME.json`, under `$XDG_DATA_HOME` (the user's: the one
+    /// `prefs register` changes is `.registered(NAME)`) and then under each `$XDG_DATA_DIRS`
+    /// directory (shipped by packages, only ever read). Without a data home (no `$XDG_DATA_HOME` and
+    /// no `$HOME`), only the packages' files.
+    public func registrationLocations(for name: String) throws -> [SuiteLocation] {
+        var locations: [SuiteLocation] = []
+        var seen: [String] = []
+        if let home = try environment.optionalDataHome() {
+            let user = try path(of: .registered(name))
+            locations.append(.registered(name))
+            seen.append(user)
+            for suffix in [".plist", ".json"] {
+                let file = home + "/prefs/defaults/" + name + suffix
+                if !seen.contains(where: { $0.utf8Compare(file) == 0 }) {
+                    locations.append(.file(file))
+                    seen.append(file)
+                }
+            }
+        }
+        for directory in try environment.dataDirectories() {
+            for suffix in [".plist", ".json"] {
+                let file = directory + "/prefs/defaults/" + name + suffix
+                if !seen.contains(where: { $0.utf8Compare(file) == 0 }) {
+                    locations.append(.file(file))
+                    seen.append(file)
+                }
+            }
+        }
+        return locations
+    }
+
+    /// A suite's own name (or `NSGlobalDomain`) — also for a suite's file named by its path; nil
+    /// for other files and registered defaults, whose values stay inline.
+    public func blobSuite(for location: SuiteLocation) -> String? {
+        switch location {
+        case .suite(let name): return name
+        case .global: return Domain.global.registrationName
+        case .registered: return nil
+        case .file(let path):
+            guard let home = try? environment.configHome(), let target = try? fileSystem.resolvingSymlinks(path) else { return nil }
+            let (directory, name) = splitPath(target)
+            guard name.hasSuffix(".plist"), let here = realPath(directory), let config = realPath(home), here == config else { return nil }
+            if name == ".GlobalPreferences.plist" { return Domain.global.registrationName }
+            let suite = String(name.dropLast(6))
+            guard (try? Domain.checkSuiteName(suite)) != nil else { return nil }
+            return suite
+        }
+    }
+
+    private func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Under `$XDG_DATA_HOME/prefs/external`, when there is a data home.
+    public func blobStore() throws -> (any BlobStore)? {
+        guard let home = try environment.optionalDataHome() else { return nil }
+        return FileBlobStore(fileSystem: fileSystem, base: home + "/prefs")
+    }
+}

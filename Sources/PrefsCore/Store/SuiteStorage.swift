@@ -1,0 +1,96 @@
+/// Where a suite is, as a store knows it.
+public enum SuiteLocation: Hashable, Sendable {
+    /// A named suite.
+    case suite(String)
+    /// The global suite (`NSGlobalDomain`).
+    case global
+    /// The user's registered defaults for a suite (`NSGlobalDomain` for the global suite), which
+    /// `prefs register` changes.
+    case registered(String)
+    /// A file named by its path: a file domain, a `--defaults FILE`, a package's registered defaults.
+    case file(String)
+
+    /// The location a domain names; nil for standard input.
+    public init?(_ domain: Domain) {
+        switch domain {
+        case .suite(let name): self = .suite(name)
+        case .global: self = .global
+        case .file(let path): self = .file(path)
+        case .standardInput: return nil
+        }
+    }
+}
+
+/// A suite as stored: its contents (external values as their references) and the format of the file
+/// that holds it (nil where the store has no file format, and so no format limits).
+public struct StoredSuite: Sendable {
+    public var contents: PrefDictionary
+    public var format: PlistFormat?
+}
+
+/// One change, as a store runs it: `apply` edits the contents (all of them, or just the `scope` keys
+/// the store read), knowing the format they will be written in; it may run more than once (a store
+/// may retry after a conflict) and must give the same result each time. `probe` is the same change
+/// without side effects (no blob written), for a store that must know what a change would give before
+/// it commits to anything. `willCommit` is called just before the new contents are committed: after
+/// it, a failure may still have committed.
+public struct StoredChange {
+    public let apply: (inout PrefDictionary, PlistFormat?) throws -> Void
+    public let probe: (inout PrefDictionary) throws -> Void
+    public let willCommit: () -> Void
+
+    public init(apply: @escaping (inout PrefDictionary, PlistFormat?) throws -> Void,
+                probe: @escaping (inout PrefDictionary) throws -> Void, willCommit: @escaping () -> Void = {}) {
+        self.apply = apply
+        self.probe = probe
+        self.willCommit = willCommit
+    }
+}
+
+/// A place that holds suites — the one seam between PrefsCore's semantics (layers, external values,
+/// write requests, imports, migrations) and where the bytes live. The file store keeps suites as
+/// property-list files under `$XDG_CONFIG_HOME`; another store may keep them elsewhere. Everything a
+/// verb means is decided above this protocol, the same for every store.
+public protocol SuiteStorage: Sendable {
+    /// How messages and `--origin` name a location.
+    func describe(_ location: SuiteLocation) -> String
+
+    /// The named suites there are, sorted by code point, and what was skipped finding them.
+    func suiteNames() throws -> SuiteListing
+
+    /// A suite's stored contents; nil when it does not exist. Takes no lock and creates nothing.
+    func load(_ location: SuiteLocation) throws -> StoredSuite?
+
+    /// One top-level value, read the fast way; `exists` is false when the suite does not exist.
+    func lookup(_ key: String, in location: SuiteLocation) throws -> (exists: Bool, value: PrefValue?)
+
+    /// Changes a suite atomically: the current contents (empty when there is none) go through
+    /// `change`, and the result is stored — or, when it equals what was there, nothing is written;
+    /// with `removingEmpty`, empty contents remove the suite. With a `scope`, the store may hand
+    /// `change` only those top-level keys (their current values) and keep the others as they are.
+    /// Concurrent changes never lose each other. Returns whether anything changed.
+    func modify(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool, _ change: StoredChange) throws -> Bool
+
+    /// Checks that `contents` can be stored in `format` without changing any value (the file store
+    /// refuses a date in an OpenStep file, for one).
+    func checkStorable(_ contents: PrefDictionary, format: PlistFormat?) throws
+
+    /// Removes a whole suite after checking it is one (a store that cannot be parsed is kept);
+    /// its contents, or nil when there was none.
+    func remove(_ location: SuiteLocation) throws -> PrefDictionary?
+
+    /// Runs `body` while no change of the suite can commit (the file store holds its lock); with
+    /// `creating`, whatever a change would create first to take that lock is created.
+    func withChangesHeld<T>(_ location: SuiteLocation, creating: Bool, _ body: () throws -> T) throws -> T
+
+    /// The locations of a suite's registered defaults, most important first: the user's
+    /// (`.registered(NAME)`, which `prefs register` changes), then the ones packages ship.
+    func registrationLocations(for name: String) throws -> [SuiteLocation]
+
+    /// The suite whose external storage a location's references point into (a suite's name or
+    /// `NSGlobalDomain`); nil for a place whose values always stay inline.
+    func blobSuite(for location: SuiteLocation) -> String?
+
+    /// Where this store keeps external values; nil when it has none (everything stays inline).
+    func blobStore() throws -> (any BlobStore)?
+}

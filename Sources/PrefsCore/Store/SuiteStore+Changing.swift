@@ -1,0 +1,108 @@
+/// A suite a change is for: its location, how messages name it, and where its large values go.
+public struct SuiteTarget: Equatable, Sendable {
+    public let location: SuiteLocation
+    /// The suite (or `SUITE (registered)`), or the path.
+    public let displayName: String
+    /// The suite whose external storage its large values go to (a suite's name or `NSGlobalDomain`);
+    /// nil for a file domain or registered defaults, whose values stay inline.
+    public let blobSuite: String?
+}
+
+extension SuiteStore {
+    /// The suite a domain names, for changing it.
+    public func target(for domain: Domain) throws -> SuiteTarget {
+        let location = try location(of: domain)
+        return SuiteTarget(location: location, displayName: domain.displayName, blobSuite: storage(for: location).blobSuite(for: location))
+    }
+
+    /// The user's registered defaults for a suite, which `prefs register` changes.
+    public func registrationTarget(for domain: Domain) throws -> SuiteTarget {
+        guard let name = domain.registrationName else {
+            throw PrefsError.usage("\(domain.displayName): a file has no registered defaults; name a suite")
+        }
+        return SuiteTarget(location: .registered(name), displayName: "\(domain.displayName) (registered)", blobSuite: nil)
+    }
+
+    /// Changes a domain's suite; see `update(_ target: SuiteTarget, …)`.
+    @discardableResult
+    public func update(_ domain: Domain, keys: KeySet? = nil, removingEmpty: Bool = false, external: ExternalOptions = ExternalOptions(),
+                       _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
+        try update(try target(for: domain), keys: keys, removingEmpty: removingEmpty, external: external, change)
+    }
+
+    /// Changes a suite atomically. `change` sees the stored contents (empty when there is none) and
+    /// edits them; throwing from it changes nothing. Returns whether the suite changed: a change that
+    /// leaves the contents equal writes nothing. With `removingEmpty`, a change that leaves the
+    /// contents empty removes the suite. With `keys`, the change touches only those top-level keys and
+    /// the store may hand it only them (a binary or XML file is then patched, not rewritten).
+    ///
+    /// No change stores an empty top-level key or a key with NUL (`checkStoredKeys`). In a suite,
+    /// `change` sees external values as their references, except those of the keys `external.reading`
+    /// names, which it sees read in; values it sets go external or inline as `ExternalTransaction`
+    /// decides, and blobs it orphans are removed once the new contents are committed.
+    @discardableResult
+    public func update(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, external: ExternalOptions = ExternalOptions(),
+                       _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
+        let transaction: ExternalTransaction?
+        do {
+            transaction = try ExternalTransaction(store: self, target: target, options: external)
+        } catch {
+            discard(external.prewritten, place: try? blobPlace(for: target))
+            throw error
+        }
+        do {
+            let changed = try withoutActuallyEscaping(change) { change in
+                let checked = SuiteStore.checkingKeys(change, name: target.displayName)
+                let stored = StoredChange(
+                    apply: { contents, format in
+                        guard let transaction else { return try checked(&contents) }
+                        try transaction.run(&contents, scope: keys, format: format, checked)
+                    },
+                    probe: checked,
+                    willCommit: { transaction?.committing = true })
+                return try storage(for: target.location).modify(target.location, scope: keys, removingEmpty: removingEmpty, stored)
+            }
+            transaction?.finish(succeeded: true)
+            return changed
+        } catch {
+            transaction?.finish(succeeded: false)
+            throw error
+        }
+    }
+
+    /// `change`, refusing the keys no change may store (`checkStoredKeys`).
+    static func checkingKeys(_ change: @escaping (inout PrefDictionary) throws -> Void, name: String) -> (inout PrefDictionary) throws -> Void {
+        { contents in
+            let before = contents
+            try change(&contents)
+            try contents.checkStoredKeys(comparedTo: before, domain: name)
+        }
+    }
+
+    /// What `update` would do, for `--dry-run`: the contents before and after `change`, read without a
+    /// lock and with nothing written, external values read in. Fails as `update` would (a corrupt
+    /// store, a value the file's format cannot hold).
+    public func preview(_ target: SuiteTarget, keys: KeySet? = nil, external: ExternalOptions = ExternalOptions(),
+                        _ change: (inout PrefDictionary) throws -> Void) throws -> (before: PrefDictionary, after: PrefDictionary) {
+        try withoutActuallyEscaping(change) { change in
+            let checked = SuiteStore.checkingKeys(change, name: target.displayName)
+            let current = try load(at: target.location)
+            var before = current?.contents ?? PrefDictionary()
+            var after = before
+            let options = ExternalOptions(placement: external.placement, reading: keys)
+            if let transaction = try ExternalTransaction(store: self, target: target, options: options, writesBlobs: false) {
+                try transaction.run(&after, scope: keys, format: current?.format, checked)
+                before = try materializedContents(before, place: transaction.place, domain: target.displayName)
+                after = try materializedContents(after, place: transaction.place, domain: target.displayName)
+            } else {
+                try checked(&after)
+            }
+            if after != before, !after.isEmpty {
+                let format = current?.format ?? (storage(for: target.location) is FileSuiteStorage
+                    ? FileSuiteStorage.newFileFormat(describe(target.location)) : nil)
+                try storage(for: target.location).checkStorable(after, format: format)
+            }
+            return (before, after)
+        }
+    }
+}
