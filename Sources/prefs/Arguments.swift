@@ -9,17 +9,12 @@ struct Invocation: Equatable, Sendable {
     }
 
     var action: Action
-    /// Option name (without `--`) → the values given, in order ("" for an option without a value).
+    /// Option name (without `--`) → the values given, in order ("" for an option without a value);
+    /// only `VerbSpec.run` reads it, typing each value into its verb's options.
     var options: [String: [String]] = [:]
     var operands: [String] = []
-
-    func has(_ option: String) -> Bool { options[option] != nil }
-
-    /// The last value given for `option`.
-    func value(_ option: String) -> String? { options[option]?.last }
-
-    /// The status of a command that changed something (3 with `--exit-code`) or found it already so.
-    func changeStatus(_ changed: Bool) -> ExitStatus { changed && has("exit-code") ? .changed : .success }
+    /// Whether the verb's help was asked for (`--help` or `-h` anywhere before `--`).
+    var wantsHelp: Bool { options["help"] != nil }
 }
 
 /// Stage one of parsing: argv → `Invocation`, against the command table, with no I/O.
@@ -67,8 +62,8 @@ enum Arguments {
             }
             invocation.options[name, default: []].append(try value(for: spec, verb: verb, attached: attached, rest: &rest))
         }
-        if invocation.has("help") { return invocation }
-        guard verb.operandCount.contains(invocation.operands.count) else {
+        if invocation.wantsHelp { return invocation }
+        guard verb.verb.operandCount.contains(invocation.operands.count) else {
             throw PrefsError.usage("usage: \(verb.usage)")
         }
         return invocation

@@ -38,25 +38,20 @@ struct CommandContext: Sendable {
         return listing.names
     }
 
-    /// The bytes of a file domain or of standard input (`-`).
-    func readInput(_ path: String) throws -> [UInt8] {
-        path == "-" ? try StandardInput.read() : try fileSystem.contents(of: path)
+    /// What a change did: a dry run's report (`+ KEY = NEW`, `- KEY = OLD`, `~ KEY = OLD -> NEW`), or
+    /// the new values of the counters it added to, one per line.
+    func print(_ outcome: ChangeOutcome) {
+        if let report = outcome.report {
+            for change in report { print(ValueOutput.report(change)) }
+            return
+        }
+        for sum in outcome.sums { print(ValueOutput.bare(sum) ?? "") }
     }
 
-    /// The dictionary a document in a file or on standard input (`-`) holds, decoded by its content
-    /// (or by `decode`); errors, and a root that is not a dictionary, name the source.
-    func readDictionary(_ source: String, decode: ([UInt8]) throws -> PrefValue = { try PropertyList.decode($0).value }) throws -> PrefDictionary {
-        let name = source == "-" ? "standard input" : source
-        let value: PrefValue
-        do {
-            value = try decode(try readInput(source))
-        } catch let error as PrefsError {
-            throw error.attributed(to: name)
-        }
-        guard case .dictionary(let dictionary) = value else {
-            throw PrefsError.malformed(source: name, format: nil, reason: "the root is \(value.typeNameWithArticle), not a dictionary")
-        }
-        return dictionary
+    /// What reading every suite passed over (warnings) and could not read (errors).
+    func report(_ every: SuiteStore.EverySuite) {
+        for skipped in every.skipped { printWarning(skipped.message) }
+        for failure in every.failures { printError(failure.message) }
     }
 
     static var standard: CommandContext {
@@ -133,7 +128,7 @@ enum CommandLineTool {
                 return .success
             case .verb(let name):
                 guard let verb = CommandTable.verb(named: name) else { throw PrefsError.internalError("verb \(name) vanished") }
-                if invocation.has("help") {
+                if invocation.wantsHelp {
                     context.writeOutput(Array(HelpText.verb(verb).utf8))
                     return .success
                 }

@@ -53,16 +53,16 @@ import Testing
     @Test func everyOptionSpellingParses() throws {
         for verb in CommandTable.verbs {
             for option in verb.options + CommandTable.common {
-                let operands = Array(["x.plist", "y.plist", "z.plist"].prefix(verb.operandCount.lowerBound))
+                let operands = Array(["x.plist", "y.plist", "z.plist"].prefix(verb.verb.operandCount.lowerBound))
                 let value = option.choices.first ?? (option.value == nil ? nil : "v")
                 var separate = [verb.name, "--" + option.name]
                 if let value { separate.append(value) }
                 let attached = [verb.name, "--" + option.name + (value.map { "=" + $0 } ?? "")]
-                #expect(try Arguments.parse(separate + operands).value(option.name) == (value ?? ""), "\(separate)")
-                #expect(try Arguments.parse(attached + operands).value(option.name) == (value ?? ""), "\(attached)")
+                #expect(try Arguments.parse(separate + operands).options[option.name]?.last == (value ?? ""), "\(separate)")
+                #expect(try Arguments.parse(attached + operands).options[option.name]?.last == (value ?? ""), "\(attached)")
                 if let short = option.short {
                     let spelled = [verb.name, "-\(short)"] + (value.map { [$0] } ?? [])
-                    #expect(try Arguments.parse(spelled + operands).value(option.name) == (value ?? ""), "\(spelled)")
+                    #expect(try Arguments.parse(spelled + operands).options[option.name]?.last == (value ?? ""), "\(spelled)")
                 }
             }
         }

@@ -103,7 +103,7 @@ import Testing
         #expect(overview.status == .success)
         for verb in CommandTable.verbs {
             #expect(overview.output.contains("  " + verb.name + " "), "\(verb.name)")
-            #expect(overview.output.contains(verb.summary), "\(verb.name)")
+            #expect(overview.output.contains(verb.verb.summary), "\(verb.name)")
             let help = prefs(["help", verb.name])
             #expect(help.output.hasPrefix("Usage: \(verb.usage)"))
             #expect(prefs([verb.name, "--help"]).output == help.output)

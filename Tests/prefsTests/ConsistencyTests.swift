@@ -64,6 +64,55 @@ import Testing
         #expect(fishVerbs.map { Set($0.split(separator: " ").dropFirst(3).map(String.init)) } == Set(CommandTable.verbs.map(\.name)))
     }
 
+    /// The man page's SYNOPSIS names, for each verb, exactly the options the command table gives it
+    /// (long names, or the short spelling the table declares), and the global options for `prefs`.
+    @Test func synopsisListsEachVerbsOptionsExactly() throws {
+        let man = try Paths.text("man/prefs.1")
+        let synopsis = man.components(separatedBy: ".SH SYNOPSIS\n")[1].components(separatedBy: "\n.SH ")[0]
+        var listed: [String: Set<String>] = [:]
+        for entry in synopsis.components(separatedBy: "\n.br\n") {
+            let lines = entry.split(separator: "\n")
+            guard let head = lines.first, head.hasPrefix(".B prefs") else { Issue.record("synopsis entry \(entry)"); continue }
+            let verb = String(head.dropFirst(".B prefs".count)).trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "\\-", with: "-")
+            let text = lines.dropFirst().joined(separator: " ").replacingOccurrences(of: "\\-", with: "-")
+            var names = Set<String>()
+            for token in ConsistencyTests.tokens(text) where token.hasPrefix("-") {
+                if token.hasPrefix("--") { names.insert(String(token.dropFirst(2))) } else if token.count == 2 { names.insert(token) }
+            }
+            listed[verb, default: []].formUnion(names)
+        }
+        for verb in CommandTable.verbs {
+            let expected = Set(verb.options.map { $0.short.map { "-\($0)" } ?? $0.name })
+            #expect(listed[verb.name] == expected, "synopsis of \(verb.name)")
+        }
+        #expect(listed[""] == Set(CommandTable.global.map(\.name) + ["-h"]))
+        #expect(Set(listed.keys) == Set(CommandTable.verbs.map(\.name) + [""]))
+    }
+
+    /// Every type flag `write` takes (`TypeFlag.all`) is in the man page, `--help write` and the three
+    /// completions, and nothing else spelled like one is offered.
+    @Test func typeFlagsAreDocumentedAndCompleted() throws {
+        let names = Set(TypeFlag.all.map(\.name))
+        let man = try Paths.text("man/prefs.1").replacingOccurrences(of: "\\-", with: "-")
+        let help = HelpText.verb(try #require(CommandTable.verb(named: "write")))
+        for flag in names {
+            #expect(ConsistencyTests.containsWord(man, flag), "man page lacks \(flag)")
+            #expect(ConsistencyTests.containsWord(help, flag), "write --help lacks \(flag)")
+        }
+        for document in ["completions/prefs.bash", "completions/prefs.zsh", "completions/prefs.fish"] {
+            let text = try Paths.text(document)
+            let offered = text.split(separator: "\n").first { line in names.allSatisfy { ConsistencyTests.containsWord(String(line), $0) } }
+            let line = try #require(offered, "\(document) offers no line with every type flag")
+            let words = Set(ConsistencyTests.tokens(String(line)).filter { $0.hasPrefix("-") && !$0.hasPrefix("--") && $0.count > 2 })
+            #expect(words.subtracting(["-a", "-d"]) == names, "\(document): \(words.symmetricDifference(names))")
+        }
+    }
+
+    /// The words of a line of roff or shell: split at spaces and at `[ ] | ( ) " '` and `=`.
+    static func tokens(_ text: String) -> [String] {
+        text.split { " \t[]|()\"'=".contains($0) }.map(String.init)
+    }
+
     @Test func readmeExitStatusTableMatches() throws {
         let readme = try Paths.text("README.md")
         let table = readme.split(separator: "\n").compactMap { row -> (Int32, String)? in

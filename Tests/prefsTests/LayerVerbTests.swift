@@ -275,7 +275,7 @@ import Testing
         #expect(absent.status == .conditionFailed && absent.error.contains("new: is not stored, not x"), "\(absent.error)")
         let badExpected = box.run("write", "app", "n", "-int-add", "1", "--if-equals", "seven")
         #expect(badExpected.status == .dataError)
-        #expect(badExpected.error == "prefs: app: --if-equals \"seven\": not a decimal integer from -9223372036854775808 to 18446744073709551615\n")
+        #expect(badExpected.error == "prefs: app: n: --if-equals \"seven\": not a decimal integer from -9223372036854775808 to 18446744073709551615\n")
         #expect(box.run("write", "app", "n", "-int", "1", "--if-equals", "seven").error == badExpected.error)
         #expect(box.run("write", "app", "a", "1", "b", "2", "--if-equals", "x").status == .usage)
         #expect(box.run("write", "app", "a", "1", "--if-equals", "x", "--if-absent").status == .usage)

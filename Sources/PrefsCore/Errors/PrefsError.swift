@@ -1,17 +1,25 @@
 import Glibc
 
-/// Every failure PrefsCore reports. Each case carries the context a one-line message needs; `message`
-/// and `exitStatus` are the only places that turn a case into text and a status.
+/// Every failure PrefsCore reports. Each case carries its context as fields — the suite or file,
+/// the key, the path, the position in a document, the limit that was passed — and nothing else: the
+/// command renders the one-line message (`PrefsError.message` in the executable), and `exitStatus`
+/// is the one place a case becomes a status. Lower-level errors (errno, decode failures) are mapped
+/// where they happen and keep the path.
 public enum PrefsError: Error, Equatable, Sendable {
-    /// The command line is wrong.
+    /// The command line's shape is wrong: a missing operand, an option a verb does not take.
     case usage(String)
+    /// An argument that names a suite, key or path cannot name one (empty, NUL, a lone backslash…).
+    case badName(domain: String?, name: String, reason: String)
     /// A document could not be decoded. `source` is the file (or `-`) once known; `reason` starts with
     /// the position ("line 3, column 7: …" or "byte 120: …") where the decoder knows it.
     case malformed(source: String?, format: PlistFormat?, reason: String)
     /// A value has no representation in the requested format (NaN in JSON, a date in OpenStep…).
     case unrepresentable(format: PlistFormat, keyPath: String, reason: String)
-    /// A value given by the user is not acceptable (`-int abc`, a bad date…).
-    case invalidValue(String)
+    /// A value given is not acceptable: `given` is what was typed (after `flag`, the type flag or the
+    /// option that typed it), `reason` why it is refused ("not a decimal integer from … to …").
+    case invalidValue(domain: String?, key: String?, flag: String?, given: String?, reason: String)
+    /// A value given as a document (`-json`, a property list on the command line) did not decode.
+    indirect case invalidDocument(domain: String?, key: String?, what: String, error: PrefsError)
     /// The suite (or file domain) does not exist.
     case suiteNotFound(domain: String)
     /// The key (or key path) is not in the domain.
@@ -20,8 +28,10 @@ public enum PrefsError: Error, Equatable, Sendable {
     case invalidKey(domain: String, key: String, reason: String)
     /// A key path leads through a value of the wrong type, or a value has the wrong type for the change.
     case typeMismatch(domain: String, key: String, reason: String)
-    /// A conditional change found the value not as the condition required (`--if-equals`).
-    case conditionFailed(domain: String, key: String, reason: String)
+    /// A conditional change (`--if-equals`) found `found` (nil: nothing stored), not `expected`.
+    case conditionFailed(domain: String, key: String, found: PrefValue?, expected: PrefValue)
+    /// A value given contains the key reserved for external-storage references.
+    case reservedKey(domain: String, key: String, reserved: String)
     /// A value in external storage cannot be trusted: its reference is malformed, or its blob is
     /// missing or does not match the reference's size and SHA-256.
     case badExternalValue(domain: String, key: String, reason: String)
@@ -35,68 +45,24 @@ public enum PrefsError: Error, Equatable, Sendable {
     case badEnvironment(name: String, value: String, accepted: String)
     /// Writing to standard output failed (a full disk, a reader that went away: EPIPE).
     case outputFailed(errno: Int32)
-    /// Another writer held the lock of `path` (a directory) for longer than the bounded wait.
+    /// Another writer held the lock of `path` for longer than the bounded wait.
     case lockUnavailable(path: String, seconds: Double)
     /// A broken invariant; a bug in prefs.
     case internalError(String)
 
     public var exitStatus: ExitStatus {
         switch self {
-        case .usage, .badEnvironment: return .usage
-        case .outputFailed: return .cannotRead
-        case .malformed, .unrepresentable, .invalidValue, .invalidKey, .typeMismatch, .badExternalValue: return .dataError
+        case .usage, .badName, .badEnvironment: return .usage
+        case .malformed, .unrepresentable, .invalidValue, .invalidDocument, .invalidKey, .typeMismatch, .reservedKey, .badExternalValue:
+            return .dataError
         case .suiteNotFound, .keyNotFound: return .notFound
         case .conditionFailed: return .conditionFailed
         case .fileNotFound: return .noInput
-        case .cannotRead: return .cannotRead
+        case .cannotRead, .outputFailed: return .cannotRead
         case .cannotWrite: return .cannotWrite
-        case .lockUnavailable: return .lockUnavailable
         case .symlinkInStore(_, let writing): return writing ? .cannotWrite : .dataError
+        case .lockUnavailable: return .lockUnavailable
         case .internalError: return .internalError
-        }
-    }
-
-    /// One line, without the `prefs: ` prefix the command adds.
-    public var message: String {
-        switch self {
-        case .usage(let text):
-            return text
-        case .malformed(let source, let format, let reason):
-            let what = format.map { "\($0.displayName): " } ?? ""
-            return (source.map { "\($0): " } ?? "") + what + reason
-        case .unrepresentable(let format, let keyPath, let reason):
-            let place = keyPath.isEmpty ? "the root value" : "the value at \(keyPath)"
-            return "cannot write \(place) as \(format.displayName): \(reason)"
-        case .invalidValue(let text):
-            return text
-        case .suiteNotFound(let domain):
-            return "\(domain): no such suite"
-        case .keyNotFound(let domain, let key):
-            return "\(domain): no key \(key)"
-        case .invalidKey(let domain, let key, let reason):
-            return "\(domain): key \(key.isEmpty ? "\"\"" : key): \(reason); nothing changed"
-        case .typeMismatch(let domain, let key, let reason):
-            return "\(domain): \(key): \(reason)"
-        case .conditionFailed(let domain, let key, let reason):
-            return "\(domain): \(key): \(reason); nothing changed"
-        case .badExternalValue(let domain, let key, let reason):
-            return "\(domain): \(key): external value: \(reason)"
-        case .fileNotFound(let path):
-            return "\(path): no such file"
-        case .cannotRead(let path, let code):
-            return "\(path): cannot read: \(PrefsError.describe(errno: code))"
-        case .cannotWrite(let path, let code):
-            return "\(path): cannot write: \(PrefsError.describe(errno: code))"
-        case .symlinkInStore(let path, let writing):
-            return "\(path): is a symbolic link; external storage follows none\(writing ? ", so nothing is written through it" : "")"
-        case .badEnvironment(let name, let value, let accepted):
-            return "\(name)=\(value): give \(accepted)"
-        case .outputFailed(let code):
-            return "standard output: cannot write: \(PrefsError.describe(errno: code))"
-        case .lockUnavailable(let path, let seconds):
-            return "\(path): another writer held the lock for \(seconds) s; try again (or set PREFS_LOCK_TIMEOUT)"
-        case .internalError(let text):
-            return "internal error: \(text)"
         }
     }
 
@@ -108,7 +74,8 @@ public enum PrefsError: Error, Equatable, Sendable {
         return self
     }
 
-    static func describe(errno code: Int32) -> String {
+    /// strerror's text, starting lowercase so it reads well after a colon.
+    public static func describe(errno code: Int32) -> String {
         guard let text = strerror(code) else { return "error \(code)" }
         return String(cString: text).lowercasedFirst
     }
@@ -119,5 +86,31 @@ extension String {
     var lowercasedFirst: String {
         guard let first = first, first.isUppercase else { return self }
         return first.lowercased() + dropFirst()
+    }
+}
+
+extension PrefsError {
+    /// The same error with its domain and key filled in where the thrower did not know them (a value
+    /// parser knows the text, not the suite it is for). Fields already set are kept.
+    public func at(domain: String?, key: String? = nil) -> PrefsError {
+        switch self {
+        case .invalidValue(let d, let k, let flag, let given, let reason):
+            return .invalidValue(domain: d ?? domain, key: k ?? key, flag: flag, given: given, reason: reason)
+        case .invalidDocument(let d, let k, let what, let error):
+            return .invalidDocument(domain: d ?? domain, key: k ?? key, what: what, error: error)
+        case .badName(let d, let name, let reason):
+            return .badName(domain: d ?? domain, name: name, reason: reason)
+        default:
+            return self
+        }
+    }
+
+    /// Runs `body`; an error from it gets the domain and key (see `at(domain:key:)`).
+    public static func locating<T>(domain: String?, key: String? = nil, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as PrefsError {
+            throw error.at(domain: domain, key: key)
+        }
     }
 }

@@ -35,7 +35,7 @@ extension SuiteStore {
         func readError(_ error: FileDescriptor.Errno) -> PrefsError { .cannotRead(path: name, errno: error.code) }
         func inline(_ bytes: [UInt8]) throws -> StreamedValue {
             guard kind == .string else { return .inline(.data(bytes)) }
-            guard let text = String(validating: bytes, as: UTF8.self) else { throw PrefsError.invalidValue("\(name): not UTF-8 text") }
+            guard let text = String(validating: bytes, as: UTF8.self) else { throw PrefsError.malformed(source: name, format: nil, reason: "not UTF-8 text") }
             return .inline(.string(text))
         }
         let info: stat
@@ -62,12 +62,12 @@ extension SuiteStore {
         var validator = kind == .string ? UTF8Validator() : nil
         let pending = try place.store.write(suite: place.suite, key: key, kind: kind) { sink in
             func put(_ bytes: UnsafeRawBufferPointer) throws {
-                if validator?.feed(bytes) == false { throw PrefsError.invalidValue("\(name): not UTF-8 text") }
+                if validator?.feed(bytes) == false { throw PrefsError.malformed(source: name, format: nil, reason: "not UTF-8 text") }
                 try sink.write(bytes)
             }
             try head.withUnsafeBytes(put)
             do { try input.forEachChunk(put) } catch let error as FileDescriptor.Errno { throw readError(error) }
-            if validator?.finish() == false { throw PrefsError.invalidValue("\(name): not UTF-8 text") }
+            if validator?.finish() == false { throw PrefsError.malformed(source: name, format: nil, reason: "not UTF-8 text") }
         }
         return .external(pending)
     }

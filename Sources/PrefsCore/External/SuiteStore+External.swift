@@ -247,7 +247,7 @@ final class ExternalTransaction {
     }
 
     func reserved(_ key: String) -> PrefsError {
-        .invalidValue("\(place.suite): \(key): a dictionary with the key \"\(ExternalReference.marker)\" is reserved for external-storage references")
+        .reservedKey(domain: place.suite, key: key, reserved: ExternalReference.marker)
     }
 
     /// The kind and bytes of the blob a changed value gets, or nil to keep it inline. A blob is a

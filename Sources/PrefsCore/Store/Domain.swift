@@ -17,7 +17,7 @@ public enum Domain: Equatable, Sendable {
         } else if Domain.globalSpellings.contains(argument) {
             self = .global
         } else if argument.contains("/") || argument.hasSuffix(".plist") || argument.hasSuffix(".json") {
-            guard !argument.utf8.contains(0) else { throw PrefsError.usage("a path cannot contain NUL") }
+            guard !argument.utf8.contains(0) else { throw PrefsError.badName(domain: nil, name: argument, reason: "a path cannot contain NUL") }
             self = .file(argument)
         } else {
             try Domain.checkSuiteName(argument)
@@ -26,10 +26,10 @@ public enum Domain: Equatable, Sendable {
     }
 
     static func checkSuiteName(_ name: String) throws {
-        if name.isEmpty { throw PrefsError.usage("the suite name is empty") }
-        if name.hasPrefix(".") { throw PrefsError.usage("suite name \"\(name)\" starts with '.'") }
+        if name.isEmpty { throw PrefsError.badName(domain: nil, name: name, reason: "the suite name is empty") }
+        if name.hasPrefix(".") { throw PrefsError.badName(domain: nil, name: name, reason: "suite name \"\(name)\" starts with '.'") }
         if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            throw PrefsError.usage("suite name \"\(name)\" contains a control character")
+            throw PrefsError.badName(domain: nil, name: name, reason: "suite name \"\(name)\" contains a control character")
         }
     }
 

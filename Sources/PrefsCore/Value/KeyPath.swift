@@ -23,13 +23,15 @@ public struct KeyPath: Equatable, Hashable, Sendable {
     /// Parses a KEY argument. Empty keys, NUL, an empty path or an empty component are usage errors;
     /// with `allowingEmpty`, the empty argument is the empty top-level key (so `delete` and `reset`
     /// can remove one another program stored).
-    public init(argument: String, allowingEmpty: Bool = false) throws {
+    /// `domain` names the domain in an error.
+    public init(argument: String, in domain: String? = nil, allowingEmpty: Bool = false) throws {
+        func refuse(_ reason: String) -> PrefsError { .badName(domain: domain, name: argument, reason: reason) }
         if argument.isEmpty && allowingEmpty {
             components = [""]
             return
         }
-        guard !argument.isEmpty else { throw PrefsError.usage("the key is empty") }
-        guard !argument.utf8.contains(0) else { throw PrefsError.usage("a key cannot contain NUL") }
+        guard !argument.isEmpty else { throw refuse("the key is empty") }
+        guard !argument.utf8.contains(0) else { throw refuse("a key cannot contain NUL") }
         guard argument.hasPrefix(":") else {
             components = [argument]
             return
@@ -51,13 +53,13 @@ public struct KeyPath: Equatable, Hashable, Sendable {
                 current.append(scalar)
             }
         }
-        guard !escaping else { throw PrefsError.usage("key path \(argument) ends with a lone backslash") }
+        guard !escaping else { throw refuse("key path \(argument) ends with a lone backslash") }
         parts.append(String(current))
         guard !parts.contains(where: \.isEmpty) else {
-            throw PrefsError.usage("key path \(argument) has an empty component")
+            throw refuse("key path \(argument) has an empty component")
         }
         guard parts.count <= DecodingLimits.maxDepth else {
-            throw PrefsError.usage("key path has more than \(DecodingLimits.maxDepth) components")
+            throw refuse("key path has more than \(DecodingLimits.maxDepth) components")
         }
         components = parts
     }

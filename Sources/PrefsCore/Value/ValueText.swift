@@ -2,7 +2,7 @@
 /// never a silent 0 or false (`defaults write … -int abc` stores 0; prefs refuses).
 public enum ValueText {
     static func refuse(_ flag: String, _ text: String, _ expected: String) -> PrefsError {
-        .invalidValue("\(flag) \"\(text)\": \(expected)")
+        .invalidValue(domain: nil, key: nil, flag: flag, given: text, reason: expected)
     }
 
     /// Text in a message: in double quotes, with `"` and `\` escaped and control characters
@@ -68,7 +68,7 @@ public enum ValueText {
         do {
             return try PropertyList.decode(Array(text.utf8), as: .json).typedIfMarked()
         } catch let error as PrefsError {
-            throw PrefsError.invalidValue("\(flag): \(error.message)")
+            throw PrefsError.invalidDocument(domain: nil, key: nil, what: flag, error: error)
         }
     }
 
@@ -78,7 +78,7 @@ public enum ValueText {
         do {
             return try PropertyList.decode(Array(text.utf8)).value
         } catch let error as PrefsError {
-            throw PrefsError.invalidValue("property list \"\(text.prefix(40))\": \(error.message)")
+            throw PrefsError.invalidDocument(domain: nil, key: nil, what: "property list \"\(text.prefix(40))\"", error: error)
         }
     }
 }

@@ -3,29 +3,33 @@ import PrefsCore
 /// `prefs import DOMAIN PATH|- [--replace | --if-absent] [--format FORMAT]` — a dictionary from a
 /// plist or JSON document (format by content unless given) merged into the suite key by key (as
 /// `defaults import` does), or with `--replace` made the whole suite; in JSON, a root member set to
-/// `null` deletes that key. One locked write: a bad document changes nothing.
-enum ImportCommand {
-    static func run(_ invocation: Invocation, _ context: CommandContext) throws -> ExitStatus {
-        let domain = try Domain(argument: invocation.operands[0])
-        let file = try context.store.target(for: domain)
-        let source = invocation.operands[1]
-        let replace = invocation.has("replace"), ifAbsent = invocation.has("if-absent")
-        guard !(replace && ifAbsent) else { throw PrefsError.usage("import: --replace and --if-absent cannot be combined") }
-        var deletions: [String] = []
-        let incoming = try context.readDictionary(source) { bytes in
-            let document = try PropertyList.decodeForImport(bytes, as: invocation.value("format").flatMap(PlistFormat.init(rawValue:)))
-            deletions = document.deletedKeys
-            return document.value
-        }
-        let keys = replace ? nil : KeySet(incoming.keys + deletions)
-        let changed = try Changing.run(invocation, context, file, keys: keys, external: ExternalOptions(reading: [])) { contents in
-            if replace {
-                contents = incoming
-                return
-            }
-            for key in deletions where !ifAbsent { _ = contents.removeValue(forKey: key) }
-            for entry in incoming where !(ifAbsent && contents[entry.key] != nil) { contents[entry.key] = entry.value }
-        }
-        return invocation.changeStatus(changed)
+/// `null` deletes that key. One atomic change: a bad document changes nothing.
+enum ImportCommand: Command {
+    struct Values: CommandValues, ChangeOptions {
+        var replace = false, ifAbsent = false, dryRun = false, exitCode = false
+        var format: PlistFormat?
+    }
+
+    static let verb = Verb(name: "import", operands: "DOMAIN PATH|-",
+                           summary: "merge a plist or JSON dictionary into a suite (or replace it), all or nothing", operandCount: 2...2,
+                           details: """
+                               The document's root must be a dictionary. In JSON, a key set to null is deleted from
+                               the suite. One locked write: a bad document or value changes nothing.
+                               """)
+
+    static let options: [Option<Values>] = [
+        .flag("replace", "make the suite exactly the document (else merge key by key)", \.replace),
+        .flag("if-absent", "keep the keys that are already stored", \.ifAbsent),
+        .choice("format", "FORMAT", "read the document as FORMAT (default: by its content)", \.format),
+        .dryRun, .exitCode,
+    ]
+
+    static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
+        let domain = try Domain(argument: operands[0])
+        guard !(values.replace && values.ifAbsent) else { throw PrefsError.usage("import: --replace and --if-absent cannot be combined") }
+        let mode: SuiteStore.ImportMode = values.replace ? .replace : values.ifAbsent ? .ifAbsent : .merge
+        let outcome = try context.store.importDocument(from: operands[1], format: values.format, into: domain, mode: mode, dryRun: values.dryRun)
+        context.print(outcome)
+        return values.status(outcome)
     }
 }

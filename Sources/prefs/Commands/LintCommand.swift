@@ -3,13 +3,20 @@ import PrefsCore
 /// `prefs lint FILE…` — like `plutil -lint`: `FILE: OK` on standard output for each good file, one
 /// error line on standard error for each bad one. Exits 0 when all are good, otherwise with the
 /// status of the first file that failed (65 malformed, 66 missing, 74 unreadable).
-enum LintCommand {
-    static func run(_ invocation: Invocation, _ context: CommandContext) throws -> ExitStatus {
+enum LintCommand: Command {
+    struct Values: CommandValues {}
+
+    static let verb = Verb(name: "lint", operands: "FILE...", summary: "check property-list and JSON files, like plutil -lint", operandCount: 1...Int.max)
+
+    static let options: [Option<Values>] = []
+
+    static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         var status = ExitStatus.success
-        for path in invocation.operands {
-            let name = path == "-" ? "standard input" : path
+        let input = DocumentInput(fileSystem: context.fileSystem)
+        for path in operands {
+            let name = DocumentInput.name(of: path)
             do {
-                _ = try PropertyList.validate(try context.readInput(path))
+                _ = try PropertyList.validate(try input.bytes(from: path))
                 context.print("\(name): OK")
             } catch let error as PrefsError {
                 context.printError(error.attributed(to: name).message)

@@ -5,112 +5,56 @@ import PrefsCore
 /// which become booleans, renames, type inference, JSON strings decoded, conflicts kept or
 /// overwritten. Prints one line per key and a summary; a failed key fails the whole migration
 /// (nothing changes) unless `--skip-errors`. The source is only read.
-enum MigrateCommand {
-    enum SourceKind: String, CaseIterable {
-        case file, ini, env, suite
+enum MigrateCommand: Command {
+    struct Values: CommandValues, ChangeOptions {
+        var from: MigrationSourceKind?
+        var keys: [String] = [], boolKeys: [String] = [], renames: [String] = []
+        var inferTypes = false, decodeJSONStrings = false, overwrite = false, skipErrors = false, dryRun = false, exitCode = false
     }
 
-    static func run(_ invocation: Invocation, _ context: CommandContext) throws -> ExitStatus {
-        let domain = try Domain(argument: invocation.operands[0])
-        let argument = invocation.operands[1]
-        let plan = try self.plan(invocation)
-        let kind = invocation.value("from").flatMap(SourceKind.init(rawValue:)) ?? sourceKind(of: argument)
-        let file = try context.store.target(for: domain)
-        var source = PrefDictionary()
-        var problems: [(path: KeyPath, reason: String)] = []
-        var inPlace = false
-        switch kind {
-        case .suite:
-            let sourceDomain = try Domain(argument: argument)
-            guard sourceDomain != .standardInput else { throw PrefsError.usage("migrate: --from suite needs a suite name, not -") }
-            inPlace = context.store.same(try context.store.location(of: sourceDomain), file.location)
-            if !inPlace {
-                guard let suite = try context.store.loadMaterialized(sourceDomain) else { throw PrefsError.suiteNotFound(domain: sourceDomain.displayName) }
-                source = suite.contents
-            }
-        case .file:
-            source = try context.readDictionary(argument)
-        case .ini, .env:
-            let name = argument == "-" ? "standard input" : argument
-            do {
-                let bytes = try context.readInput(argument)
-                let text = try kind == .ini ? INISource.read(bytes) : DotEnvSource.read(bytes)
-                (source, problems) = (text.contents, text.problems)
-            } catch let error as PrefsError {
-                throw error.attributed(to: name)
-            }
-        }
+    static let verb = Verb(name: "migrate", operands: "DOMAIN SOURCE",
+                           summary: "bring settings in from a plist, JSON, INI or .env file or a suite, with a plan and a report",
+                           operandCount: 2...2, details: HelpText.migrateDetails)
 
-        var report = MigrationReport()
-        let change: (inout PrefDictionary) throws -> Void = { contents in
-            report = Migration.run(plan, source: inPlace ? contents : source, problems: problems, target: &contents, inPlace: inPlace)
-            if report.failed && !plan.skipErrors { throw MigrationFailed() }
+    static let options: [Option<Values>] = [
+        .choice("from", "KIND", "what SOURCE is: file (plist or JSON), ini, env or suite (default: by its name)", \.from),
+        .list("keys", "LIST", "only these keys (comma-separated KEYs or :key:paths; repeatable)", \.keys),
+        .list("bool-keys", "LIST", "make these keys booleans from 0/1, yes/no, true/false (else an error)", \.boolKeys),
+        .list("rename", "OLD=NEW", "store the key OLD as NEW (repeatable)", \.renames),
+        .flag("infer-types", "strings that spell integers, reals or true/false become typed", \.inferTypes),
+        .flag("decode-json-strings", "strings that are a JSON object or array become that value", \.decodeJSONStrings),
+        .flag("overwrite", "replace stored values that differ (else they are kept: skipped-conflict)", \.overwrite),
+        .flag("skip-errors", "leave out the keys that fail instead of failing the migration", \.skipErrors),
+        .flag("dry-run", "print the report of what would happen and change nothing", \.dryRun), .exitCode,
+    ]
+
+    static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
+        let domain = try Domain(argument: operands[0])
+        let result = try context.store.migrate(try plan(values), from: operands[1], kind: values.from, into: domain, dryRun: values.dryRun)
+        MigrationOutput.print(result, dryRun: values.dryRun, context)
+        guard let outcome = result.outcome else {
+            let failures = result.report.entries.filter { $0.outcome.name == "error" }.count
+            throw PrefsError.invalidValue(domain: domain.displayName, key: nil, flag: nil, given: nil,
+                                          reason: "\(failures) key\(failures == 1 ? "" : "s") could not be migrated; nothing changed (--skip-errors leaves them out)")
         }
-        let changed: Bool
-        do {
-            changed = try Changing.run(invocation, context, file, keys: inPlace ? nil : destinations(plan, source), reporting: false, change)
-        } catch is MigrationFailed {
-            printReport(report, invocation, context, failed: true)
-            let failures = report.entries.filter { $0.outcome.name == "error" }.count
-            throw PrefsError.invalidValue("\(domain.displayName): \(failures) key\(failures == 1 ? "" : "s") could not be migrated; nothing changed (--skip-errors leaves them out)")
-        }
-        printReport(report, invocation, context)
-        return invocation.changeStatus(changed)
+        return values.status(outcome)
     }
 
-    struct MigrationFailed: Error {}
-
-    /// A source's kind by its name: `-g` is the global suite; `*.ini` an INI file; `.env`, `.env.*`
-    /// or `*.env` a dotenv file; a path (contains `/`, or ends in `.plist` or `.json`) or `-` a plist or JSON
-    /// document; anything else a suite.
-    static func sourceKind(of argument: String) -> SourceKind {
-        let base = argument.split(separator: "/").last.map(String.init) ?? argument
-        if base.hasSuffix(".ini") { return .ini }
-        if base == ".env" || base.hasPrefix(".env.") || base.hasSuffix(".env") { return .env }
-        if argument == "-" { return .file }
-        if Domain.globalSpellings.contains(argument) { return .suite }
-        if case .file? = try? Domain(argument: argument) { return .file }
-        return .suite
-    }
-
-    static func plan(_ invocation: Invocation) throws -> MigrationPlan {
+    static func plan(_ values: Values) throws -> MigrationPlan {
         var plan = MigrationPlan()
-        if invocation.has("keys") { plan.keys = try KeyArguments.list(invocation, "keys") }
-        plan.boolKeys = try KeyArguments.list(invocation, "bool-keys")
-        plan.renames = try (invocation.options["rename"] ?? []).map { pair in
+        if !values.keys.isEmpty { plan.keys = try KeyList.parse(values.keys, option: "keys") }
+        plan.boolKeys = try KeyList.parse(values.boolKeys, option: "bool-keys")
+        plan.renames = try values.renames.map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2 else { throw PrefsError.usage("migrate: --rename takes OLD=NEW, not '\(pair)'") }
-            return (try KeyPath(argument: String(parts[0])), try KeyPath(argument: String(parts[1])))
+            return (try KeyPath(argument: String(parts[0]), in: "--rename"), try KeyPath(argument: String(parts[1]), in: "--rename"))
         }
         var renamed = Set<KeyPath>()
         for rename in plan.renames where !renamed.insert(rename.from).inserted {
             throw PrefsError.usage("migrate: --rename names \(rename.from.display) twice")
         }
-        plan.inferTypes = invocation.has("infer-types")
-        plan.decodeJSONStrings = invocation.has("decode-json-strings")
-        plan.overwrite = invocation.has("overwrite")
-        plan.skipErrors = invocation.has("skip-errors")
+        (plan.inferTypes, plan.decodeJSONStrings) = (values.inferTypes, values.decodeJSONStrings)
+        (plan.overwrite, plan.skipErrors) = (values.overwrite, values.skipErrors)
         return plan
-    }
-
-    /// The top-level keys of the target the migration may change.
-    static func destinations(_ plan: MigrationPlan, _ source: PrefDictionary) -> KeySet {
-        KeySet(plan.selectedKeys(in: source).map { (plan.rename(of: $0) ?? $0).first })
-    }
-
-    static func printReport(_ report: MigrationReport, _ invocation: Invocation, _ context: CommandContext, failed: Bool = false) {
-        for entry in report.entries {
-            var line = entry.outcome.name + "\t" + entry.key.display
-            if let target = entry.target { line += " -> " + target.display }
-            switch entry.outcome {
-            case .migrated(let value): line += " = " + ValueOutput.line(value)
-            case .skippedConflict(let value, let stored): line += " = " + ValueOutput.line(value) + " (stored: " + ValueOutput.line(stored) + ")"
-            case .error(let reason): line += ": " + reason
-            case .unchanged, .missing: break
-            }
-            context.print(line)
-        }
-        let prefix = invocation.has("dry-run") ? "dry run, nothing changed: " : (failed ? "failed, nothing changed: " : "")
-        context.print(prefix + report.summary)
     }
 }

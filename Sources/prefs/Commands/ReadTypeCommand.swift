@@ -1,15 +1,23 @@
 import PrefsCore
 
-/// `prefs read-type DOMAIN KEY [--origin] [--stored] [--defaults FILE]…` — the type name of what
-/// `read` would print: string, data, integer, float, boolean, date, array, dictionary (or uid).
-enum ReadTypeCommand {
-    static func run(_ invocation: Invocation, _ context: CommandContext) throws -> ExitStatus {
-        let domain = try Domain(argument: invocation.operands[0])
-        let key = invocation.operands[1]
-        let (value, origin) = try SuiteReading.value(of: key, in: domain, invocation, context, materializing: false)
-        let suite = try SuiteReading.layers(of: domain, invocation, context).blobPlace(for: origin)
-        let type = try context.store.typeName(of: value, place: suite, key: key)
-        context.print((invocation.has("origin") ? "\(origin)\t" : "") + type)
+/// `prefs read-type DOMAIN KEY` — the type name of what `read` would print: string, data, integer,
+/// float, boolean, date, array, dictionary (or uid); with `--origin`, after the layer that gave it.
+enum ReadTypeCommand: Command {
+    struct Values: CommandValues, LayerOptions {
+        var origin = false, stored = false
+        var defaults: [String] = []
+    }
+
+    static let verb = Verb(name: "read-type", operands: "DOMAIN KEY", summary: "print the type of a value (string, integer, float, boolean, date...)",
+                           operandCount: 2...2)
+
+    static let options: [Option<Values>] = [.origin, .stored, .defaults]
+
+    static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
+        let domain = try Domain(argument: operands[0])
+        let path = try KeyPath(argument: operands[1], in: domain.displayName)
+        let (type, origin) = try context.store.typeName(at: path, in: domain, scope: values.scope)
+        context.print((values.origin ? "\(origin)\t" : "") + type)
         return .success
     }
 }

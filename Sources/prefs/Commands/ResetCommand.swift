@@ -1,23 +1,26 @@
 import PrefsCore
 
 /// `prefs reset DOMAIN [KEY…]` — removes the stored values of the keys (every stored key when none is
-/// named) so the registered defaults show again, in one locked write; a suite's file goes when
-/// nothing is left in it (a file named by its path stays, empty). Idempotent: a key that is not
-/// stored is already reset (exit 0).
-enum ResetCommand {
-    static func run(_ invocation: Invocation, _ context: CommandContext) throws -> ExitStatus {
-        let domain = try Domain(argument: invocation.operands[0])
-        let paths = try invocation.operands.dropFirst().map { try KeyArguments.path($0, in: domain, allowingEmpty: true) }
-        let changed = try Changing.run(invocation, context, try context.store.target(for: domain), removingEmpty: domain.registrationName != nil,
-                                       external: ExternalOptions(reading: paths.allSatisfy { $0.components.count == 1 } ? [] : nil)) { contents in
-            guard !paths.isEmpty else {
-                contents = PrefDictionary()
-                return
-            }
-            for path in paths {
-                _ = try KeyPathError.attributing(domain: domain.displayName, path: path) { try contents.removeValue(at: path) }
-            }
-        }
-        return invocation.changeStatus(changed)
+/// named) so the registered defaults show again, in one atomic change; a suite's file goes when
+/// nothing is left in it. Idempotent: a key that is not stored is already reset (exit 0).
+enum ResetCommand: Command {
+    struct Values: CommandValues, ChangeOptions {
+        var exitCode = false, dryRun = false
+    }
+
+    static let verb = Verb(name: "reset", operands: "DOMAIN [KEY...]", summary: "remove stored values so the registered defaults show again",
+                           operandCount: 1...Int.max, details: """
+                               Removes the stored values of the KEYs, or of every key when none is named, and the suite's
+                               file when nothing is left in it. A key that is not stored is already reset: exit 0.
+                               """)
+
+    static let options: [Option<Values>] = [.exitCode, .dryRun]
+
+    static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
+        let domain = try Domain(argument: operands[0])
+        let paths = try operands.dropFirst().map { try KeyPath(argument: $0, in: domain.displayName, allowingEmpty: true) }
+        let outcome = try context.store.reset(paths, in: domain, dryRun: values.dryRun)
+        context.print(outcome)
+        return values.status(outcome)
     }
 }

@@ -13,7 +13,7 @@ enum HelpText {
             """
         let width = CommandTable.verbs.map(\.name.count).max() ?? 0
         for verb in CommandTable.verbs {
-            text += "  " + verb.name + String(repeating: " ", count: width - verb.name.count + 2) + verb.summary + "\n"
+            text += "  " + verb.name + String(repeating: " ", count: width - verb.name.count + 2) + verb.verb.summary + "\n"
         }
         text += "\nOptions:\n"
         text += optionLines(CommandTable.global)
@@ -28,8 +28,8 @@ enum HelpText {
     }
 
     static func verb(_ verb: VerbSpec) -> String {
-        var text = "Usage: \(verb.usage)\(verb.options.isEmpty ? "" : " [OPTIONS]")\n\n\(verb.summary)\n"
-        if !verb.details.isEmpty { text += "\n" + verb.details + "\n" }
+        var text = "Usage: \(verb.usage)\(verb.options.isEmpty ? "" : " [OPTIONS]")\n\n\(verb.verb.summary)\n"
+        if !verb.verb.details.isEmpty { text += "\n" + verb.verb.details + "\n" }
         text += "\nOptions:\n" + optionLines(verb.options + CommandTable.common)
         return text
     }
@@ -49,4 +49,60 @@ extension String {
     func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: " ", count: width - count) + self
     }
+}
+
+extension HelpText {
+    static let readDetails = """
+                A scalar prints bare on one line: strings as they are, integers in decimal, reals in the
+                shortest form that reads back, booleans as true/false, dates in ISO 8601 UTC, data as hex.
+                A missing suite or key exits 1. KEY may be a key path (:Window:Frames:0).
+                Values are what an application sees: the suite's stored value, else the global suite's,
+                else its registered defaults (--defaults FILE, then the user's and the packages' files
+                under $XDG_DATA_HOME and $XDG_DATA_DIRS, in prefs/defaults/SUITE.plist or .json).
+                With --origin, a value prints after its origin and a tab; a whole suite prints one line
+                per key: ORIGIN, KEY and the value on one line, tab-separated.
+                With no DOMAIN, every suite's stored values.
+                --raw prints the bytes of a string or data value at KEY as they are: prefs read S K --raw > FILE.
+                --keys --null (or -0) ends each key with a NUL byte, for keys that hold newlines; a KEY
+                that is literally -0 goes after --: prefs read S -- -0.
+                """
+
+    static let writeDetails = """
+                TYPE is one of -string, -int (or -integer), -float, -bool (or -boolean: true, false, yes, no),
+                -date (ISO 8601), -data (hex), -json (any JSON value), or -array, -array-add, -dict,
+                -dict-add followed by items (each a VALUE or a scalar TYPE and its VALUE) up to the end.
+                -int-add N and -float-add N add N to the stored number under the lock (a missing key
+                counts as 0, anything but a number of that type is an error) and print the new value.
+                An untyped VALUE is a string, or the property list it spells when it starts with ( { or <.
+                Several KEY [TYPE] VALUE groups may follow one another; nothing is written if one is bad.
+                -data @FILE and -string-file FILE take the value from FILE (@- and - for standard input),
+                streamed. A suite's string, data, array or dictionary value larger than
+                $PREFS_EXTERNAL_THRESHOLD bytes (default 100K) is kept in external storage, under
+                $XDG_DATA_HOME/prefs/external/SUITE/; reads see it as any other value.
+                """
+
+    static let registerDetails = """
+                Changes the user's registered defaults for the suite, the file
+                $XDG_DATA_HOME/prefs/defaults/SUITE.plist (or .json, if that is the one there); the suite
+                itself is never touched. A dictionary from FILE (plist or JSON), standard input (-) or
+                plist text is merged key by key; KEY [TYPE] VALUE groups are typed as write types them.
+                Packages ship read-only defaults in the same place under $XDG_DATA_DIRS.
+                """
+
+    static let migrateDetails = """
+                SOURCE is a plist or JSON file, an INI file (*.ini: each [section] becomes a dictionary),
+                a .env file, -g, a suite, or - (a document on standard input); --from says which when the
+                name does not. The source is only read; naming the suite itself fixes it in place.
+                Prints one line per key (migrated, unchanged, skipped-conflict, missing or error) and a
+                summary. A key that fails fails the migration and nothing changes, unless --skip-errors.
+                """
+
+    static let watchDetails = """
+                One line per change, whoever made it: KEY OLD -> NEW, values as read prints them,
+                (absent) for a key that had no value and (removed) for one that has none now. Values are
+                what an application sees: a change in the global suite or in registered defaults that
+                changes one counts. A write that changes nothing prints nothing; a file that cannot be
+                read is reported on standard error and the watch goes on. Exits 0 on SIGINT or SIGTERM
+                and when the reader of standard output goes away.
+                """
 }

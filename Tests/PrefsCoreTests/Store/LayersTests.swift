@@ -118,7 +118,8 @@ final class LayerFixture {
                     Issue.record("\(bad) was trusted")
                 } catch let error as PrefsError {
                     #expect(error.exitStatus == .dataError)
-                    #expect(error.message.hasPrefix(box.root + "/pkg2/prefs/defaults/app.json: "), "\(error.message)")
+                    guard case .malformed(let source, _, _) = error else { Issue.record("\(error)"); continue }
+                    #expect(source == box.root + "/pkg2/prefs/defaults/app.json", "\(error)")
                 }
             }
             #expect(try box.layers(storedOnly: true).value(at: KeyPath(["k"]))?.value == "stored")

@@ -118,7 +118,8 @@ final class StoreFixture {
             Issue.record("loaded a root array")
         } catch let error as PrefsError {
             #expect(error.exitStatus == .dataError)
-            #expect(error.message.contains("list.plist") && error.message.contains("not a dictionary"))
+            guard case .malformed(let source?, _, let reason) = error else { Issue.record("\(error)"); return }
+            #expect(source.hasSuffix("list.plist") && reason.contains("not a dictionary"), "\(error)")
         }
         #expect(throws: PrefsError.self) { try fixture.store.value(at: KeyPath(["k"]), in: .suite("list")) }
     }

@@ -1,0 +1,89 @@
+/// A match of `find`: a suite whose name holds the word (no key), or a key or string value.
+public struct FindMatch: Sendable, Equatable {
+    public let suite: String
+    public let key: KeyPath?
+    public let value: PrefValue?
+}
+
+extension SuiteStore {
+    /// `export`: what a domain holds — a suite's stored values, or with `effective` every layer
+    /// merged; a file in any format, or standard input — keeping only `keys` when given.
+    public func exportedValue(of domain: Domain, effective: Bool, defaults: [String], keys: [KeyPath]?) throws -> PrefValue {
+        guard effective || defaults.isEmpty else { throw PrefsError.usage("export: --defaults needs --effective") }
+        let layers = try layers(of: domain, scope: ReadScope(defaults: defaults))
+        var value: PrefValue
+        switch domain {
+        case .suite, .global:
+            if effective {
+                value = .dictionary(try layers.resolved().values)
+            } else {
+                guard let suite = try loadMaterialized(domain) else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
+                value = .dictionary(suite.contents)
+            }
+        case .file(let path):
+            value = try decodedDocument(path)
+        case .standardInput:
+            value = try decodedDocument("-")
+        }
+        if let keys { value = try SuiteStore.selecting(keys, from: value, domain: domain) }
+        return value
+    }
+
+    func decodedDocument(_ source: String) throws -> PrefValue {
+        do {
+            return try PropertyList.decode(try DocumentInput(fileSystem: fileSystem).bytes(from: source)).value
+        } catch let error as PrefsError {
+            throw error.attributed(to: DocumentInput.name(of: source))
+        }
+    }
+
+    /// Only the values at these keys, each at its place; a key that is not there is `.keyNotFound`.
+    static func selecting(_ keys: [KeyPath], from value: PrefValue, domain: Domain) throws -> PrefValue {
+        guard case .dictionary(let root) = value else {
+            throw PrefsError.typeMismatch(domain: domain.displayName, key: "", reason: "--keys needs a dictionary, and the root is \(value.typeNameWithArticle)")
+        }
+        var selected = PrefDictionary()
+        for path in keys {
+            try KeyPathError.attributing(domain: domain.displayName, path: path) {
+                guard let found = try root.value(at: path) else { throw PrefsError.keyNotFound(domain: domain.displayName, key: path.display) }
+                try selected.setValue(found, at: path)
+            }
+        }
+        return .dictionary(selected)
+    }
+
+    /// `find WORD`: every suite whose name, and every key or string value, contains `word` (ignoring
+    /// case), in suite order; a key that matches is reported without looking inside its value.
+    public static func find(_ word: String, in suites: [(domain: Domain, contents: PrefDictionary)]) -> [FindMatch] {
+        let word = word.lowercased()
+        var matches: [FindMatch] = []
+        for (domain, contents) in suites {
+            let name = domain.displayName
+            if name.lowercased().contains(word) { matches.append(FindMatch(suite: name, key: nil, value: nil)) }
+            search(.dictionary(contents), path: [], suite: name, word: word, into: &matches)
+        }
+        return matches
+    }
+
+    static func search(_ value: PrefValue, path: [String], suite: String, word: String, into matches: inout [FindMatch]) {
+        switch value {
+        case .dictionary(let dictionary):
+            for entry in dictionary {
+                let child = path + [entry.key]
+                if entry.key.lowercased().contains(word) {
+                    matches.append(FindMatch(suite: suite, key: KeyPath(child), value: entry.value))
+                } else {
+                    search(entry.value, path: child, suite: suite, word: word, into: &matches)
+                }
+            }
+        case .array(let elements):
+            for (i, element) in elements.enumerated() {
+                search(element, path: path + [String(i)], suite: suite, word: word, into: &matches)
+            }
+        case .string(let s) where s.lowercased().contains(word):
+            matches.append(FindMatch(suite: suite, key: KeyPath(path), value: value))
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,111 @@
+/// Which layers a read sees: every one (what an application sees), or only the stored suite; and
+/// the `--defaults FILE`s given for this run.
+public struct ReadScope: Sendable {
+    public var storedOnly = false
+    public var defaults: [String] = []
+
+    public init(storedOnly: Bool = false, defaults: [String] = []) {
+        self.storedOnly = storedOnly
+        self.defaults = defaults
+    }
+}
+
+/// Reading for `read`, `read-type`, `find` and `export`: a domain's layers (a suite, a file, or
+/// standard input), the value at a key and where it came from, and every suite in turn.
+extension SuiteStore {
+    /// The layers a read sees.
+    public func layers(of domain: Domain, scope: ReadScope) throws -> Layers {
+        guard !scope.defaults.contains("-") else { throw PrefsError.usage("--defaults takes a file, not standard input") }
+        return try Layers(domain, in: self, defaults: scope.defaults, storedOnly: scope.storedOnly)
+    }
+
+    /// Every key a domain has, with where each value came from: its layers merged, or the dictionary
+    /// on standard input (all stored).
+    public func contents(of domain: Domain, scope: ReadScope) throws -> Layers.Resolved {
+        let layers = try layers(of: domain, scope: scope)
+        guard domain == .standardInput else { return try layers.resolved() }
+        let contents = try DocumentInput(fileSystem: fileSystem).dictionary(from: "-")
+        return Layers.Resolved(values: contents, origins: Array(repeating: .stored, count: contents.count))
+    }
+
+    /// The value at `path` and its layer, read without building the rest of the domain. With
+    /// `materializing` false, an external top-level value comes back as its reference, for
+    /// `openExternal` or `typeName` (with the place `Layers.blobPlace(for:)` gives its origin).
+    public func value(at path: KeyPath, in domain: Domain, scope: ReadScope, materializing: Bool = true) throws -> (value: PrefValue, origin: Origin) {
+        let found: (value: PrefValue, origin: Origin)?
+        if domain == .standardInput {
+            _ = try layers(of: domain, scope: scope)
+            let contents = try DocumentInput(fileSystem: fileSystem).dictionary(from: "-")
+            found = try KeyPathError.attributing(domain: domain.displayName, path: path) { try contents.value(at: path) }.map { ($0, .stored) }
+        } else {
+            found = try layers(of: domain, scope: scope).value(at: path, materializing: materializing)
+        }
+        guard let found else { throw PrefsError.keyNotFound(domain: domain.displayName, key: path.display) }
+        return found
+    }
+
+    /// One suite read while reading every suite: its contents, or what went wrong with it.
+    public struct EverySuite: Sendable {
+        public var suites: [(domain: Domain, contents: PrefDictionary)] = []
+        /// Entries passed over while listing (warnings), and suites that could not be read (errors).
+        public var skipped: [SkippedEntry] = []
+        public var failures: [PrefsError] = []
+    }
+
+    /// Every suite's stored values (external ones read in), then the global suite's, as `defaults read`
+    /// lists them. A suite that cannot be read is kept as a failure; the others are still read.
+    public func everySuite() -> EverySuite {
+        var result = EverySuite()
+        var domains: [Domain] = [.global]
+        do {
+            let listing = try suiteNames()
+            result.skipped = listing.skipped
+            domains = listing.names.map { Domain.suite($0) } + domains
+        } catch {
+            result.failures.append(error as? PrefsError ?? .internalError("\(error)"))
+        }
+        for domain in domains {
+            do {
+                if let suite = try loadMaterialized(domain) { result.suites.append((domain, suite.contents)) }
+            } catch {
+                result.failures.append(error as? PrefsError ?? .internalError("\(error)"))
+            }
+        }
+        return result
+    }
+}
+
+/// A string's or data value's bytes, for `read --raw`: in memory, or an external value's blob to
+/// stream (checked as it goes).
+public enum RawValue {
+    case bytes([UInt8])
+    case blob(Blob)
+}
+
+extension SuiteStore {
+    /// `read --raw`: the bytes of the string or data value at `path`, exactly; an external one as
+    /// its blob, never held in memory. Any other type is a type mismatch.
+    public func raw(at path: KeyPath, in domain: Domain, scope: ReadScope) throws -> RawValue {
+        let (value, origin) = try value(at: path, in: domain, scope: scope, materializing: false)
+        func refuse(_ type: String) -> PrefsError {
+            .typeMismatch(domain: domain.displayName, key: path.display, reason: "--raw prints strings and data, and the value is \(type)")
+        }
+        let place = domain == .standardInput ? nil : try layers(of: domain, scope: scope).blobPlace(for: origin)
+        if let blob = try openExternal(value, place: place, key: path.display) {
+            guard blob.kind == .string || blob.kind == .data else { throw refuse((blob.kind == .array ? "an " : "a ") + blob.kind.rawValue) }
+            return .blob(blob)
+        }
+        switch value {
+        case .data(let bytes): return .bytes(bytes)
+        case .string(let text): return .bytes(Array(text.utf8))
+        default: throw refuse(value.typeNameWithArticle)
+        }
+    }
+
+    /// `read-type`: the type name of the value at `path` (an external one's, its blob checked).
+    public func typeName(at path: KeyPath, in domain: Domain, scope: ReadScope) throws -> (type: String, origin: Origin) {
+        let (value, origin) = try value(at: path, in: domain, scope: scope, materializing: false)
+        let place = domain == .standardInput ? nil : try layers(of: domain, scope: scope).blobPlace(for: origin)
+        return (try typeName(of: value, place: place, key: path.display), origin)
+    }
+}

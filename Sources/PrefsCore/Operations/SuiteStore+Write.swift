@@ -1,0 +1,171 @@
+/// What a change did: whether anything changed (or would, in a dry run), the changes a dry run
+/// found, and the new values of the counters it added to.
+public struct ChangeOutcome: Sendable {
+    public var changed: Bool
+    /// Set for a dry run: each top-level key that would change, with its old and new value.
+    public var report: [KeyChange]?
+    /// `-int-add` and `-float-add`: the new values, in order.
+    public var sums: [PrefValue] = []
+
+    public init(changed: Bool, report: [KeyChange]? = nil, sums: [PrefValue] = []) {
+        self.changed = changed
+        self.report = report
+        self.sums = sums
+    }
+}
+
+/// How `write` runs besides its values.
+public struct WriteOptions: Sendable {
+    public var conditions = WriteRequest.Conditions()
+    /// `--if-equals VALUE` as typed, typed later as the one change's value is.
+    public var ifEquals: String?
+    /// `--external` / `--inline`; nil: by size.
+    public var placement: Placement = .automatic
+    public var dryRun = false
+
+    public init() {}
+}
+
+extension WriteRequest {
+    /// Applies the changes to a suite's contents (inside the store's atomic change). Returns the new
+    /// values of the counters (`-int-add`, `-float-add`), in order.
+    public func apply(to contents: inout PrefDictionary, domain: String, conditions: Conditions = Conditions()) throws -> [PrefValue] {
+        switch self {
+        case .replaceDomain(let replacement):
+            guard conditions.ifAbsent else {
+                contents = replacement
+                return []
+            }
+            for entry in replacement where contents[entry.key] == nil { contents[entry.key] = entry.value }
+            return []
+        case .changes(let changes):
+            var sums: [PrefValue] = []
+            for change in changes {
+                try KeyPathError.attributing(domain: domain, path: change.path) {
+                    let stored = try contents.value(at: change.path)
+                    if conditions.ifAbsent && stored != nil { return }
+                    if let expected = conditions.expected, stored != expected {
+                        throw PrefsError.conditionFailed(domain: domain, key: change.path.display, found: stored, expected: expected)
+                    }
+                    if let sum = try change.apply(to: &contents, stored: stored) { sums.append(sum) }
+                }
+            }
+            return sums
+        }
+    }
+}
+
+extension WriteRequest.Change {
+    /// Applies one change given the value stored at its path; the new sum for a counter.
+    func apply(to contents: inout PrefDictionary, stored: PrefValue?) throws -> PrefValue? {
+        switch action {
+        case .set(let value):
+            try contents.setValue(value, at: path)
+        case .arrayAdd(let elements):
+            switch stored {
+            case nil: try contents.setValue(.array(elements), at: path)
+            case .array(let existing)?: try contents.setValue(.array(existing + elements), at: path)
+            case let other?: throw KeyPathError(reason: "-array-add needs an array, and the value is \(other.typeNameWithArticle)")
+            }
+        case .dictAdd(let additions):
+            switch stored {
+            case nil: try contents.setValue(.dictionary(additions), at: path)
+            case .dictionary(var existing)?:
+                for entry in additions { existing[entry.key] = entry.value }
+                try contents.setValue(.dictionary(existing), at: path)
+            case let other?: throw KeyPathError(reason: "-dict-add needs a dictionary, and the value is \(other.typeNameWithArticle)")
+            }
+        case .setFromFile:
+            throw PrefsError.internalError("a value from a file was not read before the change")
+        case .add(let amount):
+            let sum = try PrefValue.sum(stored, amount)
+            try contents.setValue(sum, at: path)
+            return sum
+        }
+        return nil
+    }
+}
+
+extension SuiteStore {
+    /// `write`: every change parsed first (a bad value changes nothing), values from files read (a
+    /// large one streamed straight into its blob before the suite is locked), then one atomic change —
+    /// or with `dryRun`, the report of what would change.
+    public func write(_ request: WriteRequest, to domain: Domain, options: WriteOptions) throws -> ChangeOutcome {
+        let target = try target(for: domain)
+        var conditions = options.conditions
+        if let text = options.ifEquals {
+            guard !conditions.ifAbsent else { throw PrefsError.usage("write: --if-absent and --if-equals cannot be combined") }
+            guard case .changes(let changes) = request, changes.count == 1 else {
+                throw PrefsError.usage("write: --if-equals needs exactly one KEY [TYPE] VALUE")
+            }
+            conditions.expected = try changes[0].expected(text, domain: domain.displayName)
+        }
+        try checkPlacement(options.placement, of: request, target: target)
+        var prewritten: [PendingBlob] = []
+        let resolved: WriteRequest
+        do {
+            resolved = try readFiles(request, target: target, options: options, prewritten: &prewritten)
+        } catch {
+            discard(prewritten, target: target)
+            throw error
+        }
+        let external = ExternalOptions(placement: options.placement, reading: resolved.keysRead(conditions), prewritten: prewritten)
+        var sums: [PrefValue] = []
+        var outcome = try change(target, keys: resolved.topLevelKeys, dryRun: options.dryRun, external: external) { contents in
+            sums = try resolved.apply(to: &contents, domain: domain.displayName, conditions: conditions)
+        }
+        outcome.sums = sums
+        return outcome
+    }
+
+    /// `--external` stores only the strings, data, arrays and dictionaries of a suite's top-level keys.
+    func checkPlacement(_ placement: Placement, of request: WriteRequest, target: SuiteTarget) throws {
+        guard placement == .external else { return }
+        guard target.blobSuite != nil else { throw PrefsError.usage("write: --external needs a suite; a file keeps its values inline") }
+        guard case .changes(let changes) = request else { throw PrefsError.usage("write: --external needs KEY [TYPE] VALUE groups") }
+        for change in changes {
+            let scalar: PrefValue?
+            switch change.action {
+            case .set(.string), .set(.data), .set(.array), .set(.dictionary), .arrayAdd, .dictAdd, .setFromFile: scalar = nil
+            case .set(let value): scalar = value
+            case .add(let amount): scalar = amount
+            }
+            if let scalar { throw PrefsError.usage("write: --external stores strings, data, arrays and dictionaries, not \(scalar.typeNameWithArticle) (key \(change.path.display))") }
+            guard change.path.components.count == 1 else { throw PrefsError.usage("write: --external stores a top-level key's whole value, not \(change.path.display)") }
+        }
+    }
+
+    /// The request with every value from a file read: inline, or (for a top-level key of a suite that
+    /// nothing else in the write reaches into, not in a dry run) already in a new blob.
+    func readFiles(_ request: WriteRequest, target: SuiteTarget, options: WriteOptions, prewritten: inout [PendingBlob]) throws -> WriteRequest {
+        guard case .changes(var changes) = request else { return request }
+        guard changes.filter({ if case .setFromFile("-", _) = $0.action { true } else { false } }).count <= 1 else {
+            throw PrefsError.usage("write: standard input can give only one value")
+        }
+        for (i, change) in changes.enumerated() {
+            guard case .setFromFile(let source, let kind) = change.action else { continue }
+            let alone = changes.filter { $0.path.first.utf8.elementsEqual(change.path.first.utf8) }.count == 1
+            let streaming = change.path.components.count == 1 && alone && !options.dryRun
+            switch try readValue(from: source, kind: kind, key: change.path.first, for: target, placement: streaming ? options.placement : .inline) {
+            case .inline(let value):
+                changes[i] = WriteRequest.Change(path: change.path, action: .set(value), flag: change.flag)
+            case .external(let pending):
+                prewritten.append(pending)
+                changes[i] = WriteRequest.Change(path: change.path, action: .set(pending.reference.value), flag: change.flag)
+            }
+        }
+        return .changes(changes)
+    }
+
+    /// Runs a change for real, in one atomic change of the store, or with `dryRun` reports what it
+    /// would change and changes nothing (no lock, no file, no directory).
+    public func change(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, dryRun: Bool,
+                       external: ExternalOptions = ExternalOptions(), _ change: (inout PrefDictionary) throws -> Void) throws -> ChangeOutcome {
+        guard dryRun else {
+            return ChangeOutcome(changed: try update(target, keys: keys, removingEmpty: removingEmpty, external: external, change))
+        }
+        let (before, after) = try preview(target, keys: keys, external: external, change)
+        let report = before.changes(to: after)
+        return ChangeOutcome(changed: !report.isEmpty, report: report)
+    }
+}

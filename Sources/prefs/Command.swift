@@ -1,0 +1,62 @@
+import PrefsCore
+
+/// What a verb's options are parsed into: a plain value with a field per option.
+protocol CommandValues: Sendable {
+    init()
+}
+
+/// A verb: what `--help` says of it, its typed options, and the code that runs it — parses the
+/// operands, calls one PrefsCore operation, prints.
+protocol Command {
+    associatedtype Values: CommandValues
+    static var verb: Verb { get }
+    static var options: [Option<Values>] { get }
+    static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus
+}
+
+/// What `--help`, the man page's synopsis and the completions say of a verb.
+struct Verb: Sendable {
+    let name: String
+    let operands: String
+    let summary: String
+    let operandCount: ClosedRange<Int>
+    /// More about the operands, for `prefs help VERB` (the man page has everything).
+    var details = ""
+}
+
+/// A verb in the command table: its description, the spellings of its options, and its command with
+/// the options typed. `CommandTable.verbs` is the one list that parsing, `--help`, and the
+/// consistency tests against the man page, completions and README all read.
+struct VerbSpec: Sendable {
+    let verb: Verb
+    let options: [OptionSpec]
+    /// Types the options (validating every value) and runs the command; nothing has happened before.
+    let run: @Sendable (Invocation, CommandContext) throws -> ExitStatus
+
+    init<C: Command>(_ command: C.Type) {
+        verb = C.verb
+        options = C.options.map(\.spec)
+        run = { invocation, context in
+            var values = C.Values()
+            for option in C.options {
+                guard let given = invocation.options[option.spec.name] else { continue }
+                try option.set(&values, given)
+            }
+            return try C.run(values, invocation.operands, context)
+        }
+    }
+
+    var name: String { verb.name }
+    var usage: String { "prefs \(verb.name)" + (verb.operands.isEmpty ? "" : " \(verb.operands)") }
+
+    func option(named name: String) -> OptionSpec? {
+        options.first { $0.name == name } ?? CommandTable.common.first { $0.name == name }
+    }
+
+    func option(short: Character) -> OptionSpec? { options.first { $0.short == short } }
+}
+
+extension ChangeOptions {
+    /// The status of a command that changed something (3 with `--exit-code`) or found it already so.
+    func status(_ outcome: ChangeOutcome) -> ExitStatus { outcome.changed && exitCode ? .changed : .success }
+}

@@ -1,0 +1,95 @@
+import PrefsCore
+
+/// An option as the command line spells it: `--name`, `--name VALUE` (also `--name=VALUE`), and for a
+/// few a short spelling (`-0`). The spelling side of `Option`, for parsing, `--help`, and the checks
+/// against the man page and the completions.
+struct OptionSpec: Sendable {
+    let name: String
+    /// The short spelling (`-0` for `--null`), if any.
+    let short: Character?
+    /// The placeholder shown in help when the option takes a value.
+    let value: String?
+    /// The only values accepted, when the set is closed.
+    let choices: [String]
+    /// Given more than once, every value counts (else the last one).
+    let repeatable: Bool
+    let summary: String
+}
+
+/// An option bound to a field of its verb's options: declared once with its type and arity, parsed
+/// and validated into that field before the command runs. Nothing reads an option by its name.
+struct Option<Values>: Sendable {
+    let spec: OptionSpec
+    /// Sets the field from every value given for the option (in order; "" for a flag).
+    let set: @Sendable (inout Values, [String]) throws -> Void
+
+    /// `--name`: true when given.
+    static func flag(_ name: String, short: Character? = nil, _ summary: String, _ field: WritableKeyPath<Values, Bool> & Sendable) -> Option {
+        Option(spec: OptionSpec(name: name, short: short, value: nil, choices: [], repeatable: false, summary: summary)) { values, _ in
+            values[keyPath: field] = true
+        }
+    }
+
+    /// `--name VALUE`: the last value given.
+    static func text(_ name: String, _ placeholder: String, _ summary: String, _ field: WritableKeyPath<Values, String?> & Sendable) -> Option {
+        Option(spec: OptionSpec(name: name, short: nil, value: placeholder, choices: [], repeatable: false, summary: summary)) { values, given in
+            values[keyPath: field] = given.last
+        }
+    }
+
+    /// `--name VALUE`, repeatable: every value, in order.
+    static func list(_ name: String, _ placeholder: String, _ summary: String, _ field: WritableKeyPath<Values, [String]> & Sendable) -> Option {
+        Option(spec: OptionSpec(name: name, short: nil, value: placeholder, choices: [], repeatable: true, summary: summary)) { values, given in
+            values[keyPath: field] = given
+        }
+    }
+
+    /// `--name VALUE` from a closed set: the last value given, one of the cases.
+    static func choice<Choice: RawRepresentable & CaseIterable & Sendable>(_ name: String, _ placeholder: String, _ summary: String,
+                                                                           _ field: WritableKeyPath<Values, Choice?> & Sendable) -> Option
+        where Choice.RawValue == String {
+        let spec = OptionSpec(name: name, short: nil, value: placeholder, choices: Choice.allCases.map(\.rawValue), repeatable: false, summary: summary)
+        return Option(spec: spec) { values, given in values[keyPath: field] = given.last.flatMap(Choice.init(rawValue:)) }
+    }
+
+    /// `--name SECONDS`: a finite number of seconds, 0 or more.
+    static func seconds(_ name: String, _ summary: String, _ field: WritableKeyPath<Values, Double?> & Sendable) -> Option {
+        Option(spec: OptionSpec(name: name, short: nil, value: "SECONDS", choices: [], repeatable: false, summary: summary)) { values, given in
+            guard let text = given.last else { return }
+            guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
+                throw PrefsError.usage("--\(name) takes a number of seconds, not '\(text)'")
+            }
+            values[keyPath: field] = seconds
+        }
+    }
+}
+
+/// The options every verb that changes a suite takes.
+protocol ChangeOptions {
+    var exitCode: Bool { get set }
+    var dryRun: Bool { get set }
+}
+
+extension Option where Values: ChangeOptions {
+    static var exitCode: Option { .flag("exit-code", "exit 3 when something changed, 0 when everything was already so", \.exitCode) }
+    static var dryRun: Option { .flag("dry-run", "print what would change (+ added, - removed, ~ replaced) and change nothing", \.dryRun) }
+}
+
+/// The options of the verbs that read what an application sees.
+protocol LayerOptions {
+    var origin: Bool { get set }
+    var stored: Bool { get set }
+    var defaults: [String] { get set }
+}
+
+extension LayerOptions {
+    var scope: ReadScope { ReadScope(storedOnly: stored, defaults: defaults) }
+}
+
+extension Option where Values: LayerOptions {
+    static var origin: Option { .flag("origin", "say where each value came from: stored, global, registered:FILE or command-line", \.origin) }
+    static var stored: Option { .flag("stored", "only the suite's own stored values, no global suite or registered defaults", \.stored) }
+    static var defaults: Option {
+        .list("defaults", "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)", \.defaults)
+    }
+}

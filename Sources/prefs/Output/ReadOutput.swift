@@ -1,0 +1,81 @@
+import PrefsCore
+
+/// How `read` prints what it found, as its options ask: readable, JSON, keys (ended by newlines or
+/// NULs), with origins, or raw bytes.
+struct ReadOutput {
+    let values: ReadCommand.Values
+    let context: CommandContext
+
+    /// The combinations `read` refuses, before anything is read.
+    static func check(_ values: ReadCommand.Values) throws {
+        guard !(values.json && values.keys) else { throw PrefsError.usage("read: --json and --keys cannot be combined") }
+        if values.null {
+            guard values.keys else { throw PrefsError.usage("read: --null needs --keys") }
+            guard !values.origin else { throw PrefsError.usage("read: --null and --origin cannot be combined") }
+        }
+        if values.raw {
+            for (given, name) in [(values.json, "json"), (values.keys, "keys"), (values.origin, "origin")] where given {
+                throw PrefsError.usage("read: --raw and --\(name) cannot be combined")
+            }
+        }
+    }
+
+    func print(everySuite every: SuiteStore.EverySuite) throws {
+        context.report(every)
+        var all = PrefDictionary()
+        for (domain, contents) in every.suites { all[domain.displayName] = .dictionary(contents) }
+        try print(.dictionary(all), domain: "", key: nil)
+    }
+
+    func print(suite: Layers.Resolved, domain: Domain) throws {
+        guard values.origin else { return try print(.dictionary(suite.values), domain: domain.displayName, key: nil) }
+        if values.json {
+            var described = PrefDictionary()
+            for (entry, origin) in zip(suite.values, suite.origins) { described[entry.key] = ReadOutput.withOrigin(entry.value, origin) }
+            context.writeOutput(try ValueOutput.text(.dictionary(described), json: true))
+            return
+        }
+        context.writeOutput(Array(zip(suite.values, suite.origins).map { entry, origin in
+            "\(origin)\t\(ValueOutput.quotedIfNeeded(entry.key))" + (values.keys ? "" : "\t" + ValueOutput.line(entry.value)) + "\n"
+        }.joined().utf8))
+    }
+
+    func print(value: PrefValue, origin: Origin, domain: Domain, key: KeyPath) throws {
+        guard values.origin else { return try print(value, domain: domain.displayName, key: key.display) }
+        if values.json {
+            context.writeOutput(try ValueOutput.text(ReadOutput.withOrigin(value, origin), json: true))
+        } else if values.keys {
+            context.writeOutput(Array(try ReadOutput.keys(of: value, domain: domain.displayName, key: key.display).map { "\(origin)\t\($0)\n" }.joined().utf8))
+        } else {
+            context.writeOutput(Array("\(origin)\t".utf8) + (try ValueOutput.text(value, json: false)))
+        }
+    }
+
+    /// `--raw`: the bytes exactly, with no newline; a blob streams to standard output when it is a
+    /// real descriptor.
+    func print(raw: RawValue) throws {
+        switch raw {
+        case .bytes(let bytes): context.writeOutput(bytes)
+        case .blob(let blob):
+            if let descriptor = context.outputDescriptor { try blob.copy(toOutput: descriptor) } else { context.writeOutput(try blob.bytes()) }
+        }
+    }
+
+    /// A value as `read` prints it: readable, JSON, or its keys.
+    func print(_ value: PrefValue, domain: String, key: String?) throws {
+        guard values.keys else { return context.writeOutput(try ValueOutput.text(value, json: values.json)) }
+        let end = values.null ? "\0" : "\n"
+        context.writeOutput(Array(try ReadOutput.keys(of: value, domain: domain, key: key).map { $0 + end }.joined().utf8))
+    }
+
+    static func keys(of value: PrefValue, domain: String, key: String?) throws -> [String] {
+        guard case .dictionary(let dictionary) = value else {
+            throw PrefsError.typeMismatch(domain: domain, key: key ?? "", reason: "--keys needs a dictionary, and the value is \(value.typeNameWithArticle)")
+        }
+        return dictionary.keys
+    }
+
+    static func withOrigin(_ value: PrefValue, _ origin: Origin) -> PrefValue {
+        ["origin": .string(origin.description), "value": value]
+    }
+}
