@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds a libFuzzer target per reader (binary, xml, openstep, json, patch, text: the INI and .env
 # readers of migrate) with AddressSanitizer and runs each for SECONDS (default 600), two at a time,
-# seeded with ../shared/conformance and the regression inputs. Crashing inputs are copied to
+# seeded with Tests/Conformance and the regression inputs. Crashing inputs are copied to
 # Tests/PrefsCoreTests/Fixtures/fuzz-regressions/ (which the test suite decodes on every run);
 # commit them with the fix.
 #
@@ -14,7 +14,7 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(binary xml openstep json patch text)
 work=$root/Tests/Fuzz/work
 regressions=$root/Tests/PrefsCoreTests/Fixtures/fuzz-regressions
-conformance=${PREFS_CONFORMANCE:-$root/../shared/conformance}
+conformance=$root/Tests/Conformance
 mkdir -p "$work" "$regressions"
 mapfile -t sources < <(find "$root/Sources/PrefsCore" -name '*.swift' | sort)
 
