@@ -1,23 +1,44 @@
-// A libFuzzer entry point, compiled into the same module as the PrefsCore sources by
-// run-fuzzers.sh with -D FUZZ_<TARGET> (BINARY, XML, OPENSTEP, JSON, PATCH, TEXT). Besides "never crash, hang or allocate wildly", it checks
-// the round trip: whatever a decoder accepts, the encoder of that format writes, and decoding that
-// gives the same value back (XML: dates at whole seconds; JSON: idempotent re-encoding).
+// The properties the fuzzers check, one per reader. Besides "never crash, hang or allocate wildly",
+// each checks the round trip: whatever a decoder accepts, the encoder of that format writes, and
+// decoding that gives the same value back (XML: dates at whole seconds; JSON: idempotent re-encoding).
+// Only PrefsCore's public interface is used, so the target builds in any configuration.
+import PrefsCore
 
-func roundTrip(_ bytes: [UInt8]) {
-    #if FUZZ_BINARY
+enum FuzzTarget: String, CaseIterable {
+    case binary, xml, openstep, json, patch, text
+
+    func check(_ bytes: [UInt8]) {
+        switch self {
+        case .binary: checkBinary(bytes)
+        case .xml: checkXML(bytes)
+        case .openstep: checkOpenStep(bytes)
+        case .json: checkJSON(bytes)
+        case .patch: checkLookupAndPatch(bytes)
+        case .text: checkTextSources(bytes)
+        }
+    }
+}
+
+func checkBinary(_ bytes: [UInt8]) {
     guard let value = try? BinaryPlistDecoder.decode(bytes) else { return }
     let again = try! BinaryPlistDecoder.decode(try! BinaryPlistEncoder.encode(value))
     precondition(again == value, "binary round trip changed the value")
-    #elseif FUZZ_XML
+}
+
+func checkXML(_ bytes: [UInt8]) {
     guard let value = try? XMLPlistDecoder.decode(bytes) else { return }
     let once = try! XMLPlistEncoder.encode(value)
     let again = try! XMLPlistDecoder.decode(once)
     precondition(try! XMLPlistEncoder.encode(again) == once, "XML round trip changed the value")
-    #elseif FUZZ_OPENSTEP
+}
+
+func checkOpenStep(_ bytes: [UInt8]) {
     guard let value = try? OpenStepDecoder.decode(bytes) else { return }
     let again = try! OpenStepDecoder.decode(try! OpenStepEncoder.encode(value))
     precondition(again == value, "OpenStep round trip changed the value")
-    #elseif FUZZ_JSON
+}
+
+func checkJSON(_ bytes: [UInt8]) {
     _ = try? PropertyList.validate(bytes)
     guard let (value, format) = try? PropertyList.decode(bytes), format == .json || format == .typedJSON else { return }
     let typed = try! TypedJSON.encode(value)
@@ -34,11 +55,6 @@ func roundTrip(_ bytes: [UInt8]) {
     } else {
         precondition((try? PropertyList.decode(bytes)) == nil, "import refused a document decode accepts")
     }
-    #elseif FUZZ_PATCH
-    checkLookupAndPatch(bytes)
-    #elseif FUZZ_TEXT
-    checkTextSources(bytes)
-    #endif
 }
 
 /// The migrate text readers never crash, and the migration transforms are idempotent on any text.
@@ -65,12 +81,13 @@ func checkTextSources(_ bytes: [UInt8]) {
 /// to a dictionary, a lookup returns that dictionary's value and a patch succeeds with the change
 /// applied; whenever it does not decode, a patch refuses it too.
 func checkLookupAndPatch(_ bytes: [UInt8]) {
-    // As the store reads a file: the format by content, refusing what looks like UTF-16.
-    guard let format = try? PropertyList.detect(bytes), format == .xml || format == .binary else { return }
+    // As the store reads a file: the format by content (what looks like UTF-16 decodes to nothing,
+    // and a patch must refuse it too).
+    guard let format = PlistFormat.detect(bytes), format == .xml || format == .binary else { return }
     let root: PrefDictionary?
     if case .dictionary(let d)? = try? PropertyList.decode(bytes).value { root = d } else { root = nil }
     bytes.withUnsafeBufferPointer { buffer in
-        if let root, !hasRepeatedKey(buffer, format: format) {
+        if let root, !(format == .binary && hasRepeatedKey(buffer, decodedCount: root.count)) {
             for key in root.keys.prefix(4) + ["absent"] {
                 let looked = try? PropertyList.lookup(key, in: buffer).value
                 precondition(looked == root[key], "lookup disagrees with decode")
@@ -97,19 +114,27 @@ func checkLookupAndPatch(_ bytes: [UInt8]) {
     }
 }
 
-/// Whether the top dictionary names a key twice (decode keeps the last; a binary lookup may find
-/// either).
-func hasRepeatedKey(_ bytes: UnsafeBufferPointer<UInt8>, format: PlistFormat) -> Bool {
-    guard format == .binary, var parser = try? BinaryPlistParser(bytes, decodingWhole: false),
-        let start = try? parser.offset(of: parser.topObject),
-        case .dictionary(let count, _)? = try? parser.object(ref: parser.topObject, at: start),
-        case .dictionary(let d)? = try? parser.value(ref: parser.topObject, depth: 0).value
-    else { return false }
-    return d.count != count
-}
-
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    roundTrip(Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
+/// Whether the top dictionary of a binary plist that decoded names a key twice (decode keeps the
+/// last; a lookup may find either): the entry count its marker gives, read here independently of
+/// PrefsCore from the trailer and the offset table, is not the decoded dictionary's count.
+func hasRepeatedKey(_ bytes: UnsafeBufferPointer<UInt8>, decodedCount: Int) -> Bool {
+    guard bytes.count >= 40 else { return false }
+    func number(at offset: Int, width: Int) -> Int? {
+        guard width > 0, width <= 8, offset >= 0, offset + width <= bytes.count else { return nil }
+        let value = bytes[offset..<offset + width].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return value <= UInt64(Int.max) ? Int(value) : nil
+    }
+    let trailer = bytes.count - 32
+    let offsetSize = Int(bytes[trailer + 6])
+    guard let top = number(at: trailer + 16, width: 8), let table = number(at: trailer + 24, width: 8),
+        top <= (Int.max - table) / max(offsetSize, 1),
+        let start = number(at: table + top * offsetSize, width: offsetSize), start < bytes.count,
+        bytes[start] >> 4 == 0xD else { return false }
+    var count = Int(bytes[start] & 0xF)
+    if count == 0xF {
+        guard start + 1 < bytes.count, bytes[start + 1] >> 4 == 0x1,
+            let wide = number(at: start + 2, width: 1 << Int(bytes[start + 1] & 0xF)) else { return false }
+        count = wide
+    }
+    return count != decodedCount
 }
