@@ -23,6 +23,8 @@ let package = Package(
         // libFuzzer targets over the readers, built with sanitizers by Tests/Fuzz/run-fuzzers.sh; a plain
         // build replays inputs (`PrefsFuzzer TARGET FILE…`).
         .executableTarget(name: "PrefsFuzzer", dependencies: ["PrefsCore"], path: "Tests/Fuzz/PrefsFuzzer"),
+        // Codec timings against Foundation, run by Tests/Benchmarks/bench-codecs.sh.
+        .executableTarget(name: "CodecBenchmark", dependencies: ["PrefsCore"], path: "Tests/Benchmarks/CodecBenchmark"),
         .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore", "PrefsTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "prefsTests", dependencies: ["prefs", "PrefsCore", "PrefsTestSupport", "UserDefaultsHelper"]),
     ]

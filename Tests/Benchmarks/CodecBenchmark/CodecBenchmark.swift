@@ -1,7 +1,8 @@
 // Decode/encode timings for PrefsCore and Foundation on the same documents, interleaved rep by rep.
-// Compiled by bench-codecs.sh into one module with the PrefsCore sources (whole-module, -O).
-//   codec-benchmark REPS NAME FILE...   (FILE ending .bin.plist, .xml.plist or .json)
+// The CodecBenchmark target of the package, built in release by bench-codecs.sh.
+//   CodecBenchmark REPS NAME FILE...   (FILE ending .bin.plist, .xml.plist or .json)
 import Foundation
+import PrefsCore
 
 @main
 struct CodecBenchmark {
