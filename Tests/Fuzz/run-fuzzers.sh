@@ -26,11 +26,20 @@ conformance=$root/Tests/Conformance
 mkdir -p "$work" "$regressions"
 
 # Its own scratch path, so the sanitized build never mixes with the normal debug/release builds.
-build=(swift build -c release --scratch-path "$root/.build/fuzz" --product PrefsFuzzer
-       --sanitize=fuzzer --sanitize=address -Xswiftc -DFUZZING
-       -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined)
+# SwiftPM's --sanitize=fuzzer makes PrefsFuzzer's main libFuzzer's; the sanitizers themselves are
+# given to swiftc as ONE -sanitize= list, last on its command line: the driver keeps only the last
+# -sanitize= it sees, and `swift build --sanitize=fuzzer --sanitize=address` passes two in no fixed
+# order (a build had either coverage or AddressSanitizer, never both). Clang merges -fsanitize.
+build=(swift build -c release --scratch-path "$root/.build/fuzz" --product PrefsFuzzer --sanitize=fuzzer
+       -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
+       -Xcc -fsanitize=address,undefined -Xcc -fno-sanitize-recover=undefined)
 (cd "$root" && "${build[@]}" 2>&1 | grep -v -e 'Cannot export local symbol' -e '^$')
-fuzzer=$(cd "$root" && "${build[@]}" --show-bin-path)/PrefsFuzzer
+bin=$(cd "$root" && "${build[@]}" --show-bin-path)
+fuzzer=$bin/PrefsFuzzer
+# Those flags are easy to lose without a word: check that PrefsCore's code calls both sanitizers.
+for symbol in __asan_report_load __sanitizer_cov_trace; do
+  nm "$bin"/PrefsCore.build/*.o | grep " U $symbol" >/dev/null || { echo "PrefsCore was built without $symbol" >&2; exit 1; }
+done
 
 seed() {
   local target=$1
@@ -64,7 +73,8 @@ run() {
   runs=$(awk '/^stat::number_of_executed_units/ {print $2}' "$log")
   found=$(find "$work/crashes-$target" -type f | wc -l)
   echo "$target: ${runs:-no} runs in ${seconds}s, $found failing inputs, corpus $(find "$work/corpus-$target" -type f | wc -l) files"
-  if [ "$found" -gt 0 ] || [ -z "$runs" ]; then
+  # No runs: it did not start; no "cov:": its code is not instrumented, so it fuzzed blind.
+  if [ "$found" -gt 0 ] || [ -z "$runs" ] || ! grep -q 'INITED cov:' "$log"; then
     mkdir -p "$regressions/$target"
     cp "$work/crashes-$target"/* "$regressions/$target/" 2>/dev/null || true
     grep -v -e '^#[0-9]*[[:space:]]*\(NEW\|REDUCE\|pulse\|INITED\|DONE\|RELOAD\)' "$log" | tail -60 | sed "s/^/  $target| /"

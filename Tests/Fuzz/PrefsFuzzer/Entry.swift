@@ -1,4 +1,4 @@
-// Built by Tests/Fuzz/run-fuzzers.sh with `--sanitize=fuzzer --sanitize=address -Xswiftc -DFUZZING`,
+// Built by Tests/Fuzz/run-fuzzers.sh with libFuzzer, AddressSanitizer and `-DFUZZING`,
 // this is a libFuzzer target: libFuzzer's main calls LLVMFuzzerTestOneInput, and PREFS_FUZZ_TARGET
 // names the property to check (binary, xml, openstep, json, patch, text). Built plainly (as
 // `swift build` and `swift test` do), it replays inputs instead:
