@@ -20,6 +20,11 @@ let package = Package(
         .target(name: "PrefsTestSupport", dependencies: ["PrefsCore"], path: "Tests/PrefsTestSupport"),
         // A Foundation UserDefaults program, run by the interoperability tests.
         .executableTarget(name: "UserDefaultsHelper", path: "Tests/UserDefaultsHelper"),
+        // libFuzzer targets over the readers, built with sanitizers by Tests/Fuzz/run-fuzzers.sh; a plain
+        // build replays inputs (`PrefsFuzzer TARGET FILE…`).
+        .executableTarget(name: "PrefsFuzzer", dependencies: ["PrefsCore"], path: "Tests/Fuzz/PrefsFuzzer"),
+        // Codec timings against Foundation, run by Tests/Benchmarks/bench-codecs.sh.
+        .executableTarget(name: "CodecBenchmark", dependencies: ["PrefsCore"], path: "Tests/Benchmarks/CodecBenchmark"),
         .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore", "PrefsTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "prefsTests", dependencies: ["prefs", "PrefsCore", "PrefsTestSupport", "UserDefaultsHelper"]),
     ]

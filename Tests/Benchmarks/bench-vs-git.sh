@@ -4,22 +4,28 @@
 # wall time, median), prefs and git back to back, and the whole table is repeated ROUNDS times with
 # the cases interleaved; the median of the rounds is printed with the ratio prefs/git (below 1.0 =
 # prefs faster). Writes change the value every run (a --prepare step writes another value first), so
-# neither tool gets a no-op. Not a test: no limits, just figures.
-#   Tests/Benchmarks/bench-vs-git.sh [ROUNDS]     (needs hyperfine; builds the static release binary)
+# neither tool gets a no-op. Not a test: no limits, just figures. --smoke: suites of 10 and 100 keys,
+# one round of two runs — checks that it runs; the figures mean nothing.
+#   Tests/Benchmarks/bench-vs-git.sh [ROUNDS | --smoke]  (needs hyperfine; builds the static release binary)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-rounds=${1:-3}
+if [ "${1:-}" = --smoke ]; then
+  rounds=1 sizes=(10 100) runs=2 warmup=(0 0)
+else
+  rounds=${1:-3} sizes=(10 1000 100000) runs=40 warmup=(3 2)   # warm-up runs: read, write
+fi
 command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
-(cd "$root" && swift build -c release --product prefs -Xswiftc -static-executable >/dev/null)
+(cd "$root" && swift build -q -c release --product prefs -Xswiftc -static-executable)
 prefs=$root/.build/release/prefs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export XDG_CONFIG_HOME=$work/config
 mkdir -p "$XDG_CONFIG_HOME"
-python3 - "$work" <<'PY'
+python3 - "$work" "${sizes[@]}" <<'PY'
 import plistlib, sys
 work = sys.argv[1]
-for n, name in ((10, "10"), (1000, "1k"), (100000, "100k")):
+for n in map(int, sys.argv[2:]):
+    name = str(n)
     doc = {f"key{i:06d}": f"value number {i}" for i in range(n)}
     open(f"{work}/config/xml{name}.plist", "wb").write(plistlib.dumps(doc, fmt=plistlib.FMT_XML))
     open(f"{work}/config/bin{name}.plist", "wb").write(plistlib.dumps(doc, fmt=plistlib.FMT_BINARY))
@@ -29,28 +35,28 @@ PY
 median() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(" ".join(str(x["median"]) for x in r))' "$1"; }
 : >"$work/times"
 for round in $(seq "$rounds"); do
-  for size in 10 1k 100k; do
-    case $size in 10) key=key000005 ;; 1k) key=key000500 ;; 100k) key=key050000 ;; esac
-    runs=$([ "$size" = 100k ] && echo 15 || echo 40)
+  for size in "${sizes[@]}"; do
+    key=$(printf 'key%06d' $((size / 2)))
+    n=$([ "$size" -ge 100000 ] && echo 15 || echo "$runs")
     for format in xml bin; do
-      hyperfine -N --warmup 3 -r "$runs" --export-json "$work/r.json" \
+      hyperfine -N --warmup "${warmup[0]}" -r "$n" --export-json "$work/r.json" \
         "$prefs read $format$size $key" "git config --file $work/git$size.cfg --get section.$key" >/dev/null
       echo "read $format $size $(median "$work/r.json")" >>"$work/times"
-      hyperfine -N --warmup 2 -r "$runs" --export-json "$work/w.json" \
+      hyperfine -N --warmup "${warmup[1]}" -r "$n" --export-json "$work/w.json" \
         --prepare "$prefs write $format$size $key other" "$prefs write $format$size $key changed" \
         --prepare "git config --file $work/git$size.cfg section.$key other" "git config --file $work/git$size.cfg section.$key changed" >/dev/null
       echo "write $format $size $(median "$work/w.json")" >>"$work/times"
     done
   done
 done
-python3 - "$work/times" <<'PY'
+python3 - "$work/times" "${sizes[@]}" <<'PY'
 import collections, statistics, sys
 rows = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     op, fmt, size, p, g = line.split()
     rows[(op, fmt, size)].append((float(p), float(g)))
 print(f"{'case':<22}{'prefs ms':>10}{'git ms':>10}{'prefs/git':>11}")
-for size in ("10", "1k", "100k"):
+for size in sys.argv[2:]:
     for op in ("read", "write"):
         for fmt in ("xml", "bin"):
             values = rows[(op, fmt, size)]

@@ -1,6 +1,6 @@
 # Generates the benchmark documents (with plistlib/json, so neither side writes its own input) and
 # times CPython's plistlib and json on them.
-#   python3 codec_benchmark.py generate DIR
+#   python3 codec_benchmark.py generate DIR [KEYS:NAME...]     (default 1000:1k 100000:100k)
 #   python3 codec_benchmark.py time REPS NAME FILE...
 import datetime, json, plistlib, random, sys, time
 
@@ -30,7 +30,8 @@ def json_safe(doc):
 
 if sys.argv[1] == "generate":
     folder = sys.argv[2]
-    for keys, name in ((1000, "1k"), (100000, "100k")):
+    sizes = [(int(keys), name) for keys, name in (arg.split(":") for arg in sys.argv[3:] or ["1000:1k", "100000:100k"])]
+    for keys, name in sizes:
         doc = document(keys)
         open(f"{folder}/{name}.bin.plist", "wb").write(plistlib.dumps(doc, fmt=plistlib.FMT_BINARY, sort_keys=False))
         open(f"{folder}/{name}.xml.plist", "wb").write(plistlib.dumps(doc, fmt=plistlib.FMT_XML))

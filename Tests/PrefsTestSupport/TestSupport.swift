@@ -1,7 +1,7 @@
 import Foundation
 import PrefsCore
 
-/// Paths of the repository and the shared conformance corpora, for both test targets.
+/// Paths of the repository and its conformance corpora (Tests/Conformance), for both test targets.
 public enum Fixtures {
     /// The package root, found from this file's path (Tests/PrefsTestSupport/TestSupport.swift).
     public static let packageRoot: String = {
@@ -10,13 +10,13 @@ public enum Fixtures {
         return url.path
     }()
 
-    /// `../shared/conformance` next to the repository (or `$PREFS_CONFORMANCE`). Tests that need it
-    /// fail, never skip, when it is missing.
+    /// `Tests/Conformance` in the checkout (see its README for where each corpus comes from). Tests
+    /// that need it fail, never skip, when it is missing.
     public static func conformance(_ relative: String = "") throws -> String {
-        let base = ProcessInfo.processInfo.environment["PREFS_CONFORMANCE"] ?? packageRoot + "/../shared/conformance"
+        let base = packageRoot + "/Tests/Conformance"
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: base, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw TestFailure("conformance corpora not found at \(base) (set PREFS_CONFORMANCE)")
+            throw TestFailure("conformance corpora not found at \(base)")
         }
         return relative.isEmpty ? base : base + "/" + relative
     }

@@ -3,7 +3,7 @@ import Testing
 @testable import PrefsCore
 @testable import prefs
 
-/// The shared corpora through `prefs import`, and random suites through export then import: every
+/// The conformance corpora through `prefs import`, and random suites through export then import: every
 /// document that is a valid dictionary lands whole; every other one is refused with 65 and the
 /// target suite stays byte-identical.
 @Suite struct ImportConformanceTests {

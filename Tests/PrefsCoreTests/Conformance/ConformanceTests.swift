@@ -1,7 +1,7 @@
 import Testing
 @testable import PrefsCore
 
-/// Every file in ../shared/conformance gets the verdict its README states.
+/// Every file in Tests/Conformance gets the verdict its README states.
 @Suite struct JSONConformanceTests {
     static func name(_ path: String) -> String { String(path.split(separator: "/").last!) }
 

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The test command: installs what the tests use when it is missing (Debian or Ubuntu, with apt-get
+# as root, or through sudo), then runs the whole suite. On a machine that has the tools,
+# `swift test --parallel` alone is the same run.
+#
+# The tests use libplist's plistutil and CPython's plistlib as oracles, bash, zsh and fish to drive
+# the completions, mandoc to check the man page, strace to prove that a hand-edited external-storage
+# reference opens nothing outside the store, and sha256sum to check blob hashes. Some run a tool by
+# its absolute path, so the check is for that path.
+#   Tests/run-tests.sh [SWIFT TEST OPTIONS...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+need=()
+command -v plistutil >/dev/null || need+=(libplist-utils)
+[ -x /usr/bin/python3 ] || need+=(python3)
+command -v zsh >/dev/null || need+=(zsh)
+command -v fish >/dev/null || need+=(fish)
+command -v mandoc >/dev/null || need+=(mandoc)
+[ -x /usr/bin/strace ] || need+=(strace)
+[ -x /usr/bin/sha256sum ] && [ -x /usr/bin/timeout ] || need+=(coreutils)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing ${need[*]}" >&2
+  sudo=(); [ "$(id -u)" = 0 ] || sudo=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+/usr/bin/python3 -c 'import plistlib'
+swift test --parallel "$@"
