@@ -11,11 +11,15 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     /// Bad value, malformed input, corrupt store, type mismatch.
     case dataError = 65
     case noInput = 66
+    /// A store on the network (etcd) did not answer at any endpoint in time.
+    case unavailable = 69
     case internalError = 70
     case cannotWrite = 73
     case cannotRead = 74
     /// A lock could not be obtained; a retry may succeed.
     case lockUnavailable = 75
+    /// The store refused the credentials, or the user may not do this.
+    case noPermission = 77
 
     /// The one-line meaning shown in `--help`, the man page and the README.
     public var meaning: String {
@@ -27,10 +31,12 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .usage: return "usage error"
         case .dataError: return "data error: bad value, malformed input, corrupt store, type mismatch"
         case .noInput: return "input file missing"
+        case .unavailable: return "store unavailable: no endpoint answered in time"
         case .internalError: return "internal error"
         case .cannotWrite: return "cannot write"
         case .cannotRead: return "cannot read (or write standard output)"
         case .lockUnavailable: return "lock not obtained (a retry may succeed)"
+        case .noPermission: return "permission denied by the store"
         }
     }
 }

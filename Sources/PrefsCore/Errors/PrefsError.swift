@@ -45,6 +45,12 @@ public enum PrefsError: Error, Equatable, Sendable {
     case badEnvironment(name: String, value: String, accepted: String)
     /// Writing to standard output failed (a full disk, a reader that went away: EPIPE).
     case outputFailed(errno: Int32)
+    /// No endpoint of a store on the network answered within the timeout: each one tried, and why the
+    /// last one failed.
+    case unavailable(endpoints: [String], reason: String)
+    /// A store on the network refused a request: its gRPC status `code` and message (a request too
+    /// large, too many operations in one transaction, bad credentials, no leader…).
+    case storeRefused(endpoint: String, code: Int, message: String)
     /// Another writer held the lock of `path` for longer than the bounded wait.
     case lockUnavailable(path: String, seconds: Double)
     /// A broken invariant; a bug in prefs.
@@ -62,6 +68,14 @@ public enum PrefsError: Error, Equatable, Sendable {
         case .cannotWrite: return .cannotWrite
         case .symlinkInStore(_, let writing): return writing ? .cannotWrite : .dataError
         case .lockUnavailable: return .lockUnavailable
+        case .unavailable: return .unavailable
+        case .storeRefused(_, let code, _):
+            switch code {
+            case 3, 8, 11: return .dataError         // INVALID_ARGUMENT, RESOURCE_EXHAUSTED, OUT_OF_RANGE
+            case 7, 16: return .noPermission         // PERMISSION_DENIED, UNAUTHENTICATED
+            case 4, 14: return .unavailable          // DEADLINE_EXCEEDED, UNAVAILABLE (no leader)
+            default: return .internalError
+            }
         case .internalError: return .internalError
         }
     }

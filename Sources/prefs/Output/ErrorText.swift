@@ -48,6 +48,10 @@ extension PrefsError {
             return "\(name)=\(value): give \(accepted)"
         case .outputFailed(let code):
             return "standard output: cannot write: \(PrefsError.describe(errno: code))"
+        case .unavailable(let endpoints, let reason):
+            return "no store endpoint answered (\(endpoints.joined(separator: ", "))): \(reason)"
+        case .storeRefused(let endpoint, _, let message):
+            return "\(endpoint): \(message)"
         case .lockUnavailable(let path, let seconds):
             return "\(path): another writer held the lock for \(seconds) s; try again (or set PREFS_LOCK_TIMEOUT)"
         }
