@@ -346,6 +346,32 @@ final class WatchProcess: @unchecked Sendable {
         #expect(watch.unread.isEmpty && watch.errorText.isEmpty, "\(watch.unread) \(watch.errorText)")
     }
 
+    /// Waiting for writers hides no real removal: a key deleted, the suite emptied in place (truncated
+    /// and closed: an empty suite), the suite deleted; whole suites and single keys (read the fast
+    /// way) alike.
+    @Test func aKeyRemovedOrTheSuiteEmptiedOrDeletedIsReportedRemoved() throws {
+        let box = try ProcessSandbox()
+        try box.prefs("write", "app", "a", "-int", "1")
+        try box.prefs("write", "app", "b", "-int", "2")
+        let watches = [try WatchProcess(box, ["app", "--initial"]), try WatchProcess(box, ["app", "a", "b", "c", "--initial"])]
+        for watch in watches { #expect(watch.lines(2) == ["a (absent) -> 1", "b (absent) -> 2"]) }
+        try box.prefs("delete", "app", "a")
+        for watch in watches { #expect(watch.nextLine() == "a 1 -> (removed)") }
+        let emptied = try #require(FileHandle(forWritingAtPath: box.config + "/app.plist"))
+        try emptied.truncate(atOffset: 0)
+        try emptied.close()
+        for watch in watches { #expect(watch.nextLine() == "b 2 -> (removed)") }
+        try box.prefs("write", "app", "c", "-int", "3")
+        for watch in watches { #expect(watch.nextLine() == "c (absent) -> 3") }
+        try FileManager.default.removeItem(atPath: box.config + "/app.plist")
+        for watch in watches {
+            #expect(watch.nextLine() == "c 3 -> (removed)")
+            watch.process.terminate()
+            #expect(watch.wait() == 0)
+            #expect(watch.unread.isEmpty && watch.errorText.isEmpty, "\(watch.unread) \(watch.errorText)")
+        }
+    }
+
     /// What the watch asks the kernel after each read: whether any process has the file open for
     /// writing (a reader does not count).
     @Test func whetherAFileIsOpenForWritingComesFromTheKernel() throws {
