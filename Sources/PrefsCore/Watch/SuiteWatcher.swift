@@ -17,8 +17,11 @@ public struct WatchChange: Equatable, Sendable {
 /// are gathered until the directory has been quiet for a moment, then the values are read again and
 /// compared with the last ones read: a write that leaves every value equal reports nothing. A file
 /// being rewritten in place (truncated, then written: `cp`, an editor, UserDefaults) is not read
-/// until its writer closes it, so a half-written file is never taken for a change. No polling:
-/// between writes the process sleeps in `poll`.
+/// until its writer closes it, so a half-written file is never taken for a change: after each read the
+/// kernel is asked whether a layer file is open for writing (see `isOpenForWriting`), and if one is,
+/// or an event came during the read, nothing is reported and the values are read again once the
+/// writers have closed the files and the directories are quiet. No polling: between writes the
+/// process sleeps in `poll`.
 public final class SuiteWatcher {
     public let layers: Layers
     /// The watched keys as typed; nil: every top-level key.
@@ -30,14 +33,19 @@ public final class SuiteWatcher {
     private var lastError: PrefsError?
     /// The base names of every layer's file (and symlink target), as bytes; set by `updateWatches`.
     private var watchedNames = Set<[UInt8]>()
-    /// Watched files modified in place and not yet closed by their writer (by name).
+    /// Every layer's file, and the base name of the file it leads to (through a symlink), which
+    /// its events carry; set by `updateWatches`.
+    private(set) var layerFiles: [(path: String, name: [UInt8])] = []
+    /// Watched files modified in place (or found open for writing) and not yet closed by their
+    /// writer (by name).
     private var beingWritten = Set<[UInt8]>()
 
     /// How long a directory must be quiet before the values are read again, and the longest a burst
     /// of events may delay that.
     static let quietMilliseconds: Int32 = 15
     static let longestBurstMilliseconds = 250.0
-    /// How long a writer that keeps a file open mid-write is waited for before reading anyway.
+    /// How long a writer that keeps a file open mid-write (or just open for writing) is waited for
+    /// before reading anyway.
     static let longestWriteMilliseconds = 5_000.0
 
     public init(_ layers: Layers, keys: [(name: String, path: KeyPath)]?) throws {
@@ -77,15 +85,19 @@ public final class SuiteWatcher {
             case .timedOut: return .timedOut
             case .outputClosed: return .outputClosed
             case .quiet: pending = false
-            case .changed:
+            case .changed(let waitedFor):
                 try updateWatches()
                 let read = Result { try values() }
-                // Events during the read (or just after it: the kernel may show a truncation before
-                // it queues the event): read again once they settle. A file written in place
-                // meanwhile may have been read half-written, so nothing from this read is reported.
-                let during = eventsDuringRead()
-                pending = during.relevant
-                if during.modifiedInPlace { continue }
+                // A layer file open for writing now may have been read half-written (the kernel
+                // shows a truncation before it queues the event), and one written in place during
+                // the read has its events queued by now: either way nothing from this read is
+                // reported; read again once the writers have closed the files and all is quiet.
+                // (Writers waited for long enough already are not waited for again.)
+                let writers = layerFilesOpenForWriting(ignoring: waitedFor)
+                beingWritten.formUnion(writers.names)
+                let during = eventsDuringRead(lateEventsPossible: writers.unknown)
+                pending = during.relevant || !writers.names.isEmpty
+                if during.modifiedInPlace || !writers.names.isEmpty { continue }
                 switch read {
                 case .success(let now):
                     lastError = nil
@@ -137,14 +149,18 @@ public final class SuiteWatcher {
     func updateWatches() throws {
         var wanted = Set<String>()
         var names = Set<[UInt8]>()
+        var files: [(path: String, name: [UInt8])] = []
         for file in try layers.paths() {
-            for path in [file, try? layers.store.fileSystem.resolvingSymlinks(file)].compactMap({ $0 }) {
+            let target = try? layers.store.fileSystem.resolvingSymlinks(file)
+            for path in [file, target].compactMap({ $0 }) {
                 let (directory, name) = splitPath(path)
                 wanted.insert(directory)
                 names.insert(Array(name.utf8))
             }
+            files.append((file, Array(splitPath(target ?? file).name.utf8)))
         }
         watchedNames = names
+        layerFiles = files
         let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF
             | IN_MOVE_SELF | IN_ONLYDIR)
         for directory in wanted {
@@ -161,7 +177,8 @@ public final class SuiteWatcher {
         }
     }
 
-    enum Wake { case changed, quiet, timedOut, outputClosed }
+    /// `changed`: with the files whose writers were waited for as long as they may be, in vain.
+    enum Wake { case changed(waitedFor: Set<[UInt8]>), quiet, timedOut, outputClosed }
 
     /// Sleeps until a watched directory changes (then drains the burst), the deadline passes, or
     /// the output is closed. `pending`: a change already seen starts the burst.
@@ -192,8 +209,9 @@ public final class SuiteWatcher {
                 if let start = burstStart {
                     // Quiet, but a file is still open mid-write: wait for its close (or give up waiting).
                     if !beingWritten.isEmpty && (SuiteWatcher.now() - start) * 1000 < SuiteWatcher.longestWriteMilliseconds { continue }
+                    let waitedFor = beingWritten
                     beingWritten.removeAll()
-                    return changed ? .changed : .quiet
+                    return changed ? .changed(waitedFor: waitedFor) : .quiet
                 }
                 continue
             }
@@ -201,14 +219,17 @@ public final class SuiteWatcher {
             let now = SuiteWatcher.now()
             if burstStart == nil { burstStart = now }
             if let start = burstStart, beingWritten.isEmpty, (now - start) * 1000 >= SuiteWatcher.longestBurstMilliseconds {
-                return changed ? .changed : .quiet
+                return changed ? .changed(waitedFor: []) : .quiet
             }
         }
     }
 
-    /// The events queued while the values were read, and any that come within the quiet period.
-    func eventsDuringRead() -> (relevant: Bool, modifiedInPlace: Bool) {
+    /// The events queued while the values were read. When the kernel would not say whether some
+    /// layer file is open for writing (`lateEventsPossible`), also those that come within the quiet
+    /// period: the most that can be done then for an event queued late.
+    func eventsDuringRead(lateEventsPossible: Bool) -> (relevant: Bool, modifiedInPlace: Bool) {
         var seen = drainEvents()
+        guard lateEventsPossible else { return seen }
         var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)]
         if poll(&fds, 1, SuiteWatcher.quietMilliseconds) > 0 {
             let late = drainEvents()
