@@ -1,0 +1,176 @@
+import Glibc
+
+/// External values kept in etcd itself, in chunks under `PREFIX/.chunks/…` with a header under
+/// `PREFIX/.external/…` (`EtcdLayout`): the chunks are written first, then the header, and only then
+/// does a suite refer to the blob — the same blob → commit → cleanup order as the file store. While
+/// it is written and until its suite is committed, a pending key on a lease holds it: `gc` never
+/// removes a held blob, and a writer that dies lets go when its lease runs out.
+struct EtcdBlobStore: BlobStore {
+    let etcd: any EtcdKV
+    let layout: EtcdLayout
+    /// Bytes per chunk: well under etcd's 1.5 MiB request limit.
+    static let chunkSize = 1 << 20
+    static let leaseSeconds: Int64 = 60
+
+    func key(_ area: String, _ suite: String, _ directory: String, _ uuid: String) -> [UInt8] {
+        layout.blob(area, suite: suite, directory: directory, uuid: uuid)
+    }
+
+    func chunk(_ suite: String, _ directory: String, _ uuid: String, _ index: Int) -> [UInt8] {
+        let digits = String(index)
+        return key(".chunks", suite, directory, uuid) + Array(("/" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits).utf8)
+    }
+
+    func write(suite: String, key: String, kind: ExternalReference.Kind, _ produce: (inout BlobSink) throws -> Void) throws -> PendingBlob {
+        let directory = ExternalReference.directoryName(forKey: key), uuid = ExternalReference.newUUID()
+        let lease = try etcd.grantLease(ttl: EtcdBlobStore.leaseSeconds)
+        do {
+            _ = try etcd.txn(success: [.put(key: self.key(".pending", suite, directory, uuid), value: [], lease: lease)])
+            var buffer: [UInt8] = []
+            var chunks = 0
+            func flush() throws {
+                _ = try etcd.txn(success: [.put(key: chunk(suite, directory, uuid, chunks), value: buffer)])
+                try etcd.keepAlive(lease)
+                chunks += 1
+                buffer.removeAll(keepingCapacity: true)
+            }
+            var sink = BlobSink { bytes in
+                buffer.append(contentsOf: bytes)
+                while buffer.count >= EtcdBlobStore.chunkSize {
+                    let rest = Array(buffer[EtcdBlobStore.chunkSize...])
+                    buffer.removeLast(buffer.count - EtcdBlobStore.chunkSize)
+                    try flush()
+                    buffer = rest
+                }
+            }
+            try produce(&sink)
+            if !buffer.isEmpty { try flush() }
+            let size = sink.size, digest = sink.finish()
+            let header: PrefValue = ["size": .integer(Int64(size)), "sha256": .string(Hex.encode(digest)), "chunks": .integer(Int64(chunks)),
+                                     "written": .integer(Int64(time(nil)))]
+            _ = try etcd.txn(success: [.put(key: self.key(".external", suite, directory, uuid), value: try PropertyList.encode(header, as: .binary))])
+            return PendingBlob(reference: ExternalReference(kind: kind, size: size, sha256: digest, directory: directory, uuid: uuid),
+                               release: { [etcd] in try? etcd.revokeLease(lease) })
+        } catch {
+            let chunks = self.key(".chunks", suite, directory, uuid) + [0x2F]
+            _ = try? etcd.txn(success: [.delete(key: chunks, rangeEnd: EtcdKeys.prefixEnd(chunks))])
+            try? etcd.revokeLease(lease)
+            throw error
+        }
+    }
+
+    /// A blob's header: its size and chunk count; nil when there is none.
+    func header(_ suite: String, _ directory: String, _ uuid: String) throws -> (size: Int, chunks: Int, written: Int64)? {
+        guard let kv = try etcd.range(key(".external", suite, directory, uuid)).kvs.first,
+              case .dictionary(let fields) = try PropertyList.decode(kv.value, as: .binary),
+              case .integer(let size)? = fields["size"], case .integer(let chunks)? = fields["chunks"] else { return nil }
+        if case .integer(let written)? = fields["written"] { return (Int(size), Int(chunks), written) }
+        return (Int(size), Int(chunks), 0)
+    }
+
+    func open(_ reference: ExternalReference, suite: String) throws(ExternalReference.Problem) -> any BlobSource {
+        let name = "blob \(reference.directory)/\(reference.uuid)"
+        let found: (size: Int, chunks: Int, written: Int64)?
+        do { found = try header(suite, reference.directory, reference.uuid) } catch { throw ExternalReference.Problem("\(name) cannot be read: \(error)") }
+        guard let found else { throw ExternalReference.Problem("\(name) is missing") }
+        guard found.size == reference.size else { throw ExternalReference.Problem("\(name) has \(found.size) bytes, the reference says \(reference.size)") }
+        return EtcdBlobSource(store: self, suite: suite, reference: reference, size: found.size, chunks: found.chunks)
+    }
+
+    func remove(_ reference: ExternalReference, suite: String) {
+        _ = try? removeUnlessPending(suite, reference.directory, reference.uuid)
+    }
+
+    /// Deletes a blob's header and chunks in one transaction, unless its pending key is held.
+    func removeUnlessPending(_ suite: String, _ directory: String, _ uuid: String) throws -> Bool {
+        let chunks = key(".chunks", suite, directory, uuid) + [0x2F]
+        return try etcd.txn(compare: [.version(key: key(".pending", suite, directory, uuid), op: .equal, 0)],
+                            success: [.delete(key: key(".external", suite, directory, uuid)), .delete(key: chunks, rangeEnd: EtcdKeys.prefixEnd(chunks))]).succeeded
+    }
+
+    func suites() throws -> [String] {
+        var names = Set<String>()
+        for area in [".external", ".chunks"] {
+            let prefix = layout.area(area)
+            for kv in try etcd.range(prefix, rangeEnd: EtcdKeys.prefixEnd(prefix), keysOnly: true).kvs {
+                let rest = kv.key.dropFirst(prefix.count)
+                if let name = EtcdLayout.unescape(rest.prefix { $0 != 0x2F }) { names.insert(name) }
+            }
+        }
+        return names.sorted()
+    }
+
+    func inventory(of suite: String) -> BlobInventory {
+        var inventory = BlobInventory()
+        do {
+            let headers = layout.blobs(".external", suite: suite)
+            var seen = Set<String>()
+            for kv in try etcd.range(headers, rangeEnd: EtcdKeys.prefixEnd(headers)).kvs {
+                let parts = kv.key.dropFirst(headers.count).split(separator: 0x2F).map { String(decoding: $0, as: UTF8.self) }
+                guard parts.count == 2, let found = try header(suite, parts[0], parts[1]) else {
+                    inventory.problems.append("\(suite): etcd key \(ByteText.escaped(kv.key)) is not a blob header")
+                    continue
+                }
+                seen.insert(parts[0] + "/" + parts[1])
+                inventory.blobs.append(BlobEntry(directory: parts[0], name: parts[1], size: found.size, modified: found.written))
+            }
+            // Chunks with no header: a writer that died before it finished.
+            let chunks = layout.blobs(".chunks", suite: suite)
+            for kv in try etcd.range(chunks, rangeEnd: EtcdKeys.prefixEnd(chunks), keysOnly: true).kvs {
+                let parts = kv.key.dropFirst(chunks.count).split(separator: 0x2F).map { String(decoding: $0, as: UTF8.self) }
+                guard parts.count == 3, seen.insert(parts[0] + "/" + parts[1]).inserted else { continue }
+                inventory.blobs.append(BlobEntry(directory: parts[0], name: BlobEntry.temporaryPrefix + parts[1], size: 0, modified: 0))
+            }
+        } catch {
+            inventory.problems.append("\(suite): \(error)")
+        }
+        return inventory
+    }
+
+    func removeIfUnused(_ blob: BlobEntry, suite: String) throws -> ConfinedRemoval {
+        let uuid = blob.isUnfinished ? String(blob.name.dropFirst(BlobEntry.temporaryPrefix.count)) : blob.name
+        return try removeUnlessPending(suite, blob.directory, uuid) ? .removed : .inUse
+    }
+}
+
+/// A blob in etcd read chunk by chunk.
+final class EtcdBlobSource: BlobSource, @unchecked Sendable {
+    let store: EtcdBlobStore
+    let suite: String
+    let reference: ExternalReference
+    let total: Int
+    let chunks: Int
+    private var next = 0
+    private var pending: ArraySlice<UInt8> = []
+
+    init(store: EtcdBlobStore, suite: String, reference: ExternalReference, size: Int, chunks: Int) {
+        self.store = store
+        self.suite = suite
+        self.reference = reference
+        total = size
+        self.chunks = chunks
+    }
+
+    func size() throws -> Int { total }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        var count = 0
+        while count < buffer.count {
+            if pending.isEmpty {
+                guard next < chunks else { break }
+                guard let kv = try store.etcd.range(store.chunk(suite, reference.directory, reference.uuid, next)).kvs.first else {
+                    throw ExternalReference.Problem("blob \(reference.directory)/\(reference.uuid) is missing chunk \(next)")
+                }
+                pending = kv.value[...]
+                next += 1
+            }
+            let taken = min(pending.count, buffer.count - count)
+            pending.prefix(taken).withUnsafeBytes { buffer.baseAddress!.advanced(by: count).copyMemory(from: $0.baseAddress!, byteCount: taken) }
+            pending = pending.dropFirst(taken)
+            count += taken
+        }
+        return count
+    }
+
+    func close() {}
+}

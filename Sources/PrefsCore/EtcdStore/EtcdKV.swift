@@ -1,0 +1,43 @@
+/// What the etcd store needs of etcd: `EtcdClient` over the network, `InMemoryEtcd` for unit tests
+/// (the same contract tests run on both). Keys and values are bytes.
+public protocol EtcdKV: Sendable {
+    func range(_ key: [UInt8], rangeEnd: [UInt8]?, limit: Int64, keysOnly: Bool, countOnly: Bool, revision: Int64) throws -> EtcdRange
+    func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation]) throws -> EtcdTxnResult
+    func grantLease(ttl: Int64) throws -> Int64
+    func revokeLease(_ id: Int64) throws
+    func keepAlive(_ id: Int64) throws
+}
+
+extension EtcdKV {
+    func range(_ key: [UInt8], rangeEnd: [UInt8]? = nil, keysOnly: Bool = false) throws -> EtcdRange {
+        try range(key, rangeEnd: rangeEnd, limit: 0, keysOnly: keysOnly, countOnly: false, revision: 0)
+    }
+
+    func txn(compare: [EtcdCompare] = [], success: [EtcdOperation]) throws -> EtcdTxnResult {
+        try txn(compare: compare, success: success, failure: [])
+    }
+}
+
+/// Ranges of keys.
+enum EtcdKeys {
+    /// The key just after every key that starts with `prefix`: its last byte below 0xFF incremented,
+    /// the bytes after it dropped (`[0]`, every key, when there is none).
+    static func prefixEnd(_ prefix: [UInt8]) -> [UInt8] {
+        var end = prefix
+        while let last = end.last {
+            if last < 0xFF {
+                end[end.count - 1] = last + 1
+                return end
+            }
+            end.removeLast()
+        }
+        return [0]
+    }
+
+    /// Whether `key` is in [start, end) (end nil: just `start`; `[0]`: every key from `start`).
+    static func contains(_ key: [UInt8], from start: [UInt8], to end: [UInt8]?) -> Bool {
+        guard let end else { return key == start }
+        guard key.lexicographicallyPrecedes(start) == false else { return false }
+        return end == [0] || key.lexicographicallyPrecedes(end)
+    }
+}

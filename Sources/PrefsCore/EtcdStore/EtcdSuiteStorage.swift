@@ -1,0 +1,120 @@
+import Glibc
+
+/// Suites in etcd (`PREFS_STORE=etcd://…` or `--store`), for a fleet of machines that must see the
+/// same settings: one etcd key per top-level suite key (`EtcdLayout`), each value a binary property
+/// list. Every change is one etcd transaction — a compare-and-swap on the revisions of what it read
+/// (the suite's marker, the keys it touched), retried on conflict — so concurrent writers through
+/// any member lose nothing, and no change is ever half-applied.
+public struct EtcdSuiteStorage: SuiteStorage {
+    let etcd: any EtcdKV
+    let layout: EtcdLayout
+    /// How messages name the store: `etcd://HOST:PORT,…/PREFIX`.
+    let name: String
+    /// For the packages' registered defaults (files under `$XDG_DATA_DIRS`) and the retry timeout.
+    let environment: Environment
+
+    public init(etcd: any EtcdKV, prefix: String, name: String, environment: Environment) {
+        self.etcd = etcd
+        layout = EtcdLayout(prefix: prefix)
+        self.name = name
+        self.environment = environment
+    }
+
+    func place(_ location: SuiteLocation) throws -> [UInt8] {
+        guard let place = EtcdLayout.place(of: location) else { throw PrefsError.internalError("a file location in the etcd store") }
+        return place
+    }
+
+    public func describe(_ location: SuiteLocation) -> String {
+        guard let place = EtcdLayout.place(of: location) else { return "\(location)" }
+        return name + "/" + String(decoding: place, as: UTF8.self)
+    }
+
+    public func suiteNames() throws -> SuiteListing {
+        let markers = layout.markers
+        let found = try etcd.range(markers, rangeEnd: EtcdKeys.prefixEnd(markers), keysOnly: true)
+        var listing = SuiteListing()
+        for kv in found.kvs {
+            let place = kv.key.dropFirst(markers.count)
+            guard place.first != 0x2E else { continue }  // .GlobalPreferences, .registered/…
+            guard let name = EtcdLayout.unescape(place) else {
+                listing.skipped.append(SkippedEntry(path: name + "/" + String(decoding: place, as: UTF8.self), reason: "not a suite name prefs wrote"))
+                continue
+            }
+            listing.names.append(name)
+        }
+        listing.names.sort { $0.utf8Compare($1) < 0 }
+        return listing
+    }
+
+    /// The suite's marker and values as of one revision.
+    struct Snapshot {
+        var marker: EtcdKeyValue?
+        var values: [EtcdKeyValue]
+        var revision: Int64
+    }
+
+    /// Reads a suite's marker and its values (all, or just `keys`) in one transaction.
+    func snapshot(_ place: [UInt8], keys: [String]?) throws -> Snapshot {
+        var reads: [EtcdOperation] = [.range(key: layout.marker(of: place))]
+        if let keys {
+            reads += keys.map { .range(key: layout.value($0, of: place)) }
+        } else {
+            let values = layout.values(of: place)
+            reads.append(.range(key: values, rangeEnd: EtcdKeys.prefixEnd(values)))
+        }
+        let result = try etcd.txn(success: reads)
+        return Snapshot(marker: result.ranges.first?.kvs.first, values: result.ranges.dropFirst().flatMap(\.kvs), revision: result.revision)
+    }
+
+    /// The contents a snapshot's values spell; a value that does not decode is a corrupt store (65).
+    func contents(of snapshot: Snapshot, place: [UInt8], location: SuiteLocation) throws -> PrefDictionary {
+        let values = layout.values(of: place)
+        var entries: [(String, PrefValue)] = []
+        for kv in snapshot.values {
+            guard let key = EtcdLayout.unescape(kv.key.dropFirst(values.count)) else {
+                throw PrefsError.malformed(source: describe(location), format: nil, reason: "etcd key \(ByteText.escaped(kv.key)) is not a key prefs wrote")
+            }
+            do {
+                entries.append((key, try PropertyList.decode(kv.value, as: .binary)))
+            } catch let error as PrefsError {
+                throw error.attributed(to: describe(location) + ": " + key)
+            }
+        }
+        return PrefDictionary(entries)
+    }
+
+    public func load(_ location: SuiteLocation) throws -> StoredSuite? {
+        let place = try place(location)
+        let snapshot = try snapshot(place, keys: nil)
+        guard snapshot.marker != nil || !snapshot.values.isEmpty else { return nil }
+        return StoredSuite(contents: try contents(of: snapshot, place: place, location: location), format: nil)
+    }
+
+    public func lookup(_ key: String, in location: SuiteLocation) throws -> (exists: Bool, value: PrefValue?) {
+        let place = try place(location)
+        let snapshot = try snapshot(place, keys: [key])
+        let value = try contents(of: snapshot, place: place, location: location)[key]
+        return (snapshot.marker != nil || value != nil, value)
+    }
+
+    public func checkStorable(_ contents: PrefDictionary, format: PlistFormat?) throws {}
+
+    public func registrationLocations(for name: String) throws -> [SuiteLocation] {
+        var locations: [SuiteLocation] = [.registered(name)]
+        for directory in try environment.dataDirectories() {
+            for suffix in [".plist", ".json"] { locations.append(.file(directory + "/prefs/defaults/" + name + suffix)) }
+        }
+        return locations
+    }
+
+    public func blobSuite(for location: SuiteLocation) -> String? {
+        switch location {
+        case .suite(let name): return name
+        case .global: return Domain.global.registrationName
+        case .registered, .file: return nil
+        }
+    }
+
+    public func blobStore() throws -> (any BlobStore)? { EtcdBlobStore(etcd: etcd, layout: layout) }
+}
