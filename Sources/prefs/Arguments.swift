@@ -13,6 +13,8 @@ struct Invocation: Equatable, Sendable {
     /// only `VerbSpec.run` reads it, typing each value into its verb's options.
     var options: [String: [String]] = [:]
     var operands: [String] = []
+    /// `--store URL` given before the verb (else `$PREFS_STORE`, else the file store).
+    var store: String?
     /// Whether the verb's help was asked for (`--help` or `-h` anywhere before `--`).
     var wantsHelp: Bool { options["help"] != nil }
 }
@@ -27,6 +29,18 @@ struct Invocation: Equatable, Sendable {
 /// after `--`. `-h` is `--help` anywhere before `--` (an operand `-h` goes after `--` too).
 enum Arguments {
     static func parse(_ arguments: [String]) throws -> Invocation {
+        var arguments = arguments[...]
+        var store: String?
+        // Options before the verb: `--store URL` (also `--store=URL`) for every verb.
+        while let word = arguments.first, word == "--store" || word.hasPrefix("--store=") {
+            arguments = arguments.dropFirst()
+            if let equals = word.firstIndex(of: "=") {
+                store = String(word[word.index(after: equals)...])
+            } else {
+                guard let url = arguments.popFirst() else { throw PrefsError.usage("--store needs a value (URL)") }
+                store = url
+            }
+        }
         guard let first = arguments.first else {
             throw PrefsError.usage("no verb given (see prefs --help)")
         }
@@ -40,6 +54,7 @@ enum Arguments {
             throw PrefsError.usage("unknown verb '\(first)' (see prefs --help)")
         }
         var invocation = Invocation(action: .verb(verb.name))
+        invocation.store = store
         var rest = arguments.dropFirst()
         var optionsEnded = false
         while let word = rest.popFirst() {

@@ -10,6 +10,8 @@ enum CommandTable {
     static let global = [
         OptionSpec(name: "help", short: nil, value: nil, choices: [], repeatable: false, summary: "show this help (also -h)"),
         OptionSpec(name: "version", short: nil, value: nil, choices: [], repeatable: false, summary: "print the version"),
+        OptionSpec(name: "store", short: nil, value: "URL", choices: [], repeatable: false,
+                   summary: "before the verb: keep suites in etcd (etcd://HOST:PORT[,HOST:PORT...][/PREFIX]; default $PREFS_STORE, else files)"),
     ]
 
     static let verbs: [VerbSpec] = [

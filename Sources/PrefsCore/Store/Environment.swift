@@ -17,7 +17,8 @@ public struct Environment: Sendable {
 
     /// Every variable prefs reads, for the documentation's ENVIRONMENT section.
     public static let names = ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS", "HOME",
-                               "PREFS_EXTERNAL_THRESHOLD", "PREFS_LOCK_TIMEOUT"]
+                               "PREFS_EXTERNAL_THRESHOLD", "PREFS_LOCK_TIMEOUT",
+                               "PREFS_STORE", "PREFS_ETCD_TIMEOUT", "PREFS_ETCD_USER", "PREFS_ETCD_PASSWORD"]
 
     /// The variable's value; nil when it is unset or empty.
     public subscript(name: String) -> String? {
@@ -76,6 +77,26 @@ public struct Environment: Sendable {
             throw PrefsError.badEnvironment(name: "PREFS_LOCK_TIMEOUT", value: text, accepted: "a number of seconds from 0 to 86400")
         }
         return seconds
+    }
+
+    /// `$PREFS_ETCD_TIMEOUT`: how many seconds an etcd store waits, over every endpoint, for one to
+    /// answer before giving up with 69; a decimal number from 0.1 to 3600 (default 5).
+    public func etcdTimeout() throws -> Double {
+        guard let text = try self["PREFS_ETCD_TIMEOUT"] else { return 5 }
+        guard let seconds = Environment.decimal(text), seconds >= 0.1, seconds <= 3600 else {
+            throw PrefsError.badEnvironment(name: "PREFS_ETCD_TIMEOUT", value: text, accepted: "a number of seconds from 0.1 to 3600")
+        }
+        return seconds
+    }
+
+    /// `$PREFS_ETCD_USER` and `$PREFS_ETCD_PASSWORD`: etcd credentials, both or neither.
+    public func etcdCredentials() throws -> (user: String, password: String)? {
+        switch (try self["PREFS_ETCD_USER"], try self["PREFS_ETCD_PASSWORD"]) {
+        case (nil, nil): return nil
+        case (let user?, let password?): return (user, password)
+        case (nil, _?): throw PrefsError.badEnvironment(name: "PREFS_ETCD_USER", value: "", accepted: "a user name with PREFS_ETCD_PASSWORD")
+        case (_?, nil): throw PrefsError.badEnvironment(name: "PREFS_ETCD_PASSWORD", value: "", accepted: "a password with PREFS_ETCD_USER")
+        }
     }
 
     /// `$PREFS_EXTERNAL_THRESHOLD`: values whose blob would be larger than this many bytes are
