@@ -74,7 +74,7 @@ _prefs_offer() {
 _prefs_offer_names() {
     local -a names
     local _prefs_names=1
-    mapfile -d '' -t names < <(prefs "$@" 2>/dev/null)
+    mapfile -d '' -t names < <(prefs "${_prefs_store[@]}" "$@" 2>/dev/null)
     _prefs_offer "${names[@]}"
 }
 
@@ -112,6 +112,7 @@ _prefs_before_cursor() { local LC_ALL=C; _prefs_line=${COMP_LINE:0:COMP_POINT}; 
 _prefs() {
     COMPREPLY=()
     local _prefs_line _prefs_words _prefs_raw _prefs_state _prefs_cur _prefs_keep= _prefs_dashdash=
+    local -a _prefs_store=()
     _prefs_before_cursor
     _prefs_lex "$_prefs_line"
     local -a words=("${_prefs_words[@]}")
@@ -125,9 +126,19 @@ _prefs() {
         _prefs_lex "${raw%"$2"}"
         _prefs_keep=${_prefs_words[-1]} _prefs_raw=$raw
     fi
+    # --store URL before the verb: given to the prefs calls that list names, then left out.
+    while ((${#words[@]} > 2)) && [[ ${words[1]} == --store || ${words[1]} == --store=* ]]; do
+        if [[ ${words[1]} == --store=* ]]; then
+            _prefs_store=("${words[1]}") words=("${words[0]}" "${words[@]:2}")
+        elif ((${#words[@]} > 3)); then
+            _prefs_store=(--store "${words[2]}") words=("${words[0]}" "${words[@]:3}")
+        else
+            return # the URL itself
+        fi
+    done
     local cur=$_prefs_cur count=${#words[@]}
     if ((count == 2)); then
-        _prefs_offer read read-type write delete rename register reset domains find lint export import migrate watch check gc help --help -h --version
+        _prefs_offer read read-type write delete rename register reset domains find lint export import migrate watch check gc help --help -h --version --store
         return
     fi
     local verb=${words[1]} prev=${words[count - 2]} i word
@@ -157,7 +168,7 @@ _prefs() {
                 [ "$verb" = migrate ] && from=${operands[1]}
                 [[ $cur == *,* ]] && head=${cur%,*},
                 local -a keys
-                [ -n "$from" ] && mapfile -d '' -t keys < <(prefs read --stored --keys --null -- "$from" 2>/dev/null)
+                [ -n "$from" ] && mapfile -d '' -t keys < <(prefs "${_prefs_store[@]}" read --stored --keys --null -- "$from" 2>/dev/null)
                 for key in "${keys[@]}"; do _prefs_offer "$head$key"; done
                 return
             fi ;;

@@ -12,20 +12,43 @@
 set -l verbs read read-type write delete rename register reset domains find lint export import migrate watch check gc help
 
 # The verb typed is one of $argv.
-function __prefs_verb
+# The words typed before the cursor, without a --store URL before the verb.
+function __prefs_words
     set -l words (commandline -opc)
+    while test (count $words) -gt 1; and string match -q -- '--store*' $words[2]
+        if string match -q -- '--store=*' $words[2]
+            set -e words[2]
+        else
+            set -e words[2..3]
+        end
+    end
+    printf '%s\n' $words
+end
+
+# The --store URL typed before the verb, for the prefs calls that list names.
+function __prefs_store
+    set -l words (commandline -opc)
+    if string match -q -- '--store=*' $words[2]
+        printf '%s\n' $words[2]
+    else if test "$words[2]" = --store; and set -q words[3]
+        printf '%s\n' --store $words[3]
+    end
+end
+
+function __prefs_verb
+    set -l words (__prefs_words)
     contains -- "$words[2]" $argv
 end
 
 # No verb typed yet.
 function __prefs_no_verb
-    test (count (commandline -opc)) -eq 1
+    test (count (__prefs_words)) -eq 1
 end
 
 # The operands typed after the verb, NUL-separated: options and the values of the options that take
 # one left out (--keys takes one for export and migrate, not for read); all words after --.
 function __prefs_operands
-    set -l words (commandline -opc)
+    set -l words (__prefs_words)
     set -l verb $words[2]
     set -e words[1..2]
     set -l skip 0
@@ -65,7 +88,7 @@ function __prefs_offerable -a head
     set -q names[1]; or return
     set -l leave '*'\t'*'
     string match -qr -- '^(\\\\|\'|")~' "$(commandline -ct)"; or set -a leave '~*'
-    contains -- -- (commandline -opc); or set -a leave '--*' -0 -h
+    contains -- -- (__prefs_words); or set -a leave '--*' -0 -h
     set -l some 0
     for pattern in $leave
         string match -q -- $pattern $names; and set some 1
@@ -84,14 +107,14 @@ function __prefs_offerable -a head
 end
 
 function __prefs_suites
-    __prefs_offerable '' (prefs domains --null 2>/dev/null | string split0) -g NSGlobalDomain
+    __prefs_offerable '' (prefs (__prefs_store) domains --null 2>/dev/null | string split0) -g NSGlobalDomain
 end
 
 # The keys of the suite named (more arguments go to prefs read, e.g. --stored), NUL-separated.
 function __prefs_keys
     set -l operands (__prefs_operands | string split0)
     test -n "$operands[1]"; or return
-    __prefs_offerable '' (prefs read --keys --null $argv -- $operands[1] 2>/dev/null | string split0)
+    __prefs_offerable '' (prefs (__prefs_store) read --keys --null $argv -- $operands[1] 2>/dev/null | string split0)
 end
 
 # For --keys and --bool-keys: the stored keys of export's DOMAIN or migrate's SOURCE after the items
@@ -102,18 +125,18 @@ function __prefs_key_list
     __prefs_verb migrate; and set from $operands[2]
     test -n "$from"; or return
     set -l head (commandline -ct | string unescape | string replace -r '[^,]*$' '')
-    __prefs_offerable "$head" (prefs read --stored --keys --null -- $from 2>/dev/null | string split0)
+    __prefs_offerable "$head" (prefs (__prefs_store) read --stored --keys --null -- $from 2>/dev/null | string split0)
 end
 
 # The word before the cursor is $argv[1].
 function __prefs_after -a option
-    set -l words (commandline -opc)
+    set -l words (__prefs_words)
     test "$words[-1]" = $option
 end
 
 # The word before the cursor is -bool or -boolean.
 function __prefs_after_bool
-    set -l words (commandline -opc)
+    set -l words (__prefs_words)
     string match -q -- '-bool*' $words[-1]
 end
 
@@ -137,6 +160,7 @@ complete -c prefs -n "__prefs_no_verb" -a gc -d 'remove orphan blobs from extern
 complete -c prefs -n "__prefs_no_verb" -a help -d 'show help for prefs or for one verb'
 complete -c prefs -n "__prefs_no_verb" -l help -s h -d 'show help'
 complete -c prefs -n "__prefs_no_verb" -l version -d 'print the version'
+complete -c prefs -n "__prefs_no_verb" -l store -x -d 'keep suites in etcd: etcd://HOST:PORT[,HOST:PORT...][/PREFIX]'
 
 complete -c prefs -n "__prefs_position 'read read-type write delete rename export register reset import migrate watch' 0" -a "(__prefs_suites | string split0)" -d suite
 complete -c prefs -n "__prefs_position 'read read-type write delete rename register' 1; and not __prefs_after --if-equals; and not __prefs_after --delete" -a "(__prefs_keys | string split0)" -d key

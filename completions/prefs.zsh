@@ -20,13 +20,13 @@ _prefs_names() {
 }
 
 _prefs_suites() {
-    _prefs_names suites suite ${(0)"$(prefs domains --null 2>/dev/null)"} -g NSGlobalDomain
+    _prefs_names suites suite ${(0)"$(prefs $_prefs_store domains --null 2>/dev/null)"} -g NSGlobalDomain
 }
 
 # The keys of the suite or file $1 (more arguments go to prefs read, e.g. --stored).
 _prefs_keys() {
     [[ -n $1 ]] || return 1
-    _prefs_names keys key ${(0)"$(prefs read --keys --null "${@[2,-1]}" -- "$1" 2>/dev/null)"}
+    _prefs_names keys key ${(0)"$(prefs $_prefs_store read --keys --null "${@[2,-1]}" -- "$1" 2>/dev/null)"}
 }
 
 # The stored keys of the suite or file $1, for a comma-separated list (_sequence passes the
@@ -35,7 +35,7 @@ _prefs_key_list() {
     local from=$1
     local -a keys
     shift
-    keys=(${(0)"$(prefs read --stored --keys --null -- "$from" 2>/dev/null)"})
+    keys=(${(0)"$(prefs $_prefs_store read --stored --keys --null -- "$from" 2>/dev/null)"})
     compadd "$@" -a keys
 }
 
@@ -87,9 +87,20 @@ _prefs() {
         'help:show help for prefs or for one verb'
     )
     types=(-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add -string-file)
+    # --store URL before the verb: given to the prefs calls that list names, then left out.
+    local -a _prefs_store
+    while (( CURRENT > 2 )) && [[ $words[2] == --store || $words[2] == --store=* ]]; do
+        if [[ $words[2] == --store=* ]]; then
+            _prefs_store=(${(Q)words[2]}); words[2]=(); (( CURRENT-- ))
+        elif (( CURRENT > 3 )); then
+            _prefs_store=(--store ${(Q)words[3]}); words[2,3]=(); (( CURRENT -= 2 ))
+        else
+            return 1
+        fi
+    done
     if (( CURRENT == 2 )); then
         _describe -t verbs 'verb' verbs
-        compadd -- --help -h --version
+        compadd -- --help -h --version --store
         return
     fi
     local verb=$words[2]
