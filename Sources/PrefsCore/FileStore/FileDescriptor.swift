@@ -75,6 +75,21 @@ struct FileDescriptor: ~Copyable {
         return count
     }
 
+    /// Reads at `offset` until `buffer` is full or the file ends (`pread`); how many bytes came.
+    func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        try FileDescriptor.read(raw, at: offset, into: buffer)
+    }
+
+    static func read(_ raw: Int32, at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        var count = 0
+        while count < buffer.count {
+            let n = try FileDescriptor.retrying { pread(raw, buffer.baseAddress! + count, buffer.count - count, off_t(offset + count)) }
+            if n == 0 { break }
+            count += n
+        }
+        return count
+    }
+
     /// Everything up to end of file. `sizeHint` (the file's size) lets the whole file arrive in one
     /// buffer that is never zero-filled first.
     func readAll(sizeHint: Int = 0) throws(Errno) -> [UInt8] {

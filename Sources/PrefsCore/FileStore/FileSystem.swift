@@ -12,6 +12,10 @@ public protocol FileSystem: Sendable {
     /// files the real file system reads into memory that costs fewer page faults.
     func withContents<T>(of path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T
 
+    /// Runs `body` with the file open for reading pieces of it at any offset (`FileReader`), so a
+    /// reader of part of a large file does not hold it whole; the same errors as `contents(of:)`.
+    func withReader<T>(of path: String, _ body: (FileReader) throws -> T) throws -> T
+
     /// Facts about what `path` names after following symlinks; nil when nothing is there.
     func status(of path: String) throws -> FileStatus?
 
@@ -86,6 +90,11 @@ public struct FileStatus: Equatable, Sendable {
 extension FileSystem {
     public func withContents<T>(of path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
         try contents(of: path).withUnsafeBufferPointer(body)
+    }
+
+    /// The file in memory, read in pieces from there.
+    public func withReader<T>(of path: String, _ body: (FileReader) throws -> T) throws -> T {
+        try withContents(of: path) { bytes in try body(FileReader(bytes)) }
     }
 
     /// Replaces a file the user named (an output file, not a suite): a symlink is followed and its

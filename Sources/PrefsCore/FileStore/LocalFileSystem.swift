@@ -40,6 +40,27 @@ public struct LocalFileSystem: FileSystem {
         return try body(UnsafeBufferPointer(start: memory.assumingMemoryBound(to: UInt8.self), count: count))
     }
 
+    /// `pread` from the open file: a reader that takes a piece at a time holds no more than that.
+    public func withReader<T>(of path: String, _ body: (FileReader) throws -> T) throws -> T {
+        let file = try openForReading(path)
+        let size: Int
+        do { size = try file.status().st_size.asInt } catch { throw PrefsError.cannotRead(path: path, errno: error.code) }
+        let raw = file.raw
+        let reader = FileReader(size: size) { offset, buffer in
+            do throws(FileDescriptor.Errno) { return try FileDescriptor.read(raw, at: offset, into: buffer) } catch {
+                throw PrefsError.cannotRead(path: path, errno: error.code)
+            }
+        }
+        // The descriptor stays open until `body` is done with the reader.
+        let result: T
+        do { result = try body(reader) } catch {
+            file.close()
+            throw error
+        }
+        file.close()
+        return result
+    }
+
     /// Opens a file to read it whole, or fails naming `path` (a directory is EISDIR).
     func openForReading(_ path: String) throws -> FileDescriptor {
         let file: FileDescriptor
