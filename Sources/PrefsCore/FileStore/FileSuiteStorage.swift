@@ -45,13 +45,24 @@ public struct FileSuiteStorage: SuiteStorage {
         }
     }
 
-    /// A binary or XML suite is read the fast way (`PropertyList.lookup`): its structure and the
-    /// value asked for are checked, other values are not read.
+    /// A binary or XML suite is read the fast way: its structure and the value asked for are
+    /// checked, other values are not read. A large one is read through a small buffer
+    /// (`PropertyList.lookup(_:reading:)`), so memory does not grow with the file; when that cannot
+    /// decide (a damaged file, another format), the file is read whole for the answer or the exact
+    /// error (`PropertyList.lookup(_:in:)`).
     public func lookup(_ key: String, in location: SuiteLocation) throws -> (exists: Bool, value: PrefValue?) {
         let file = try path(of: location)
+        func whole(_ bytes: UnsafeBufferPointer<UInt8>) throws -> (exists: Bool, value: PrefValue?) {
+            (true, bytes.isEmpty ? nil : try PropertyList.lookup(key, in: bytes).value)
+        }
         do {
-            return try fileSystem.withContents(of: file) { bytes in
-                (true, bytes.isEmpty ? nil : try PropertyList.lookup(key, in: bytes).value)
+            return try fileSystem.withReader(of: file) { reader in
+                if reader.size <= FileSuiteStorage.smallFile {
+                    guard let bytes = try reader.bytes(at: 0, count: reader.size) else { return try fileSystem.withContents(of: file, whole) }
+                    return try bytes.withUnsafeBufferPointer(whole)
+                }
+                if case .found(let value) = try PropertyList.lookup(key, reading: reader) { return (true, value) }
+                return try fileSystem.withContents(of: file, whole)
             }
         } catch PrefsError.fileNotFound {
             return (false, nil)
@@ -59,6 +70,9 @@ public struct FileSuiteStorage: SuiteStorage {
             throw error.attributed(to: file)
         }
     }
+
+    /// Files up to this size are read whole, in one piece, for a one-key read.
+    static let smallFile = 1 << 16
 
     /// Decodes a suite file: its root must be a dictionary. A zero-length file is an empty suite
     /// (there is nothing in it to lose).

@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+import PrefsTestSupport
+@testable import PrefsCore
+
+/// The streaming one-key readers (`XMLPlistStreamLookup`, `BinaryPlistFileLookup`) against the
+/// whole-document lookup (`PropertyList.lookup(_:in:)`): whenever a streaming reader answers, the
+/// whole-document lookup gives the same answer; whenever that one refuses a document, the streaming
+/// reader leaves it undecided (the store then reads the file whole for the exact error). And on the
+/// documents prefs and other writers make, the streaming reader does answer.
+@Suite struct StreamedLookupTests {
+    /// What the streaming reader of `bytes`'s format says, through a window of `bufferSize` bytes.
+    static func streamed(_ bytes: [UInt8], _ key: String, bufferSize: Int = 1 << 17) throws -> StreamedLookup {
+        try bytes.withUnsafeBufferPointer { buffer in
+            let reader = FileReader(buffer)
+            do {
+                if bytes.starts(with: Array("bplist".utf8)) { return .found(try BinaryPlistFileLookup.lookup(key, in: reader)) }
+                return .found(try XMLPlistStreamLookup.lookup(key, in: reader, bufferSize: bufferSize))
+            } catch is Undecided {
+                return .undecided
+            }
+        }
+    }
+
+    static func exact(_ bytes: [UInt8], _ key: String) -> Result<PrefValue?, Error> {
+        Result { try bytes.withUnsafeBufferPointer { try PropertyList.lookup(key, in: $0).value } }
+    }
+
+    /// The agreement: an answer is the whole-document lookup's; a refused document is undecided.
+    /// Returns whether the streaming reader answered.
+    @discardableResult
+    static func agree(_ bytes: [UInt8], _ key: String, bufferSize: Int = 1 << 17, _ context: @autoclosure () -> String,
+                      sourceLocation: SourceLocation = #_sourceLocation) throws -> Bool {
+        let streamed = try streamed(bytes, key, bufferSize: bufferSize)
+        switch (streamed, exact(bytes, key)) {
+        case (.found(let value), .success(let expected)):
+            #expect(value == expected, "\(context()) key \(key.debugDescription) buffer \(bufferSize)", sourceLocation: sourceLocation)
+            return true
+        case (.found(let value), .failure(let error)):
+            Issue.record("\(context()) key \(key.debugDescription) buffer \(bufferSize): answered \(String(describing: value)) where the whole-document lookup fails: \(error)",
+                         sourceLocation: sourceLocation)
+            return true
+        case (.undecided, _):
+            return false
+        }
+    }
+
+    /// Every top-level key of a document (when it decodes to a dictionary), and some that are not.
+    static func keys(of bytes: [UInt8]) -> [String] {
+        var keys = ["absent", "CF$UID", ""]
+        if case .dictionary(let root)? = try? PropertyList.decode(bytes).value { keys += root.keys }
+        return keys
+    }
+
+    static func corpus() throws -> [String] {
+        let base = try Fixtures.conformance("plist")
+        let enumerator = FileManager.default.enumerator(atPath: base)!
+        var files: [String] = []
+        while let name = enumerator.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: base + "/" + name, isDirectory: &isDirectory), !isDirectory.boolValue { files.append(base + "/" + name) }
+        }
+        return files.sorted()
+    }
+
+    @Test func theConformanceCorporaAgree() throws {
+        let files = try StreamedLookupTests.corpus()
+        #expect(files.count > 150)
+        var answered = 0
+        for file in files {
+            let bytes = try Fixtures.bytes(file)
+            guard let format = PlistFormat.detect(bytes), format == .xml || format == .binary else { continue }
+            for key in StreamedLookupTests.keys(of: bytes) {
+                for size in [16, 61, 1 << 17] where try StreamedLookupTests.agree(bytes, key, bufferSize: size, file) { answered += 1 }
+            }
+        }
+        #expect(answered > 1000)
+    }
+
+    @Test(arguments: [UInt64(21), UInt64.random(in: 1...UInt64.max)])
+    func randomDocumentsAgreeAndAreAnswered(seed: UInt64) throws {
+        var random = RandomValues(seed: seed)
+        for i in 0..<200 {
+            let document = random.dictionary()
+            for format in [PlistFormat.xml, .binary] {
+                let bytes = try PropertyList.encode(document, as: format)
+                for key in StreamedLookupTests.keys(of: bytes) {
+                    for size in [16, 100, 1 << 17] {
+                        let answered = try StreamedLookupTests.agree(bytes, key, bufferSize: size, "seed \(seed) case \(i) \(format)")
+                        // A single `CF$UID` entry with an integer is a UID, not a dictionary: refused.
+                        if case .dictionary(let root) = document, root.count == 1, root.keys == ["CF$UID"] { continue }
+                        #expect(answered, "seed \(seed) case \(i) \(format) key \(key.debugDescription) buffer \(size): not answered")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Damaged copies (bytes changed, cut, inserted) are never answered differently.
+    @Test(arguments: [UInt64(22), UInt64.random(in: 1...UInt64.max)])
+    func damagedDocumentsNeverGetAnotherAnswer(seed: UInt64) throws {
+        var random = RandomValues(seed: seed)
+        for i in 0..<300 {
+            let document = random.dictionary()
+            for format in [PlistFormat.xml, .binary] {
+                var bytes = try PropertyList.encode(document, as: format)
+                let keys = StreamedLookupTests.keys(of: bytes)
+                for _ in 0..<random.int(1...3) {
+                    guard !bytes.isEmpty else { break }
+                    let at = random.int(0...bytes.count - 1)
+                    switch random.int(0...3) {
+                    case 0: bytes[at] = UInt8(random.int(0...255))
+                    case 1: bytes.removeSubrange(at...)
+                    case 2: bytes.insert(contentsOf: [UInt8](random.string().utf8), at: at)
+                    default: bytes[at] = [UInt8]("<>/&;!?[]\"' \n".utf8)[random.int(0...12)]
+                    }
+                }
+                for key in keys {
+                    for size in [16, 1 << 17] { try StreamedLookupTests.agree(bytes, key, bufferSize: size, "seed \(seed) case \(i) \(format)") }
+                }
+            }
+        }
+    }
+
+    /// XML that other programs write or people edit, and XML that is subtly wrong.
+    static let xmlCases: [String] = [
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n<plist version=\"1.0\">\n<dict>\n\t<key>a</key>\n\t<string>1</string>\n\t<key>b</key>\n\t<integer>2</integer>\n</dict>\n</plist>\n",
+        "<plist><dict><key>a</key><string>x</string><!-- note --><key>b</key><true/><key>c</key><false></false></dict></plist>",
+        "<dict><key>a&amp;b</key><string>x</string><key>a</key><string>&lt;y&gt;</string></dict>",
+        "<dict><key>a</key><string><![CDATA[<not a tag>]]></string><key>b</key><data>AAEC</data></dict>",
+        "<dict><key>a</key><string>one</string><key>a</key><string>two</string></dict>",
+        "<dict><key>CF$UID</key><integer>3</integer></dict>",
+        "<dict><key>CF$UID</key><integer>3</integer><key>a</key><string>x</string></dict>",
+        "<dict><key>a</key ><string >x</string ><key\n>b</key><date>2020-01-02T03:04:05Z</date></dict>",
+        "<dict><key>a</key><dict><key>b</key><array><string>x</string><integer>0x10</integer></array></dict><key>c</key><real>1.5</real></dict>",
+        "<dict/>", "<plist version=\"1.0\"><dict/></plist>", "\u{FEFF}<dict><key>a</key><string>x</string></dict>",
+        "<dict><key></key><string>empty key</string></dict>",
+        "<dict><key>a</key><string>x</string></dict><!-- after -->\n",
+        // Refused:
+        "<dict><key>a</key><string>x</string></dict>trailing", "<dict><key>a</key><string>x</string>",
+        "<dict><key>a</key><strong>x</strong></dict>", "<dict><key>a</key><string>x</dict></string>",
+        "<dict><key>a</key></dict>", "<dict><key>a</key><key>b</key></dict>", "<dict><string>x</string></dict>",
+        "<dict><key>a&bogus;</key><string>x</string></dict>", "<dict><key>a</key><integer>x</integer></dict>",
+        "<dict><key>a</key><true>x</true></dict>", "<array><string>x</string></array>", "<plist><dict/><dict/></plist>",
+        "<?xml version=\"1.0\" encoding=\"UTF-16\"?><dict/>", "<dict><key>\u{FF}</key><string>x</string></dict>",
+        "<dict><key>a</key><string>x</string><key>b</key><plist/></dict>", "<dict><key>a</key>text<string>x</string></dict>",
+        "<dict><key>a</key><string>x<b/></string></dict>", "<dict><key>a</key><string>x</string><!-- unterminated</dict>",
+    ]
+
+    @Test func handWrittenXMLAgrees() throws {
+        for (i, text) in StreamedLookupTests.xmlCases.enumerated() {
+            var bytes = Array(text.utf8)
+            if text.contains("\u{FF}") { bytes = bytes.map { $0 == 0xC3 ? 0xFF : $0 }.filter { $0 != 0xBF } }
+            for key in ["a", "b", "c", "a&b", "CF$UID", "", "absent"] {
+                for size in [16, 17, 23, 1 << 17] { try StreamedLookupTests.agree(bytes, key, bufferSize: size, "case \(i)") }
+            }
+        }
+        // The plain forms are answered (not left to the whole-document reader).
+        for i in [0, 1, 2, 3, 4, 7, 8, 9, 10, 11, 12, 13] {
+            #expect(try StreamedLookupTests.streamed(Array(StreamedLookupTests.xmlCases[i].utf8), "a", bufferSize: 16) != .undecided, "case \(i)")
+        }
+    }
+
+    /// A large suite through small windows: every key, and damage far from the key unnoticed only
+    /// where the whole-document lookup does not notice it either (the text of other values).
+    @Test(arguments: [PlistFormat.xml, .binary])
+    func aLargeSuiteAgreesThroughSmallWindows(format: PlistFormat) throws {
+        let bytes = try LargeSuite.bytes(format)
+        let damaged = try LargeSuite.damaged(bytes)
+        for i in stride(from: 0, to: LargeSuite.count, by: 97) {
+            for size in [64, 4096] {
+                #expect(try StreamedLookupTests.agree(bytes, LargeSuite.key(i), bufferSize: size, "\(format)"))
+                #expect(try StreamedLookupTests.agree(damaged, LargeSuite.key(i), bufferSize: size, "\(format) damaged"))
+            }
+        }
+        #expect(try StreamedLookupTests.streamed(damaged, LargeSuite.damageableKey) == .undecided)
+        // Cut anywhere, the file is refused.
+        for cut in stride(from: 1, to: bytes.count, by: bytes.count / 37) {
+            #expect(try StreamedLookupTests.streamed(Array(bytes[..<cut]), LargeSuite.key(1), bufferSize: 512) == .undecided, "\(format) cut at \(cut)")
+        }
+    }
+}
