@@ -1,0 +1,71 @@
+# Sourced by the benchmark scripts: the binary to time, tools, and medians of interleaved runs.
+# PREFS_BENCH_BINARY=PATH times that prefs instead of building the static release binary (to print a
+# "before" figure from an older build with the same script).
+
+# Sets $prefs: the static release binary, built unless PREFS_BENCH_BINARY names one.
+bench_prefs() {
+  if [ -n "${PREFS_BENCH_BINARY:-}" ]; then
+    prefs=$PREFS_BENCH_BINARY
+  else
+    (cd "$root" && swift build -q -c release --product prefs -Xswiftc -static-executable)
+    prefs=$root/.build/release/prefs
+  fi
+}
+
+# Installs the Debian packages that provide the named commands when they are missing (as root, or
+# through sudo): bench_need COMMAND:PACKAGE...
+bench_need() {
+  local missing=() pair
+  for pair in "$@"; do command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}"); done
+  [ ${#missing[@]} -eq 0 ] && return
+  echo "installing ${missing[*]}" >&2
+  local sudo=(); [ "$(id -u)" = 0 ] || sudo=(sudo)
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# bench_rounds ROUNDS RUNS WARMUP OUT COMMAND... — hyperfine ROUNDS times over all the commands (each
+# round runs every command RUNS times, one command after the other), so slow phases of a shared
+# machine hit them all alike; every single run's wall time is appended to OUT as "INDEX SECONDS".
+# A command may be "PREPARE ;; COMMAND": PREPARE runs before each run of it, untimed.
+bench_rounds() {
+  local rounds=$1 runs=$2 warmup=$3 out=$4
+  shift 4
+  local args=() spec
+  for spec in "$@"; do
+    if [[ $spec == *" ;; "* ]]; then args+=(--prepare "${spec%% ;; *}" "${spec#* ;; }"); else args+=("$spec"); fi
+  done
+  # Without a --prepare for every command, hyperfine wants none: give the others a no-op.
+  if [[ " ${args[*]} " == *" --prepare "* ]]; then
+    local fixed=() i=0
+    while [ $i -lt ${#args[@]} ]; do
+      if [ "${args[$i]}" = --prepare ]; then fixed+=(--prepare "${args[$((i + 1))]}" "${args[$((i + 2))]}"); i=$((i + 3))
+      else fixed+=(--prepare true "${args[$i]}"); i=$((i + 1)); fi
+    done
+    args=("${fixed[@]}")
+  fi
+  local round json
+  json=$(mktemp)
+  for round in $(seq "$rounds"); do
+    # Its warnings (outliers on a busy machine) would drown the figures; its errors are shown.
+    hyperfine -N --warmup "$warmup" -r "$runs" --export-json "$json" "${args[@]}" >/dev/null 2>"$json.err" || { cat "$json.err" >&2; return 1; }
+    python3 -c '
+import json, sys
+for i, r in enumerate(json.load(open(sys.argv[1]))["results"]):
+    for t in r["times"]: print(i, t)' "$json" >>"$out"
+  done
+  rm -f "$json" "$json.err"
+}
+
+# bench_medians OUT — the median wall time of each command in OUT, in ms, in command order.
+bench_medians() {
+  python3 -c '
+import collections, statistics, sys
+times = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    i, t = line.split(); times[int(i)].append(float(t))
+print(" ".join("%.3f" % (statistics.median(times[i]) * 1000) for i in sorted(times)))' "$1"
+}
+
+# bench_ratio A B — A/B with two decimals.
+bench_ratio() { python3 -c 'import sys; print("%.2f" % (float(sys.argv[1]) / float(sys.argv[2])))' "$1" "$2"; }
