@@ -1,16 +1,20 @@
-// JSON decode timings of PrefsCore, one line per run: NAME prefs SECONDS. Compiled by bench-json.sh
+// JSON decode timings of PrefsCore, one line per run: NAME prefs WALL-SECONDS CPU-SECONDS (CPU time
+// of this thread: steadier than wall time on a shared machine). Compiled by bench-json.sh
 // into one module with the PrefsCore sources (whole-module, -O) and the CPrefsSystem C files.
 //   json-benchmark REPS FILE...     PropertyList.decode of each file's bytes, in memory
 import Glibc
 
 @main
 struct JSONBenchmark {
-    static func seconds(_ body: () throws -> Void) rethrows -> Double {
-        var start = timespec(), end = timespec()
+    static func seconds(_ body: () throws -> Void) rethrows -> (wall: Double, cpu: Double) {
+        var start = timespec(), end = timespec(), cpuStart = timespec(), cpuEnd = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpuStart)
         try body()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpuEnd)
         clock_gettime(CLOCK_MONOTONIC, &end)
-        return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+        func difference(_ a: timespec, _ b: timespec) -> Double { Double(b.tv_sec - a.tv_sec) + Double(b.tv_nsec - a.tv_nsec) / 1e9 }
+        return (difference(start, end), difference(cpuStart, cpuEnd))
     }
 
     /// The file's bytes, with plain stdio (the benchmark leans on nothing but the decoder).
@@ -35,7 +39,7 @@ struct JSONBenchmark {
             }
             for _ in 0..<reps {
                 let time = try seconds { _ = try PropertyList.decode(bytes) }
-                print("\(name)\tprefs\t\(time)")
+                print("\(name)\tprefs\t\(time.wall)\t\(time.cpu)")
             }
         }
     }

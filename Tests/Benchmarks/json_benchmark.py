@@ -1,7 +1,8 @@
 # The JSON documents for bench-json.sh, and CPython's side of it.
 #   python3 json_benchmark.py generate DIR     writes DIR/shuffled.json and DIR/sorted.json
 #   python3 json_benchmark.py time REPS FILE...   json.loads of each file (bytes in memory), one line
-#                                                 per run: NAME python SECONDS
+#                                                 per run: NAME python WALL-SECONDS CPU-SECONDS
+#                                                 (CPU time of this thread)
 # Both documents hold the same 100k members; shuffled.json lists them in random key order (as most
 # programs write JSON), sorted.json in code-point order (as prefs writes it).
 import json, os, random, sys, time
@@ -47,9 +48,10 @@ def timings(reps, paths):
         name = os.path.basename(path).removesuffix(".json")
         json.loads(data)  # warm-up
         for _ in range(reps):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.thread_time()
             json.loads(data)
-            print(f"{name}\tpython\t{time.perf_counter() - start:.6f}")
+            cpu, wall = time.thread_time() - cpu, time.perf_counter() - start
+            print(f"{name}\tpython\t{wall:.6f}\t{cpu:.6f}")
 
 
 if sys.argv[1] == "generate":
