@@ -34,15 +34,7 @@ extension JSONParser {
         let first = index
         var allBits: UInt64 = 0
         while true {
-            while index + 8 <= bytes.count {
-                let word = UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self))
-                let special = JSONParser.quoteBackslashOrControl(word)
-                if special == 0 { allBits |= word; index += 8; continue }
-                let before = special.trailingZeroBitCount / 8  // ordinary bytes before the first special one
-                allBits |= word & (1 << (8 * before) &- 1)
-                index += before
-                break
-            }
+            skipPlainBytes(into: &allBits)
             guard index < bytes.count else { throw failure("unterminated string", at: start) }
             let c = bytes[index]
             if c == UInt8(ascii: "\"") {
@@ -59,6 +51,21 @@ extension JSONParser {
         }
     }
 
+    /// Moves past bytes that are not `"`, `\\` or control characters, 8 at a time while 8 are left
+    /// (the caller reads the rest one by one); ORs them into `allBits`.
+    @inline(__always)
+    mutating func skipPlainBytes(into allBits: inout UInt64) {
+        while index + 8 <= bytes.count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self))
+            let special = JSONParser.quoteBackslashOrControl(word)
+            if special == 0 { allBits |= word; index += 8; continue }
+            let before = special.trailingZeroBitCount / 8  // plain bytes before the first special one
+            allBits |= word & (1 << (8 * before) &- 1)
+            index += before
+            return
+        }
+    }
+
     /// The high bit of every byte of `word` that is `"`, `\\` or below 0x20; exact in the lowest such
     /// byte (borrows can only mark bytes above it), which is all the caller uses.
     @inline(__always)
@@ -72,7 +79,12 @@ extension JSONParser {
     mutating func scanEscapedString(from first: Int, start: Int) throws -> Span {
         let offset = unescaped.count
         unescaped.append(contentsOf: bytes[first..<index])
-        while index < bytes.count {
+        var allBits: UInt64 = 0
+        while true {
+            let run = index
+            skipPlainBytes(into: &allBits)
+            if index > run { unescaped.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index])) }
+            guard index < bytes.count else { break }
             let c = bytes[index]
             if c == UInt8(ascii: "\"") {
                 index += 1
