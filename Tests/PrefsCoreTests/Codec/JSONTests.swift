@@ -101,17 +101,22 @@ import Testing
         let pieces = ["a", "b", "\u{0}", "é", "e\u{301}", "😀", "com.example.", "~", "\u{7F}"]
         for _ in 0..<30 {
             let shared = ["", "com.example.", "aaaaaaaaaaaaaaaaaaaaaaa"][random.int(0...2)]
-            var members: [(String, PrefValue)] = []
+            var members: [(String, PrefValue)] = (0..<random.int(0...400)).map { i in
+                (shared + (0..<random.int(0...12)).map { _ in pieces[random.int(0...pieces.count - 1)] }.joined(), .integer(Int64(i)))
+            }
+            if random.int(0...2) == 0 {  // keys in order for a while, as in a file prefs wrote and someone added to
+                let inOrder = random.int(0...members.count)
+                members[..<inOrder].sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+            }
             var text = "{"
-            for i in 0..<random.int(0...400) {
-                let key = shared + (0..<random.int(0...12)).map { _ in pieces[random.int(0...pieces.count - 1)] }.joined()
-                members.append((key, .integer(Int64(i))))
+            for (i, (key, _)) in members.enumerated() {
                 let escaped = random.int(0...2) == 0  // every character as \u escapes, else only NUL
                 let spelled = key.unicodeScalars.map { scalar -> String in
                     guard escaped || scalar.value == 0 else { return String(scalar) }
                     return String(scalar).utf16.map { String(format: "\\u%04x", $0) }.joined()
                 }.joined()
                 text += (i == 0 ? "" : ",") + "\"\(spelled)\":\(i)"
+                members[i].1 = .integer(Int64(i))
             }
             text += "}"
             #expect(try JSONTests.decode(text) == .dictionary(PrefDictionary(members)), "seed \(seed)")

@@ -1,33 +1,40 @@
 import Glibc
 
-/// Objects. Members are collected in document order as values and the places of their keys' bytes.
-/// When the keys come strictly increasing (documents prefs wrote) that is the dictionary's order;
-/// otherwise the members are sorted once by their keys' bytes, compared in place (no String work
-/// and no reference counting inside the sort), and the last of equal keys wins. Key Strings are
-/// made last, in the dictionary's order, and values are moved, not copied: entries then sit in
-/// memory in the order they are used and freed.
+/// Objects. While keys come strictly increasing (documents prefs wrote), members become entries as
+/// they are read, and the entries are the dictionary. From the first key out of order on, members
+/// are kept as values and the places of their keys' bytes; at the end all members are sorted once
+/// by their keys' bytes, compared in place (no String work and no reference counting inside the
+/// sort), the last of equal keys wins, and those keys' Strings are made in the dictionary's order
+/// (so the entries sit in memory in the order they are used and freed). Values are moved, never
+/// copied.
 extension JSONParser {
+    /// An object being read.
+    struct Members {
+        /// The members read while keys increased.
+        var entries: [PrefDictionary.Entry] = []
+        /// The members after those, their keys in `keySpans` after the entries' keys.
+        var values: [PrefValue] = []
+        /// Where the entries' keys start in `keySpans`, once a key came out of order.
+        var spansBase: Int?
+        var last: Span?
+    }
+
     mutating func object(depth: Int) throws -> PrefValue {
         try enter(depth)
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") { index += 1; return .dictionary(PrefDictionary()) }
         let deletions = nulls == .rootMembers && depth == 0
-        let spansBase = keySpans.count, unescapedBase = unescaped.count
-        var values = [PrefValue]()
-        var increasing = true
+        let unescapedBase = unescaped.count
+        var members = Members()
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a string key") }
-            var key = try scanString()
+            let key = try scanString()
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after a key") }
             index += 1
             skipSpace()
             let value = try value(depth: depth + 1, nullAllowed: nulls == .skip || deletions)
             if value != nil || deletions {
-                key.isNull = value == nil
-                increasing = increasing && !key.isNull && (keySpans.count == spansBase || compare(keySpans[keySpans.count - 1], key) < 0)
-                keySpans.append(key)
-                // A null member's placeholder value is never kept: `finish` leaves it out.
-                values.append(value ?? .bool(false))
+                keep(key, value, in: &members)
             } else if key.inArena {
                 unescaped.removeLast(key.count)  // a member left out (null, with `.skip`)
             }
@@ -38,42 +45,84 @@ extension JSONParser {
             index += 1
             skipSpace()
         }
-        let (dictionary, deletedKeys) = finish(&values, spansFrom: spansBase, inOrder: increasing, deletions: deletions)
-        nullKeys += deletedKeys
-        keySpans.removeLast(keySpans.count - spansBase)
+        var dictionary = PrefDictionary(sortedEntries: members.entries)
+        if let base = members.spansBase {
+            let deletedKeys: [String]
+            (dictionary, deletedKeys) = finish(&members, spansFrom: base, deletions: deletions)
+            nullKeys += deletedKeys
+            keySpans.removeLast(keySpans.count - base)
+        }
         unescaped.removeLast(unescaped.count - unescapedBase)
         return .dictionary(dictionary)
     }
 
-    /// The dictionary of the members (their keys are `keySpans[base...]`), sorted unless they are
-    /// `inOrder`; of equal keys the last in the document wins. With `deletions`, a null member that
-    /// wins deletes its key: those keys are returned, in document order. The values are moved out
-    /// of `values`.
-    func finish(_ values: inout [PrefValue], spansFrom base: Int, inOrder: Bool, deletions: Bool)
-        -> (PrefDictionary, deletedKeys: [String])
-    {
-        unescaped.withUnsafeBufferPointer { arena in
+    /// Keeps a member (a null one only for `.rootMembers`): as an entry while keys increase, else as
+    /// a value and its key's place.
+    mutating func keep(_ key: Span, _ value: PrefValue?, in members: inout Members) {
+        if let value, members.spansBase == nil, members.last.map({ compare($0, key) < 0 }) ?? true {
+            members.entries.append(PrefDictionary.Entry(key: text(key), value: value))
+            members.last = key
+            return
+        }
+        if members.spansBase == nil { members.spansBase = spans(of: members.entries) }
+        var key = key
+        key.isNull = value == nil
+        keySpans.append(key)
+        members.values.append(value ?? .bool(false))  // a null member's placeholder is never kept: `finish` leaves it out
+    }
+
+    /// Appends the places of the entries' keys to `keySpans` (their bytes copied to `unescaped`, for
+    /// the sort); returns where they start.
+    mutating func spans(of entries: [PrefDictionary.Entry]) -> Int {
+        let base = keySpans.count
+        for entry in entries {
+            var key = entry.key
+            let offset = unescaped.count
+            key.withUTF8 { unescaped.append(contentsOf: $0) }
+            keySpans.append(Span(offset: offset, count: unescaped.count - offset, inArena: true))
+        }
+        return base
+    }
+
+    /// The dictionary of all the members (their keys are `keySpans[base...]`), sorted; of equal
+    /// keys the last in the document wins. With `deletions`, a null member that wins deletes its key:
+    /// those keys are returned, in document order.
+    func finish(_ members: inout Members, spansFrom base: Int, deletions: Bool) -> (PrefDictionary, deletedKeys: [String]) {
+        let count = members.entries.count + members.values.count
+        return unescaped.withUnsafeBufferPointer { arena in
             var keys = [SortKey]()
-            keys.reserveCapacity(values.count)
-            for i in values.indices {
+            keys.reserveCapacity(count)
+            for i in 0..<count {
                 let span = keySpans[base + i]
                 keys.append(SortKey(rest: UInt64(i), start: start(of: span, arena: arena), count: span.count))
             }
-            if !inOrder { JSONParser.sort(&keys) }
+            JSONParser.sort(&keys)
             var entries = [PrefDictionary.Entry]()
-            entries.reserveCapacity(keys.count)
+            entries.reserveCapacity(count)
             var deleted: [Int] = []
-            values.withUnsafeMutableBufferPointer { values in
-                for (position, key) in keys.enumerated() where position + 1 == keys.count || !keys[position + 1].repeatsPrevious {
-                    // The last of a run of equal keys.
-                    if deletions && keySpans[base + key.index].isNull { deleted.append(key.index); continue }
-                    let value = (values.baseAddress! + key.index).move()
-                    (values.baseAddress! + key.index).initialize(to: .bool(false))
+            let read = members.entries.count
+            for (position, key) in keys.enumerated() where position + 1 == keys.count || !keys[position + 1].repeatsPrevious {
+                // The last of a run of equal keys.
+                if key.index < read {
+                    entries.append(JSONParser.take(key.index, from: &members.entries, leaving: PrefDictionary.Entry(key: "", value: false)))
+                } else if deletions && keySpans[base + key.index].isNull {
+                    deleted.append(key.index)
+                } else {
                     let text = String(decoding: UnsafeBufferPointer(start: key.start, count: key.count), as: UTF8.self)
-                    entries.append(PrefDictionary.Entry(key: text, value: value))
+                    entries.append(PrefDictionary.Entry(key: text, value: JSONParser.take(key.index - read, from: &members.values, leaving: false)))
                 }
             }
             return (PrefDictionary(sortedEntries: entries), deleted.sorted().map { text(keySpans[base + $0]) })
+        }
+    }
+
+    /// Moves an element out (no reference counting), leaving a placeholder.
+    @inline(__always)
+    static func take<Element>(_ i: Int, from array: inout [Element], leaving placeholder: Element) -> Element {
+        array.withUnsafeMutableBufferPointer { elements in
+            let element = (elements.baseAddress! + i).move()
+            (elements.baseAddress! + i).initialize(to: placeholder)
+            return element
         }
     }
 
