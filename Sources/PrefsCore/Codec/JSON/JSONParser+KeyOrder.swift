@@ -28,14 +28,14 @@ extension JSONParser {
 
     /// Orders `keys` (in document order) by key bytes, equal keys in document order and marked
     /// `repeatsPrevious` after the first.
-    static func sort(_ keys: inout [SortKey]) {
-        guard keys.count > fewKeys else { return sortComparingKeys(&keys) }
+    static func sort(_ keys: UnsafeMutableBufferPointer<SortKey>) {
+        guard keys.count > fewKeys else { return sortComparingKeys(keys) }
         let prefix = commonPrefix(keys)
         let scratch = UnsafeMutableBufferPointer<SortKey>.allocate(capacity: keys.count)
         let counts = UnsafeMutableBufferPointer<Int>.allocate(capacity: 9 * 256)  // per digit, per byte value
         counts.initialize(repeating: 0)
         defer { scratch.deallocate(); counts.deallocate() }
-        keys.withUnsafeMutableBufferPointer { keys in
+        do {
             // Ranges of keys equal up to `offset`, each longer than that, still to sort.
             var pending = [(range: 0..<keys.count, offset: prefix)]
             while let (range, offset) = pending.popLast() {
@@ -58,7 +58,7 @@ extension JSONParser {
     }
 
     /// How many bytes all keys begin with.
-    static func commonPrefix(_ keys: [SortKey]) -> Int {
+    static func commonPrefix(_ keys: UnsafeMutableBufferPointer<SortKey>) -> Int {
         var length = keys[0].count
         for key in keys.dropFirst() {
             length = Swift.min(length, key.count)
@@ -139,7 +139,7 @@ extension JSONParser {
         }
     }
 
-    static func sortComparingKeys(_ keys: inout [SortKey]) {
+    static func sortComparingKeys(_ keys: UnsafeMutableBufferPointer<SortKey>) {
         func compare(_ a: SortKey, _ b: SortKey) -> Int { JSONParser.compare(a.start, a.count, b.start, b.count) }
         for i in keys.indices.dropFirst() {
             let key = keys[i]

@@ -25,6 +25,7 @@ extension JSONParser {
         let deletions = nulls == .rootMembers && depth == 0
         let unescapedBase = unescaped.count
         var members = Members()
+        members.entries.reserveCapacity(4)  // small objects in one allocation, not three
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a string key") }
             let key = try scanString()
@@ -90,30 +91,37 @@ extension JSONParser {
     func finish(_ members: inout Members, spansFrom base: Int, deletions: Bool) -> (PrefDictionary, deletedKeys: [String]) {
         let count = members.entries.count + members.values.count
         return unescaped.withUnsafeBufferPointer { arena in
-            var keys = [SortKey]()
-            keys.reserveCapacity(count)
-            for i in 0..<count {
-                let span = keySpans[base + i]
-                keys.append(SortKey(rest: UInt64(i), start: start(of: span, arena: arena), count: span.count))
-            }
-            JSONParser.sort(&keys)
-            var entries = [PrefDictionary.Entry]()
-            entries.reserveCapacity(count)
-            var deleted: [Int] = []
-            let read = members.entries.count
-            for (position, key) in keys.enumerated() where position + 1 == keys.count || !keys[position + 1].repeatsPrevious {
-                // The last of a run of equal keys.
-                if key.index < read {
-                    entries.append(JSONParser.take(key.index, from: &members.entries, leaving: PrefDictionary.Entry(key: "", value: false)))
-                } else if deletions && keySpans[base + key.index].isNull {
-                    deleted.append(key.index)
-                } else {
-                    let text = String(decoding: UnsafeBufferPointer(start: key.start, count: key.count), as: UTF8.self)
-                    entries.append(PrefDictionary.Entry(key: text, value: JSONParser.take(key.index - read, from: &members.values, leaving: false)))
+            // The sort keys: on the stack for small objects.
+            withUnsafeTemporaryAllocation(of: SortKey.self, capacity: count) { keys in
+                for i in 0..<count {
+                    let span = keySpans[base + i]
+                    (keys.baseAddress! + i).initialize(to: SortKey(rest: UInt64(i), start: start(of: span, arena: arena), count: span.count))
                 }
+                JSONParser.sort(keys)
+                return entries(of: &members, in: keys, spansFrom: base, deletions: deletions)
             }
-            return (PrefDictionary(sortedEntries: entries), deleted.sorted().map { text(keySpans[base + $0]) })
         }
+    }
+
+    /// The winners of `keys` (sorted): the last of each run of equal keys.
+    func entries(of members: inout Members, in keys: UnsafeMutableBufferPointer<SortKey>, spansFrom base: Int, deletions: Bool)
+        -> (PrefDictionary, deletedKeys: [String])
+    {
+        var entries = [PrefDictionary.Entry]()
+        entries.reserveCapacity(keys.count)
+        var deleted: [Int] = []
+        let read = members.entries.count
+        for (position, key) in keys.enumerated() where position + 1 == keys.count || !keys[position + 1].repeatsPrevious {
+            if key.index < read {
+                entries.append(JSONParser.take(key.index, from: &members.entries, leaving: PrefDictionary.Entry(key: "", value: false)))
+            } else if deletions && keySpans[base + key.index].isNull {
+                deleted.append(key.index)
+            } else {
+                let text = String(decoding: UnsafeBufferPointer(start: key.start, count: key.count), as: UTF8.self)
+                entries.append(PrefDictionary.Entry(key: text, value: JSONParser.take(key.index - read, from: &members.values, leaving: false)))
+            }
+        }
+        return (PrefDictionary(sortedEntries: entries), deleted.sorted().map { text(keySpans[base + $0]) })
     }
 
     /// Moves an element out (no reference counting), leaving a placeholder.

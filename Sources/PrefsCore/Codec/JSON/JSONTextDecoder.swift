@@ -139,6 +139,7 @@ struct JSONParser {
         try enter(depth)
         var elements = [PrefValue]()
         if index < bytes.count && bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
+        elements.reserveCapacity(4)  // small arrays in one allocation, not three
         while true {
             if let element = try value(depth: depth + 1, nullAllowed: nulls == .skip) { elements.append(element) }
             skipSpace()
