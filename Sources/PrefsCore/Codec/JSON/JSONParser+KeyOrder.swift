@@ -23,7 +23,8 @@ extension JSONParser {
         var repeatsPrevious: Bool { rest >> 63 == 1 }
     }
 
-    /// Up to this many keys are sorted by comparing whole keys (most nested objects).
+    /// Up to this many keys are sorted by comparing whole keys (most nested objects), and up to this
+    /// many keys equal so far by insertion at a radix level.
     static let fewKeys = 64
 
     /// Orders `keys` (in document order) by key bytes, equal keys in document order and marked
@@ -35,25 +36,23 @@ extension JSONParser {
         let counts = UnsafeMutableBufferPointer<Int>.allocate(capacity: 9 * 256)  // per digit, per byte value
         counts.initialize(repeating: 0)
         defer { scratch.deallocate(); counts.deallocate() }
-        do {
-            // Ranges of keys equal up to `offset`, each longer than that, still to sort.
-            var pending = [(range: 0..<keys.count, offset: prefix)]
-            while let (range, offset) = pending.popLast() {
-                let level = UnsafeMutableBufferPointer(rebasing: keys[range])
-                let radix = level.count > fewKeys
-                for i in level.indices {
-                    let remaining = Swift.min(level[i].count - offset, 9)
-                    level[i].chunk = chunk(level[i].start.map { $0 + offset }, remaining)
-                    level[i].rest = UInt64(remaining) << 40 | UInt64(level[i].index)
-                    if radix { countDigits(of: level[i], in: counts) }
-                }
-                if radix {
-                    radixSort(level, scratch: UnsafeMutableBufferPointer(rebasing: scratch[range]), counts: counts)
-                } else {
-                    insertionSort(level)
-                }
-                splitRuns(keys, range, offset: offset, into: &pending)
+        // Ranges of keys equal up to `offset`, each longer than that, still to sort.
+        var pending = [(range: 0..<keys.count, offset: prefix)]
+        while let (range, offset) = pending.popLast() {
+            let level = UnsafeMutableBufferPointer(rebasing: keys[range])
+            let radix = level.count > fewKeys
+            for i in level.indices {
+                let remaining = Swift.min(level[i].count - offset, 9)
+                level[i].chunk = chunk(level[i].start.map { $0 + offset }, remaining)
+                level[i].rest = UInt64(remaining) << 40 | UInt64(level[i].index)
+                if radix { countDigits(of: level[i], in: counts) }
             }
+            if radix {
+                radixSort(level, scratch: UnsafeMutableBufferPointer(rebasing: scratch[range]), counts: counts)
+            } else {
+                insertionSort(level)
+            }
+            splitRuns(keys, range, offset: offset, into: &pending)
         }
     }
 
@@ -139,6 +138,7 @@ extension JSONParser {
         }
     }
 
+    /// Insertion sort comparing whole keys, equal keys in document order; marks the repeated ones.
     static func sortComparingKeys(_ keys: UnsafeMutableBufferPointer<SortKey>) {
         func compare(_ a: SortKey, _ b: SortKey) -> Int { JSONParser.compare(a.start, a.count, b.start, b.count) }
         for i in keys.indices.dropFirst() {

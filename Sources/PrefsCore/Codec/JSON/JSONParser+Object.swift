@@ -16,6 +16,7 @@ extension JSONParser {
         var values: [PrefValue] = []
         /// Where the entries' keys start in `keySpans`, once a key came out of order.
         var spansBase: Int?
+        /// The last entry's key.
         var last: Span?
     }
 

@@ -51,7 +51,7 @@ extension JSONParser {
         }
     }
 
-    /// Moves past bytes that are not `"`, `\\` or control characters, 8 at a time while 8 are left
+    /// Moves past bytes that are not `"`, `\` or control characters, 8 at a time while 8 are left
     /// (the caller reads the rest one by one); ORs them into `allBits`.
     @inline(__always)
     mutating func skipPlainBytes(into allBits: inout UInt64) {
@@ -66,7 +66,7 @@ extension JSONParser {
         }
     }
 
-    /// The high bit of every byte of `word` that is `"`, `\\` or below 0x20; exact in the lowest such
+    /// The high bit of every byte of `word` that is `"`, `\` or below 0x20; exact in the lowest such
     /// byte (borrows can only mark bytes above it), which is all the caller uses.
     @inline(__always)
     static func quoteBackslashOrControl(_ word: UInt64) -> UInt64 {
