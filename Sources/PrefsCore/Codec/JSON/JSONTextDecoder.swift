@@ -59,6 +59,11 @@ struct JSONParser {
     var nullKeys: [String] = []
     /// The deepest container nesting seen (1 for a flat array or object).
     var deepest = 0
+    /// Where the keys of the objects being read are, innermost object last (see JSONParser+Object).
+    var keySpans: [Span] = []
+    /// The decoded bytes of strings with escapes: the keys of the objects being read, innermost
+    /// object last, then the value string being read.
+    var unescaped: [UInt8] = []
     static let maxDepth = 2 * DecodingLimits.maxDepth + 2
 
     init(bytes: UnsafeBufferPointer<UInt8>, nulls: JSONTextDecoder.NullPolicy) {
@@ -134,6 +139,7 @@ struct JSONParser {
         try enter(depth)
         var elements = [PrefValue]()
         if index < bytes.count && bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
+        elements.reserveCapacity(4)  // small arrays in one allocation, not three
         while true {
             if let element = try value(depth: depth + 1, nullAllowed: nulls == .skip) { elements.append(element) }
             skipSpace()
@@ -143,46 +149,5 @@ struct JSONParser {
             index += 1
             skipSpace()
         }
-    }
-
-    mutating func object(depth: Int) throws -> PrefValue {
-        try enter(depth)
-        var entries = [PrefDictionary.Entry]()
-        let deletions = nulls == .rootMembers && depth == 0
-        var members: [(key: String, value: PrefValue?)] = []
-        if index < bytes.count && bytes[index] == UInt8(ascii: "}") { index += 1; return .dictionary(PrefDictionary()) }
-        while true {
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a string key") }
-            let key = try string()
-            skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after a key") }
-            index += 1
-            skipSpace()
-            let value = try value(depth: depth + 1, nullAllowed: nulls == .skip || deletions)
-            if deletions {
-                members.append((key, value))
-            } else if let value {
-                entries.append(PrefDictionary.Entry(key: key, value: value))
-            }
-            skipSpace()
-            guard index < bytes.count else { throw failure("unterminated object") }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; break }
-            guard bytes[index] == UInt8(ascii: ",") else { throw failure("expected ',' or '}' in object") }
-            index += 1
-            skipSpace()
-        }
-        if deletions {
-            // The last of equal keys decides whether the key is set or deleted.
-            var seen = Set<[UInt8]>()
-            for member in members.reversed() where seen.insert(Array(member.key.utf8)).inserted {
-                if let value = member.value {
-                    entries.append(PrefDictionary.Entry(key: member.key, value: value))
-                } else {
-                    nullKeys.append(member.key)
-                }
-            }
-            nullKeys.reverse()
-        }
-        return .dictionary(PrefDictionary(unsortedEntries: entries))
     }
 }
