@@ -6,7 +6,7 @@ import Testing
 /// limits, malformed input, deadlines and the stop descriptor.
 @Suite struct HTTPConnectionTests {
     /// A connection reading from one end of a socket pair; the test writes the other end.
-    final class Pair {
+    final class Pair: @unchecked Sendable {
         let connection: HTTPConnection
         let peer: Int32
 
@@ -91,6 +91,25 @@ import Testing
         #expect(head == HTTPResponseHead(status: 400, framing: .chunked, keepAlive: true))
         #expect(String(decoding: body, as: UTF8.self) == "hello 0123456789")
         #expect(pair.connection.reusable)
+    }
+
+    /// A stream's next chunk arriving after everything received so far was consumed (the watch's
+    /// case: each message comes when etcd has one).
+    @Test func aChunkArrivingAfterTheBufferWasConsumed() throws {
+        let pair = try Pair()
+        pair.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\none\r\n")
+        let deadline = MonotonicClock.now() + 2
+        _ = try pair.connection.readHead(deadline: deadline)
+        #expect(try pair.connection.nextBodyPiece(deadline: deadline).map(Array.init) == Array("one".utf8))
+        for word in ["two", "three"] {
+            Thread.detachNewThread {
+                usleep(50_000)
+                pair.write(String(word.utf8.count, radix: 16) + "\r\n" + word + "\r\n")
+            }
+            #expect(try pair.connection.nextBodyPiece(deadline: deadline).map(Array.init) == Array(word.utf8))
+        }
+        pair.write("0\r\n\r\n")
+        #expect(try pair.connection.nextBodyPiece(deadline: deadline) == nil)
     }
 
     @Test func interimResponsesAreSkipped() throws {

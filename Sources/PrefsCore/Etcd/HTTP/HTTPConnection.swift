@@ -57,11 +57,16 @@ final class HTTPConnection: @unchecked Sendable {
         case done
     }
 
+    /// What one `recv` reads into.
+    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+
     init(socket: TCPSocket, authority: String, limits: HTTPLimits = .standard) {
         self.socket = socket
         self.authority = authority
         self.limits = limits
     }
+
+    deinit { scratch.deallocate() }
 
     static func connect(to endpoint: EtcdEndpoint, deadline: Double, limits: HTTPLimits = .standard) throws(NetworkFailure) -> HTTPConnection {
         HTTPConnection(socket: try TCPSocket.connect(host: endpoint.host, port: endpoint.port, deadline: deadline),
@@ -195,19 +200,8 @@ final class HTTPConnection: @unchecked Sendable {
             buffer.removeFirst(position)
             position = 0
         }
-        let start = buffer.count
-        var failure: NetworkFailure?
-        buffer.append(contentsOf: repeatElement(0, count: 64 * 1024))
-        let received = buffer.withUnsafeMutableBytes { raw -> Int in
-            do throws(NetworkFailure) {
-                return try socket.receive(into: UnsafeMutableRawBufferPointer(rebasing: raw[start...]), until: deadline, stop: stop)
-            } catch {
-                failure = error
-                return 0
-            }
-        }
-        buffer.removeLast(64 * 1024 - received)
-        if let failure { throw failure }
+        let received = try socket.receive(into: scratch, until: deadline, stop: stop)
+        buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[..<received]))
         if received > 0 { receivedAny = true }
         return received
     }
@@ -215,15 +209,16 @@ final class HTTPConnection: @unchecked Sendable {
     /// One line without its CRLF, at most `limit` bytes long (else `.tooLarge` naming `what` and
     /// `reported`, the limit of the whole it is part of).
     private func readLine(deadline: Double?, limit: Int, what: String, reported: Int? = nil) throws(NetworkFailure) -> ArraySlice<UInt8> {
-        var searched = position
+        // Bytes after `position` known to hold no CRLF (relative: `fill` may move the buffer).
+        var scanned = 0
         while true {
-            if let end = HTTPConnection.crlf(in: buffer, from: searched) {
+            if let end = HTTPConnection.crlf(in: buffer, from: position + scanned) {
                 guard end - position <= limit else { throw .tooLarge(what: what, limit: reported ?? limit) }
                 defer { position = end + 2 }
                 return buffer[position..<end]
             }
             guard buffer.count - position <= limit + 1 else { throw .tooLarge(what: what, limit: reported ?? limit) }
-            searched = max(position, buffer.count - 1)
+            scanned = max(0, buffer.count - position - 1)
             if try fill(deadline: deadline) == 0 { throw .closed }
         }
     }
