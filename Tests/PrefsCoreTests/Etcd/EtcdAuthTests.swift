@@ -69,4 +69,16 @@ import Testing
         try client.put(key, [1])
         #expect(client.state.withLock { $0.token } == "")
     }
+
+    @Test func aWatchLogsInToo() throws {
+        let client = EtcdClient(endpoints: cluster.endpoints, timeout: 5, credentials: ("root", "s3cret"))
+        let revision = try client.put(bytes("watched"), bytes("v"))
+        var seen: [EtcdWatchEvent] = []
+        let stop = try client.watch(bytes("watched"), fromRevision: revision, deadline: MonotonicClock.now() + 5) { events, _ in
+            seen += events
+            return false
+        }
+        #expect(stop == .handlerStopped)
+        #expect(seen.map(\.keyValue.value) == [bytes("v")])
+    }
 }

@@ -234,4 +234,31 @@ import Testing
         #expect(failure { _ = try pair.response(deadline: nil) } == .stopped)
         close(ends[1])
     }
+
+    @Test func watchMessagesSplitAcrossChunksAndSharingChunks() throws {
+        let pair = try Pair()
+        let one = #"{"result":{"created":true}}"#
+        let two = #"{"result":{"events":[{"kv":{"key":"YQ==","mod_revision":"5"}}]}}"#
+        let three = #"{"error":{"grpc_code":14,"message":"etcdserver: no leader"}}"#
+        let body = one + "\n" + two + "\n" + three + "\n"
+        var chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        // Uneven chunks: a message split across three, two messages sharing one.
+        var rest = Substring(body)
+        for size in [10, 40, 100, 3] where !rest.isEmpty {
+            let piece = rest.prefix(size)
+            rest = rest.dropFirst(size)
+            chunked += String(piece.utf8.count, radix: 16) + "\r\n" + piece + "\r\n"
+        }
+        if !rest.isEmpty { chunked += String(rest.utf8.count, radix: 16) + "\r\n" + rest + "\r\n" }
+        chunked += "0\r\n\r\n"
+        pair.trickle(chunked, piece: 17)
+        let deadline = MonotonicClock.now() + 5
+        _ = try pair.connection.readHead(deadline: deadline)
+        let stream = WatchStream(connection: pair.connection, endpoint: EtcdEndpoint(host: "test", port: 1), source: "test")
+        #expect(try stream.nextMessage(deadline: deadline)?.object("result")?.bool("created") == true)
+        let events = try #require(try stream.nextMessage(deadline: deadline)?.object("result")?.objects("events"))
+        #expect(try events.map(EtcdClient.event) == [.put(EtcdKeyValue(key: [0x61], value: [], createRevision: 0, modRevision: 5, version: 0, lease: 0))])
+        #expect(try stream.nextMessage(deadline: deadline)?.refusal() == EtcdRefusal(code: 14, message: "etcdserver: no leader"))
+        #expect(try stream.nextMessage(deadline: deadline) == nil)
+    }
 }
