@@ -75,6 +75,18 @@ import Testing
         #expect(try seconds { _ = try client.range(key) } < 0.5)
     }
 
+    @Test func hostNamesAreResolved() throws {
+        let port = try SharedEtcd.cluster().endpoints[0].port
+        let client = EtcdClient(endpoints: [EtcdEndpoint(host: "localhost", port: port)], timeout: 5)
+        #expect(try client.range(uniquePrefix()).count == 0)
+        // A name that cannot resolve is a failed endpoint like any other (.invalid never resolves).
+        let nowhere = EtcdEndpoint(host: "no-such-host.invalid", port: port)
+        let error = prefsError { _ = try EtcdClient(endpoints: [nowhere], timeout: 0.5).range([1]) }
+        guard case .unavailable(_, let reason)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(reason.hasPrefix("no-such-host.invalid:\(port): "))
+        #expect(reason.contains("cannot resolve the host") || reason.contains("timed out resolving"))
+    }
+
     @Test func noEndpointsIsUnavailable() {
         let error = prefsError { _ = try EtcdClient(endpoints: [], timeout: 1).range([1]) }
         #expect(error == .unavailable(endpoints: [], reason: "no endpoint given"))
