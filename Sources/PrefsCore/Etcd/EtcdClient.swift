@@ -5,11 +5,14 @@ import Synchronization
 /// client ports: range, put, delete, transactions, leases and watches, with failover.
 ///
 /// Endpoints are tried in turn, starting with the one that last answered a client of the same
-/// endpoint list in this process. A member that refuses the connection, resets it or does not answer
-/// in time is skipped for the next; so is one that answers "no leader", "leader changed" or
-/// "request timed out". When no member answers within `timeout` seconds of the call, the call throws
-/// `PrefsError.unavailable` naming every endpoint and the last failure. Any other error etcd sends
-/// is `PrefsError.storeRefused` with its gRPC code and message (a refused login is code 16).
+/// endpoint list in this process. A member that refuses the connection, resets it, or does not
+/// answer within its share of the time left (divided evenly among the endpoints still to try) is
+/// skipped for the next; so is one that answers "no leader", "leader changed" or "request timed
+/// out". Rounds over the endpoints go on, with short pauses, until `timeout` seconds after the call
+/// began; then the call throws `PrefsError.unavailable` naming every endpoint and the last failure.
+/// Any other error etcd sends is `PrefsError.storeRefused` with its gRPC code and message (a
+/// refused login, or a request without one while auth is on, is code 16: exit 77). A response over
+/// the limits (64 KiB of head, 64 MiB of body) is `storeRefused` code 8, never an allocation.
 ///
 /// With credentials, the client logs in before its first request and sends the token with every
 /// request; a token the member does not know (it expired, auth was turned off and on, the member
@@ -92,36 +95,50 @@ public final class EtcdClient: Sendable {
         while true {
             let order = rotation()
             for (position, endpoint) in order.enumerated() {
-                while MonotonicClock.now() < deadline {
+                var again = true
+                while again && MonotonicClock.now() < deadline {
                     do {
                         let result = try exchange(endpoint, EtcdClient.attemptDeadline(deadline, endpointsLeft: order.count - position))
                         remember(endpoint)
                         return result
-                    } catch let failure as NetworkFailure {
-                        if failure == .stopped { throw failure }
-                        if case .tooLarge = failure {
-                            throw PrefsError.storeRefused(endpoint: endpoint.description, code: 8, message: failure.description)
-                        }
-                        lastFailure = "\(endpoint): \(failure)"
-                    } catch let refusal as EtcdRefusal {
-                        if refusal.asksToLogIn && credentials != nil && !loggedInAgain {
-                            forgetToken()
-                            loggedInAgain = true
-                            continue
-                        }
-                        guard refusal.isRetryable else {
-                            remember(endpoint)
-                            throw PrefsError.storeRefused(endpoint: endpoint.description, code: refusal.normalized.code, message: refusal.message)
-                        }
-                        lastFailure = "\(endpoint): \(refusal.message)"
+                    } catch {
+                        again = try recover(from: error, at: endpoint, loggedInAgain: &loggedInAgain, lastFailure: &lastFailure)
                     }
-                    break
                 }
             }
             let now = MonotonicClock.now()
             guard now < deadline else { throw PrefsError.unavailable(endpoints: endpoints.map(\.description), reason: lastFailure) }
             if MonotonicClock.sleep(until: min(deadline, now + pause), watching: stop) { throw NetworkFailure.stopped }
             pause = min(pause * 2, 0.25)
+        }
+    }
+
+    /// What follows `error` at `endpoint`: trying it again at once after logging in again (true,
+    /// once per call), or moving on to the next endpoint (false, `lastFailure` updated). Throws when
+    /// the call ends here: etcd's answer, a response over the limits, a stop, any other error.
+    private func recover(from error: Error, at endpoint: EtcdEndpoint, loggedInAgain: inout Bool, lastFailure: inout String) throws -> Bool {
+        switch error {
+        case let failure as NetworkFailure:
+            if failure == .stopped { throw failure }
+            if case .tooLarge = failure {
+                throw PrefsError.storeRefused(endpoint: endpoint.description, code: 8, message: failure.description)
+            }
+            lastFailure = "\(endpoint): \(failure)"
+            return false
+        case let refusal as EtcdRefusal:
+            if refusal.asksToLogIn && credentials != nil && !loggedInAgain {
+                forgetToken()
+                loggedInAgain = true
+                return true
+            }
+            guard refusal.isRetryable else {
+                remember(endpoint)
+                throw PrefsError.storeRefused(endpoint: endpoint.description, code: refusal.normalized.code, message: refusal.message)
+            }
+            lastFailure = "\(endpoint): \(refusal.message)"
+            return false
+        default:
+            throw error
         }
     }
 

@@ -181,6 +181,20 @@ import Testing
         #expect(noLease == .storeRefused(endpoint: endpoint, code: 5, message: "etcdserver: requested lease not found"))
     }
 
+    @Test func aLargeValueRoundTripsAndATooLargeRequestIsRefused() throws {
+        let client = try SharedEtcd.client()
+        let key = uniquePrefix()
+        // 1 MiB goes through (etcd takes requests up to 1.5 MiB by default) in several reads.
+        let large = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+        try client.put(key, large)
+        #expect(try client.range(key).kvs.first?.value == large)
+        let error = prefsError { try client.put(key, large + large) }
+        guard case .storeRefused(_, let code, let message)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(code == 8 || code == 3, "\(code): \(message)")
+        #expect(message.contains("too large") || message.contains("larger than max"), "\(message)")
+        #expect(error?.exitStatus == .dataError)
+    }
+
     @Test func keptAliveConnectionsAreReused() throws {
         let client = try SharedEtcd.client()
         let key = uniquePrefix()

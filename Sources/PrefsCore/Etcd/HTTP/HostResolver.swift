@@ -63,15 +63,15 @@ enum HostResolver {
 
 extension SocketAddress: @unchecked Sendable {}
 
-/// A name lookup running on its own thread, which writes a byte to a socket pair when it is done; the
-/// caller polls the socket pair until its deadline. Both sides hold the object, so the socket pair lives until the
-/// later of them lets go.
+/// A name lookup running on its own thread, which writes a byte to a socket pair when it is done;
+/// the caller polls its end until its deadline. Both sides hold the object, so the socket pair lives
+/// until the later of them lets go.
 private final class PendingLookup: Sendable {
     let host: String
     let port: UInt16
     let result = Mutex<HostResolver.Outcome?>(nil)
-    /// [read end, write end]
-    let pipeEnds: (Int32, Int32)
+    /// A socket pair: [the caller's end, the thread's end].
+    let signal: (Int32, Int32)
 
     init(host: String, port: UInt16) {
         self.host = host
@@ -79,16 +79,16 @@ private final class PendingLookup: Sendable {
         var ends: [Int32] = [-1, -1]
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
         if socketpair(AF_UNIX, type, 0, &ends) != 0 { ends = [-1, -1] }
-        pipeEnds = (ends[0], ends[1])
+        signal = (ends[0], ends[1])
     }
 
     deinit {
-        if pipeEnds.0 >= 0 { close(pipeEnds.0) }
-        if pipeEnds.1 >= 0 { close(pipeEnds.1) }
+        if signal.0 >= 0 { close(signal.0) }
+        if signal.1 >= 0 { close(signal.1) }
     }
 
     func start() throws(NetworkFailure) {
-        guard pipeEnds.0 >= 0 else { throw .system("creating a socket pair for the host lookup", errno: errno) }
+        guard signal.0 >= 0 else { throw .system("creating a socket pair for the host lookup", errno: errno) }
         var thread = pthread_t()
         let context = Unmanaged.passRetained(self).toOpaque()
         let code = pthread_create(&thread, nil, { context in
@@ -96,7 +96,7 @@ private final class PendingLookup: Sendable {
             let outcome = HostResolver.lookup(host: lookup.host, port: lookup.port, numericOnly: false)
             lookup.result.withLock { $0 = outcome }
             var byte: UInt8 = 1
-            _ = write(lookup.pipeEnds.1, &byte, 1)
+            _ = write(lookup.signal.1, &byte, 1)
             return nil
         }, context)
         guard code == 0 else {
@@ -109,7 +109,7 @@ private final class PendingLookup: Sendable {
     func wait(until deadline: Double) throws(NetworkFailure) -> HostResolver.Outcome {
         while true {
             if let outcome = result.withLock({ $0 }) { return outcome }
-            var fds = [pollfd(fd: pipeEnds.0, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: signal.0, events: Int16(POLLIN), revents: 0)]
             let timeout = MonotonicClock.pollTimeout(until: deadline)
             if timeout == 0 { throw .timedOut("resolving \(host)") }
             if poll(&fds, 1, timeout) < 0 && errno != EINTR { throw .system("waiting for the host lookup", errno: errno) }
