@@ -34,8 +34,8 @@ struct JSONBenchmark {
             let bytes = contents(of: path)
             let name = String(path.split(separator: "/").last!.dropLast(".json".count))
             let (value, format) = try PropertyList.decode(bytes)  // warm-up, and a check
-            guard format == .json, case .dictionary(let root) = value, root.count == 100_000 else {
-                fatalError("\(path): expected a JSON dictionary of 100000 keys")
+            guard format == .json, case .dictionary(let root) = value, !root.isEmpty else {
+                fatalError("\(path): expected a JSON dictionary with keys")
             }
             for _ in 0..<reps {
                 let time = try seconds { _ = try PropertyList.decode(bytes) }

@@ -8,12 +8,15 @@
 # Two documents with the same members: shuffled keys (as most programs write JSON) and sorted keys
 # (as prefs writes it). With a git revision, PrefsCore as it was there ("before") is built and timed
 # in the same rounds. Not a test: figures only.
-#   Tests/Benchmarks/bench-json.sh [ROUNDS] [REPS] [REVISION]
+# --smoke: 1000 keys, one round of one run — checks that it builds and runs; the figures mean nothing.
+#   Tests/Benchmarks/bench-json.sh [ROUNDS] [REPS] [REVISION] | --smoke
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-rounds=${1:-5}
-reps=${2:-3}
-revision=${3:-}
+if [ "${1:-}" = --smoke ]; then
+  rounds=1 reps=1 revision= keys=1000
+else
+  rounds=${1:-5} reps=${2:-3} revision=${3:-} keys=100000
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # PrefsCore and the harness as one module, as `swift build -c release` would build it, with the C
@@ -35,21 +38,21 @@ if [ -n "$revision" ]; then
   git -C "$root" archive "$revision" Sources/PrefsCore | tar -x -C "$work/before"
   build "$work/before" "$work/json-benchmark-before"
 fi
-python3 "$root/Tests/Benchmarks/json_benchmark.py" generate "$work"
+python3 "$root/Tests/Benchmarks/json_benchmark.py" generate "$work" "$keys"
 files=("$work/shuffled.json" "$work/sorted.json")
 for _ in $(seq "$rounds"); do
   "$work/json-benchmark" "$reps" "${files[@]}"
   if [ -n "$revision" ]; then "$work/json-benchmark-before" "$reps" "${files[@]}" | sed 's/\tprefs\t/\tbefore\t/'; fi
   python3 "$root/Tests/Benchmarks/json_benchmark.py" time "$reps" "${files[@]}"
 done >"$work/times.tsv"
-python3 - "$work/times.tsv" "$(wc -c <"$work/shuffled.json")" <<'PY'
+python3 - "$work/times.tsv" "$(wc -c <"$work/shuffled.json")" "$keys" <<'PY'
 import collections, statistics, sys
 runs = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     name, impl, wall, cpu = line.split()
     runs[(name, impl, "wall")].append(float(wall))
     runs[(name, impl, "cpu")].append(float(cpu))
-print(f"100000 keys, {int(sys.argv[2]) / 1e6:.1f} MB; median of {len(runs[('sorted', 'prefs', 'cpu')])} runs each")
+print(f"{sys.argv[3]} keys, {int(sys.argv[2]) / 1e6:.1f} MB; median of {len(runs[('sorted', 'prefs', 'cpu')])} runs each")
 before = ("before", "prefs") if runs[("sorted", "before", "cpu")] else ("prefs",)
 print(f"{'document':<10}{'time':<6}" + "".join(f"{impl + ' ms':>11}{'vs python':>11}" for impl in before) + f"{'python ms':>11}")
 for name in ("shuffled", "sorted"):

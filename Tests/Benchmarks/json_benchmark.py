@@ -33,9 +33,9 @@ def member(rng, i):
     return key, json.dumps(key, ensure_ascii=False) + ": " + json.dumps(v, ensure_ascii=i % 20 == 0)
 
 
-def generate(folder):
+def generate(folder, keys=100_000):
     rng = random.Random(100_000)
-    members = [member(rng, i) for i in range(100_000)]
+    members = [member(rng, i) for i in range(keys)]
     rng.shuffle(members)
     for name, order in (("shuffled", members), ("sorted", sorted(members, key=lambda m: m[0].encode()))):
         with open(os.path.join(folder, name + ".json"), "w", encoding="utf-8") as out:
@@ -55,6 +55,6 @@ def timings(reps, paths):
 
 
 if sys.argv[1] == "generate":
-    generate(sys.argv[2])
+    generate(sys.argv[2], *map(int, sys.argv[3:]))
 else:
     timings(int(sys.argv[2]), sys.argv[3:])
