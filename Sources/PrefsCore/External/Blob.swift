@@ -27,22 +27,33 @@ struct BlobReader {
         return bytes
     }
 
-    /// Calls `body` with each piece, then checks the whole; the file is closed at the end.
+    /// Calls `body` with each piece, then checks the whole; the file is closed at the end. A large
+    /// blob is hashed on another thread while `body` runs and the next piece is read.
     func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         defer { file.close() }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
-        defer { buffer.deallocate() }
-        var hasher = SHA256()
+        let chunk = 1 << 20
+        let buffers = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * chunk, alignment: 64)
+        defer { buffers.deallocate() }
+        var current = 0
+        func read(into half: Int) throws -> Int {
+            do { return try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffers[half * chunk..<(half + 1) * chunk])) } catch {
+                throw problem("cannot be read: \((error as? ConfinedError)?.reason ?? "\(error)")")
+            }
+        }
+        let hasher = OverlappedSHA256()
         var total = 0
-        while true {
-            let count: Int
-            do { count = try file.read(into: buffer) } catch { throw problem("cannot be read: \((error as? ConfinedError)?.reason ?? "\(error)")") }
-            if count == 0 { break }
+        var count = try read(into: current)
+        while count > 0 {
             total += count
             guard total <= reference.size else { throw problem("is damaged: it holds more than the \(reference.size) bytes its reference records") }
-            let piece = UnsafeRawBufferPointer(rebasing: buffer[..<count])
-            hasher.update(piece)
-            try body(piece)
+            let piece = UnsafeRawBufferPointer(rebasing: buffers[current * chunk..<current * chunk + count])
+            var next = 0
+            try hasher.update(piece) {
+                try body(piece)
+                next = try read(into: 1 - current)
+            }
+            current = 1 - current
+            count = next
         }
         guard total == reference.size else { throw problem("is damaged: it holds \(total) bytes, its reference records \(reference.size)") }
         guard hasher.finish() == reference.sha256 else { throw problem("is damaged: its SHA-256 is not the one its reference records") }

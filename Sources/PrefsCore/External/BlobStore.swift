@@ -78,18 +78,18 @@ public final class PendingBlob: @unchecked Sendable {
     deinit { release() }
 }
 
-/// Where a blob's bytes go as they are produced: written, hashed and counted on the way.
+/// Where a blob's bytes go as they are produced: written, hashed and counted on the way (the hashing
+/// of a large blob on another thread while it is written).
 public struct BlobSink {
     let output: (UnsafeRawBufferPointer) throws -> Void
-    var hasher = SHA256()
+    let hasher = OverlappedSHA256()
     public private(set) var size = 0
 
     public init(_ output: @escaping (UnsafeRawBufferPointer) throws -> Void) { self.output = output }
 
     public mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
-        hasher.update(bytes)
         size += bytes.count
-        try output(bytes)
+        try hasher.update(bytes) { try output(bytes) }
     }
 
     /// The digest of everything written (the sink is spent).

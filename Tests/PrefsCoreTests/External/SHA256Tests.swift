@@ -137,4 +137,30 @@ import PrefsTestSupport
                     == SHA256.hash(Array(bytes[..<100_000]), implementation: .portable), "length 100000 in tiny pieces")
         }
     }
+
+    /// Hashing on a second thread while the caller works with the same pieces: the same digest as
+    /// hashing them in turn, below and past the length where the thread starts, the body run once for
+    /// every piece, and a body that throws leaves the hasher usable and its thread stopped.
+    @Test func overlappedHashingMatchesHashingInTurn() throws {
+        var generator = SeededGenerator(seed: 16)
+        for length in [0, 1000, OverlappedSHA256.worthwhile + 12_345, 3 * OverlappedSHA256.worthwhile] {
+            let bytes = Self.randomBytes(length, &generator)
+            let hasher = OverlappedSHA256()
+            var copied: [UInt8] = []
+            var offset = 0
+            while offset < length {
+                let piece = min(length - offset, Int.random(in: 0...(1 << 20) + 17, using: &generator))
+                bytes[offset..<offset + piece].withUnsafeBytes { piece in hasher.update(piece) { copied += piece } }
+                offset += piece
+            }
+            #expect(copied == bytes, "length \(length)")
+            #expect(hasher.finish() == SHA256.hash(bytes), "length \(length)")
+        }
+        struct Stop: Error {}
+        let bytes = Self.randomBytes(OverlappedSHA256.worthwhile + 1, &generator)
+        let hasher = OverlappedSHA256()
+        bytes.withUnsafeBytes { all in hasher.update(all) {} }
+        #expect(throws: Stop.self) { try bytes.withUnsafeBytes { all in try hasher.update(all) { throw Stop() } } }
+        #expect(hasher.finish() == SHA256.hash(bytes + bytes))
+    }
 }
