@@ -191,9 +191,8 @@ extension XMLPlistStreamLookup {
             guard value.opens(p + i) else { break }
             i += value.openLength
             if !value.isEmpty {
-                guard i < n, let hit = memchr(p + i, Int32(UInt8(ascii: "<")), n - i) else { break }
-                i = p.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-                guard value.closes(p + i) else { break }
+                i += XMLPlistStreamLookup.textLength(p + i, n - i)
+                guard i < n, value.closes(p + i) else { break }
                 i += value.openLength + 1
             }
             done = i
@@ -221,6 +220,22 @@ extension XMLPlistStreamLookup {
             i += 1
         }
         return true
+    }
+
+    /// How many bytes from `p` (of at least `n`) come before a `<` (`n` when none does), eight at a
+    /// time: the text of a short value, where calling `memchr` would cost more than the search.
+    @inline(__always)
+    static func textLength(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let lt = ones &* 0x3C
+        var i = 0
+        while i < n {
+            let a = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) ^ lt
+            let found = (a &- ones) & ~a & highs
+            if found != 0 { return Swift.min(n, i + found.trailingZeroBitCount / 8) }
+            i += 8
+        }
+        return n
     }
 
     /// How many bytes from `p` (of at least `n`) are plain key text: below 0x80, neither `<` nor `&`.
