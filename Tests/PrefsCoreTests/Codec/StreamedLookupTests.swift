@@ -179,4 +179,29 @@ import PrefsTestSupport
             #expect(try StreamedLookupTests.streamed(Array(bytes[..<cut]), LargeSuite.key(1), bufferSize: 512) == .undecided, "\(format) cut at \(cut)")
         }
     }
+
+    /// Nesting at and past the decoders' depth limit, in the value asked for and in another one, and
+    /// a binary array that holds itself: answered as the whole-document lookup answers, or refused.
+    @Test func deepNestingAndCyclesAgree() throws {
+        let limit = DecodingLimits.maxDepth
+        for depth in [limit - 2, limit - 1, limit, limit + 1, 4 * limit] {
+            let nested = String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
+            for text in ["<dict><key>a</key>\(nested)<key>b</key><string>x</string></dict>",
+                         "<plist><dict><key>b</key><string>x</string><key>a</key>\(nested)</dict></plist>"] {
+                for key in ["a", "b", "absent"] {
+                    for size in [16, 1 << 17] { try StreamedLookupTests.agree(Array(text.utf8), key, bufferSize: size, "XML depth \(depth)") }
+                }
+            }
+            var value = PrefValue.array([])
+            for _ in 0..<depth - 1 { value = .array([value]) }
+            guard let bytes = try? PropertyList.encode(.dictionary(["a": value, "b": .string("x")]), as: .binary) else { continue }
+            for key in ["a", "b", "absent"] { try StreamedLookupTests.agree(bytes, key, "binary depth \(depth)") }
+        }
+        // {a: X} where X is an array whose only element is X.
+        var cycle = Array("bplist00".utf8) + [0xD1, 0x01, 0x02, 0x51, 0x61, 0xA1, 0x02, 0x08, 0x0B, 0x0D]
+        cycle += [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 3] + [0, 0, 0, 0, 0, 0, 0, 0] + [0, 0, 0, 0, 0, 0, 0, 15]
+        #expect(throws: (any Error).self) { try cycle.withUnsafeBufferPointer { try PropertyList.lookup("a", in: $0) } }
+        #expect(try StreamedLookupTests.streamed(cycle, "a") == .undecided)
+        for key in ["a", "absent"] { try StreamedLookupTests.agree(cycle, key, "binary cycle") }
+    }
 }
