@@ -49,14 +49,14 @@ extension FileSuiteStorage {
             return try fileSystem.withContents(of: target) { bytes -> Bool? in
                 guard !bytes.isEmpty else { return nil }
                 let format = PlistFormat.detect(bytes)
-                let outcome = try TopLevelPatch.apply(to: bytes, keys: scope) { contents in try change.apply(&contents, format) }
+                let outcome = try TopLevelPatch.applyInPieces(to: bytes, keys: scope) { contents in try change.apply(&contents, format) }
                 switch outcome {
                 case .unchanged:
                     return false
-                case .patched(let newBytes):
-                    guard !newBytes.elementsEqual(bytes) else { return false }
+                case .patched(let document):
+                    guard !document.isOriginal else { return false }
                     change.willCommit()
-                    try fileSystem.replace(target, with: newBytes, newFileMode: 0o600)
+                    try document.withPieces { try fileSystem.replace(target, withPieces: $0, newFileMode: 0o600) }
                     return true
                 case .unsupported:
                     return nil

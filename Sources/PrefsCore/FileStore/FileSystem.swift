@@ -36,6 +36,10 @@ public protocol FileSystem: Sendable {
     /// killed earlier left behind, which is safe only under that lock.
     func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throws
 
+    /// `replace(_:with:newFileMode:)` with the new contents in pieces, written one after the other
+    /// (joined first by file systems that keep files in memory).
+    func replace(_ path: String, withPieces pieces: [UnsafeRawBufferPointer], newFileMode: mode_t) throws
+
     /// Removes a file (already resolved, not a symlink), durably; holding its lock.
     func removeFile(_ path: String) throws
 
@@ -90,6 +94,13 @@ public struct FileStatus: Equatable, Sendable {
 extension FileSystem {
     public func withContents<T>(of path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
         try contents(of: path).withUnsafeBufferPointer(body)
+    }
+
+    public func replace(_ path: String, withPieces pieces: [UnsafeRawBufferPointer], newFileMode: mode_t) throws {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(pieces.reduce(0) { $0 + $1.count })
+        for piece in pieces { bytes.append(contentsOf: piece) }
+        try replace(path, with: bytes, newFileMode: newFileMode)
     }
 
     /// The file in memory, read in pieces from there.

@@ -130,6 +130,10 @@ public struct LocalFileSystem: FileSystem {
     }
 
     public func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throws {
+        try bytes.withUnsafeBytes { try replace(path, withPieces: [$0], newFileMode: newFileMode) }
+    }
+
+    public func replace(_ path: String, withPieces pieces: [UnsafeRawBufferPointer], newFileMode: mode_t) throws {
         let (directory, name) = splitPath(path)
         do {
             removeStaleTemporaries(in: directory, for: name)
@@ -137,7 +141,7 @@ public struct LocalFileSystem: FileSystem {
             let mode = existing?.mode ?? newFileMode
             let temporary = try createTemporary(in: directory, for: name, mode: mode) { file throws(FileDescriptor.Errno) in
                 if existing != nil { _ = try FileDescriptor.retrying { fchmod(file.raw, mode) } }
-                try file.writeAll(bytes)
+                for piece in pieces { try file.writeAll(piece) }
                 try file.sync()
             }
             guard rename(temporary, path) == 0 else {

@@ -109,9 +109,10 @@ struct BinaryPlistWriter {
     }
 
     /// Writes this writer's objects at the end of `out`, recording where each starts.
-    func appendObjects(to out: inout [UInt8], refSize: Int, offsets: inout [Int]) {
+    /// Appends the objects to `out`, which starts at file offset `base`, and their offsets to `offsets`.
+    func appendObjects(to out: inout [UInt8], base: Int = 0, refSize: Int, offsets: inout [Int]) {
         for object in objects {
-            offsets.append(out.count)
+            offsets.append(base + out.count)
             switch object {
             case .scalar(let value): BinaryPlistWriter.appendScalar(value, to: &out)
             case .array(let refs):
@@ -131,8 +132,13 @@ struct BinaryPlistWriter {
         let tableOffset = out.count
         let offsetSize = width(UInt64(tableOffset))
         for offset in offsets { appendUInt(UInt64(offset), width: offsetSize, to: &out) }
+        appendTrailer(objectCount: offsets.count, offsetSize: offsetSize, refSize: refSize, top: top, tableOffset: tableOffset, to: &out)
+    }
+
+    /// The 32-byte trailer.
+    static func appendTrailer(objectCount: Int, offsetSize: Int, refSize: Int, top: Int, tableOffset: Int, to out: inout [UInt8]) {
         out.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)])
-        appendUInt(UInt64(offsets.count), width: 8, to: &out)
+        appendUInt(UInt64(objectCount), width: 8, to: &out)
         appendUInt(UInt64(top), width: 8, to: &out)
         appendUInt(UInt64(tableOffset), width: 8, to: &out)
     }

@@ -2,8 +2,9 @@
 /// the same errors — without building any value; and how many bytes the reachable objects take.
 extension BinaryPlistParser {
     struct Validation {
-        /// Each object's expanded value count once checked (0 before).
-        var sizes: [Int]
+        /// Each object's expanded value count once checked (0 before); at most twice
+        /// `DecodingLimits.maxExpandedValues`, so 32 bits hold it (half the memory of a large file's).
+        var sizes: [UInt32]
         var busy: [Bool]
         /// The bytes of every object reachable from the top.
         var liveBytes = 0
@@ -25,7 +26,7 @@ extension BinaryPlistParser {
     }
 
     func validate(ref: Int, depth: Int, _ state: inout Validation) throws -> Int {
-        let known = state.sizes[ref]
+        let known = Int(state.sizes[ref])
         if known != 0 { return known }
         let start = try offset(of: ref)
         let place = Place(ref: ref, byte: start)
@@ -60,7 +61,7 @@ extension BinaryPlistParser {
                 }
             }
         }
-        state.sizes[ref] = total
+        state.sizes[ref] = UInt32(total)
         return total
     }
 

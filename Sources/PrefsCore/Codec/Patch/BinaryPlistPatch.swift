@@ -58,22 +58,20 @@ struct BinaryPlistPatch {
 
     func ref(_ index: Int) throws -> Int { try parser.ref(at: refsAt + index * parser.refSize) }
 
-    func applying(_ edits: [TopLevelPatch.Edit]) throws -> [UInt8]? {
+    func applying(_ edits: [TopLevelPatch.Edit]) throws -> PatchedDocument? {
         let bytes = parser.bytes
         var writer = BinaryPlistWriter()
         writer.indexBase = parser.objectCount
-        var valueRefs = try (0..<count).map { try ref(count + $0) }
-        var keyRefs = try (0..<count).map { try ref($0) }
         var rewriteDictionary = referencesShared
+        var changedRefs: [Int: Int] = [:]  // entry index → new value reference
+        var removals: Set<Int> = []
         var insertions: [(key: String, keyRef: Int, valueRef: Int)] = []
-        // Changes and removals first, by the original positions; insertions after, so that no
-        // insertion shifts a position still to be used.
         for (key, value) in edits {
             switch (indices[Array(key.utf8)], value) {
             case let (index?, value?):
-                valueRefs[index] = try KeyPath.locating(key) { try writer.flatten(value, depth: 1) }
+                changedRefs[index] = try KeyPath.locating(key) { try writer.flatten(value, depth: 1) }
             case let (index?, nil):
-                valueRefs[index] = -1
+                removals.insert(index)
                 rewriteDictionary = true
             case let (nil, value?):
                 let keyRef = try writer.flatten(.string(key), depth: 1)
@@ -83,9 +81,16 @@ struct BinaryPlistPatch {
                 break
             }
         }
-        for index in valueRefs.indices.reversed() where valueRefs[index] < 0 {
-            keyRefs.remove(at: index)
-            valueRefs.remove(at: index)
+        // The new dictionary's references, only when it is written anew (a value changed in place
+        // needs none: a large suite then costs no array as long as it).
+        var keyRefs: [Int] = [], valueRefs: [Int] = []
+        if rewriteDictionary {
+            keyRefs.reserveCapacity(count + insertions.count)
+            valueRefs.reserveCapacity(count + insertions.count)
+            for index in 0..<count where !removals.contains(index) {
+                keyRefs.append(try ref(index))
+                valueRefs.append(try changedRefs[index] ?? ref(count + index))
+            }
         }
         // Edits come in key order, so each new key goes before the first original key above it and
         // after the new keys placed before it.
@@ -102,33 +107,58 @@ struct BinaryPlistPatch {
         }
         let total = parser.objectCount + writer.objects.count + (rewriteDictionary ? 1 : 0)
         guard BinaryPlistWriter.width(UInt64(total)) <= parser.refSize else { return nil }
-        var out = Array(UnsafeBufferPointer(rebasing: bytes[0..<parser.offsetTable]))
+        // The objects as they were (with the top dictionary's value references changed in place),
+        // then the new objects and the new offset table after them.
+        var out = PatchedDocument(bytes)
+        var mark = 0
         var top = parser.topObject
         if !rewriteDictionary {
-            for (key, _) in edits {
-                guard let index = indices[Array(key.utf8)] else { continue }
-                let position = refsAt + (count + index) * parser.refSize
+            var patches: [(position: Int, ref: Int)] = []
+            for (index, ref) in changedRefs { patches.append((refsAt + (count + index) * parser.refSize, ref)) }
+            for (position, ref) in patches.sorted(by: { $0.position < $1.position }) {
+                out.append(original: mark..<position)
                 var patched: [UInt8] = []
-                BinaryPlistWriter.appendUInt(UInt64(valueRefs[index]), width: parser.refSize, to: &patched)
-                out.replaceSubrange(position..<position + parser.refSize, with: patched)
+                BinaryPlistWriter.appendUInt(UInt64(ref), width: parser.refSize, to: &patched)
+                out.append(patched)
+                mark = position + parser.refSize
             }
         }
-        var offsets = try (0..<parser.objectCount).map { try parser.offset(of: $0) }
-        writer.appendObjects(to: &out, refSize: parser.refSize, offsets: &offsets)
-        let newValueBytes = out.count - parser.offsetTable
+        out.append(original: mark..<parser.offsetTable)
+        var tail: [UInt8] = []
+        let base = parser.offsetTable
+        // The new objects' offsets follow the old ones, which are kept as they are in the table.
+        var newOffsets: [Int] = []
+        writer.appendObjects(to: &tail, base: base, refSize: parser.refSize, offsets: &newOffsets)
+        let newValueBytes = tail.count
         if rewriteDictionary {
-            top = offsets.count
-            offsets.append(out.count)
-            BinaryPlistWriter.appendHeader(0xD0, count: keyRefs.count, to: &out)
-            for ref in keyRefs + valueRefs { BinaryPlistWriter.appendUInt(UInt64(ref), width: parser.refSize, to: &out) }
+            top = parser.objectCount + newOffsets.count
+            newOffsets.append(base + tail.count)
+            BinaryPlistWriter.appendHeader(0xD0, count: keyRefs.count, to: &tail)
+            for ref in keyRefs + valueRefs { BinaryPlistWriter.appendUInt(UInt64(ref), width: parser.refSize, to: &tail) }
         }
         // Garbage, estimated: what was unreachable before, the old top dictionary when it is replaced,
         // and old values about as large as the new ones. Past a quarter of the file, re-encode
         // instead (which drops it all).
         let oldDictionary = rewriteDictionary ? (refsAt + 2 * count * parser.refSize - (try parser.offset(of: parser.topObject))) : 0
         let garbage = (parser.offsetTable - 8 - liveBytes) + oldDictionary + newValueBytes
-        guard garbage * 4 <= out.count else { return nil }
-        BinaryPlistWriter.appendTable(offsets, to: &out, refSize: parser.refSize, top: top)
+        guard garbage * 4 <= base + tail.count else { return nil }
+        // The table: the old entries as they are when their width still fits the table's new offset
+        // (as `appendTable` would write them), else every entry written anew.
+        let tableOffset = base + tail.count
+        let offsetSize = BinaryPlistWriter.width(UInt64(tableOffset))
+        if offsetSize == parser.offsetSize {
+            out.append(tail)
+            tail = []
+            out.append(original: parser.offsetTable..<parser.offsetTable + parser.objectCount * offsetSize)
+            for offset in newOffsets { BinaryPlistWriter.appendUInt(UInt64(offset), width: offsetSize, to: &tail) }
+        } else {
+            tail.reserveCapacity(tail.count + (parser.objectCount + newOffsets.count) * offsetSize)
+            for ref in 0..<parser.objectCount { BinaryPlistWriter.appendUInt(UInt64(try parser.offset(of: ref)), width: offsetSize, to: &tail) }
+            for offset in newOffsets { BinaryPlistWriter.appendUInt(UInt64(offset), width: offsetSize, to: &tail) }
+        }
+        BinaryPlistWriter.appendTrailer(objectCount: parser.objectCount + newOffsets.count, offsetSize: offsetSize, refSize: parser.refSize,
+                                        top: top, tableOffset: tableOffset, to: &tail)
+        out.append(tail)
         return out
     }
 }

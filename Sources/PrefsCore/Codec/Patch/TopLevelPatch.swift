@@ -20,6 +20,23 @@ public enum TopLevelPatch {
     /// those keys (the ones present) and may set or remove only them.
     public static func apply(to bytes: UnsafeBufferPointer<UInt8>, keys: KeySet,
                              change: (inout PrefDictionary) throws -> Void) throws -> Result {
+        switch try applyInPieces(to: bytes, keys: keys, change: change) {
+        case .unchanged: .unchanged
+        case .patched(let document): .patched(document.joined())
+        case .unsupported: .unsupported
+        }
+    }
+
+    /// What `apply` gives, with the new document as pieces of the old one and new bytes.
+    enum PiecesResult {
+        case unchanged
+        case patched(PatchedDocument)
+        case unsupported
+    }
+
+    /// `apply`, with the new document left in pieces (to be written out without joining them).
+    static func applyInPieces(to bytes: UnsafeBufferPointer<UInt8>, keys: KeySet,
+                              change: (inout PrefDictionary) throws -> Void) throws -> PiecesResult {
         switch try PropertyList.detect(bytes) {
         case .xml:
             guard let patch = try XMLPlistPatch(bytes, keys: keys) else { return .unsupported }
@@ -36,7 +53,7 @@ public enum TopLevelPatch {
     typealias Edit = (key: String, value: PrefValue?)
 
     static func run(_ current: PrefDictionary, keys: KeySet, change: (inout PrefDictionary) throws -> Void,
-                    apply: ([Edit]) throws -> [UInt8]?) throws -> Result {
+                    apply: ([Edit]) throws -> PatchedDocument?) throws -> PiecesResult {
         var changed = current
         try change(&changed)
         guard changed != current else { return .unchanged }
@@ -47,6 +64,6 @@ public enum TopLevelPatch {
         guard changed.keys.allSatisfy(keys.contains) else {
             throw PrefsError.internalError("a change touched keys it did not declare")
         }
-        return try apply(edits).map(Result.patched) ?? .unsupported
+        return try apply(edits).map(PiecesResult.patched) ?? .unsupported
     }
 }

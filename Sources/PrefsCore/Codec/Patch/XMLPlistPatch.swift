@@ -1,15 +1,24 @@
-/// The top-level entries of an XML plist whose root is a dictionary, found while checking the whole
-/// document, and the splices that change some of them.
+/// The top-level entries of an XML plist whose root is a dictionary that a change declares, found
+/// while checking the whole document, and the splices that change them. Only what those keys need is
+/// kept (where they are, and where each would be inserted), not every entry: a one-key change of a
+/// large suite costs little memory beyond the file.
 struct XMLPlistPatch {
     struct Entry {
-        let key: XMLPlistParser.KeyText
         let keyStart: Int
         let valueStart: Int
         let valueEnd: Int
     }
 
+    /// What the document says about one declared key (by its UTF-8 bytes).
+    struct Declared {
+        var entries: [Entry] = []
+        /// Where the first entry (in file order) whose key sorts after this one starts.
+        var insertBefore: Int?
+    }
+
     let bytes: UnsafeBufferPointer<UInt8>
-    let entries: [Entry]
+    let declared: [[UInt8]: Declared]
+    let entryCount: Int
     /// Where the root's `</dict>` starts.
     let closeStart: Int
     /// The declared keys that are present, with their values.
@@ -19,35 +28,34 @@ struct XMLPlistPatch {
     /// that appears more than once).
     init?(_ bytes: UnsafeBufferPointer<UInt8>, keys: KeySet) throws {
         var parser = XMLPlistParser(bytes: bytes)
-        guard let (entries, closeStart) = try parser.document({ parser, root in try parser.outline(root) }) else { return nil }
+        let needles = keys.map { Array($0.utf8) }
+        guard let (declared, entryCount, closeStart) = try parser.document({ parser, root in try parser.outline(root, declared: needles) }) else {
+            return nil
+        }
         var found: [PrefDictionary.Entry] = []
         for key in keys {
-            var utf8 = key
-            let matches = utf8.withUTF8 { needle in entries.filter { $0.key.withUnsafeBufferPointer { XMLPlistParser.same($0, needle) } } }
-            guard matches.count <= 1 else { return nil }
-            if let entry = matches.first {
+            let entries = declared[Array(key.utf8)]?.entries ?? []
+            guard entries.count <= 1 else { return nil }
+            if let entry = entries.first {
                 var reader = XMLPlistParser(bytes: bytes)
                 reader.index = entry.valueStart
                 found.append(.init(key: key, value: try reader.value(try reader.startTag(), depth: 1)))
             }
         }
         self.bytes = bytes
-        self.entries = entries
+        self.declared = declared
+        self.entryCount = entryCount
         self.closeStart = closeStart
         current = PrefDictionary(unsortedEntries: found)
     }
 
     /// The document with `edits` spliced in; nil when the root would be left with a single entry
     /// (which might spell a UID: the full encoder decides).
-    func applying(_ edits: [TopLevelPatch.Edit]) throws -> [UInt8]? {
-        let located = edits.map { edit in
-            var utf8 = edit.key
-            let index = utf8.withUTF8 { needle in entries.firstIndex { $0.key.withUnsafeBufferPointer { XMLPlistParser.same($0, needle) } } }
-            return (edit.key, edit.value, index)
-        }
-        var remaining = entries.count
-        for (_, value, index) in located {
-            switch (index, value) {
+    func applying(_ edits: [TopLevelPatch.Edit]) throws -> PatchedDocument? {
+        let located = edits.map { edit in (edit.key, edit.value, declared[Array(edit.key.utf8)]) }
+        var remaining = entryCount
+        for (_, value, found) in located {
+            switch (found?.entries.first, value) {
             case (nil, _?): remaining += 1
             case (_?, nil): remaining -= 1
             default: break
@@ -55,25 +63,20 @@ struct XMLPlistPatch {
         }
         guard remaining != 1 else { return nil }
         var splices: [(range: Range<Int>, order: Int, text: [UInt8])] = []
-        for (key, value, index) in located {
-            switch (index, value) {
-            case let (index?, value?):
+        for (key, value, found) in located {
+            switch (found?.entries.first, value) {
+            case let (entry?, value?):
                 var text = [UInt8]()
                 try KeyPath.locating(key) { try XMLPlistEncoder.write(value, depth: 1, to: &text) }
-                splices.append((entries[index].valueStart..<entries[index].valueEnd, splices.count, Array(text.dropFirst().dropLast())))
-            case let (index?, nil):
-                let entry = entries[index]
+                splices.append((entry.valueStart..<entry.valueEnd, splices.count, Array(text.dropFirst().dropLast())))
+            case let (entry?, nil):
                 if let start = lineStart(entry.keyStart), let end = lineEnd(entry.valueEnd) {
                     splices.append((start..<end, splices.count, []))
                 } else {
                     splices.append((entry.keyStart..<entry.valueEnd, splices.count, []))
                 }
             case let (nil, value?):
-                var utf8 = key
-                let before = utf8.withUTF8 { needle in
-                    entries.first { $0.key.withUnsafeBufferPointer { BinaryPlistParser.compare($0, needle) > 0 } }
-                }
-                let position = before?.keyStart ?? closeStart
+                let position = found?.insertBefore ?? closeStart
                 var text = [UInt8]()
                 XMLPlistEncoder.element("key", key, depth: 1, &text)
                 try KeyPath.locating(key) { try XMLPlistEncoder.write(value, depth: 1, to: &text) }
@@ -89,15 +92,14 @@ struct XMLPlistPatch {
         // In file order; at one position an insertion (empty range) before a removal, and
         // insertions in the order made (edits come in key order).
         splices.sort { ($0.range.lowerBound, $0.range.upperBound, $0.order) < ($1.range.lowerBound, $1.range.upperBound, $1.order) }
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count + splices.reduce(0) { $0 + $1.text.count })
+        var out = PatchedDocument(bytes)
         var mark = 0
         for splice in splices {
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[mark..<splice.range.lowerBound]))
-            out.append(contentsOf: splice.text)
+            out.append(original: mark..<splice.range.lowerBound)
+            out.append(splice.text)
             mark = splice.range.upperBound
         }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[mark...]))
+        out.append(original: mark..<bytes.count)
         return out
     }
 
@@ -117,30 +119,51 @@ struct XMLPlistPatch {
 }
 
 extension XMLPlistParser {
-    /// Checks a root dictionary and every value in it as `value` would, recording where each entry
-    /// is; nil for an empty `<dict/>` root.
-    mutating func outline(_ root: StartTag) throws -> (entries: [XMLPlistPatch.Entry], closeStart: Int)? {
+    /// Checks a root dictionary and every value in it as `value` would, recording where each
+    /// `declared` key's entries are and where it would be inserted; nil for an empty `<dict/>` root.
+    mutating func outline(_ root: StartTag, declared needles: [[UInt8]])
+        throws -> (declared: [[UInt8]: XMLPlistPatch.Declared], entryCount: Int, closeStart: Int)?
+    {
         guard root.tag == .dict else {
             throw failure("the root is \(try value(root, depth: 0).typeNameWithArticle), not a dictionary", at: root.offset)
         }
         if root.isEmpty { return nil }
-        var entries: [XMLPlistPatch.Entry] = []
+        var declared: [XMLPlistPatch.Declared] = needles.map { _ in XMLPlistPatch.Declared() }
+        var count = 0
+        var firstIsUID = false
+        var firstValueStart = 0
         while true {
             try skipMisc(allowDoctype: false)
             if startsWith("</") {
                 let closeStart = index
                 try endTag(.dict)
-                if entries.count == 1, entries[0].key.withUnsafeBufferPointer({ XMLPlistParser.same($0, XMLPlistParser.uidKey) }) {
+                if count == 1, firstIsUID {
                     var reader = XMLPlistParser(bytes: bytes)
-                    reader.index = entries[0].valueStart
+                    reader.index = firstValueStart
                     try refuseUIDRoot(entries: 1, uid: try reader.value(try reader.startTag(), depth: 1), root: root)
                 }
-                return (entries, closeStart)
+                return (Dictionary(zip(needles, declared), uniquingKeysWith: { first, _ in first }), count, closeStart)
             }
             let keyStart = index
             let (key, valueTag) = try entry()
             try skip(valueTag, depth: 1, checked: true)
-            entries.append(.init(key: key, keyStart: keyStart, valueStart: valueTag.offset, valueEnd: index))
+            let entry = XMLPlistPatch.Entry(keyStart: keyStart, valueStart: valueTag.offset, valueEnd: index)
+            key.withUnsafeBufferPointer { key in
+                if count == 0 {
+                    firstIsUID = XMLPlistParser.same(key, XMLPlistParser.uidKey)
+                    firstValueStart = entry.valueStart
+                }
+                for i in needles.indices {
+                    needles[i].withUnsafeBufferPointer { needle in
+                        if XMLPlistParser.same(key, needle) {
+                            declared[i].entries.append(entry)
+                        } else if declared[i].insertBefore == nil && BinaryPlistParser.compare(key, needle) > 0 {
+                            declared[i].insertBefore = keyStart
+                        }
+                    }
+                }
+            }
+            count += 1
         }
     }
 }
