@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PrefsTestSupport
 @testable import PrefsCore
 
 /// The storage promises, run against the in-memory file system and, as a contract the fake must keep,
@@ -81,6 +82,43 @@ final class StoreFixture {
         #expect(try PropertyList.decode(try fixture.bytes("config/bin.plist")) == (["a": 1, "b": 2], .binary))
         #expect(try fixture.status("config/bin.plist")?.mode == 0o640)
         #expect(try PropertyList.decode(try fixture.bytes("data.json")) == (["a": 1, "b": 2], .json))
+    }
+
+    /// A file replaced from pieces holds them one after the other and keeps its mode.
+    @Test(arguments: FileSystemKind.allCases)
+    func aFileReplacedFromPiecesHoldsThemInOrder(kind: FileSystemKind) throws {
+        let fixture = try StoreFixture(kind)
+        try fixture.put("config/file", [1, 2, 3], mode: 0o640)
+        let pieces: [[UInt8]] = [Array("first ".utf8), [], Array(repeating: 7, count: 70_000), Array(" last".utf8)]
+        try pieces[0].withUnsafeBytes { a in
+            try pieces[1].withUnsafeBytes { b in
+                try pieces[2].withUnsafeBytes { c in
+                    try pieces[3].withUnsafeBytes { d in
+                        try fixture.fileSystem.replace(fixture.root + "/config/file", withPieces: [a, b, c, d], newFileMode: 0o600)
+                    }
+                }
+            }
+        }
+        #expect(try fixture.bytes("config/file") == pieces.flatMap { $0 })
+        #expect(try fixture.status("config/file")?.mode == 0o640)
+    }
+
+    /// A one-key change of a large suite (written as a patch, in pieces) gives the file a full
+    /// re-encode gives, and a change to the same value writes nothing.
+    @Test(arguments: FileSystemKind.allCases, [PlistFormat.xml, .binary])
+    func aOneKeyChangeOfALargeSuiteIsTheFullReencode(kind: FileSystemKind, format: PlistFormat) throws {
+        let fixture = try StoreFixture(kind)
+        try fixture.put("config/big.plist", try LargeSuite.bytes(format))
+        let key = LargeSuite.key(LargeSuite.count / 2)
+        #expect(try fixture.store.update(.suite("big"), keys: [key]) { $0[key] = "changed" })
+        var expected = LargeSuite.contents
+        expected[key] = "changed"
+        let bytes = try fixture.bytes("config/big.plist")
+        #expect(try PropertyList.decode(bytes) == (.dictionary(expected), format))
+        if format == .xml { #expect(bytes == (try PropertyList.encode(.dictionary(expected), as: .xml))) }
+        let before = try fixture.status("config/big.plist")
+        #expect(try fixture.store.update(.suite("big"), keys: [key]) { $0[key] = "changed" } == false)
+        #expect(try fixture.status("config/big.plist") == before)
     }
 
     @Test(arguments: FileSystemKind.allCases)
