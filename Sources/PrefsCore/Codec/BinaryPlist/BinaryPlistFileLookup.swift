@@ -134,31 +134,15 @@ struct BinaryPlistFileLookup {
 }
 
 extension BinaryPlistFileLookup {
-    /// The in-memory lookup's search: binary over the top dictionary's keys (the last of equal
-    /// ones), then a linear scan when that finds nothing (files whose keys are not sorted).
+    /// The in-memory lookup's search (`BinaryPlistParser.keyIndex`).
     mutating func lookup(_ key: String) throws -> PrefValue? {
         let start = try offset(of: topObject)
         let (marker, count, first) = try header(at: start, elementSize: 2 * refSize)
         guard marker >> 4 == 0xD else { throw Undecided() }
         let needle = Array(key.utf8)
-        func order(_ i: Int) throws -> Int { try compareKey(try ref(at: first + i * refSize), needle) }
-        var low = 0, high = count
-        var index: Int?
-        while low < high {
-            let middle = (low + high) / 2
-            let c = try order(middle)
-            if c == 0 {
-                var last = middle
-                while last + 1 < count, try order(last + 1) == 0 { last += 1 }
-                index = last
-                break
-            }
-            if c < 0 { low = middle + 1 } else { high = middle }
+        guard let index = try BinaryPlistParser.keyIndex(count: count, { i in try compareKey(try ref(at: first + i * refSize), needle) }) else {
+            return nil
         }
-        if index == nil {
-            for i in 0..<count where try order(i) == 0 { index = i }
-        }
-        guard let index else { return nil }
         let document = try extract(try ref(at: first + (count + index) * refSize))
         guard case .array(let wrapped)? = try? BinaryPlistDecoder.decode(document), wrapped.count == 1 else { throw Undecided() }
         return wrapped[0]

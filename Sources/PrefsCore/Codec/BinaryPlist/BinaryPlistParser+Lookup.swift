@@ -15,24 +15,30 @@ extension BinaryPlistParser {
         let dictionary = Place(ref: topObject, byte: start)
         var needle = key
         let index = try needle.withUTF8 { needle -> Int? in
-            func order(_ i: Int) throws -> Int { try compareKey(try ref(at: first + i * refSize), needle, dictionary: dictionary) }
-            var low = 0, high = count
-            while low < high {
-                let middle = (low + high) / 2
-                let c = try order(middle)
-                if c == 0 {
-                    var last = middle
-                    while last + 1 < count, try order(last + 1) == 0 { last += 1 }
-                    return last
-                }
-                if c < 0 { low = middle + 1 } else { high = middle }
-            }
-            var found: Int?
-            for i in 0..<count where try order(i) == 0 { found = i }
-            return found
+            try BinaryPlistParser.keyIndex(count: count) { i in try compareKey(try ref(at: first + i * refSize), needle, dictionary: dictionary) }
         }
         guard let index else { return nil }
         return try value(ref: try ref(at: first + (count + index) * refSize), depth: 1).value
+    }
+
+    /// Which of a dictionary's `count` keys is the one looked for (`order(i)` compares key `i` with
+    /// it): binary search, the last of equal keys; then, when that finds nothing, a linear scan for
+    /// files whose keys are not sorted (the last match).
+    static func keyIndex(count: Int, _ order: (Int) throws -> Int) rethrows -> Int? {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            let c = try order(middle)
+            if c == 0 {
+                var last = middle
+                while last + 1 < count, try order(last + 1) == 0 { last += 1 }
+                return last
+            }
+            if c < 0 { low = middle + 1 } else { high = middle }
+        }
+        var found: Int?
+        for i in 0..<count where try order(i) == 0 { found = i }
+        return found
     }
 
     /// How key object `keyRef` orders against `needle` in UTF-8 byte order (code-point order), after
