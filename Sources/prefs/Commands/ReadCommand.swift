@@ -40,7 +40,7 @@ enum ReadCommand: Command {
         if values.raw {
             try output.print(raw: try context.store.raw(at: path, in: domain, scope: values.scope))
         } else {
-            let (value, origin) = try context.store.value(at: path, in: domain, scope: values.scope)
+            let (value, origin) = try context.store.valueForPrinting(at: path, in: domain, scope: values.scope)
             try output.print(value: value, origin: origin, domain: domain, key: path)
         }
         return .success

@@ -40,6 +40,21 @@ struct ReadOutput {
         }.joined().utf8))
     }
 
+    /// An external string or data value streams from its blob when printed bare to a real
+    /// descriptor; otherwise it is read in (again) and printed as any value.
+    func print(value: PrintableValue, origin: Origin, domain: Domain, key: KeyPath) throws {
+        switch value {
+        case .value(let value):
+            try print(value: value, origin: origin, domain: domain, key: key)
+        case .blob(let blob):
+            if !values.origin && !values.json && !values.keys, let descriptor = context.outputDescriptor {
+                return try blob.copyReadable(toOutput: descriptor)
+            }
+            let value = try context.store.value(at: key, in: domain, scope: values.scope).value
+            try print(value: value, origin: origin, domain: domain, key: key)
+        }
+    }
+
     func print(value: PrefValue, origin: Origin, domain: Domain, key: KeyPath) throws {
         guard values.origin else { return try print(value, domain: domain.displayName, key: key.display) }
         if values.json {
