@@ -4,7 +4,7 @@ import PrefsCore
 /// What a command may use: the suite store (file system and environment) and standard output and
 /// error as sinks, so tests can run commands in-process against an in-memory file system.
 struct CommandContext: Sendable {
-    let store: SuiteStore
+    var store: SuiteStore
     let writeOutput: @Sendable ([UInt8]) -> Void
     let writeError: @Sendable ([UInt8]) -> Void
     /// The descriptor standard output goes to, when it is a real one (so `watch` can tell when its
@@ -132,6 +132,8 @@ enum CommandLineTool {
                     context.writeOutput(Array(HelpText.verb(verb).utf8))
                     return .success
                 }
+                var context = context
+                if let host = invocation.host { context.store = try context.store.onHost(try host.id(context.store)) }
                 return try verb.run(invocation, context)
             }
         } catch PrefsError.outputFailed(EPIPE) {

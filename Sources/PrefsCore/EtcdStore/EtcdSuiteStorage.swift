@@ -112,7 +112,7 @@ public struct EtcdSuiteStorage: SuiteStorage {
         switch location {
         case .suite(let name): return name
         case .global: return Domain.global.registrationName
-        case .registered, .file: return nil
+        case .registered, .file, .byHost: return nil
         }
     }
 

@@ -36,7 +36,7 @@ enum HelpText {
 
     static func optionLines(_ options: [OptionSpec]) -> String {
         let heads = options.map { option in
-            (option.short.map { "-\($0), " } ?? "") + "--" + option.name + (option.value.map { " " + $0 } ?? "")
+            (option.short.map { "-\($0), " } ?? "") + option.spelling + (option.value.map { " " + $0 } ?? "")
         }
         let width = heads.map(\.count).max() ?? 0
         return zip(heads, options).map { head, option in
