@@ -36,7 +36,7 @@ public struct SuiteStore: Sendable {
         guard let location = SuiteLocation(domain) else {
             throw PrefsError.usage("standard input cannot be changed; name a suite or a file")
         }
-        return try onHost(location)
+        return try onHost(try resolvingPath(location))
     }
 
     public func describe(_ location: SuiteLocation) -> String { storage(for: location).describe(location) }
