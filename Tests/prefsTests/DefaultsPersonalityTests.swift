@@ -116,6 +116,24 @@ import Testing
              file: "$CONFIG/ByHost/com.apple.screensaver.studio.plist", key: "askForPassword", python: "1"),
         Line(arguments: ["write", "com.example.replace", "{ a = 1; b = (x); }"], file: "$CONFIG/com.example.replace.plist", key: nil,
              python: "{'a': '1', 'b': ['x']}"),
+        // Lines of mathiasbynens/dotfiles' .macos that take more than a flag and a word.
+        Line(arguments: ["write", "com.apple.spotlight", "orderedItems", "-array", #"{"enabled" = 1;"name" = "APPLICATIONS";}"#,
+                         #"{"enabled" = 0;"name" = "MENU_WEBSEARCH";}"#], file: "$CONFIG/com.apple.spotlight.plist", key: "orderedItems",
+             python: "[{'enabled': '1', 'name': 'APPLICATIONS'}, {'enabled': '0', 'name': 'MENU_WEBSEARCH'}]"),
+        Line(arguments: ["write", "com.apple.Safari", "ProxiesInBookmarksBar", "()"], file: "$CONFIG/com.apple.Safari.plist",
+             key: "ProxiesInBookmarksBar", python: "[]"),
+        Line(arguments: ["write", "com.apple.finder", "FXInfoPanesExpanded", "-dict", "General", "-bool", "true", "OpenWith", "-bool", "true",
+                         "Privileges", "-bool", "true"], file: "$CONFIG/com.apple.finder.plist", key: "FXInfoPanesExpanded",
+             python: "{'General': True, 'OpenWith': True, 'Privileges': True}"),
+        Line(arguments: ["write", "com.apple.BluetoothAudioAgent", "Apple Bitpool Min (editable)", "-int", "40"],
+             file: "$CONFIG/com.apple.BluetoothAudioAgent.plist", key: "Apple Bitpool Min (editable)", python: "40"),
+        Line(arguments: ["write", "NSGlobalDomain", "AppleLanguages", "-array", "en", "nl"], file: global, key: "AppleLanguages", python: "['en', 'nl']"),
+        Line(arguments: ["write", "NSGlobalDomain", "AppleHighlightColor", "-string", "0.764700 0.976500 0.568600"], file: global,
+             key: "AppleHighlightColor", python: "'0.764700 0.976500 0.568600'"),
+        Line(arguments: ["write", "com.apple.mail", "DraftsViewerAttributes", "-dict-add", "DisplayInThreadedMode", "-string", "yes"],
+             file: "$CONFIG/com.apple.mail.plist", key: "DraftsViewerAttributes", python: "{'DisplayInThreadedMode': 'yes'}"),
+        Line(arguments: ["write", "com.apple.dock", "spacers", "-array-add", #"{tile-data={}; tile-type="spacer-tile";}"#], file: dock,
+             key: "spacers", python: "[{'tile-data': {}, 'tile-type': 'spacer-tile'}]"),
     ]
 
     /// Checks with plistlib that each line left its value; fails naming every difference.
@@ -218,13 +236,33 @@ import Testing
         Expected(arguments: ["read-type", "com.example", "list"], output: "Type is array\n"),
         Expected(arguments: ["read-type", "com.example", "window"], output: "Type is dictionary\n"),
         Expected(arguments: ["domains"], output: """
-            com.apple.Safari, com.apple.bare.plist, com.apple.dock, com.apple.finder, com.apple.mail, com.apple.screencapture, \
-            com.apple.terminal, com.example, com.example.replace
+            com.apple.BluetoothAudioAgent, com.apple.Safari, com.apple.bare.plist, com.apple.dock, com.apple.finder, com.apple.mail, \
+            com.apple.screencapture, com.apple.spotlight, com.apple.terminal, com.example, com.example.replace
 
             """),
         Expected(arguments: ["-currentHost", "domains"], output: "com.apple.screensaver\n"),
         Expected(arguments: ["find", "includedevelop"], output: "Found 1 keys in domain 'com.apple.Safari': {\n    IncludeDevelopMenu = 1;\n}\n"),
-        Expected(arguments: ["find", "SAFARI"], output: "Found 1 keys in domain 'com.apple.Safari': {\n    IncludeDevelopMenu = 1;\n}\n"),
+        Expected(arguments: ["find", "SAFARI"], output: """
+            Found 2 keys in domain 'com.apple.Safari': {
+                IncludeDevelopMenu = 1;
+                ProxiesInBookmarksBar =     (
+                );
+            }
+
+            """),
+        Expected(arguments: ["read", "com.apple.spotlight", "orderedItems"], output: """
+            (
+                    {
+                    enabled = 1;
+                    name = APPLICATIONS;
+                },
+                    {
+                    enabled = 0;
+                    name = "MENU_WEBSEARCH";
+                }
+            )
+
+            """),
         Expected(arguments: ["find", "Nlsv"], output: "Found 1 keys in domain 'com.apple.finder': {\n    FXPreferredViewStyle = Nlsv;\n}\n"),
         Expected(arguments: ["find", "Apps"], output: """
             Found 2 keys in domain 'com.apple.dock': {

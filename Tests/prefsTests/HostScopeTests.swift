@@ -127,6 +127,20 @@ import Testing
         #expect(prefs(["read", "app", "k"], environment: environment, fileSystem: memory).status == .notFound)
     }
 
+    /// `watch` follows what an application sees: a value for this host over the suite's, and back.
+    @Test func watchSeesTheHostsSuite() throws {
+        let box = try ProcessSandbox()
+        try box.prefs("write", "app", "k", "suite")
+        let watch = try WatchProcess(box, ["app", "k", "--initial"])
+        #expect(watch.nextLine() == "k (absent) -> suite")
+        try box.prefs("-currentHost", "write", "app", "k", "host")
+        #expect(watch.nextLine() == "k suite -> host")
+        try box.prefs("-currentHost", "delete", "app", "k")
+        #expect(watch.nextLine() == "k host -> suite")
+        #expect(watch.errorText.isEmpty)
+        watch.process.terminate()
+    }
+
     /// The completions skip the host options when finding the verb, and pass them on to the prefs
     /// calls that list suites and keys.
     @Test(arguments: CompletionShell.allCases)
