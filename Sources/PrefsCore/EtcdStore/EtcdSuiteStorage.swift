@@ -20,7 +20,10 @@ public struct EtcdSuiteStorage: SuiteStorage {
         self.environment = environment
     }
 
+    /// A location's place; a ByHost suite is refused as `SuiteStore.onHost` refuses a host (64),
+    /// whoever asks.
     func place(_ location: SuiteLocation) throws -> [UInt8] {
+        if case .byHost = location { throw PrefsError.usage(SuiteStore.noByHostSuites) }
         guard let place = EtcdLayout.place(of: location) else { throw PrefsError.internalError("a file location in the etcd store") }
         return place
     }

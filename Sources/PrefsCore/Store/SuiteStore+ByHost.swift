@@ -13,7 +13,7 @@ extension SuiteStore {
         return store
     }
 
-    static let noByHostSuites = "this store keeps no ByHost suites (-currentHost, -host); they are kept in files"
+    static let noByHostSuites = "ByHost suites (-currentHost, -host) are kept in files only, not in this store: leave out --store and PREFS_STORE"
 
     /// The host's location for a suite or the global suite (any other location is itself).
     func onHost(_ location: SuiteLocation) throws -> SuiteLocation {

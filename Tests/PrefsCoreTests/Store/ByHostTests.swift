@@ -122,13 +122,29 @@ import Testing
         }
     }
 
-    /// A store that keeps no ByHost suites (etcd) refuses a host, and its reads have no host layers.
+    /// A store that keeps no ByHost suites (etcd) refuses a host with a usage error (64), and its
+    /// reads have no host layers; the etcd store refuses a ByHost location however it is asked,
+    /// and writes nothing to etcd.
     @Test func aStoreWithoutByHostSuitesRefusesAHost() throws {
         let environment = Environment(["XDG_CONFIG_HOME": "/c", "XDG_DATA_HOME": "/d", "XDG_DATA_DIRS": "/p", "PREFS_HOST_ID": "H"])
-        let storage = EtcdSuiteStorage(etcd: InMemoryEtcd(), prefix: "prefs", name: "etcd://memory/prefs", environment: environment)
+        let etcd = InMemoryEtcd()
+        let storage = EtcdSuiteStorage(etcd: etcd, prefix: "prefs", name: "etcd://memory/prefs", environment: environment)
         let store = SuiteStore(storage: storage, files: FileSuiteStorage(fileSystem: InMemoryFileSystem(), environment: environment))
-        #expect(throws: PrefsError.self) { try store.onHost("H") }
+        let refusal = PrefsError.usage(SuiteStore.noByHostSuites)
+        #expect(refusal.exitStatus == .usage)
+        #expect(throws: refusal) { try store.onHost("H") }
         #expect(try store.readingHost() == nil)
+        for location in [SuiteLocation.byHost(suite: "app", host: "H"), .byHost(suite: nil, host: "H")] {
+            #expect(throws: refusal) { try storage.load(location) }
+            #expect(throws: refusal) { try storage.lookup("k", in: location) }
+            #expect(throws: refusal) { try storage.remove(location) }
+            #expect(throws: refusal) { try storage.withChangesHeld(location, creating: true) {} }
+            #expect(throws: refusal) {
+                try storage.modify(location, scope: nil, removingEmpty: false, StoredChange(apply: { contents, _ in contents["k"] = 1 }, probe: { _ in }))
+            }
+        }
+        #expect(throws: refusal) { try storage.suiteNames(onHost: "H") }
+        #expect(try etcd.range(Array("prefs".utf8), rangeEnd: EtcdKeys.prefixEnd(Array("prefs".utf8)), keysOnly: true).kvs.isEmpty)
         try store.update(.suite("app")) { $0["k"] = 1 }
         #expect(try store.contents(of: .suite("app"), scope: ReadScope()).origins == [.stored])
     }
