@@ -113,7 +113,8 @@ import Testing
 
     /// Keys are checked as for any suite: an empty key is refused (prefs 64; `defaults` 1, its
     /// message), a key that looks like a path is just a key in the ByHost file (whose values stay
-    /// inline, so no key ever names a file), and an import holding an empty key changes nothing.
+    /// inline, so no key ever names a file), and an import holding an empty key or one with NUL
+    /// changes nothing (65; 1 as `defaults`).
     @Test func keysAreCheckedAsForAnySuite() throws {
         let box = try ProcessSandbox()
         try FileManager.default.createSymbolicLink(atPath: box.directory.file("defaults"), withDestinationPath: Paths.binary)
@@ -125,9 +126,16 @@ import Testing
         #expect(try box.prefs("-currentHost", "write", "app", path, "-string", String(repeating: "v", count: 70_000)).status == 0)
         #expect(try HostScopeAttackTests.everything(box) == ["config", "config/ByHost", "config/ByHost/app.sandbox.plist", "defaults"])
         let before = try Fixtures.bytes(box.config + "/ByHost/app.sandbox.plist")
-        let document = try box.directory.write("in.plist", try PropertyList.encode(["": "empty", "ok": 1], as: .xml))
-        let importing = try box.prefs("-currentHost", "import", "app", document)
-        #expect(importing.status == 65 || importing.status == 64, "\(importing.status) \(importing.error)")
+        let refused: [(name: String, key: String, message: String)] = [("empty", "", #"key "": an empty key cannot be stored"#),
+                                                                        ("nul", "a\u{0}b", #"key :a\0b: a key cannot contain NUL"#)]
+        for (name, key, message) in refused {
+            let contents = PrefDictionary([(key, PrefValue.string("x")), ("ok", PrefValue.integer(1))])
+            let document = try box.directory.write(name + ".plist", try PropertyList.encode(.dictionary(contents), as: .binary))
+            let importing = try box.prefs("-currentHost", "import", "app", document)
+            #expect(importing.status == 65 && importing.error == "prefs: app: \(message); nothing changed\n", "\(importing.error)")
+            let viaDefaults = try runProcess(box.directory.file("defaults"), ["-currentHost", "import", "app", document], environment: box.environment)
+            #expect(viaDefaults.status == 1 && viaDefaults.error.hasSuffix("] app: \(message); nothing changed\n"), "\(viaDefaults.error)")
+        }
         #expect(try Fixtures.bytes(box.config + "/ByHost/app.sandbox.plist") == before)
     }
 }
