@@ -144,7 +144,7 @@ import Testing
             }
         }
         #expect(throws: refusal) { try storage.suiteNames(onHost: "H") }
-        #expect(try etcd.range(Array("prefs".utf8), rangeEnd: EtcdKeys.prefixEnd(Array("prefs".utf8)), keysOnly: true).kvs.isEmpty)
+        #expect(try etcd.range(Array("prefs".utf8), rangeEnd: EtcdClient.prefixEnd(Array("prefs".utf8)), keysOnly: true).kvs.isEmpty)
         try store.update(.suite("app")) { $0["k"] = 1 }
         #expect(try store.contents(of: .suite("app"), scope: ReadScope()).origins == [.stored])
     }
