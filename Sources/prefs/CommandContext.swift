@@ -140,7 +140,7 @@ enum CommandLineTool {
                     return .success
                 }
                 var context = try context.selecting(store: invocation.store)
-                if let host = invocation.host { context.store = try context.store.onHost(try host.id(context.store)) }
+                if let host = invocation.host { context.store = try host.scope(context.store) }
                 return try verb.run(invocation, context)
             }
         } catch PrefsError.outputFailed(EPIPE) {

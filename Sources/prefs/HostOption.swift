@@ -25,6 +25,12 @@ enum HostOption: Equatable, Sendable {
         return true
     }
 
+    /// `store` on the host this option names (a store that keeps no ByHost suites refuses it first).
+    func scope(_ store: SuiteStore) throws -> SuiteStore {
+        try store.checkKeepsByHostSuites()
+        return try store.onHost(try id(store))
+    }
+
     /// The host ID it names: this machine's (`$PREFS_HOST_ID`, else `/etc/machine-id`), or NAME.
     func id(_ store: SuiteStore) throws -> String {
         switch self {

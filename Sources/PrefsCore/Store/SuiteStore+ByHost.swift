@@ -6,11 +6,17 @@ extension SuiteStore {
     public func onHost(_ host: String?) throws -> SuiteStore {
         if let host {
             guard Environment.isHostID(host) else { throw PrefsError.usage("-host \(host): give \(Environment.hostIDRule)") }
-            guard storage.keepsByHostSuites else { throw PrefsError.usage(SuiteStore.noByHostSuites) }
+            try checkKeepsByHostSuites()
         }
         var store = self
         store.host = host
         return store
+    }
+
+    /// Refuses a host (64) when this store keeps no ByHost suites: checked before the host is
+    /// looked for, so the etcd store says so even on a machine with no host ID.
+    public func checkKeepsByHostSuites() throws {
+        guard storage.keepsByHostSuites else { throw PrefsError.usage(SuiteStore.noByHostSuites) }
     }
 
     static let noByHostSuites = "ByHost suites (-currentHost, -host) are kept in files only, not in this store: leave out --store and PREFS_STORE"

@@ -44,11 +44,12 @@ enum DefaultsTool {
             return
         }
         var rest = arguments[...]
-        var context = context
+        // The store prefs would use ($PREFS_STORE, else files): defaults takes no --store.
+        var context = try context.selecting(store: nil)
         if rest.first == "-currentHost" || rest.first == "-host" {
             var host: HostOption?
             guard (try? HostOption.take(&rest, into: &host)) == true, let host else { throw DefaultsFailure.usage }
-            context.store = try context.store.onHost(try host.id(context.store))
+            context.store = try host.scope(context.store)
         }
         guard let verb = rest.popFirst()?.uppercased() else { throw DefaultsFailure.usage }
         switch verb {
