@@ -186,6 +186,26 @@ import Testing
         #expect(try box.prefs("gc", "--grace", "0").status == 0)
     }
 
+    /// gc --grace 0 in a loop while large values are written: every write that exited 0 reads back.
+    @Test func aConcurrentGCLosesNoCommittedValue() throws {
+        let box = try Box(try Self.cluster.get())
+        let script = """
+        set -u
+        head -c 300000 /dev/urandom > v
+        ( while [ ! -e stop ]; do prefs gc --grace 0 >/dev/null 2>&1; done ) &
+        for i in $(seq 1 12); do
+          printf '%04d' $i | cat - v > v$i
+          if prefs write s k$i -data @v$i; then echo $i >> ok; fi
+        done
+        touch stop; wait
+        for i in $(cat ok); do prefs read s k$i --raw | cmp -s - v$i || echo "k$i differs"; done
+        """
+        let run = try runProcess("/bin/bash", ["-c", "cd '\(box.sandbox.directory.path)' && " + script], environment: box.environment)
+        #expect(run.status == 0 && run.outputText.isEmpty, "\(run.outputText) \(run.error)")
+        #expect(try String(contentsOfFile: box.sandbox.directory.file("ok"), encoding: .utf8).split(separator: "\n").count == 12)
+        #expect(try box.prefs("check", "s").outputText == "s: 12 external values OK\n")
+    }
+
     /// Writes go on while the leader is killed (and come back).
     @Test func killingTheLeaderStopsNothing() throws {
         let cluster = try EtcdCluster(members: 3)
