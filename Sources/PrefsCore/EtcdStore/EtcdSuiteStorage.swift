@@ -49,8 +49,9 @@ public struct EtcdSuiteStorage: SuiteStorage {
         for kv in found.kvs {
             let place = kv.key.dropFirst(markers.count)
             guard place.first != 0x2E else { continue }  // .GlobalPreferences, .registered/…
-            guard let name = EtcdLayout.unescape(place) else {
-                listing.skipped.append(SkippedEntry(path: name + "/" + String(decoding: place, as: UTF8.self), reason: "not a suite name prefs wrote"))
+            // Only names a command line can give back as this suite (no '/', control character…).
+            guard let name = EtcdLayout.unescape(place), (try? Domain(argument: name)) == .suite(name) else {
+                listing.skipped.append(SkippedEntry(path: name + "/.suites/" + ByteText.escaped(Array(place)), reason: "not a suite name prefs wrote"))
                 continue
             }
             listing.names.append(name)
