@@ -9,6 +9,15 @@ public enum SuiteLocation: Hashable, Sendable {
     case registered(String)
     /// A file named by its path: a file domain, a `--defaults FILE`, a package's registered defaults.
     case file(String)
+    /// A suite's values for one host (`-currentHost`, `-host NAME`; `defaults`' ByHost preferences):
+    /// `suite` is nil for the global suite's. Its values always stay inline.
+    case byHost(suite: String?, host: String)
+
+    /// Whether this is a file named by its path (kept by the file store whatever the store).
+    public var isFile: Bool {
+        if case .file = self { return true }
+        return false
+    }
 
     /// The location a domain names; nil for standard input.
     public init?(_ domain: Domain) {
@@ -64,6 +73,10 @@ public protocol SuiteStorage: Sendable {
     /// One top-level value, read the fast way; `exists` is false when the suite does not exist.
     func lookup(_ key: String, in location: SuiteLocation) throws -> (exists: Bool, value: PrefValue?)
 
+    /// The same for several suites of this store, read together (one request, where the store
+    /// is remote), in the order given.
+    func lookup(_ key: String, in locations: [SuiteLocation]) throws -> [(exists: Bool, value: PrefValue?)]
+
     /// Changes a suite atomically: the current contents (empty when there is none) go through
     /// `change`, and the result is stored — or, when it equals what was there, nothing is written;
     /// with `removingEmpty`, empty contents remove the suite. With a `scope`, the store may hand
@@ -93,4 +106,17 @@ public protocol SuiteStorage: Sendable {
 
     /// Where this store keeps external values; nil when it has none (everything stays inline).
     func blobStore() throws -> (any BlobStore)?
+
+    /// Whether the store keeps ByHost suites (`.byHost` locations); false unless it says so.
+    var keepsByHostSuites: Bool { get }
+
+    /// The suites that have values for `host` (`.byHost(suite:host:)`, the global one left out),
+    /// sorted by code point, and what was skipped finding them.
+    func suiteNames(onHost host: String) throws -> SuiteListing
+}
+
+extension SuiteStorage {
+    public func lookup(_ key: String, in locations: [SuiteLocation]) throws -> [(exists: Bool, value: PrefValue?)] {
+        try locations.map { try lookup(key, in: $0) }
+    }
 }
