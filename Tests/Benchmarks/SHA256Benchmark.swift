@@ -19,8 +19,7 @@ struct SHA256Benchmark {
     static func main() throws {
         let arguments = CommandLine.arguments
         let fastest = SHA256.Implementation.fastest
-        let file = try FileDescriptor.open(arguments.last!, O_RDONLY)
-        defer { file.close() }
+        let file = try FileDescriptor.open(arguments.last!, O_RDONLY)  // closed by its deinit
         switch arguments[1] {
         case "memory":
             let bytes = try file.readAll()
