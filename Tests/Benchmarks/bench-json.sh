@@ -12,6 +12,7 @@
 #   Tests/Benchmarks/bench-json.sh [ROUNDS] [REPS] [REVISION] | --smoke
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/Tests/Benchmarks/common.sh"
 if [ "${1:-}" = --smoke ]; then
   rounds=1 reps=1 revision= keys=1000
 else
@@ -19,18 +20,8 @@ else
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# PrefsCore and the harness as one module, as `swift build -c release` would build it, with the C
-# target compiled the way SwiftPM does and reached through a module map of our own.
-for source in "$root"/Sources/CPrefsSystem/*.c; do
-  clang -O2 -c -I "$root/Sources/CPrefsSystem/include" "$source" -o "$work/$(basename "$source" .c).o"
-done
-printf 'module CPrefsSystem {\n  header "%s"\n  export *\n}\n' "$root/Sources/CPrefsSystem/include/CPrefsSystem.h" >"$work/module.modulemap"
 build() {  # build SOURCES-ROOT OUTPUT
-  local sources
-  mapfile -t sources < <(find "$1/Sources/PrefsCore" -name '*.swift' | sort)
-  swiftc -O -wmo -parse-as-library -module-name PrefsCore -Xcc -fmodule-map-file="$work/module.modulemap" \
-    -I "$root/Sources/CPrefsSystem/include" "${sources[@]}" "$root/Tests/Benchmarks/JSONBenchmark.swift" \
-    "$work"/*.o -o "$2"
+  bench_build_core "$1" "$2" "$root/Tests/Benchmarks/JSONBenchmark.swift"
 }
 build "$root" "$work/json-benchmark"
 if [ -n "$revision" ]; then

@@ -12,6 +12,25 @@ bench_prefs() {
   fi
 }
 
+# bench_build_core SOURCES-ROOT OUTPUT SWIFT-FILE... — the PrefsCore sources under SOURCES-ROOT and
+# the given files compiled as one module (whole-module, -O), as `swift build -c release` builds it,
+# with this checkout's C target compiled the way SwiftPM does (no -m flags) and reached through a
+# module map of our own: a harness that times PrefsCore in process.
+bench_build_core() {
+  local sources_root=$1 output=$2
+  shift 2
+  local objects source sources
+  objects=$(mktemp -d)
+  for source in "$root"/Sources/CPrefsSystem/*.c; do
+    clang -O2 -c -I "$root/Sources/CPrefsSystem/include" "$source" -o "$objects/$(basename "$source" .c).o"
+  done
+  printf 'module CPrefsSystem {\n  header "%s"\n  export *\n}\n' "$root/Sources/CPrefsSystem/include/CPrefsSystem.h" >"$objects/module.modulemap"
+  mapfile -t sources < <(find "$sources_root/Sources/PrefsCore" -name '*.swift' | sort)
+  swiftc -O -wmo -parse-as-library -module-name PrefsCore -Xcc -fmodule-map-file="$objects/module.modulemap" \
+    -I "$root/Sources/CPrefsSystem/include" "${sources[@]}" "$@" "$objects"/*.o -o "$output"
+  rm -rf "$objects"
+}
+
 # Installs the Debian packages that provide the named commands when they are missing (as root, or
 # through sudo): bench_need COMMAND:PACKAGE...
 bench_need() {
