@@ -93,6 +93,13 @@ public struct Layers: Sendable {
         }
     }
 
+    /// What a read of a domain that does not exist fails with: a suite is not found (1); a file named
+    /// by its path is missing input (66), as for `lint` and `import`.
+    public var absent: PrefsError {
+        if case .file(let path) = domain { return .fileNotFound(path: path) }
+        return .suiteNotFound(domain: domain.displayName)
+    }
+
     /// Whether a layer counts toward the domain existing: the global suite alone does not make one.
     static func establishes(_ layer: Layer) -> Bool { layer.origin != .global }
 
@@ -123,7 +130,7 @@ public struct Layers: Sendable {
             }
         }
         guard var answer, let answerLayer else {
-            guard exists else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
+            guard exists else { throw absent }
             return nil
         }
         if materializing || path.components.count > 1 {
@@ -173,7 +180,7 @@ public struct Layers: Sendable {
             values = PrefDictionary(sortedEntries: mergedEntries)
             origins = mergedOrigins
         }
-        guard exists || evenIfMissing else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
+        guard exists || evenIfMissing else { throw absent }
         return Resolved(values: values, origins: origins)
     }
 }

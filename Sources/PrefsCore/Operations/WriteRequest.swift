@@ -60,6 +60,9 @@ public enum WriteRequest: Equatable, Sendable {
         var rest = words
         var changes: [Change] = []
         while let key = rest.popFirst() {
+            if TypeFlag.named(key) != nil {
+                throw PrefsError.usage("\(domain): missing KEY before \(key) (a key spelled like a type flag is written as the key path :\(key))")
+            }
             let path = try KeyPath(argument: key, in: domain)
             guard let word = rest.popFirst() else { throw PrefsError.usage("\(domain): no value for key \(key)") }
             let change = try PrefsError.locating(domain: domain, key: path.display) { try parseChange(path, word, &rest, domain: domain) }
@@ -128,16 +131,24 @@ public enum WriteRequest: Equatable, Sendable {
 
     static func container(_ flag: String, items: ArraySlice<String>, domain: String) throws -> Change.Action {
         var rest = items
+        // A flag that takes every word after it cannot start another KEY group inside this one.
+        func item(_ word: String) throws -> String {
+            if let other = TypeFlag.named(word), other.takes != .value {
+                throw PrefsError.usage("\(domain): \(flag) takes every word after it, so \(word) is not a new KEY group but one of its items; "
+                                       + "put the \(flag) group last, or write its KEY's value with -json")
+            }
+            return word
+        }
         if flag.hasPrefix("-array") {
             var elements: [PrefValue] = []
-            while let word = rest.popFirst() { elements.append(try value(word, &rest, key: flag, domain: domain)) }
+            while let word = rest.popFirst() { elements.append(try value(try item(word), &rest, key: flag, domain: domain)) }
             return flag == "-array" ? .set(.array(elements)) : .arrayAdd(elements)
         }
         var entries: [(String, PrefValue)] = []
         while let key = rest.popFirst() {
             guard !key.isEmpty, !key.utf8.contains(0) else { throw PrefsError.usage("\(domain): \(flag) key is empty") }
             guard let word = rest.popFirst() else { throw PrefsError.usage("\(domain): \(flag) key \(key) has no value") }
-            entries.append((key, try value(word, &rest, key: key, domain: domain)))
+            entries.append((try item(key), try value(try item(word), &rest, key: key, domain: domain)))
         }
         let dictionary = PrefDictionary(entries)
         return flag == "-dict" ? .set(.dictionary(dictionary)) : .dictAdd(dictionary)

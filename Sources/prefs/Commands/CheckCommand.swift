@@ -2,7 +2,8 @@ import PrefsCore
 
 /// `prefs check [DOMAIN…]` — verifies every external value's reference against its blob (present,
 /// the recorded size and SHA-256, read in full) and lists blobs no reference names. One line per
-/// problem; a suite without problems prints `SUITE: N external values OK`. Exit 65 if any problem.
+/// problem; a suite without problems prints `SUITE: N external values OK`. Exit 65 if any problem;
+/// 1 when a suite named has neither a file nor blobs.
 enum CheckCommand: Command {
     struct Values: CommandValues {}
 
@@ -33,10 +34,12 @@ enum ExternalDomains {
     /// The suites named, or every suite that has or may have external values.
     static func named(_ operands: [String], _ context: CommandContext, verb: String) throws -> [Domain] {
         guard !operands.isEmpty else { return try context.store.externalSuites(among: context.suiteNames()) }
-        return try operands.map { operand in
+        let domains = try operands.map { operand in
             let domain = try Domain(argument: operand)
             guard domain.registrationName != nil else { throw PrefsError.usage("\(verb): \(domain.displayName): a file keeps its values inline; name a suite") }
             return domain
         }
+        for domain in domains where try !context.store.hasSuiteOrBlobs(domain) { throw PrefsError.suiteNotFound(domain: domain.displayName) }
+        return domains
     }
 }

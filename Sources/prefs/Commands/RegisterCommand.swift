@@ -1,7 +1,7 @@
 import PrefsCore
 
 /// `prefs register DOMAIN FILE|-|PLIST`, `prefs register DOMAIN KEY [TYPE] VALUE…` and
-/// `prefs register DOMAIN --delete KEY…` — change the user's registered defaults for a suite, never the
+/// `prefs register DOMAIN --delete KEY [KEY…]` — change the user's registered defaults for a suite, never the
 /// suite itself. A dictionary (a plist or JSON file, standard input, or plist text) is merged key by
 /// key, or with `--replace` becomes the whole registration; KEY VALUE groups are typed as `write`
 /// types them. All or nothing, in one atomic change.
@@ -11,13 +11,13 @@ enum RegisterCommand: Command {
         var delete: [String] = []
     }
 
-    static let verb = Verb(name: "register", operands: "DOMAIN FILE|-|PLIST | DOMAIN KEY [TYPE] VALUE... | DOMAIN --delete KEY",
+    static let verb = Verb(name: "register", operands: "DOMAIN FILE|-|PLIST | DOMAIN KEY [TYPE] VALUE... | DOMAIN --delete KEY...",
                            summary: "record registered defaults: values reads show while nothing is stored", operandCount: 1...Int.max,
                            details: HelpText.registerDetails)
 
     static let options: [Option<Values>] = [
         .flag("replace", "replace the whole registration instead of merging into it", \.replace),
-        .list("delete", "KEY", "remove KEY from the registration (repeatable)", \.delete),
+        .list("delete", "KEY", "remove KEY, and the KEYs that follow it, from the registration (all or nothing)", \.delete),
         .exitCode, .dryRun,
     ]
 
@@ -34,8 +34,9 @@ enum RegisterCommand: Command {
     static func registration(_ values: Values, _ operands: [String], _ context: CommandContext, domain: Domain) throws -> SuiteStore.Registration {
         let name = "\(domain.displayName) (registered)"
         guard values.delete.isEmpty else {
-            guard operands.count == 1, !values.replace else { throw PrefsError.usage("register: --delete takes no VALUE and no --replace") }
-            return .deletion(try values.delete.map { try KeyPath(argument: $0, in: name, allowingEmpty: true) })
+            // `--delete a b`: the words after the domain are keys to remove too.
+            guard !values.replace else { throw PrefsError.usage("register: --delete cannot be combined with --replace") }
+            return .deletion(try (values.delete + operands.dropFirst()).map { try KeyPath(argument: $0, in: name, allowingEmpty: true) })
         }
         let words = operands.dropFirst()
         guard let source = words.first else { throw PrefsError.usage("usage: \(CommandTable.verb(named: "register")!.usage)") }
