@@ -109,6 +109,9 @@ _prefs_offer_files() {
 # counts characters except in the C locale).
 _prefs_before_cursor() { local LC_ALL=C; _prefs_line=${COMP_LINE:0:COMP_POINT}; }
 
+# The type flags that take one VALUE (a pattern for @(...)).
+_prefs_scalar_types='-string|-int|-integer|-float|-bool|-boolean|-date|-data|-json'
+
 _prefs() {
     COMPREPLY=()
     local _prefs_line _prefs_words _prefs_raw _prefs_state _prefs_cur _prefs_keep= _prefs_dashdash=
@@ -150,13 +153,21 @@ _prefs() {
             --) operands+=("${words[@]:i+1:count-i-2}"); _prefs_dashdash=1; break ;;
             --format | --defaults | --if-equals | --delete | --from | --bool-keys | --rename | --timeout | --grace) ((i++)); continue ;;
             --keys) [ "$verb" = read ] || ((i++)); continue ;; # a value for export and migrate
+            --default) # [TYPE] VALUE
+                ((i++)); [[ ${words[i]} == @($_prefs_scalar_types) ]] && ((i++)); continue ;;
             -0) [[ $verb == @(read|domains|find) ]] && continue ;;
             -h) continue ;; # help, anywhere before --
         esac
         [[ $word == --* ]] || operands+=("$word")
     done
     local position=${#operands[@]}
+    # After read's --default: a scalar TYPE (or an untyped VALUE), then the TYPE's VALUE.
+    if [[ $verb == read && ${words[count - 3]} == --default && $prev == @($_prefs_scalar_types) ]]; then
+        [[ $prev == -bool* ]] && _prefs_offer true false yes no
+        return
+    fi
     case $prev in
+        --default) [[ $cur == -* ]] && _prefs_offer -string -int -integer -float -bool -boolean -date -data -json; return ;;
         --format) _prefs_offer xml binary openstep json typed-json; return ;;
         --defaults) _prefs_offer_files; return ;;
         --from) _prefs_offer file ini env suite; return ;;
@@ -177,7 +188,7 @@ _prefs() {
     esac
     if [[ $cur == --* ]]; then
         case $verb in
-            read) _prefs_offer --json --keys --raw --null --origin --stored --defaults --help ;;
+            read) _prefs_offer --json --keys --raw --null --origin --stored --defaults --default --help ;;
             read-type) _prefs_offer --origin --stored --defaults --help ;;
             write) _prefs_offer --exit-code --dry-run --if-absent --if-equals --external --inline --help ;;
             delete | rename | reset) _prefs_offer --exit-code --dry-run --help ;;

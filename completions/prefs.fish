@@ -9,6 +9,7 @@
 # expand to a home directory, so a key starting with ~ is offered only once the token typed starts
 # with an escaped or quoted ~ (\~, '~ or "~). A name prefs would take for an option (-0, or one
 # starting with --) is offered only after a --.
+set -g __prefs_scalars -string -int -integer -float -bool -boolean -date -data -json
 set -l verbs read read-type write delete rename register reset domains find lint export import migrate watch check gc help
 
 # The verb typed is one of $argv.
@@ -63,6 +64,12 @@ function __prefs_operands
         else if contains -- $w --format --defaults --if-equals --delete --from --bool-keys --rename --timeout --grace
             set skip 1
         else if test "$w" = --keys; and test "$verb" != read
+            set skip 1
+        else if test "$w" = --default
+            # [TYPE] VALUE: a scalar type flag takes the word after it too.
+            if contains -- "$words[1]" $__prefs_scalars; and set -q words[2]
+                set -e words[1]
+            end
             set skip 1
         else if test "$w" = -0; and contains -- $verb read domains find
             continue
@@ -134,6 +141,12 @@ function __prefs_after -a option
     test "$words[-1]" = $option
 end
 
+# The cursor is on read's --default value: after --default, or after --default and a scalar type flag.
+function __prefs_in_default
+    set -l words (__prefs_words)
+    test "$words[-1]" = --default; or begin; test "$words[-2]" = --default; and contains -- "$words[-1]" $__prefs_scalars; end
+end
+
 # The word before the cursor is -bool or -boolean.
 function __prefs_after_bool
     set -l words (__prefs_words)
@@ -163,15 +176,18 @@ complete -c prefs -n "__prefs_no_verb" -l version -d 'print the version'
 complete -c prefs -n "__prefs_no_verb" -l store -x -d 'keep suites in etcd: etcd://HOST:PORT[,HOST:PORT...][/PREFIX]'
 
 complete -c prefs -n "__prefs_position 'read read-type write delete rename export register reset import migrate watch' 0" -a "(__prefs_suites | string split0)" -d suite
-complete -c prefs -n "__prefs_position 'read read-type write delete rename register' 1; and not __prefs_after --if-equals; and not __prefs_after --delete" -a "(__prefs_keys | string split0)" -d key
+complete -c prefs -n "__prefs_position 'read read-type write delete rename register' 1; and not __prefs_after --if-equals; and not __prefs_after --delete; and not __prefs_in_default" -a "(__prefs_keys | string split0)" -d key
 complete -c prefs -n "__prefs_position register 1; and not __prefs_after --delete" -F
 complete -c prefs -n "__prefs_verb reset; and not __prefs_position reset 0" -a "(__prefs_keys --stored | string split0)" -d 'stored key'
 complete -c prefs -n "__prefs_verb write register; and not __prefs_position 'write register' 0; and not __prefs_position 'write register' 1; and not __prefs_after_bool; and not __prefs_after --if-equals; and not __prefs_after --delete" \
     -a '-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add -string-file' -d type
 complete -c prefs -n "__prefs_verb write register; and __prefs_after_bool" -a 'true false yes no' -d boolean
+complete -c prefs -n "__prefs_verb read; and __prefs_after --default" -a "$__prefs_scalars" -d type
+complete -c prefs -n "__prefs_verb read; and __prefs_in_default; and __prefs_after_bool" -a 'true false yes no' -d boolean
 complete -c prefs -n "__prefs_verb read" -l json -d 'print JSON'
 complete -c prefs -n "__prefs_verb read" -l keys -d 'print the keys, one per line'
 complete -c prefs -n "__prefs_verb read" -l raw -d 'print a string or data value\'s bytes exactly'
+complete -c prefs -n "__prefs_verb read" -l default -x -d 'print VALUE ([TYPE] VALUE) when the key is absent'
 complete -c prefs -n "__prefs_verb read read-type" -l origin -d 'say where each value came from'
 complete -c prefs -n "__prefs_verb read read-type" -l stored -d 'only the stored values'
 complete -c prefs -n "__prefs_verb read read-type export" -l defaults -r -F -d 'registered defaults for this run'

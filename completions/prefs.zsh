@@ -56,6 +56,7 @@ _prefs_operands() {
             --) operands+=("${(@Q)words[i+1,CURRENT-1]}"); dashdash=$i; break ;;
             --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout|--grace) (( i++ )) ;;
             --keys) [[ $verb == read ]] || (( i++ )) ;;
+            --default) (( i++ )); [[ ${(Q)words[i]} == ($~scalars) ]] && (( i++ )) ;;
             -0) [[ $verb == (read|domains|find) ]] || operands+=("$word") ;;
             -h) ;;
             --*) ;;
@@ -66,6 +67,7 @@ _prefs_operands() {
 
 _prefs() {
     local -a verbs types operands
+    local scalars
     local dashdash
     verbs=(
         'read:print a value, a suite, or every suite'
@@ -87,6 +89,7 @@ _prefs() {
         'help:show help for prefs or for one verb'
     )
     types=(-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add -string-file)
+    scalars='-string|-int|-integer|-float|-bool|-boolean|-date|-data|-json'
     # --store URL before the verb: given to the prefs calls that list names, then left out.
     local -a _prefs_store
     while (( CURRENT > 2 )) && [[ $words[2] == --store || $words[2] == --store=* ]]; do
@@ -115,13 +118,26 @@ _prefs() {
     fi
     case $verb in
         read)
+            # --default takes a scalar TYPE and its VALUE, or one VALUE: the VALUE after a TYPE is
+            # left out for _arguments, which counts one word for the option.
+            local i
+            for (( i = 2; i < CURRENT - 1; i++ )); do
+                [[ $words[i] == --default && ${(Q)words[i+1]} == ($~scalars) ]] || continue
+                if (( i + 2 == CURRENT )); then
+                    [[ $words[i+1] == -bool* ]] && compadd true false yes no
+                    return
+                fi
+                words[i+2]=(); (( CURRENT-- ))
+            done
             _arguments -S '--json[print JSON]' '--keys[print the keys, one per line]' \
                 '--raw[print a string'\''s or data value'\''s bytes exactly]' \
                 '(-0 --null)'{-0,--null}'[with --keys, end each key with NUL]' \
                 '--origin[say where each value came from]' '--stored[only the stored values]' \
-                '*--defaults[registered defaults for this run]:defaults file:_files' '--help[show help]' \
+                '*--defaults[registered defaults for this run]:defaults file:_files' \
+                '--default[print VALUE when the key or suite is absent]:type or value:->default' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:key:->key' && return
-            [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
+            [[ $state == key ]] && _prefs_keys "$operands[1]"
+            [[ $state == default && $PREFIX == -* ]] && compadd -- ${(s:|:)scalars} ;;
         read-type)
             _arguments -S '--origin[say where the value came from]' '--stored[only the stored values]' \
                 '*--defaults[registered defaults for this run]:defaults file:_files' '--help[show help]' \

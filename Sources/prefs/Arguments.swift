@@ -81,6 +81,13 @@ enum Arguments {
                 throw PrefsError.usage("\(verb.name): unknown option '--\(name)'\(hint.isEmpty ? " (see prefs help \(verb.name))" : hint)")
             }
             invocation.options[name, default: []].append(try value(for: spec, verb: verb, attached: attached, rest: &rest))
+            // `--default -int 30`: a scalar type flag takes the word after it as its VALUE.
+            if spec.typedValue, let flag = invocation.options[name]?.last, TypeFlag.isScalar(flag) {
+                guard let text = rest.popFirst() else {
+                    throw PrefsError.usage("\(verb.name): --\(name) \(flag) needs a value")
+                }
+                invocation.options[name, default: []].append(text)
+            }
         }
         if invocation.wantsHelp { return invocation }
         guard verb.verb.operandCount.contains(invocation.operands.count) else {

@@ -14,6 +14,8 @@ struct OptionSpec: Sendable {
     /// Given more than once, every value counts (else the last one).
     let repeatable: Bool
     let summary: String
+    /// The value may be a scalar TYPE flag and its VALUE, two words (`--default -int 30`).
+    var typedValue = false
 }
 
 /// An option bound to a field of its verb's options: declared once with its type and arity, parsed
@@ -50,6 +52,12 @@ struct Option<Values>: Sendable {
         where Choice.RawValue == String {
         let spec = OptionSpec(name: name, short: nil, value: placeholder, choices: Choice.allCases.map(\.rawValue), repeatable: false, summary: summary)
         return Option(spec: spec) { values, given in values[keyPath: field] = given.last.flatMap(Choice.init(rawValue:)) }
+    }
+
+    /// `--name [TYPE] VALUE`: the last value given, typed later as `write` types it.
+    static func typed(_ name: String, _ summary: String, _ field: WritableKeyPath<Values, TypedText?> & Sendable) -> Option {
+        let spec = OptionSpec(name: name, short: nil, value: "[TYPE] VALUE", choices: [], repeatable: false, summary: summary, typedValue: true)
+        return Option(spec: spec) { values, given in values[keyPath: field] = TypedText.occurrences(given).last }
     }
 
     /// `--name SECONDS`: a finite number of seconds, 0 or more.

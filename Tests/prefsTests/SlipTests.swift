@@ -42,6 +42,8 @@ import Testing
          "prefs: app: -array takes every word after it, so -dict is not a new KEY group but one of its items; put the -array group last, or write its KEY's value with -json\n"),
         (["write", "app", "d", "-dict", "k", "-array", "x"],
          "prefs: app: -dict takes every word after it, so -array is not a new KEY group but one of its items; put the -dict group last, or write its KEY's value with -json\n"),
+        (["read", "app", "--raw"], "prefs: read: --raw needs a KEY (usage: prefs read DOMAIN KEY --raw)\n"),
+        (["read", "app", "--default", "1"], "prefs: read: --default needs a KEY (usage: prefs read DOMAIN KEY --default [TYPE] VALUE)\n"),
     ])
     func slipsAreUsageErrorsThatChangeNothing(arguments: [String], error: String) throws {
         let box = Sandbox()

@@ -61,6 +61,25 @@ struct ReadOutput {
         }
     }
 
+    /// An external string or data value in its bare form, streamed from its blob (checked as it
+    /// goes: a damaged blob fails at its end, after what came before was printed): a string's
+    /// bytes, or data as hexadecimal, then a newline.
+    func print(blob: Blob, origin: Origin) throws {
+        if values.origin { context.writeOutput(Array("\(origin)\t".utf8)) }
+        let digits = Array("0123456789abcdef".utf8)
+        try blob.forEachChunk { chunk in
+            if let failure = context.outputFailure() { throw PrefsError.outputFailed(errno: failure) }
+            guard blob.kind == .data else { return context.writeOutput(Array(chunk)) }
+            var hex = [UInt8](repeating: 0, count: chunk.count * 2)
+            for (i, byte) in chunk.enumerated() {
+                hex[2 * i] = digits[Int(byte >> 4)]
+                hex[2 * i + 1] = digits[Int(byte & 0xF)]
+            }
+            context.writeOutput(hex)
+        }
+        context.writeOutput([0x0A])
+    }
+
     /// A value as `read` prints it: readable, JSON, or its keys.
     func print(_ value: PrefValue, domain: String, key: String?) throws {
         guard values.keys else { return context.writeOutput(try ValueOutput.text(value, json: values.json)) }
