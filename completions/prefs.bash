@@ -78,7 +78,14 @@ _prefs_offer_names() {
     _prefs_offer "${names[@]}"
 }
 
-_prefs_offer_suites() { _prefs_offer_names domains --null; _prefs_offer -g NSGlobalDomain; }
+# The suites, -g and NSGlobalDomain (which domains lists when the global suite holds values), once each.
+_prefs_offer_suites() {
+    local -a names
+    local name _prefs_names=1
+    mapfile -d '' -t names < <(prefs "${_prefs_store[@]}" domains --null 2>/dev/null)
+    for name in "${names[@]}"; do [[ $name == NSGlobalDomain ]] || _prefs_offer "$name"; done
+    _prefs_offer -g NSGlobalDomain
+}
 
 # The keys of the suite or file $1 (more arguments go to prefs read, e.g. --stored).
 _prefs_offer_keys() { [[ -n $1 ]] && _prefs_offer_names read --keys --null "${@:2}" -- "$1"; }

@@ -113,8 +113,11 @@ function __prefs_offerable -a head
     end
 end
 
+# The suites, -g and NSGlobalDomain (which domains lists when the global suite holds values), once each.
 function __prefs_suites
-    __prefs_offerable '' (prefs (__prefs_store) domains --null 2>/dev/null | string split0) -g NSGlobalDomain
+    set -l names (prefs (__prefs_store) domains --null 2>/dev/null | string split0)
+    set -l global (contains -i -- NSGlobalDomain $names); and set -e names[$global]
+    __prefs_offerable '' $names -g NSGlobalDomain
 end
 
 # The keys of the suite named (more arguments go to prefs read, e.g. --stored), NUL-separated.

@@ -19,8 +19,10 @@ _prefs_names() {
     (( $#optionlike )) && _wanted $tag expl $description compadd -P '-- ' -a optionlike
 }
 
+# The suites, -g and NSGlobalDomain (which domains lists when the global suite holds values), once each.
 _prefs_suites() {
-    _prefs_names suites suite ${(0)"$(prefs $_prefs_store domains --null 2>/dev/null)"} -g NSGlobalDomain
+    local -a names=(${(0)"$(prefs $_prefs_store domains --null 2>/dev/null)"} -g NSGlobalDomain)
+    _prefs_names suites suite "${(@u)names}"
 }
 
 # The keys of the suite or file $1 (more arguments go to prefs read, e.g. --stored).

@@ -134,3 +134,38 @@ import Testing
         #expect(run.status == 0 && run.error.isEmpty, "\(run.error)")
     }
 }
+
+/// `domains` lists the global suite, when it holds values, as `NSGlobalDomain`: a name every verb
+/// takes as a DOMAIN.
+@Suite struct DomainsGlobalTests {
+    @Test func theGlobalSuiteIsListedWhenItHoldsValues() throws {
+        let box = Sandbox()
+        box.run("write", "zeta", "k", "1")
+        box.run("write", "Alpha", "k", "1")
+        #expect(box.run("domains") == (.success, "Alpha\nzeta\n", ""))
+        box.run("write", "-g", "AppleLocale", "en_GB")
+        #expect(box.run("domains") == (.success, "Alpha\nNSGlobalDomain\nzeta\n", ""))
+        #expect(box.run("domains", "-0").output == "Alpha\0NSGlobalDomain\0zeta\0")
+        #expect(box.run("read", "NSGlobalDomain", "AppleLocale").output == "en_GB\n")
+        // Emptied (its file kept, with no values): not listed.
+        box.run("delete", "-g", "AppleLocale")
+        #expect(box.run("domains").output == "Alpha\nzeta\n")
+    }
+
+    /// A global suite that cannot be read is listed, so a loop over the names reaches it and reports it.
+    @Test func aDamagedGlobalSuiteIsListed() throws {
+        let box = Sandbox()
+        try box.fileSystem.createDirectory("/home/u/.config", mode: 0o700)
+        try box.fileSystem.replace("/home/u/.config/.GlobalPreferences.plist", with: Array("<plist><dict>".utf8), newFileMode: 0o600)
+        #expect(box.run("domains") == (.success, "NSGlobalDomain\n", ""))
+    }
+
+    /// Each shell offers the global suite once, though domains now lists it.
+    @Test(arguments: CompletionShell.allCases)
+    func completionsOfferTheGlobalSuiteOnce(shell: CompletionShell) throws {
+        let (box, work) = try ShellCompletionTests.sandbox()
+        try #require(box.prefs("write", "-g", "AppleLocale", "en_GB").status == 0)
+        let results = try shell.complete([("prefs check ", .single)], in: box, directory: work)
+        #expect(results[0].offers.sorted() == ["-g", "NSGlobalDomain", "com.example.app"].sorted(), "\(shell): \(results[0].offers)")
+    }
+}
