@@ -195,14 +195,14 @@ _prefs() {
     esac
     if [[ $cur == --* ]]; then
         case $verb in
-            read) _prefs_offer --json --keys --raw --null --origin --stored --defaults --default --help ;;
+            read) _prefs_offer --json --keys --raw --null --origin --stored --defaults --format --lossy --compact --default --help ;;
             read-type) _prefs_offer --origin --stored --defaults --help ;;
             write) _prefs_offer --exit-code --dry-run --if-absent --if-equals --external --inline --help ;;
             delete | rename | reset) _prefs_offer --exit-code --dry-run --help ;;
             register) _prefs_offer --replace --delete --exit-code --dry-run --help ;;
             domains) _prefs_offer --null --help ;;
             find) _prefs_offer --json --null --help ;;
-            export) _prefs_offer --format --keys --effective --defaults --help ;;
+            export) _prefs_offer --format --keys --effective --defaults --lossy --compact --help ;;
             import) _prefs_offer --replace --if-absent --format --dry-run --exit-code --help ;;
             migrate) _prefs_offer --from --keys --bool-keys --rename --infer-types --decode-json-strings --overwrite --skip-errors --dry-run --exit-code --help ;;
             watch) _prefs_offer --json --initial --once --timeout --help ;;

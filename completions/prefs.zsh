@@ -136,6 +136,8 @@ _prefs() {
                 '(-0 --null)'{-0,--null}'[with --keys, end each key with NUL]' \
                 '--origin[say where each value came from]' '--stored[only the stored values]' \
                 '*--defaults[registered defaults for this run]:defaults file:_files' \
+                '--format[write the value as a document]:format:(xml binary openstep json typed-json)' \
+                '--lossy[with JSON, write dates and data as strings]' '--compact[write JSON on one line]' \
                 '--default[print VALUE when the key or suite is absent]:type or value:->default' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:key:->key' && return
             [[ $state == key ]] && _prefs_keys "$operands[1]"
@@ -194,6 +196,7 @@ _prefs() {
             _arguments -S '--format[output format]:format:(xml binary openstep json typed-json)' \
                 '*--keys[only these keys]:keys:->keys' \
                 '--effective[export what an application sees]' \
+                '--lossy[with JSON, write dates and data as strings]' '--compact[write JSON on one line]' \
                 '*--defaults[registered defaults for this run]:defaults file:_files' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:output path:_files' && return
             [[ $state == keys ]] && _sequence _prefs_key_list "$operands[1]" ;;

@@ -101,3 +101,16 @@ extension Option where Values: LayerOptions {
         .list("defaults", "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)", \.defaults)
     }
 }
+
+/// The options of the verbs that write a value as a document (`export`, `read --format`).
+protocol DocumentOptions {
+    var lossy: Bool { get set }
+    var compact: Bool { get set }
+}
+
+extension Option where Values: DocumentOptions {
+    static var lossy: Option {
+        .flag("lossy", "with JSON, write dates as ISO 8601 strings and data as base64 (else they are refused: JSON has no such types)", \.lossy)
+    }
+    static var compact: Option { .flag("compact", "write JSON (or typed JSON) on one line", \.compact) }
+}

@@ -4,13 +4,16 @@ import PrefsCore
 /// container or a whole suite in the readable form or as JSON, or the keys of a dictionary; `--raw`
 /// the bytes of a string or data value. Every layer unless `--stored`; `--origin` says which layer
 /// gave each value. With no domain, every suite's stored values. A missing suite or key exits 1, or
-/// with `--default VALUE` prints VALUE (typed as `write` types it).
+/// with `--default VALUE` prints VALUE (typed as `write` types it). `--format` writes the value (a
+/// sub-tree at a key path, a suite) as a document of its own, as `plutil -extract` does.
 enum ReadCommand: Command {
-    struct Values: CommandValues, LayerOptions {
+    struct Values: CommandValues, LayerOptions, DocumentOptions {
         var json = false, keys = false, raw = false, null = false
         var origin = false, stored = false
         var defaults: [String] = []
         var fallback: TypedText?
+        var format: PlistFormat?
+        var lossy = false, compact = false
     }
 
     static let verb = Verb(name: "read", operands: "[DOMAIN [KEY]]", summary: "print a value (a scalar bare, for $(...)), a suite, or every suite",
@@ -22,6 +25,8 @@ enum ReadCommand: Command {
         .flag("raw", "print a string's or data value's bytes exactly, with no newline (an external one streams from its blob)", \.raw),
         .flag("null", short: "0", "with --keys, end each key with a NUL byte instead of a newline", \.null),
         .origin, .stored, .defaults,
+        .choice("format", "FORMAT", "write the value as a document: xml, binary, openstep, json or typed-json (as plutil -extract)", \.format),
+        .lossy, .compact,
         .typed("default", "print VALUE (typed as write types it: --default -int 30) when the key or suite is absent, exit 0", \.fallback),
     ]
 
@@ -48,7 +53,8 @@ enum ReadCommand: Command {
             try output.print(raw: try context.store.raw(at: path, in: domain, scope: values.scope, fallback: fallback))
             return .success
         }
-        switch try context.store.read(path, in: domain, scope: values.scope, fallback: fallback, streaming: !values.json && !values.keys) {
+        let streaming = !values.json && !values.keys && values.format == nil
+        switch try context.store.read(path, in: domain, scope: values.scope, fallback: fallback, streaming: streaming) {
         case .value(let value, let origin): try output.print(value: value, origin: origin, domain: domain, key: path)
         case .blob(let blob, let origin): try output.print(blob: blob, origin: origin)
         }

@@ -18,16 +18,33 @@ struct ReadOutput {
                 throw PrefsError.usage("read: --raw and --\(name) cannot be combined")
             }
         }
+        if values.format != nil {
+            for (given, name) in [(values.json, "json"), (values.keys, "keys"), (values.raw, "raw"), (values.origin, "origin")] where given {
+                throw PrefsError.usage("read: --format and --\(name) cannot be combined")
+            }
+        }
+        _ = try encoding(values)
+    }
+
+    /// How `--format` writes the value (nil: read's own forms); `--lossy` and `--compact` need it.
+    static func encoding(_ values: ReadCommand.Values) throws -> DocumentEncoding? {
+        guard let format = values.format else {
+            guard !values.lossy && !values.compact else { throw PrefsError.usage("read: --lossy and --compact need --format") }
+            return nil
+        }
+        return try DocumentEncoding(format: format, lossy: values.lossy, compact: values.compact)
     }
 
     func print(everySuite every: SuiteStore.EverySuite) throws {
         context.report(every)
         var all = PrefDictionary()
         for (domain, contents) in every.suites { all[domain.displayName] = .dictionary(contents) }
+        if let encoding = try ReadOutput.encoding(values) { return context.writeOutput(try encoding.encode(.dictionary(all))) }
         try print(.dictionary(all), domain: "", key: nil)
     }
 
     func print(suite: Layers.Resolved, domain: Domain) throws {
+        if let encoding = try ReadOutput.encoding(values) { return context.writeOutput(try encoding.encode(.dictionary(suite.values))) }
         guard values.origin else { return try print(.dictionary(suite.values), domain: domain.displayName, key: nil) }
         if values.json {
             var described = PrefDictionary()
@@ -41,6 +58,7 @@ struct ReadOutput {
     }
 
     func print(value: PrefValue, origin: Origin, domain: Domain, key: KeyPath) throws {
+        if let encoding = try ReadOutput.encoding(values) { return context.writeOutput(try encoding.encode(value)) }
         guard values.origin else { return try print(value, domain: domain.displayName, key: key.display) }
         if values.json {
             context.writeOutput(try ValueOutput.text(ReadOutput.withOrigin(value, origin), json: true))
