@@ -220,6 +220,8 @@ _prefs() {
                 [ "$verb" = register ] || [ "$verb" = reset ] || _prefs_offer_files
             elif [ "$verb" = reset ]; then
                 _prefs_offer_keys "${operands[0]}" --stored
+            elif [ "$verb" = delete ]; then
+                _prefs_offer_keys "${operands[0]}"
             elif [ "$position" -eq 1 ] && [ "$verb" = register ]; then
                 _prefs_offer_keys "${operands[0]}"
                 _prefs_offer_files
@@ -228,10 +230,10 @@ _prefs() {
             elif [ "$verb" = write ] || [ "$verb" = register ]; then
                 if [[ $prev == -string-file ]]; then
                     _prefs_offer_files
-                elif [[ $prev == -data && $cur == @* ]]; then
+                elif [[ $prev == -@(data|json) && $cur == @* ]]; then
                     _prefs_offer_files @
                 elif [[ $cur == -* ]]; then
-                    _prefs_offer -string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add -string-file
+                    _prefs_offer -string -int -integer -float -bool -boolean -date -data -json -array -array-add -array-insert -dict -dict-add -int-add -float-add -string-file
                 elif [[ $prev == -bool* ]]; then
                     _prefs_offer true false yes no
                 fi

@@ -182,8 +182,9 @@ complete -c prefs -n "__prefs_position 'read read-type write delete rename expor
 complete -c prefs -n "__prefs_position 'read read-type write delete rename register' 1; and not __prefs_after --if-equals; and not __prefs_after --delete; and not __prefs_in_default" -a "(__prefs_keys | string split0)" -d key
 complete -c prefs -n "__prefs_position register 1; and not __prefs_after --delete" -F
 complete -c prefs -n "__prefs_verb reset; and not __prefs_position reset 0" -a "(__prefs_keys --stored | string split0)" -d 'stored key'
+complete -c prefs -n "__prefs_verb delete; and not __prefs_position delete 0; and not __prefs_position delete 1" -a "(__prefs_keys | string split0)" -d key
 complete -c prefs -n "__prefs_verb write register; and not __prefs_position 'write register' 0; and not __prefs_position 'write register' 1; and not __prefs_after_bool; and not __prefs_after --if-equals; and not __prefs_after --delete" \
-    -a '-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add -string-file' -d type
+    -a '-string -int -integer -float -bool -boolean -date -data -json -array -array-add -array-insert -dict -dict-add -int-add -float-add -string-file' -d type
 complete -c prefs -n "__prefs_verb write register; and __prefs_after_bool" -a 'true false yes no' -d boolean
 complete -c prefs -n "__prefs_verb read; and __prefs_after --default" -a "$__prefs_scalars" -d type
 complete -c prefs -n "__prefs_verb read; and __prefs_in_default; and __prefs_after_bool" -a 'true false yes no' -d boolean

@@ -90,7 +90,7 @@ _prefs() {
         'gc:remove orphan blobs from external storage'
         'help:show help for prefs or for one verb'
     )
-    types=(-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add -string-file)
+    types=(-string -int -integer -float -bool -boolean -date -data -json -array -array-add -array-insert -dict -dict-add -int-add -float-add -string-file)
     scalars='-string|-int|-integer|-float|-bool|-boolean|-date|-data|-json'
     # --store URL before the verb: given to the prefs calls that list names, then left out.
     local -a _prefs_store
@@ -177,7 +177,7 @@ _prefs() {
                 return 1
             elif [[ $words[CURRENT-1] == -string-file ]]; then
                 _files
-            elif [[ $words[CURRENT-1] == -data && $PREFIX == @* ]]; then
+            elif [[ $words[CURRENT-1] == -(data|json) && $PREFIX == @* ]]; then
                 compset -P @
                 _files
             elif (( $#operands == 0 )); then

@@ -71,6 +71,7 @@ import Testing
         ("prefs read com.example.app --default -int 5 ", ["alpha", "beta"]),
         ("prefs read com.example.app --default 5 ", ["alpha", "beta"]),
         ("prefs delete com.example.app ", ["alpha", "beta"]),
+        ("prefs delete com.example.app alpha ", ["alpha", "beta"]),
         ("prefs reset com.example.app alpha ", ["alpha", "beta"]),
         ("prefs write com.example.app ", ["alpha", "beta"]),
         ("prefs write com.example.app alpha -in", ["-int", "-int-add", "-integer"]),

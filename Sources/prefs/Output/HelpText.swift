@@ -70,13 +70,14 @@ extension HelpText {
     static let writeDetails = """
                 TYPE is one of -string, -int (or -integer), -float, -bool (or -boolean: true, false, yes, no),
                 -date (ISO 8601), -data (hex), -json (any JSON value), or -array, -array-add, -dict,
-                -dict-add followed by items (each a VALUE or a scalar TYPE and its VALUE) up to the end.
+                -dict-add followed by items (each a VALUE or a scalar TYPE and its VALUE) up to the end;
+                -array-insert INDEX ITEM... inserts the items before element INDEX of the stored array.
                 -int-add N and -float-add N add N to the stored number under the lock (a missing key
                 counts as 0, anything but a number of that type is an error) and print the new value.
                 An untyped VALUE is a string, or the property list it spells when it starts with ( { or <.
                 Several KEY [TYPE] VALUE groups may follow one another; nothing is written if one is bad.
                 -data @FILE and -string-file FILE take the value from FILE (@- and - for standard input),
-                streamed. A suite's string, data, array or dictionary value larger than
+                streamed; -json @FILE reads a JSON document from FILE. A suite's string, data, array or dictionary value larger than
                 $PREFS_EXTERNAL_THRESHOLD bytes (default 100K) is kept in external storage, under
                 $XDG_DATA_HOME/prefs/external/SUITE/; reads see it as any other value.
                 """
