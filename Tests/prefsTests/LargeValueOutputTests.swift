@@ -68,3 +68,34 @@ func peakMemory(_ box: ProcessSandbox, _ arguments: [String], output: String = "
         #expect(try box.prefs("read", "app", "t", "--origin").outputText == "stored\t" + text + "\n")
     }
 }
+
+/// A whole suite shows data over 64 bytes abbreviated, as `defaults read` prints NSData; the value
+/// itself (`read S K`, `--raw`, `--json`) is whole.
+@Suite struct AbbreviatedDataTests {
+    static let bytes = (0..<300).map { UInt8(truncatingIfNeeded: $0) }
+    static let abbreviated = "{length = 300, bytes = 0x00010203 04050607 08090a0b 0c0d0e0f ... 24252627 28292a2b }"
+
+    @Test func aWholeSuiteAbbreviatesLargeData() throws {
+        let box = Sandbox()
+        let hex = Hex.encode(AbbreviatedDataTests.bytes)
+        let sixtyFour = Hex.encode(Array(AbbreviatedDataTests.bytes.prefix(64)))
+        box.run("write", "app", "big", "-data", hex, "edge", "-data", sixtyFour, "nested", "-array", "-data", hex)
+        #expect(box.run("read", "app").output == """
+            {
+                big = \(AbbreviatedDataTests.abbreviated);
+                edge = <\(sixtyFour)>;
+                nested = (
+                    \(AbbreviatedDataTests.abbreviated)
+                );
+            }
+
+            """)
+        #expect(box.run("read").output.contains("big = \(AbbreviatedDataTests.abbreviated);"))
+        #expect(box.run("read", "app", "--origin").output.contains("stored\tbig\t\(AbbreviatedDataTests.abbreviated)\n"))
+        // The value itself is whole.
+        #expect(box.run("read", "app", "big").output == hex + "\n")
+        #expect(box.run("read", "app", "nested").output == "(\n    <\(hex)>\n)\n")
+        #expect(box.run("read", "app", "--json").output.contains(Data(AbbreviatedDataTests.bytes).base64EncodedString()))
+        #expect(prefs(["read", "app", "big", "--raw"], environment: box.environment, fileSystem: box.fileSystem).bytes == AbbreviatedDataTests.bytes)
+    }
+}

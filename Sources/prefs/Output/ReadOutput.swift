@@ -40,12 +40,12 @@ struct ReadOutput {
         var all = PrefDictionary()
         for (domain, contents) in every.suites { all[domain.displayName] = .dictionary(contents) }
         if let encoding = try ReadOutput.encoding(values) { return context.writeOutput(try encoding.encode(.dictionary(all))) }
-        try print(.dictionary(all), domain: "", key: nil)
+        try print(.dictionary(all), domain: "", key: nil, abbreviatingData: true)
     }
 
     func print(suite: Layers.Resolved, domain: Domain) throws {
         if let encoding = try ReadOutput.encoding(values) { return context.writeOutput(try encoding.encode(.dictionary(suite.values))) }
-        guard values.origin else { return try print(.dictionary(suite.values), domain: domain.displayName, key: nil) }
+        guard values.origin else { return try print(.dictionary(suite.values), domain: domain.displayName, key: nil, abbreviatingData: true) }
         if values.json {
             var described = PrefDictionary()
             for (entry, origin) in zip(suite.values, suite.origins) { described[entry.key] = ReadOutput.withOrigin(entry.value, origin) }
@@ -53,7 +53,7 @@ struct ReadOutput {
             return
         }
         context.writeOutput(Array(zip(suite.values, suite.origins).map { entry, origin in
-            "\(origin)\t\(ValueOutput.quotedIfNeeded(entry.key))" + (values.keys ? "" : "\t" + ValueOutput.line(entry.value)) + "\n"
+            "\(origin)\t\(ValueOutput.quotedIfNeeded(entry.key))" + (values.keys ? "" : "\t" + ValueOutput.line(entry.value, abbreviatingData: true)) + "\n"
         }.joined().utf8))
     }
 
@@ -98,9 +98,10 @@ struct ReadOutput {
         context.writeOutput([0x0A])
     }
 
-    /// A value as `read` prints it: readable, JSON, or its keys.
-    func print(_ value: PrefValue, domain: String, key: String?) throws {
-        guard values.keys else { return context.writeOutput(try ValueOutput.text(value, json: values.json)) }
+    /// A value as `read` prints it: readable, JSON, or its keys. A whole suite (`abbreviatingData`)
+    /// shows large data values abbreviated; `read S K`, `--raw` and `--json` give them whole.
+    func print(_ value: PrefValue, domain: String, key: String?, abbreviatingData: Bool = false) throws {
+        guard values.keys else { return context.writeOutput(try ValueOutput.text(value, json: values.json, abbreviatingData: abbreviatingData)) }
         let end = values.null ? "\0" : "\n"
         context.writeOutput(Array(try ReadOutput.keys(of: value, domain: domain, key: key).map { $0 + end }.joined().utf8))
     }
