@@ -148,7 +148,7 @@ _prefs() {
     done
     local cur=$_prefs_cur count=${#words[@]}
     if ((count == 2)); then
-        _prefs_offer read read-type write delete rename register reset domains find lint export import migrate watch check gc help --help -h --version --store
+        _prefs_offer read read-type write delete rename register reset domains find lint export import migrate dump load watch check gc help --help -h --version --store
         return
     fi
     local verb=${words[1]} prev=${words[count - 2]} i word
@@ -206,6 +206,8 @@ _prefs() {
             import) _prefs_offer --replace --if-absent --format --dry-run --exit-code --help ;;
             migrate) _prefs_offer --from --keys --bool-keys --rename --infer-types --decode-json-strings --overwrite --skip-errors --dry-run --exit-code --help ;;
             watch) _prefs_offer --json --initial --once --timeout --help ;;
+            dump) _prefs_offer --registered --help ;;
+            load) _prefs_offer --dry-run --exit-code --help ;;
             gc) _prefs_offer --grace --dry-run --exit-code --help ;;
             *) _prefs_offer --help ;;
         esac
@@ -261,7 +263,8 @@ _prefs() {
             ;;
         check | gc) _prefs_offer_suites ;;
         lint) _prefs_offer_files ;;
-        help) [ "$position" -eq 0 ] && _prefs_offer read read-type write delete rename register reset domains find lint export import migrate watch check gc help ;;
+        dump | load) [ "$position" -eq 0 ] && _prefs_offer_files ;; # FILE (or - for standard output or input)
+        help) [ "$position" -eq 0 ] && _prefs_offer read read-type write delete rename register reset domains find lint export import migrate dump load watch check gc help ;;
     esac
 }
 complete -F _prefs prefs

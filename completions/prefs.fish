@@ -10,7 +10,7 @@
 # with an escaped or quoted ~ (\~, '~ or "~). A name prefs would take for an option (-0, or one
 # starting with --) is offered only after a --.
 set -g __prefs_scalars -string -int -integer -float -bool -boolean -date -data -json
-set -l verbs read read-type write delete rename register reset domains find lint export import migrate watch check gc help
+set -l verbs read read-type write delete rename register reset domains find lint export import migrate dump load watch check gc help
 
 # The verb typed is one of $argv.
 # The words typed before the cursor, without a --store URL before the verb.
@@ -170,6 +170,8 @@ complete -c prefs -n "__prefs_no_verb" -a lint -d 'check property-list and JSON 
 complete -c prefs -n "__prefs_no_verb" -a export -d 'write a suite or a file in another format'
 complete -c prefs -n "__prefs_no_verb" -a import -d 'merge a plist or JSON dictionary into a suite'
 complete -c prefs -n "__prefs_no_verb" -a migrate -d 'bring settings in from a file or a suite, with a report'
+complete -c prefs -n "__prefs_no_verb" -a dump -d 'write every suite as one lossless document, for load (a backup)'
+complete -c prefs -n "__prefs_no_verb" -a load -d 'restore what dump wrote, each suite all or nothing, with a report'
 complete -c prefs -n "__prefs_no_verb" -a watch -d 'print each change of a suite\'s values as it happens'
 complete -c prefs -n "__prefs_no_verb" -a check -d 'verify the external values of suites'
 complete -c prefs -n "__prefs_no_verb" -a gc -d 'remove orphan blobs from external storage'
@@ -227,6 +229,10 @@ complete -c prefs -n "__prefs_verb migrate" -l infer-types -d 'strings that spel
 complete -c prefs -n "__prefs_verb migrate" -l decode-json-strings -d 'strings that are JSON objects or arrays become values'
 complete -c prefs -n "__prefs_verb migrate" -l overwrite -d 'replace stored values that differ'
 complete -c prefs -n "__prefs_verb migrate" -l skip-errors -d 'leave out the keys that fail'
+complete -c prefs -n "__prefs_position 'dump load' 0" -F
+complete -c prefs -n "__prefs_verb dump" -l registered -d 'include the user\'s registered defaults'
+complete -c prefs -n "__prefs_verb load" -l dry-run -d 'print the report and change nothing'
+complete -c prefs -n "__prefs_verb load" -l exit-code -d 'exit 3 when something changed'
 complete -c prefs -n "__prefs_position watch 0" -F
 complete -c prefs -n "__prefs_verb watch; and not __prefs_position watch 0; and not __prefs_after --timeout" -a "(__prefs_keys | string split0)" -d key
 complete -c prefs -n "__prefs_verb watch" -l json -d 'print each change as a JSON object on one line'

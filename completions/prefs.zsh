@@ -85,6 +85,8 @@ _prefs() {
         'export:write a suite or a file in another format'
         'import:merge a plist or JSON dictionary into a suite, all or nothing'
         'migrate:bring settings in from a plist, JSON, INI or .env file or a suite'
+        'dump:write every suite as one lossless document, for load (a backup)'
+        'load:restore what dump wrote, each suite all or nothing, with a report'
         'watch:print each change of a suite'\''s values as it happens'
         'check:verify the external values of suites'
         'gc:remove orphan blobs from external storage'
@@ -225,6 +227,10 @@ _prefs() {
                 '--timeout[stop after SECONDS (with --once: exit 1 if no change came)]:seconds: ' '--help[show help]' \
                 '1:domain:_prefs_suites_and_files' '*:key:->key' && return
             [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
+        dump) _arguments -S '--registered[include the user'\''s registered defaults]' '--help[show help]' '1:file (- for standard output):_files' ;;
+        load)
+            _arguments -S '--dry-run[print the report and change nothing]' '--exit-code[exit 3 when something changed]' '--help[show help]' \
+                '1:dump (- for standard input):_files' ;;
         check) _arguments -S '--help[show help]' '*:suite:_prefs_suites' ;;
         gc)
             _arguments -S '--grace[only blobs older than SECONDS]:seconds: ' \

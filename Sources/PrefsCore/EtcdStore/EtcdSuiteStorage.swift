@@ -31,14 +31,20 @@ public struct EtcdSuiteStorage: SuiteStorage {
     }
 
     public func suiteNames() throws -> SuiteListing {
-        let markers = layout.markers
-        let found = try etcd.range(markers, rangeEnd: EtcdKeys.prefixEnd(markers), keysOnly: true)
+        try markedNames(after: layout.markers, shown: name + "/", reason: "not a suite name prefs wrote")
+    }
+
+    /// The names of the markers under `prefix`, sorted by code point; one starting with `.` (the
+    /// global suite, registrations) is not a name, and one that does not unescape is skipped, said
+    /// so as `shown` and the key.
+    func markedNames(after prefix: [UInt8], shown: String, reason: String) throws -> SuiteListing {
+        let found = try etcd.range(prefix, rangeEnd: EtcdKeys.prefixEnd(prefix), keysOnly: true)
         var listing = SuiteListing()
         for kv in found.kvs {
-            let place = kv.key.dropFirst(markers.count)
+            let place = kv.key.dropFirst(prefix.count)
             guard place.first != 0x2E else { continue }  // .GlobalPreferences, .registered/…
             guard let name = EtcdLayout.unescape(place) else {
-                listing.skipped.append(SkippedEntry(path: name + "/" + String(decoding: place, as: UTF8.self), reason: "not a suite name prefs wrote"))
+                listing.skipped.append(SkippedEntry(path: shown + String(decoding: place, as: UTF8.self), reason: reason))
                 continue
             }
             listing.names.append(name)

@@ -58,6 +58,10 @@ public protocol SuiteStorage: Sendable {
     /// The named suites there are, sorted by code point, and what was skipped finding them.
     func suiteNames() throws -> SuiteListing
 
+    /// The names the user has registered defaults under (`.registered(NAME)`, which `prefs register`
+    /// changes; `NSGlobalDomain` for the global suite), sorted by code point, and what was skipped.
+    func registeredNames() throws -> SuiteListing
+
     /// A suite's stored contents; nil when it does not exist. Takes no lock and creates nothing.
     func load(_ location: SuiteLocation) throws -> StoredSuite?
 

@@ -106,4 +106,20 @@ extension HelpText {
                 read is reported on standard error and the watch goes on. Exits 0 on SIGINT or SIGTERM
                 and when the reader of standard output goes away.
                 """
+
+    static let dumpDetails = """
+                Writes every suite and the global suite (NSGlobalDomain), and with --registered the
+                user's registered defaults, as one typed-JSON document (every type kept): to standard
+                output, or to FILE, replaced atomically (mode 0600 when new). External values are
+                streamed from their blobs. Each suite is read while no change of it can commit; one
+                that cannot be read fails the dump. prefs load restores it.
+                """
+
+    static let loadDetails = """
+                Reads a document dump wrote (FILE, or - for standard input), checks all of it, then
+                makes each suite in it exactly its dumped contents, each in one atomic change: keys
+                it lacks are removed; suites it does not hold are left alone. A malformed document
+                changes nothing (65). Prints one line per suite (restored, unchanged or failed) and a
+                summary; a suite that fails does not stop the others (exit with its status).
+                """
 }
