@@ -4,7 +4,7 @@ import PrefsCore
 /// What a command may use: the suite store (file system and environment) and standard output and
 /// error as sinks, so tests can run commands in-process against an in-memory file system.
 struct CommandContext: Sendable {
-    let store: SuiteStore
+    var store: SuiteStore
     let writeOutput: @Sendable ([UInt8]) -> Void
     let writeError: @Sendable ([UInt8]) -> Void
     /// The descriptor standard output goes to, when it is a real one (so `watch` can tell when its
@@ -21,6 +21,13 @@ struct CommandContext: Sendable {
         store = SuiteStore(fileSystem: fileSystem, environment: environment)
         self.writeOutput = writeOutput
         self.writeError = writeError
+    }
+
+    /// This context on the store a command line chose (`--store`, `$PREFS_STORE`, else files).
+    func selecting(store url: String?) throws -> CommandContext {
+        var context = self
+        context.store = try SuiteStore.selected(url: url, fileSystem: fileSystem, environment: environment)
+        return context
     }
 
     func print(_ text: String) { writeOutput(Array((text + "\n").utf8)) }
@@ -132,7 +139,7 @@ enum CommandLineTool {
                     context.writeOutput(Array(HelpText.verb(verb).utf8))
                     return .success
                 }
-                return try verb.run(invocation, context)
+                return try verb.run(invocation, context.selecting(store: invocation.store))
             }
         } catch PrefsError.outputFailed(EPIPE) {
             return .success

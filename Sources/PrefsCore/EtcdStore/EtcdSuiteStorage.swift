@@ -12,6 +12,8 @@ public struct EtcdSuiteStorage: SuiteStorage {
     let name: String
     /// For the packages' registered defaults (files under `$XDG_DATA_DIRS`) and the retry timeout.
     let environment: Environment
+    /// The revision suites are read at (0: the latest), for a watch that reads each change's state.
+    var revision: Int64 = 0
 
     public init(etcd: any EtcdKV, prefix: String, name: String, environment: Environment) {
         self.etcd = etcd
@@ -23,6 +25,13 @@ public struct EtcdSuiteStorage: SuiteStorage {
     func place(_ location: SuiteLocation) throws -> [UInt8] {
         guard let place = EtcdLayout.place(of: location) else { throw PrefsError.internalError("a file location in the etcd store") }
         return place
+    }
+
+    /// This store as it was at `revision` (reads only; 0: the latest).
+    func at(revision: Int64) -> EtcdSuiteStorage {
+        var pinned = self
+        pinned.revision = revision
+        return pinned
     }
 
     public func describe(_ location: SuiteLocation) -> String {
@@ -38,7 +47,7 @@ public struct EtcdSuiteStorage: SuiteStorage {
     /// global suite, registrations) is not a name, and one that does not unescape is skipped, said
     /// so as `shown` and the key.
     func markedNames(after prefix: [UInt8], shown: String, reason: String) throws -> SuiteListing {
-        let found = try etcd.range(prefix, rangeEnd: EtcdKeys.prefixEnd(prefix), keysOnly: true)
+        let found = try etcd.range(prefix, rangeEnd: EtcdClient.prefixEnd(prefix), keysOnly: true)
         var listing = SuiteListing()
         for kv in found.kvs {
             let place = kv.key.dropFirst(prefix.count)
@@ -62,12 +71,12 @@ public struct EtcdSuiteStorage: SuiteStorage {
 
     /// Reads a suite's marker and its values (all, or just `keys`) in one transaction.
     func snapshot(_ place: [UInt8], keys: [String]?) throws -> Snapshot {
-        var reads: [EtcdOperation] = [.range(key: layout.marker(of: place))]
+        var reads: [EtcdOperation] = [.range(key: layout.marker(of: place), revision: revision)]
         if let keys {
-            reads += keys.map { .range(key: layout.value($0, of: place)) }
+            reads += keys.map { .range(key: layout.value($0, of: place), revision: revision) }
         } else {
             let values = layout.values(of: place)
-            reads.append(.range(key: values, rangeEnd: EtcdKeys.prefixEnd(values)))
+            reads.append(.range(key: values, rangeEnd: EtcdClient.prefixEnd(values), revision: revision))
         }
         let result = try etcd.txn(success: reads)
         return Snapshot(marker: result.ranges.first?.kvs.first, values: result.ranges.dropFirst().flatMap(\.kvs), revision: result.revision)
@@ -98,10 +107,21 @@ public struct EtcdSuiteStorage: SuiteStorage {
     }
 
     public func lookup(_ key: String, in location: SuiteLocation) throws -> (exists: Bool, value: PrefValue?) {
-        let place = try place(location)
-        let snapshot = try snapshot(place, keys: [key])
-        let value = try contents(of: snapshot, place: place, location: location)[key]
-        return (snapshot.marker != nil || value != nil, value)
+        try lookup(key, in: [location])[0]
+    }
+
+    /// One transaction for every suite: each one's marker and the key.
+    public func lookup(_ key: String, in locations: [SuiteLocation]) throws -> [(exists: Bool, value: PrefValue?)] {
+        let places = try locations.map(place)
+        let reads = places.flatMap { place -> [EtcdOperation] in
+            [.range(key: layout.marker(of: place), revision: revision), .range(key: layout.value(key, of: place), revision: revision)]
+        }
+        let ranges = try etcd.txn(success: reads).ranges
+        return try places.indices.map { i in
+            let snapshot = Snapshot(marker: ranges[2 * i].kvs.first, values: ranges[2 * i + 1].kvs, revision: 0)
+            let value = try contents(of: snapshot, place: places[i], location: locations[i])[key]
+            return (snapshot.marker != nil || value != nil, value)
+        }
     }
 
     public func checkStorable(_ contents: PrefDictionary, format: PlistFormat?) throws {}

@@ -5,24 +5,6 @@ public enum ValueText {
         .invalidValue(domain: nil, key: nil, flag: flag, given: text, reason: expected)
     }
 
-    /// Text in a message: in double quotes, with `"` and `\` escaped and control characters
-    /// spelled (`\n`, `\t`, `\0`, `\u{1b}`), so a message stays one readable line.
-    public static func quoted(_ text: String) -> String {
-        var quoted = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case "\n": quoted += "\\n"
-            case "\t": quoted += "\\t"
-            case "\u{0}": quoted += "\\0"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: quoted += "\\u{" + String(scalar.value, radix: 16) + "}"
-            default: quoted.unicodeScalars.append(scalar)
-            }
-        }
-        return quoted + "\""
-    }
-
     /// `-int`: decimal, optionally signed, from −2^63 to 2^64−1.
     public static func integer(_ text: String, flag: String = "-int") throws -> PrefValue {
         guard let value = NumberText.integer(text.utf8) else {

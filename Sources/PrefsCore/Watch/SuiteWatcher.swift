@@ -114,7 +114,10 @@ public final class SuiteWatcher {
         }
     }
 
-    func values() throws -> [(key: String, value: PrefValue?)] {
+    func values() throws -> [(key: String, value: PrefValue?)] { try SuiteWatcher.values(of: layers, keys: keys) }
+
+    /// What an application sees now: every top-level key, or the watched ones (absent: nil).
+    static func values(of layers: Layers, keys: [(name: String, path: KeyPath)]?) throws -> [(key: String, value: PrefValue?)] {
         guard let keys else { return try layers.resolved(evenIfMissing: true).values.map { ($0.key, $0.value) } }
         return try keys.map { key in
             do {

@@ -30,7 +30,7 @@ enum WatchCommand: Command {
         }
         let layers = try Layers(domain, in: context.store)
         let missing = try !layers.exists()
-        let watcher = try SuiteWatcher(layers, keys: keys.isEmpty ? nil : keys)
+        let watcher = try layers.watcher(keys: keys.isEmpty ? nil : keys)
         Signals.endWatchOnSignals()
         let print = { (changes: [WatchChange]) in
             context.writeOutput(Array(changes.map { (values.json ? WatchOutput.jsonLine($0, domain: domain) : WatchOutput.line($0)) + "\n" }.joined().utf8))

@@ -1,0 +1,61 @@
+/// Keys, transactions and leases: one POST each to the gateway's `/v3/kv/…` and `/v3/lease/…`.
+extension EtcdClient {
+    /// The keys in [key, rangeEnd) (just `key` without `rangeEnd`), in key order. `limit` 0: all;
+    /// `revision` 0: the latest.
+    public func range(_ key: [UInt8], rangeEnd: [UInt8]? = nil, limit: Int64 = 0, keysOnly: Bool = false, countOnly: Bool = false,
+                      revision: Int64 = 0) throws -> EtcdRange {
+        let fields = EtcdRequestBody.range(key, rangeEnd: rangeEnd, limit: limit, keysOnly: keysOnly, countOnly: countOnly, revision: revision)
+        return try call("/v3/kv/range", fields) { try $0.range() }
+    }
+
+    /// Stores `value` at `key`; returns the store's new revision.
+    @discardableResult
+    public func put(_ key: [UInt8], _ value: [UInt8], lease: Int64 = 0) throws -> Int64 {
+        try call("/v3/kv/put", EtcdRequestBody.put(key, value, lease: lease)) { try $0.headerRevision() }
+    }
+
+    /// Deletes the keys in [key, rangeEnd) (just `key` without `rangeEnd`): how many, and the
+    /// store's revision after.
+    @discardableResult
+    public func delete(_ key: [UInt8], rangeEnd: [UInt8]? = nil) throws -> (deleted: Int64, revision: Int64) {
+        try call("/v3/kv/deleterange", EtcdRequestBody.delete(key, rangeEnd: rangeEnd)) {
+            (try $0.int64("deleted"), try $0.headerRevision())
+        }
+    }
+
+    /// Runs `success` when every comparison holds, else `failure`, atomically.
+    public func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation] = []) throws -> EtcdTxnResult {
+        try call("/v3/kv/txn", EtcdRequestBody.txn(compare: compare, success: success, failure: failure)) { message in
+            let revision = try message.headerRevision()
+            let ranges = try message.objects("responses").compactMap { response in
+                try response.object("response_range")?.range(revision: revision)
+            }
+            return EtcdTxnResult(succeeded: try message.bool("succeeded"), revision: revision, ranges: ranges)
+        }
+    }
+
+    /// A new lease of `ttl` seconds; returns its ID.
+    public func grantLease(ttl: Int64) throws -> Int64 {
+        try call("/v3/lease/grant", [("TTL", .integer(ttl))]) { message in
+            let error = try message.string("error")
+            guard error.isEmpty else { throw EtcdRefusal(code: 2, message: error) }
+            return try message.int64("ID")
+        }
+    }
+
+    /// Ends a lease: the keys attached to it are deleted.
+    public func revokeLease(_ id: Int64) throws {
+        try call("/v3/lease/revoke", [("ID", .integer(id))]) { _ in () }
+    }
+
+    /// Renews a lease for its whole TTL; returns the TTL. A lease that expired or was revoked is
+    /// `storeRefused` with code 5 (NOT_FOUND), as etcd's own client reports it.
+    @discardableResult
+    public func keepAlive(_ id: Int64) throws -> Int64 {
+        try call("/v3/lease/keepalive", [("ID", .integer(id))], streamed: true) { result in
+            let ttl = try result.int64("TTL")
+            guard ttl > 0 else { throw EtcdRefusal(code: 5, message: "etcdserver: requested lease not found") }
+            return ttl
+        }
+    }
+}

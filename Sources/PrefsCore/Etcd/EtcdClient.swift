@@ -1,0 +1,205 @@
+import Glibc
+import Synchronization
+
+/// A client of etcd's v3 JSON gateway (etcd 3.4 and later), over plain HTTP/1.1 on the members'
+/// client ports: range, put, delete, transactions, leases and watches, with failover.
+///
+/// Endpoints are tried in turn, starting with the one that last answered a client of the same
+/// endpoint list in this process. A member that refuses the connection, resets it, or does not
+/// answer within its share of the time left (divided evenly among the endpoints still to try) is
+/// skipped for the next; so is one that answers "no leader", "leader changed" or "request timed
+/// out". Rounds over the endpoints go on, with short pauses, until `timeout` seconds after the call
+/// began; then the call throws `PrefsError.unavailable` naming every endpoint and the last failure.
+/// Any other error etcd sends is `PrefsError.storeRefused` with its gRPC code and message (a
+/// refused login, or a request without one while auth is on, is code 16: exit 77). A response over
+/// the limits (64 KiB of head, 64 MiB of body) is `storeRefused` code 8, never an allocation.
+///
+/// With credentials, the client logs in before its first request and sends the token with every
+/// request; a token the member does not know (it expired, auth was turned off and on, the member
+/// has not applied the login yet) is replaced by logging in again, once per call.
+///
+/// Connections are kept alive and reused (a few per endpoint); calls may come from any thread.
+public final class EtcdClient: Sendable {
+    public let endpoints: [EtcdEndpoint]
+    /// Seconds each call may take before it is `.unavailable`.
+    public let timeout: Double
+    let credentials: Credentials?
+    let limits: HTTPLimits
+    let state = Mutex(State())
+
+    struct Credentials: Sendable {
+        let user: String
+        let password: String
+    }
+
+    struct State {
+        /// Open connections no request is using, by endpoint.
+        var idle: [EtcdEndpoint: [HTTPConnection]] = [:]
+        /// The token of the last login; "" when auth is not enabled; nil before the first login.
+        var token: String?
+        /// Connections attempted and opened, per endpoint (for tests and diagnostics).
+        var connectAttempts: [EtcdEndpoint: Int] = [:]
+        var connectionsOpened = 0
+    }
+
+    /// Idle connections kept per endpoint.
+    static let idleLimit = 4
+
+    /// The endpoint that last answered, per endpoint list, for every client in the process.
+    static let lastAnswered = Mutex<[[EtcdEndpoint]: EtcdEndpoint]>([:])
+
+    public convenience init(endpoints: [EtcdEndpoint], timeout: Double, credentials: (user: String, password: String)? = nil) {
+        self.init(endpoints: endpoints, timeout: timeout, credentials: credentials, limits: .standard)
+    }
+
+    init(endpoints: [EtcdEndpoint], timeout: Double, credentials: (user: String, password: String)?, limits: HTTPLimits) {
+        self.endpoints = endpoints
+        self.timeout = timeout
+        self.credentials = credentials.map { Credentials(user: $0.user, password: $0.password) }
+        self.limits = limits
+    }
+
+    /// The endpoints in the order to try them: the last one that answered first.
+    func rotation() -> [EtcdEndpoint] {
+        guard let last = EtcdClient.lastAnswered.withLock({ $0[endpoints] }), let start = endpoints.firstIndex(of: last) else {
+            return endpoints
+        }
+        return Array(endpoints[start...] + endpoints[..<start])
+    }
+
+    func remember(_ endpoint: EtcdEndpoint) {
+        EtcdClient.lastAnswered.withLock { $0[endpoints] = endpoint }
+    }
+
+    /// The deadline of one attempt at one endpoint: an even share of the time left among the
+    /// endpoints still to try in this round (at least 100 ms), so a member that swallows
+    /// connections or never answers (stopped, cut off from its cluster) leaves time for the others.
+    static func attemptDeadline(_ deadline: Double, endpointsLeft: Int) -> Double {
+        let now = MonotonicClock.now()
+        return min(deadline, now + max(0.1, (deadline - now) / Double(max(endpointsLeft, 1))))
+    }
+
+    /// Runs `exchange` against one endpoint after another until one succeeds or `deadline` passes.
+    /// `exchange` gets the endpoint and the deadline of this attempt; it throws `NetworkFailure` for
+    /// the endpoint's failures, `EtcdRefusal` for etcd's errors, anything else to end the call.
+    /// Between rounds over every endpoint it pauses (25 ms, doubling up to 250 ms), watching `stop`.
+    ///
+    /// A request the server may have received before its connection failed is sent again to the
+    /// next endpoint, as etcd's own clients do: a put or delete then applies twice (to the same
+    /// effect), and a transaction may find its own earlier effect.
+    func withEndpoints<T>(deadline: Double, stop: Int32? = nil, _ exchange: (EtcdEndpoint, Double) throws -> T) throws -> T {
+        guard !endpoints.isEmpty else { throw PrefsError.unavailable(endpoints: [], reason: "no endpoint given") }
+        var lastFailure = "no endpoint answered within \(timeout) s"
+        var loggedInAgain = false
+        var pause = 0.025
+        while true {
+            let order = rotation()
+            for (position, endpoint) in order.enumerated() {
+                var again = true
+                while again && MonotonicClock.now() < deadline {
+                    do {
+                        let result = try exchange(endpoint, EtcdClient.attemptDeadline(deadline, endpointsLeft: order.count - position))
+                        remember(endpoint)
+                        return result
+                    } catch {
+                        again = try recover(from: error, at: endpoint, loggedInAgain: &loggedInAgain, lastFailure: &lastFailure)
+                    }
+                }
+            }
+            let now = MonotonicClock.now()
+            guard now < deadline else { throw PrefsError.unavailable(endpoints: endpoints.map(\.description), reason: lastFailure) }
+            if MonotonicClock.sleep(until: min(deadline, now + pause), watching: stop) { throw NetworkFailure.stopped }
+            pause = min(pause * 2, 0.25)
+        }
+    }
+
+    /// What follows `error` at `endpoint`: trying it again at once after logging in again (true,
+    /// once per call), or moving on to the next endpoint (false, `lastFailure` updated). Throws when
+    /// the call ends here: etcd's answer, a response over the limits, a stop, any other error.
+    private func recover(from error: Error, at endpoint: EtcdEndpoint, loggedInAgain: inout Bool, lastFailure: inout String) throws -> Bool {
+        switch error {
+        case let failure as NetworkFailure:
+            if failure == .stopped { throw failure }
+            if case .tooLarge = failure {
+                throw PrefsError.storeRefused(endpoint: endpoint.description, code: 8, message: failure.description)
+            }
+            lastFailure = "\(endpoint): \(failure)"
+            return false
+        case let refusal as EtcdRefusal:
+            if refusal.asksToLogIn && credentials != nil && !loggedInAgain {
+                forgetToken()
+                loggedInAgain = true
+                return true
+            }
+            guard refusal.isRetryable else {
+                remember(endpoint)
+                throw PrefsError.storeRefused(endpoint: endpoint.description, code: refusal.normalized.code, message: refusal.message)
+            }
+            lastFailure = "\(endpoint): \(refusal.message)"
+            return false
+        default:
+            throw error
+        }
+    }
+
+    /// A unary call: POSTs `fields` to `path` and decodes the answer, failing over as
+    /// `withEndpoints` does. `streamed`: the answer is a stream (`{"result": …}` lines) of which the
+    /// first message is the answer.
+    func call<T>(_ path: String, _ fields: EtcdRequestBody.Fields, streamed: Bool = false, _ decode: (EtcdMessage) throws -> T) throws -> T {
+        let body = try EtcdRequestBody.encode(fields)
+        let deadline = MonotonicClock.now() + timeout
+        return try withEndpoints(deadline: deadline) { endpoint, attemptDeadline in
+            let source = "etcd \(endpoint) \(path)"
+            let headers = try authorization(for: endpoint, deadline: attemptDeadline)
+            let (status, response) = try roundTrip(endpoint, path, body, headers: headers, deadline: attemptDeadline)
+            guard status == 200 else { throw EtcdRefusal.from(status: status, body: response, source: source) }
+            guard streamed else { return try decode(EtcdMessage(json: response, source: source)) }
+            let first = response.split(separator: 0x0A).first { !$0.allSatisfy { $0 == 0x20 || $0 == 0x0D } } ?? []
+            let message = try EtcdMessage(json: Array(first), source: source)
+            if let refusal = message.refusal() { throw refusal }
+            guard let result = try message.object("result") else { throw message.failure("result", "an object") }
+            return try decode(result)
+        }
+    }
+
+    /// One request and its response on a connection to `endpoint`: an idle one when there is one
+    /// (tried again on a new connection if the server had closed it meanwhile), else a new one.
+    func roundTrip(_ endpoint: EtcdEndpoint, _ path: String, _ body: [UInt8], headers: [(String, String)],
+                   deadline: Double) throws(NetworkFailure) -> (status: Int, body: [UInt8]) {
+        var connection = checkOutIdle(endpoint)
+        let reused = connection != nil
+        while true {
+            let current: HTTPConnection
+            if let connection { current = connection } else { current = try open(endpoint, deadline: deadline) }
+            do {
+                let response = try current.post(path, body: body, headers: headers, deadline: deadline)
+                if current.reusable { checkIn(current, endpoint) }
+                return response
+            } catch {
+                guard reused, connection != nil, !current.receivedAny, error.isConnectionLoss else { throw error }
+                connection = nil
+            }
+        }
+    }
+
+    func open(_ endpoint: EtcdEndpoint, deadline: Double) throws(NetworkFailure) -> HTTPConnection {
+        state.withLock { $0.connectAttempts[endpoint, default: 0] += 1 }
+        let connection = try HTTPConnection.connect(to: endpoint, deadline: deadline, limits: limits)
+        state.withLock { $0.connectionsOpened += 1 }
+        return connection
+    }
+
+    func checkOutIdle(_ endpoint: EtcdEndpoint) -> HTTPConnection? {
+        while let connection = state.withLock({ $0.idle[endpoint]?.popLast() }) {
+            if connection.socket.isIdleAndOpen { return connection }
+        }
+        return nil
+    }
+
+    func checkIn(_ connection: HTTPConnection, _ endpoint: EtcdEndpoint) {
+        connection.stop = nil
+        state.withLock { state in
+            if state.idle[endpoint, default: []].count < EtcdClient.idleLimit { state.idle[endpoint, default: []].append(connection) }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Glibc
+
+/// Why talking to one endpoint failed. The client moves on to the next endpoint for every case but
+/// `tooLarge` (the same answer would come from any member) and `stopped` (the caller asked to end).
+enum NetworkFailure: Error, Equatable, CustomStringConvertible {
+    /// The host name did not resolve (the resolver's message).
+    case resolve(String)
+    /// A system call failed: what was being done, and errno.
+    case system(String, errno: Int32)
+    /// The deadline passed while doing this.
+    case timedOut(String)
+    /// The server closed the connection before a whole response came.
+    case closed
+    /// The bytes that came are not an HTTP/1.1 response.
+    case malformed(String)
+    /// A response's head, body or message is larger than the limit.
+    case tooLarge(what: String, limit: Int)
+    /// The descriptor watched for a hang-up hung up.
+    case stopped
+
+    var description: String {
+        switch self {
+        case .resolve(let message): return "cannot resolve the host: \(message)"
+        case .system(let doing, let code): return "\(doing): \(PrefsError.describe(errno: code))"
+        case .timedOut(let doing): return "timed out \(doing)"
+        case .closed: return "the connection was closed before a whole response came"
+        case .malformed(let reason): return "not an HTTP response: \(reason)"
+        case .tooLarge(let what, let limit): return "\(what) is over the limit of \(limit) bytes"
+        case .stopped: return "stopped"
+        }
+    }
+
+    /// A connection refused or reset, an unreachable network: the member is down or going.
+    var isConnectionLoss: Bool {
+        switch self {
+        case .closed: return true
+        case .system(_, let code): return [ECONNREFUSED, ECONNRESET, EPIPE, ECONNABORTED, ENETUNREACH, EHOSTUNREACH].contains(code)
+        default: return false
+        }
+    }
+}
+
+/// Seconds on CLOCK_MONOTONIC: what every deadline is measured in.
+enum MonotonicClock {
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// The milliseconds `poll` may wait before `deadline` (nil: forever, -1), rounded up so a wait
+    /// never ends just short of it.
+    static func pollTimeout(until deadline: Double?) -> Int32 {
+        guard let deadline else { return -1 }
+        let left = (deadline - now()) * 1000
+        if left <= 0 { return 0 }
+        return Int32(min(left.rounded(.up), Double(Int32.max)))
+    }
+
+    /// Sleeps until `deadline`, or until `descriptor` (when given) hangs up: true when it did.
+    static func sleep(until deadline: Double, watching descriptor: Int32?) -> Bool {
+        while true {
+            let timeout = pollTimeout(until: deadline)
+            guard timeout > 0 else { return false }
+            var fds = [pollfd(fd: descriptor ?? -1, events: 0, revents: 0)]
+            let ready = poll(&fds, 1, timeout)
+            if ready > 0 && fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return true }
+            if ready < 0 && errno != EINTR { return false }
+        }
+    }
+}

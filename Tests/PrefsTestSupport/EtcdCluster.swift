@@ -1,0 +1,283 @@
+import Foundation
+import PrefsCore
+
+/// Real etcd members on loopback for the tests: `EtcdCluster(members: 1)` or `(members: 3)`.
+///
+/// Each member runs under a guardian shell that holds one end of a socket pair whose other end only
+/// this process holds. The guardian kills its member with SIGKILL when told to (`kill(member:)`,
+/// deinit), when this process dies in any way (the socket pair reads end of file: a crashed test
+/// never leaves etcd running, and the data directory is removed then), or after `lifetime` seconds
+/// at most. Data lives under /dev/shm when it can (fsync costs nothing there), each member has its
+/// own client and peer ports, and elections are fast (heartbeat 50 ms, election timeout 250 ms).
+public final class EtcdCluster: @unchecked Sendable {
+    public struct Member: Sendable {
+        public let name: String
+        public let clientPort: UInt16
+        public let peerPort: UInt16
+        public var clientEndpoint: String { "127.0.0.1:\(clientPort)" }
+        var peerURL: String { "http://127.0.0.1:\(peerPort)" }
+    }
+
+    public let members: [Member]
+    /// The scratch directory: a data directory and a log per member.
+    public let directory: String
+    public let lifetime: Double
+    private let lock = NSLock()
+    private var guardians: [Int: Guardian] = [:]
+    private var rootPassword: String?
+
+    private struct Guardian {
+        let process: Process
+        /// This process's end of the socket pair: writing "kill" and closing it stops the member.
+        let control: FileHandle
+    }
+
+    public static let etcdPath = "/usr/bin/etcd"
+    public static let etcdctlPath = "/usr/bin/etcdctl"
+
+    /// Starts `count` members and waits until each one answers with a leader (a few hundred ms for
+    /// one member, about a second for three). Fails, never skips, when etcd is not installed.
+    public init(members count: Int = 1, lifetime: Double = 300) throws {
+        for path in [EtcdCluster.etcdPath, EtcdCluster.etcdctlPath] where !FileManager.default.isExecutableFile(atPath: path) {
+            throw TestFailure("\(path) not found: install etcd 3.4 or later (Debian: etcd-server, etcd-client)")
+        }
+        let base = FileManager.default.isWritableFile(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
+        var template = Array((base + "/prefs-etcd-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed in \(base)") }
+        directory = String(cString: made)
+        self.lifetime = lifetime
+        let ports = try EtcdCluster.freePorts(2 * count)
+        members = (0..<count).map { Member(name: "m\($0)", clientPort: ports[2 * $0], peerPort: ports[2 * $0 + 1]) }
+        do {
+            for index in members.indices { try start(member: index, initial: true) }
+            for index in members.indices { try waitUntilHealthy(member: index) }
+        } catch {
+            stopAll()
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
+    }
+
+    deinit {
+        stopAll()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    public var clientEndpoints: [String] { members.map(\.clientEndpoint) }
+
+    public var endpoints: [EtcdEndpoint] { members.map { EtcdEndpoint(host: "127.0.0.1", port: $0.clientPort) } }
+
+    /// `etcd://127.0.0.1:P1,127.0.0.1:P2…/PREFIX` (no path without a prefix).
+    public func url(prefix: String? = nil) -> String {
+        "etcd://" + clientEndpoints.joined(separator: ",") + (prefix.map { "/" + $0 } ?? "")
+    }
+
+    public func isRunning(member index: Int) -> Bool { lock.withLock { guardians[index] != nil } }
+
+    /// Kills a member with SIGKILL and waits until it is gone.
+    public func kill(member index: Int) {
+        guard let guardian = lock.withLock({ guardians.removeValue(forKey: index) }) else { return }
+        stop(guardian)
+    }
+
+    /// Starts a killed member again on its data directory and ports, and waits until it answers.
+    public func restart(member index: Int) throws {
+        kill(member: index)
+        try start(member: index, initial: false)
+        try waitUntilHealthy(member: index)
+    }
+
+    /// The index of the member that is the leader now (waiting out an election, up to 5 s).
+    public func leaderIndex() throws -> Int {
+        let until = Date().addingTimeInterval(5)
+        while true {
+            let running = members.indices.filter { isRunning(member: $0) }
+            let output = try? etcdctl(["endpoint", "status", "-w", "json", "--endpoints=" + running.map { members[$0].clientEndpoint }.joined(separator: ",")])
+            if let output, let index = EtcdCluster.leader(inStatus: output, members: members) { return index }
+            guard Date() < until else { throw TestFailure("no leader among members \(running): \(output ?? "etcdctl failed")") }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    static func leader(inStatus json: String, members: [Member]) -> Int? {
+        guard case .array(let statuses)? = try? PropertyList.decode(Array(json.utf8), as: .json) else { return nil }
+        func field(_ value: PrefValue?, _ path: String...) -> PrefValue? {
+            path.reduce(value) { current, name in
+                if case .dictionary(let d)? = current { return d[name] }
+                return nil
+            }
+        }
+        for status in statuses {
+            guard let leader = field(status, "Status", "leader"), leader != .integer(0),
+                field(status, "Status", "header", "member_id") == leader,
+                case .string(let endpoint)? = field(status, "Endpoint")
+            else { continue }
+            return members.firstIndex { endpoint.hasSuffix($0.clientEndpoint) }
+        }
+        return nil
+    }
+
+    /// Creates the root user with `rootPassword` and turns authentication on; `etcdctl` then logs
+    /// in as root.
+    public func enableAuth(rootPassword: String) throws {
+        try etcdctl(["user", "add", "root:\(rootPassword)"])
+        try etcdctl(["auth", "enable"])
+        lock.withLock { self.rootPassword = rootPassword }
+    }
+
+    /// Runs etcdctl against the running members (as root once auth is on); its standard output.
+    @discardableResult
+    public func etcdctl(_ arguments: String...) throws -> String { try etcdctl(arguments) }
+
+    @discardableResult
+    public func etcdctl(_ arguments: [String]) throws -> String {
+        let running = members.indices.filter { isRunning(member: $0) }.map { members[$0].clientEndpoint }
+        var options = ["--endpoints=" + running.joined(separator: ","), "--command-timeout=5s", "--dial-timeout=2s"]
+        if let password = lock.withLock({ rootPassword }) { options.append("--user=root:\(password)") }
+        let result = try runProcess(EtcdCluster.etcdctlPath, options + arguments, timeout: 30)
+        guard result.status == 0 else {
+            throw TestFailure("etcdctl \(arguments.joined(separator: " ")) exited \(result.status): \(result.error)")
+        }
+        return result.outputText
+    }
+
+    /// The tail of a member's log, for a failure message.
+    public func log(member index: Int) -> String {
+        let text = (try? String(contentsOfFile: logPath(index), encoding: .utf8)) ?? ""
+        return String(text.suffix(2000))
+    }
+
+    // MARK: Processes
+
+    private func logPath(_ index: Int) -> String { directory + "/\(members[index].name).log" }
+
+    private func start(member index: Int, initial: Bool) throws {
+        let member = members[index]
+        var arguments = [
+            "--name", member.name, "--data-dir", directory + "/" + member.name,
+            "--listen-client-urls", "http://\(member.clientEndpoint)", "--advertise-client-urls", "http://\(member.clientEndpoint)",
+            "--listen-peer-urls", member.peerURL, "--initial-advertise-peer-urls", member.peerURL,
+            "--initial-cluster", members.map { "\($0.name)=\($0.peerURL)" }.joined(separator: ","),
+            "--initial-cluster-token", (directory as NSString).lastPathComponent,
+            "--heartbeat-interval", "50", "--election-timeout", "250", "--logger", "zap", "--log-level", "warn",
+        ]
+        if initial { arguments += ["--initial-cluster-state", "new"] }
+        let ends = try EtcdCluster.socketPair()
+        // The guardian: starts etcd, then waits for a line ("kill": stop the member) or end of file
+        // (this process died: stop it and remove the scratch directory), or the lifetime to pass.
+        let script = """
+            lifetime=$1 log=$2 scratch=$3; shift 3
+            "$@" >>"$log" 2>&1 </dev/null &
+            pid=$!
+            if read -r -t "$lifetime" line; then kill -9 "$pid" 2>/dev/null; wait "$pid"; exit 0; fi
+            kill -9 "$pid" 2>/dev/null; wait "$pid"; rm -rf "$scratch"
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", script, "etcd-guardian", String(Int(lifetime)), logPath(index), directory, EtcdCluster.etcdPath] + arguments
+        process.standardInput = FileHandle(fileDescriptor: ends.guardian, closeOnDealloc: true)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let control = FileHandle(fileDescriptor: ends.control, closeOnDealloc: true)
+        try process.run()
+        try? (process.standardInput as? FileHandle)?.close()
+        lock.withLock { guardians[index] = Guardian(process: process, control: control) }
+    }
+
+    private func stop(_ guardian: Guardian) {
+        try? guardian.control.write(contentsOf: Array("kill\n".utf8))
+        try? guardian.control.close()
+        let pid = guardian.process.processIdentifier
+        let deadline = Date().addingTimeInterval(10)
+        while guardian.process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        if guardian.process.isRunning, getpgid(pid) == pid { Foundation.kill(-pid, SIGKILL) }
+        guardian.process.waitUntilExit()
+    }
+
+    private func stopAll() {
+        let all = lock.withLock { () -> [Guardian] in
+            defer { guardians.removeAll() }
+            return Array(guardians.values)
+        }
+        all.forEach(stop)
+    }
+
+    /// Waits (up to 10 s) until the member's /health says it has a leader and serves reads.
+    private func waitUntilHealthy(member index: Int) throws {
+        let until = Date().addingTimeInterval(10)
+        while Date() < until {
+            if let answer = EtcdCluster.httpGet(port: members[index].clientPort, path: "/health"), answer.contains("\"health\":\"true\"") {
+                return
+            }
+            guard isRunning(member: index), lock.withLock({ guardians[index]?.process.isRunning }) == true else { break }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        throw TestFailure("etcd member \(index) did not become healthy; its log: \(log(member: index))")
+    }
+}
+
+extension EtcdCluster {
+    /// `count` distinct loopback ports that were free a moment ago (all held open together while
+    /// they are picked, so they differ; the kernel does not hand them out again soon).
+    public static func freePorts(_ count: Int) throws -> [UInt16] {
+        var sockets: [Int32] = []
+        defer { sockets.forEach { close($0) } }
+        var ports: [UInt16] = []
+        for _ in 0..<count {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
+            sockets.append(fd)
+            var address = loopback(port: 0)
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            }
+            guard bound else { throw TestFailure("bind: errno \(errno)") }
+            ports.append(UInt16(bigEndian: address.sin_port))
+        }
+        return ports
+    }
+
+    static func loopback(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return address
+    }
+
+    /// A socket pair, both ends close-on-exec from the start (so no other child inherits them).
+    static func socketPair() throws -> (guardian: Int32, control: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            throw TestFailure("socketpair: errno \(errno)")
+        }
+        return (ends[0], ends[1])
+    }
+
+    /// A plain HTTP/1.0 GET on loopback, independent of the client under test; nil on any failure.
+    static func httpGet(port: UInt16, path: String, timeout: Double = 1) -> String? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var time = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1e6))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        var address = loopback(port: port)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard connected else { return nil }
+        let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        guard send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { return nil }
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while response.count < 1 << 20 {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n < 0 { return nil }
+            if n == 0 { break }
+            response += buffer[..<n]
+        }
+        return String(decoding: response, as: UTF8.self)
+    }
+}
