@@ -127,6 +127,25 @@ import Testing
         #expect(try ShellCompletionTests.names(shell, results[1], in: box.sandbox).sorted() == ["flag", "other"], "\(results[1].offers)")
     }
 
+    /// What another tool may leave under the prefix: a value that is not a binary plist is 65
+    /// naming the key (other keys still read), a marker that is not a suite name is skipped with
+    /// its bytes escaped.
+    @Test func foreignKeysUnderThePrefixAreReportedNotTrusted() throws {
+        let box = try Box(try Self.cluster.get())
+        let prefix = String(box.url.split(separator: "/").last!)
+        #expect(try box.prefs("write", "app", "ok", "1").status == 0)
+        try box.cluster.etcdctl("put", prefix + "/app/bad", "garbage")
+        let bad = try box.prefs("read", "app", "bad")
+        #expect(bad.status == 65 && bad.error.contains("/app: bad: binary plist"), "\(bad.error)")
+        #expect(try box.prefs("read", "app").status == 65)
+        #expect(try box.prefs("read", "app", "ok").outputText == "1\n")
+        #expect(try box.prefs("check", "app").status == 65)
+        try box.cluster.etcdctl("put", prefix + "/.suites/\u{7F}x", "")
+        let domains = try box.prefs("domains")
+        #expect(domains.status == 0 && domains.outputText == "app\n", "\(domains.error)")
+        #expect(domains.error.contains("/.suites/\\x7fx: not a suite name prefs wrote"), "\(domains.error)")
+    }
+
     /// 8 processes × 25 `-int-add 1`, each through a different member first: exactly 200.
     @Test func countersFromEightProcessesOnDifferentMembersSumExactly() throws {
         let cluster = try Self.cluster.get()
@@ -165,6 +184,26 @@ import Testing
         #expect(try box.prefs("write", "s", "big", "small").status == 0)
         #expect(try box.prefs("check", "s").outputText == "s: 0 external values OK\n")
         #expect(try box.prefs("gc", "--grace", "0").status == 0)
+    }
+
+    /// gc --grace 0 in a loop while large values are written: every write that exited 0 reads back.
+    @Test func aConcurrentGCLosesNoCommittedValue() throws {
+        let box = try Box(try Self.cluster.get())
+        let script = """
+        set -u
+        head -c 300000 /dev/urandom > v
+        ( while [ ! -e stop ]; do prefs gc --grace 0 >/dev/null 2>&1; done ) &
+        for i in $(seq 1 12); do
+          printf '%04d' $i | cat - v > v$i
+          if prefs write s k$i -data @v$i; then echo $i >> ok; fi
+        done
+        touch stop; wait
+        for i in $(cat ok); do prefs read s k$i --raw | cmp -s - v$i || echo "k$i differs"; done
+        """
+        let run = try runProcess("/bin/bash", ["-c", "cd '\(box.sandbox.directory.path)' && " + script], environment: box.environment)
+        #expect(run.status == 0 && run.outputText.isEmpty, "\(run.outputText) \(run.error)")
+        #expect(try String(contentsOfFile: box.sandbox.directory.file("ok"), encoding: .utf8).split(separator: "\n").count == 12)
+        #expect(try box.prefs("check", "s").outputText == "s: 12 external values OK\n")
     }
 
     /// Writes go on while the leader is killed (and come back).

@@ -40,20 +40,21 @@ public struct EtcdSuiteStorage: SuiteStorage {
     }
 
     public func suiteNames() throws -> SuiteListing {
-        try markedNames(after: layout.markers, shown: name + "/", reason: "not a suite name prefs wrote")
+        try markedNames(after: layout.markers, shown: name + "/.suites/") { (try? Domain(argument: $0)) == .suite($0) }
     }
 
-    /// The names of the markers under `prefix`, sorted by code point; one starting with `.` (the
-    /// global suite, registrations) is not a name, and one that does not unescape is skipped, said
-    /// so as `shown` and the key.
-    func markedNames(after prefix: [UInt8], shown: String, reason: String) throws -> SuiteListing {
+    /// The names of the markers under `prefix`, sorted by code point. One starting with `.` (the
+    /// global suite, registrations) is not a name; one that does not unescape, or that `accepts`
+    /// refuses (a command line could not give it back), is skipped, said so as `shown` and the key's
+    /// bytes escaped.
+    func markedNames(after prefix: [UInt8], shown: String, accepts: (String) -> Bool) throws -> SuiteListing {
         let found = try etcd.range(prefix, rangeEnd: EtcdClient.prefixEnd(prefix), keysOnly: true)
         var listing = SuiteListing()
         for kv in found.kvs {
             let place = kv.key.dropFirst(prefix.count)
             guard place.first != 0x2E else { continue }  // .GlobalPreferences, .registered/…
-            guard let name = EtcdLayout.unescape(place) else {
-                listing.skipped.append(SkippedEntry(path: shown + String(decoding: place, as: UTF8.self), reason: reason))
+            guard let name = EtcdLayout.unescape(place), accepts(name) else {
+                listing.skipped.append(SkippedEntry(path: shown + ByteText.escaped(Array(place)), reason: "not a suite name prefs wrote"))
                 continue
             }
             listing.names.append(name)
