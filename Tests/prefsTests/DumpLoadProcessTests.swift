@@ -109,6 +109,50 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: box.directory.file("missing")))
     }
 
+    /// A dump written into the configuration directory itself (where the global suite, absent here,
+    /// is locked through the directory) is produced with no lock held, so it takes each suite's.
+    @Test func aDumpIntoTheConfigurationDirectoryWaitsForNothing() throws {
+        let box = try ProcessSandbox()
+        try box.prefs("write", "app", "k", "v")
+        let run = try box.shell("PREFS_LOCK_TIMEOUT=2 prefs dump \"$XDG_CONFIG_HOME/backup.json\"")
+        #expect(run.status == 0, "\(run.error)")
+        #expect(try Fixtures.bytes(box.config + "/backup.json") == (try box.prefs("dump").output))
+        #expect(try box.files() == ["app.plist", "backup.json"])
+    }
+
+    /// A dump damaged anywhere — cut off inside a large value, or a bad value after suites that read
+    /// fine — changes nothing: every suite file byte-identical, and no blob left from the values
+    /// streamed before the fault.
+    @Test(arguments: ["cut", "bad value"])
+    func aCorruptDumpChangesNothing(damage: String) throws {
+        let source = try ProcessSandbox()
+        let big = try source.directory.write("big.txt", String(repeating: "0123456789", count: 40_000))
+        try source.prefs("write", "a", "big", "-string-file", big, "small", "-int", "1")
+        try source.prefs("write", "b", "k", "-data", "00ff")
+        var dump = try source.prefs("dump").output
+        if damage == "cut" {
+            dump = Array(dump.prefix(dump.count / 2))
+        } else {
+            let text = String(decoding: dump, as: UTF8.self).replacingOccurrences(of: #"{"data": "AP8="}"#, with: #"{"data": "A!8="}"#)
+            #expect(text.utf8.count == dump.count)
+            dump = Array(text.utf8)
+        }
+        let target = try ProcessSandbox()
+        try target.prefs("write", "a", "old", "1")
+        try target.prefs("write", "b", "old", "2")
+        let before = try target.files().map { try Fixtures.bytes(target.config + "/" + $0) }
+        let run = try target.prefs("load", "-", input: dump)
+        #expect(run.status == 65, "\(run.error)")
+        #expect(run.outputText == "")
+        #expect(try target.files().map { try Fixtures.bytes(target.config + "/" + $0) } == before)
+        let external = target.data + "/prefs/external"
+        let blobs = ((try? FileManager.default.subpathsOfDirectory(atPath: external)) ?? []).filter { path in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: external + "/" + path, isDirectory: &isDirectory) && !isDirectory.boolValue
+        }
+        #expect(blobs.isEmpty, "blobs left: \(blobs)")
+    }
+
     /// Names with spaces and newlines go through; a file whose name is not UTF-8 is left out and said
     /// so; a dump naming a suite no DOMAIN can name changes nothing.
     @Test func awkwardNames() throws {

@@ -36,6 +36,12 @@ public protocol FileSystem: Sendable {
     /// large file is never held in memory; a failure (of `produce` too) leaves the file as it was.
     func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws
 
+    /// `replace(_:newFileMode:streaming:)` for a file the user named, the bytes produced with no lock
+    /// held (so producing them may take other locks, as a dump takes each suite's) and only the
+    /// rename run inside `commit`, which takes the file's lock.
+    func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
+                 commit: (_ rename: () throws -> Void) throws -> Void) throws
+
     /// Writes the pieces into a device, FIFO or socket (`FileStatus.isSpecial`), which is not replaced.
     func writeSpecial(_ path: String, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws
 
@@ -103,8 +109,8 @@ extension FileSystem {
     }
 
     /// Replaces a file the user named (an output file, not a suite): a symlink is followed and its
-    /// target replaced atomically, under the lock of the target's directory. A device, FIFO or socket
-    /// (`/dev/null`, `/dev/stdout`, a process substitution) is written to, never replaced.
+    /// target replaced atomically, renamed into place under the target's lock. A device, FIFO or
+    /// socket (`/dev/null`, `/dev/stdout`, a process substitution) is written to, never replaced.
     public func writeFile(_ path: String, _ bytes: [UInt8], newFileMode: mode_t, lockTimeout: Double) throws {
         try writeFile(path, newFileMode: newFileMode, lockTimeout: lockTimeout) { write in try bytes.withUnsafeBytes(write) }
     }
@@ -116,9 +122,17 @@ extension FileSystem {
         let target = try resolvingSymlinks(path)
         let directory = splitPath(target).directory
         guard try status(of: directory)?.isDirectory == true else { throw PrefsError.cannotWrite(path: path, errno: ENOENT) }
-        try withLock(ofFile: target, timeout: lockTimeout) {
-            try replace(target, newFileMode: newFileMode, streaming: produce)
+        try replace(target, newFileMode: newFileMode, streaming: produce) { rename in
+            try withLock(ofFile: target, timeout: lockTimeout, rename)
         }
+    }
+
+    /// Collects the pieces, then replaces the file with them inside `commit`.
+    public func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
+                        commit: (_ rename: () throws -> Void) throws -> Void) throws {
+        var bytes: [UInt8] = []
+        try produce { bytes.append(contentsOf: $0) }
+        try commit { try replace(path, with: bytes, newFileMode: newFileMode) }
     }
 
     /// Collects the pieces, then replaces the file with them (a file system with no streaming write).

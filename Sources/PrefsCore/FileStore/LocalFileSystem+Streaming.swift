@@ -7,12 +7,21 @@ extension LocalFileSystem {
     public func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         let (directory, name) = splitPath(path)
         removeStaleTemporaries(in: directory, for: name)
+        try replace(path, newFileMode: newFileMode, streaming: produce) { rename in try rename() }
+    }
+
+    /// The temporary file written and synced with no lock held; then, inside `commit` (which takes the
+    /// file's lock), the temporaries killed writers left are removed and it is renamed over `path`.
+    public func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
+                        commit: (_ rename: () throws -> Void) throws -> Void) throws {
+        let (directory, name) = splitPath(path)
         let existing = try status(of: path)
         let mode = existing?.mode ?? newFileMode
         func failed(_ error: FileDescriptor.Errno) -> PrefsError { .cannotWrite(path: path, errno: error.code) }
         var attempt = 0
         while true {
-            let candidate = directory + "/" + TemporaryName.make(for: name)
+            let temporary = TemporaryName.make(for: name)
+            let candidate = directory + "/" + temporary
             let raw: Int32
             do {
                 raw = try FileDescriptor.retrying { open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) }
@@ -27,8 +36,11 @@ extension LocalFileSystem {
                 if existing != nil { _ = try FileDescriptor.retrying { fchmod(raw, mode) } }
                 try produce(LocalFileSystem.writer(raw, path: path))
                 try file.sync()
-                guard rename(candidate, path) == 0 else { throw FileDescriptor.Errno.current }
-                try syncDirectory(directory)
+                try commit {
+                    removeStaleTemporaries(in: directory, for: name, except: temporary)
+                    guard rename(candidate, path) == 0 else { throw FileDescriptor.Errno.current }
+                    try syncDirectory(directory)
+                }
                 return
             } catch {
                 unlink(candidate)

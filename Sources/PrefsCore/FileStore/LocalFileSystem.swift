@@ -170,9 +170,9 @@ public struct LocalFileSystem: FileSystem {
 
     /// Temporary files of `name` that exist while we hold the directory's lock were left by writers
     /// that died before renaming them; nothing else can be using them.
-    func removeStaleTemporaries(in directory: String, for name: String) {
+    func removeStaleTemporaries(in directory: String, for name: String, except own: String? = nil) {
         let prefix = TemporaryName.prefix(for: name)
-        for entry in (try? contentsOfDirectory(directory)) ?? [] where entry.hasPrefix(prefix) {
+        for entry in (try? contentsOfDirectory(directory)) ?? [] where entry.hasPrefix(prefix) && entry != own {
             unlink(directory + "/" + entry)
         }
     }
