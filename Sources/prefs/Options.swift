@@ -16,6 +16,11 @@ struct OptionSpec: Sendable {
     let summary: String
     /// The value may be a scalar TYPE flag and its VALUE, two words (`--default -int 30`).
     var typedValue = false
+    /// Spelled with one dash, as `defaults` spells its options (`-currentHost`).
+    var singleDash = false
+
+    /// The option as typed: `--name`, or `-name`.
+    var spelling: String { (singleDash ? "-" : "--") + name }
 }
 
 /// An option bound to a field of its verb's options: declared once with its type and arity, parsed

@@ -58,7 +58,7 @@ struct EtcdLayout: Sendable {
         case .suite(let name): return escape(name)
         case .global: return Array(globalPlace.utf8)
         case .registered(let name): return Array(".registered/".utf8) + escape(name)
-        case .file: return nil
+        case .file, .byHost: return nil
         }
     }
 
