@@ -153,6 +153,35 @@ import Testing
         #expect(blobs.isEmpty, "blobs left: \(blobs)")
     }
 
+    /// This machine's ByHost suites (`-currentHost`) go in `suitesByHost`, under the host ID, and
+    /// come back to that host's files on any machine; other hosts' files are not this machine's.
+    @Test func byHostSuitesGoUnderTheirHost() throws {
+        let source = try ProcessSandbox()
+        let onHost = "PREFS_HOST_ID=host-1 prefs"
+        let setup = try source.shell("\(onHost) write app k v && \(onHost) -currentHost write app k here && \(onHost) -currentHost write -g g -int 1"
+                                     + " && \(onHost) -host other-2 write app k there")
+        #expect(setup.status == 0, "\(setup.error)")
+        let dump = try source.shell("\(onHost) dump")
+        #expect(dump.status == 0, "\(dump.error)")
+        #expect(try PropertyList.decode(dump.output).value == ["prefs-dump": 1, "suites": ["app": ["k": "v"]],
+                                                                "suitesByHost": ["host-1": ["NSGlobalDomain": ["g": 1], "app": ["k": "here"]]]])
+        let target = try ProcessSandbox()
+        let file = try target.directory.write("dump.json", dump.output)
+        let load = try target.shell("PREFS_HOST_ID=host-9 prefs load '\(file)'")
+        #expect(load.outputText == """
+            restored\tapp: 1 added, 0 replaced, 0 removed
+            restored\tNSGlobalDomain (ByHost host-1): 1 added, 0 replaced, 0 removed
+            restored\tapp (ByHost host-1): 1 added, 0 replaced, 0 removed
+            3 restored, 0 unchanged, 0 failed
+
+            """, "\(load.error)")
+        #expect(try target.shell("PREFS_HOST_ID=host-9 prefs -host host-1 read app k").outputText == "here\n")
+        #expect(FileManager.default.fileExists(atPath: target.config + "/ByHost/.GlobalPreferences.host-1.plist"))
+        let bad = try target.directory.write("bad.json", #"{"prefs-typed-json": 1, "value": {"dictionary": {"prefs-dump": {"integer": 1}, "suitesByHost": {"dictionary": {"../x": {"dictionary": {"app": {"dictionary": {}}}}}}}}}"#)
+        let refused = try target.prefs("load", bad)
+        #expect(refused.status == 65 && refused.error.contains(#"for host "../x""#), "\(refused.error)")
+    }
+
     /// Names with spaces and newlines go through; a file whose name is not UTF-8 is left out and said
     /// so; a dump naming a suite no DOMAIN can name changes nothing.
     @Test func awkwardNames() throws {

@@ -69,6 +69,10 @@ struct DumpParser {
                     throw reader.failure("a dump of version \(SuiteStore.dumpVersion) is what this prefs reads")
                 }
                 version = true
+            } else if key == DumpedSuite.Section.suitesByHost.rawValue {
+                try dictionaryNode { parser, host in
+                    try parser.dictionaryNode { parser, name in try parser.suite(section: .suitesByHost, name: name, host: host) }
+                }
             } else if let section = DumpedSuite.Section(rawValue: key) {
                 try dictionaryNode { parser, name in try parser.suite(section: section, name: name) }
             } else {
@@ -88,11 +92,11 @@ struct DumpParser {
     }
 
     /// One suite: its values, each checked. A name given twice: the last one wins, as in JSON.
-    mutating func suite(section: DumpedSuite.Section, name: String) throws {
-        guard let location = DumpedSuite.location(section: section, name: name) else {
-            throw reader.failure("\"\(name)\" does not name a suite (in \(section.rawValue))")
+    mutating func suite(section: DumpedSuite.Section, name: String, host: String? = nil) throws {
+        guard let location = DumpedSuite.location(section: section, name: name, host: host) else {
+            throw reader.failure("\"\(name)\" does not name a suite (in \(section.rawValue)\(host.map { " for host \"\($0)\"" } ?? ""))")
         }
-        let suite = DumpedSuite(section: section, name: name, location: location)
+        let suite = DumpedSuite(section: section, name: name, location: location, host: host)
         // Only a suite's own values go to external storage (not registered defaults).
         let place = section == .suites ? try store.blobPlace(for: location) : nil
         var loaded = LoadedSuite(suite: suite, place: place)

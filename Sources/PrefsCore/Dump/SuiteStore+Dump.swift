@@ -16,7 +16,8 @@ extension SuiteStore {
     ///     {"prefs-typed-json": 1, "value": {"dictionary": {
     ///         "prefs-dump": {"integer": 1},
     ///         "registered": {"dictionary": {"app": {"dictionary": {…}}}},     (with registered)
-    ///         "suites": {"dictionary": {"NSGlobalDomain": {"dictionary": {…}}, "app": …}}}}}
+    ///         "suites": {"dictionary": {"NSGlobalDomain": {"dictionary": {…}}, "app": …}},
+    ///         "suitesByHost": {"dictionary": {"HOSTID": {"dictionary": {"app": …}}}}}}}  (when there are some)
     ///
     /// Each suite is read while no change of it can commit (its lock is held), so it is dumped as one
     /// version, external values included: a string or data value streams from its blob (checked as
@@ -40,11 +41,20 @@ extension SuiteStore {
         out.key(SuiteStore.dumpMarker)
         try out.node(.integer(SuiteStore.dumpVersion))
         for section in DumpedSuite.Section.allCases where section != .registered || registered {
+            let entries = suites.filter { $0.section == section }
+            guard section != .suitesByHost || !entries.isEmpty else { continue }
             out.key(section.rawValue)
+            guard section == .suitesByHost else {
+                summary.suites += try dump(entries, into: &out)
+                continue
+            }
+            var hosts: [String] = []
+            for host in entries.compactMap(\.host) where !hosts.contains(host) { hosts.append(host) }
             out.openNode("dictionary")
             out.openObject()
-            for suite in suites where suite.section == section {
-                if try dump(suite, into: &out) { summary.suites.append(suite) }
+            for host in hosts {
+                out.key(host)
+                summary.suites += try dump(entries.filter { $0.host == host }, into: &out)
             }
             out.closeObject()
             out.closeObject()
@@ -54,6 +64,17 @@ extension SuiteStore {
         out.closeObject()
         try out.finish()
         return summary
+    }
+
+    /// `{"dictionary": {NAME: …}}` of the suites that exist among `suites`; those.
+    func dump(_ suites: [DumpedSuite], into out: inout DumpWriter) throws -> [DumpedSuite] {
+        var dumped: [DumpedSuite] = []
+        out.openNode("dictionary")
+        out.openObject()
+        for suite in suites where try dump(suite, into: &out) { dumped.append(suite) }
+        out.closeObject()
+        out.closeObject()
+        return dumped
     }
 
     /// One suite's entry; false when it does not exist.

@@ -111,8 +111,9 @@ extension HelpText {
                 """
 
     static let dumpDetails = """
-                Writes every suite and the global suite (NSGlobalDomain), and with --registered the
-                user's registered defaults, as one typed-JSON document (every type kept): to standard
+                Writes every suite, the global suite (NSGlobalDomain) and this machine's ByHost suites,
+                and with --registered the user's registered defaults, as one typed-JSON document
+                (every type kept): to standard
                 output, or to FILE, replaced atomically (mode 0600 when new). External values are
                 streamed from their blobs. Each suite is read while no change of it can commit; one
                 that cannot be read fails the dump. prefs load restores it.
