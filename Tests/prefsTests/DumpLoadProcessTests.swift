@@ -228,6 +228,24 @@ import Testing
         #expect(try box.suite("app") == ["a": 1])
     }
 
+    /// A suite of 50,000 keys (and a duplicated one, the last value winning) loads in linear time:
+    /// it took over ten minutes when each key was looked for among those read before it.
+    @Test func aSuiteOfFiftyThousandKeysLoads() throws {
+        let box = try ProcessSandbox()
+        try FileManager.default.createDirectory(atPath: box.config, withIntermediateDirectories: true)
+        var contents = PrefDictionary()
+        for i in 0..<50_000 { contents[String(format: "k%06d", i)] = .integer(Int64(i)) }
+        try Data(try PropertyList.encode(.dictionary(contents), as: .binary)).write(to: URL(fileURLWithPath: box.config + "/big.plist"))
+        let dump = try box.prefs("dump").outputText
+        let duplicated = dump.replacingOccurrences(of: #""k049999": {"integer": 49999}"#, with: #""k049999": {"integer": 49999}, "k000001": {"integer": 7}"#)
+        #expect(duplicated != dump)
+        let other = try ProcessSandbox()
+        let load = try other.prefs("load", "-", input: Array(duplicated.utf8), timeout: 60)
+        #expect(load.outputText == "restored\tbig: 50000 added, 0 replaced, 0 removed\n1 restored, 0 unchanged, 0 failed\n", "\(load.error)")
+        contents["k000001"] = 7
+        #expect(try other.suite("big") == .dictionary(contents))
+    }
+
     /// A load killed (SIGKILL) half-way leaves each suite whole: either exactly as it was or exactly
     /// as dumped, never a mix; loading again finishes the job.
     @Test func aLoadKilledHalfWayLeavesEachSuiteWhole() throws {

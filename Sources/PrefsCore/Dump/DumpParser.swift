@@ -32,6 +32,7 @@ struct DumpParser {
     /// The suites read so far, and every blob written (removed if the dump turns out bad).
     var suites: [LoadedSuite] = []
     var written: [(PendingBlob, BlobPlace)] = []
+    var suitePositions: [SuiteLocation: Int] = [:]
 
     /// The document: `{"prefs-typed-json": 1, "value": {"dictionary": {…}}}`, members in any order.
     mutating func parse() throws {
@@ -100,15 +101,24 @@ struct DumpParser {
         // Only a suite's own values go to external storage (not registered defaults).
         let place = section == .suites ? try store.blobPlace(for: location) : nil
         var loaded = LoadedSuite(suite: suite, place: place)
+        // Where each key is (by its bytes, as a suite tells keys apart), so a suite of any size is
+        // read in linear time.
+        var positions: [[UInt8]: Int] = [:]
         try dictionaryNode { parser, key in
             let value = try parser.value(key: key, suite: suite, place: place, streaming: section == .suites)
-            if let old = loaded.entries.firstIndex(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
-                loaded.entries.remove(at: old)
+            if let old = positions[Array(key.utf8)] {
+                loaded.entries[old] = (key, value)
+            } else {
+                positions[Array(key.utf8)] = loaded.entries.count
+                loaded.entries.append((key, value))
             }
-            loaded.entries.append((key, value))
         }
-        if let old = suites.firstIndex(where: { $0.suite.location == location }) { suites.remove(at: old) }
-        suites.append(loaded)
+        if let old = suitePositions[location] {
+            suites[old] = loaded
+        } else {
+            suitePositions[location] = suites.count
+            suites.append(loaded)
+        }
     }
 
     /// A typed node `{"TYPE": …}`: a large string or data value streamed, anything else decoded.
