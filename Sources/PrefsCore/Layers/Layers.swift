@@ -8,6 +8,8 @@ public enum Origin: Equatable, Sendable, CustomStringConvertible {
     case registered(String)
     /// A `--defaults FILE` given on the command line.
     case commandLine(String)
+    /// The defaults a suite's schema declares, the lowest layer.
+    case schema(String)
 
     public var description: String {
         switch self {
@@ -15,6 +17,7 @@ public enum Origin: Equatable, Sendable, CustomStringConvertible {
         case .global: return "global"
         case .registered(let path): return "registered:" + path
         case .commandLine: return "command-line"
+        case .schema(let path): return "schema:" + path
         }
     }
 }
@@ -23,7 +26,7 @@ public enum Origin: Equatable, Sendable, CustomStringConvertible {
 /// over the global suite's stored values (for a suite), over its registered defaults — the
 /// `--defaults FILE`s given on the command line (a later one over an earlier one), then the user's
 /// file under `$XDG_DATA_HOME`, then each `$XDG_DATA_DIRS` directory's in order (see
-/// `SuiteStore.registrationFiles`). Layers resolve per top-level key: the highest layer that has the
+/// `SuiteStore.registrationFiles`), and last the defaults of the suite's schema (`schema:FILE`). Layers resolve per top-level key: the highest layer that has the
 /// key gives its whole value, and dictionaries are not merged. A file domain has only itself.
 ///
 /// Every layer is read and checked on every read, even once the answer is known, so a malformed
@@ -52,6 +55,8 @@ public struct Layers: Sendable {
     struct Layer {
         let origin: Origin
         let location: SuiteLocation
+        /// The contents, when they are not the location's own (a schema's defaults).
+        var defaults: PrefDictionary? = nil
     }
 
     /// The layers, highest first.
@@ -61,6 +66,9 @@ public struct Layers: Sendable {
         if case .suite = domain { layers.append(Layer(origin: .global, location: .global)) }
         layers += commandLineDefaults.reversed().map { Layer(origin: .commandLine($0), location: .file($0)) }
         layers += try store.storage.registrationLocations(for: name).map { Layer(origin: .registered(store.describe($0)), location: $0) }
+        if let loaded = try store.schema(named: name) {
+            layers.append(Layer(origin: .schema(loaded.source), location: loaded.location, defaults: loaded.schema.defaults))
+        }
         return layers
     }
 
@@ -75,6 +83,7 @@ public struct Layers: Sendable {
     /// A layer's contents; nil when it does not exist (a `--defaults FILE` must exist).
     /// External values are read in.
     func contents(of layer: Layer) throws -> PrefDictionary? {
+        if let defaults = layer.defaults { return defaults }
         guard let contents = try store.load(at: layer.location)?.contents else {
             if case .commandLine(let path) = layer.origin { throw PrefsError.fileNotFound(path: path) }
             return nil
@@ -89,7 +98,7 @@ public struct Layers: Sendable {
         switch origin {
         case .stored: return try store.blobPlace(for: try store.location(of: domain))
         case .global: return try store.blobPlace(for: .global)
-        case .registered, .commandLine: return nil
+        case .registered, .commandLine, .schema: return nil
         }
     }
 
@@ -112,7 +121,7 @@ public struct Layers: Sendable {
             switch layer.origin {
             case .stored, .global:
                 found = try store.lookup(path.first, in: layer.location)
-            case .registered, .commandLine:
+            case .registered, .commandLine, .schema:
                 let contents = try contents(of: layer)
                 found = (contents != nil, contents?[path.first])
             }

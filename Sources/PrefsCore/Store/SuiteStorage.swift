@@ -9,6 +9,9 @@ public enum SuiteLocation: Hashable, Sendable {
     case registered(String)
     /// A file named by its path: a file domain, a `--defaults FILE`, a package's registered defaults.
     case file(String)
+    /// The user's schema for a suite (`NSGlobalDomain` for the global suite), which
+    /// `prefs register --schema` installs: a dictionary like a suite's (see `Schema`).
+    case schema(String)
 
     /// The location a domain names; nil for standard input.
     public init?(_ domain: Domain) {
@@ -86,6 +89,11 @@ public protocol SuiteStorage: Sendable {
     /// The locations of a suite's registered defaults, most important first: the user's
     /// (`.registered(NAME)`, which `prefs register` changes), then the ones packages ship.
     func registrationLocations(for name: String) throws -> [SuiteLocation]
+
+    /// The locations of a suite's schema, most important first: the user's (`.schema(NAME)`,
+    /// which `prefs register --schema` installs), then the ones packages ship. The first that
+    /// exists is the schema; schemas are not merged.
+    func schemaLocations(for name: String) throws -> [SuiteLocation]
 
     /// The suite whose external storage a location's references point into (a suite's name or
     /// `NSGlobalDomain`); nil for a place whose values always stay inline.

@@ -7,6 +7,9 @@ public struct SuiteStore: Sendable {
     public let storage: any SuiteStorage
     /// Files named by their paths: file domains, `--defaults FILE`s, packages' registered defaults.
     public let files: FileSuiteStorage
+    /// Which schema changes are checked against (`--schema FILE`, `--no-schema`); reads always see
+    /// the installed one's defaults.
+    public var schemaChoice: SchemaChoice = .installed
 
     public var environment: Environment { files.environment }
     public var fileSystem: any FileSystem { files.fileSystem }
