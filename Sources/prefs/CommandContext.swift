@@ -4,7 +4,7 @@ import PrefsCore
 /// What a command may use: the suite store (file system and environment) and standard output and
 /// error as sinks, so tests can run commands in-process against an in-memory file system.
 struct CommandContext: Sendable {
-    let store: SuiteStore
+    var store: SuiteStore
     let writeOutput: @Sendable ([UInt8]) -> Void
     let writeError: @Sendable ([UInt8]) -> Void
     /// The descriptor standard output goes to, when it is a real one (so `watch` can tell when its
