@@ -62,7 +62,7 @@ public struct LocalFileSystem: FileSystem {
             throw PrefsError.cannotRead(path: path, errno: errno)
         }
         return FileStatus(isDirectory: info.st_mode & S_IFMT == S_IFDIR, mode: info.st_mode & 0o7777, size: Int(info.st_size),
-                          inode: UInt64(info.st_ino), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+                          inode: UInt64(info.st_ino), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec), isSpecial: info.st_mode & S_IFMT != S_IFDIR && info.st_mode & S_IFMT != S_IFREG)
     }
 
     public func resolvingSymlinks(_ path: String) throws -> String {

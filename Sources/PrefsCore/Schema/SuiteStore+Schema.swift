@@ -29,19 +29,22 @@ extension SuiteStore {
             return loaded
         case .installed:
             for location in try storage.schemaLocations(for: name) {
-                if let loaded = try loadSchema(at: location) { return loaded }
+                if let loaded = try loadSchema(at: location, regularOnly: true) { return loaded }
             }
             return nil
         }
     }
 
     /// The schema at a location; nil when there is none. A file larger than `Schema.maximumSize`
-    /// is refused before it is read.
-    func loadSchema(at location: SuiteLocation) throws -> LoadedSchema? {
+    /// is refused before it is read, and with `regularOnly` so is a FIFO or a device (an installed
+    /// or shipped schema is read on every write: one must never block it).
+    func loadSchema(at location: SuiteLocation, regularOnly: Bool = false) throws -> LoadedSchema? {
         let source = describe(location)
-        if let files = storage(for: location) as? FileSuiteStorage, let size = try fileSystem.status(of: try files.path(of: location))?.size,
-           size > Schema.maximumSize {
-            throw PrefsError.malformed(source: source, format: nil, reason: "schema: larger than \(Schema.maximumSize >> 20) MiB")
+        if let files = storage(for: location) as? FileSuiteStorage, let status = try fileSystem.status(of: try files.path(of: location)) {
+            if status.size > Schema.maximumSize {
+                throw PrefsError.malformed(source: source, format: nil, reason: "schema: larger than \(Schema.maximumSize >> 20) MiB")
+            }
+            if regularOnly && status.isSpecial { throw PrefsError.malformed(source: source, format: nil, reason: "schema: not a regular file") }
         }
         guard let stored = try load(at: location) else { return nil }
         return LoadedSchema(schema: try Schema(document: stored.contents, source: source), location: location, source: source)
