@@ -8,20 +8,15 @@ protocol SchemaOptions {
 }
 
 extension SchemaOptions {
-    /// The schema a change is checked against.
-    func schemaChoice(verb: String) throws -> SchemaChoice {
-        switch (schema, noSchema) {
-        case (_?, true): throw PrefsError.usage("\(verb): --schema and --no-schema cannot be combined")
-        case (let file?, false): return .file(file)
-        case (nil, true): return .none
-        case (nil, false): return .installed
-        }
-    }
-
     /// The context with its store checking changes as these options say.
     func context(_ context: CommandContext, verb: String) throws -> CommandContext {
         var context = context
-        context.store.schemaChoice = try schemaChoice(verb: verb)
+        switch (schema, noSchema) {
+        case (_?, true): throw PrefsError.usage("\(verb): --schema and --no-schema cannot be combined")
+        case (let file?, false): context.store = try context.store.usingSchemaFile(file)
+        case (nil, true): context.store.schemaChoice = .none
+        case (nil, false): break
+        }
         return context
     }
 }

@@ -96,5 +96,5 @@ public struct Schema: Equatable, Sendable {
     }
 
     /// The largest schema file read: a schema is read on every write of its suite.
-    public static let maximumSize = 1 << 20
+    public static let maximumSize = 4 << 20
 }

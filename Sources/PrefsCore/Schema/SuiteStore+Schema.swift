@@ -1,9 +1,9 @@
 /// Which schema a change is checked against.
-public enum SchemaChoice: Equatable, Sendable {
+public enum SchemaChoice: Sendable {
     /// The suite's own: the user's (`prefs register --schema`), else the first a package ships.
     case installed
-    /// `--schema FILE`: this file, for this run.
-    case file(String)
+    /// `--schema FILE`: this schema, read once for the whole run (`usingSchemaFile`).
+    case given(LoadedSchema)
     /// `--no-schema`: none; the change is stored unchecked.
     case none
 }
@@ -24,8 +24,7 @@ extension SuiteStore {
         switch schemaChoice {
         case .none:
             return nil
-        case .file(let path):
-            guard let loaded = try loadSchema(at: .file(path)) else { throw PrefsError.fileNotFound(path: path) }
+        case .given(let loaded):
             return loaded
         case .installed:
             for location in try storage.schemaLocations(for: name) {
@@ -33,6 +32,15 @@ extension SuiteStore {
             }
             return nil
         }
+    }
+
+    /// The store with the schema in the file `path` (`--schema FILE`) for every change: read once,
+    /// as a pipe (`--schema <(…)`) can be read only once.
+    public func usingSchemaFile(_ path: String) throws -> SuiteStore {
+        guard let loaded = try loadSchema(at: .file(path)) else { throw PrefsError.fileNotFound(path: path) }
+        var store = self
+        store.schemaChoice = .given(loaded)
+        return store
     }
 
     /// The schema at a location; nil when there is none. A file larger than `Schema.maximumSize`
@@ -90,11 +98,16 @@ extension SuiteStore {
             throw PrefsError.malformed(source: source, format: nil, reason: "schema: larger than \(Schema.maximumSize >> 20) MiB")
         }
         let bytes = try input.bytes(from: source)
+        let sourceName = DocumentInput.name(of: source)
         guard bytes.count <= Schema.maximumSize else {
-            throw PrefsError.malformed(source: DocumentInput.name(of: source), format: nil, reason: "schema: larger than \(Schema.maximumSize >> 20) MiB")
+            throw PrefsError.malformed(source: sourceName, format: nil, reason: "schema: larger than \(Schema.maximumSize >> 20) MiB")
         }
         let document = try input.dictionary(from: source) { _ in try PropertyList.decode(bytes).value }
-        _ = try Schema(document: document, source: DocumentInput.name(of: source))
+        _ = try Schema(document: document, source: sourceName)
+        // Installed, it must still be small enough to be read: an XML file is larger than its JSON.
+        guard try PropertyList.encode(.dictionary(document), as: .xml).count <= Schema.maximumSize else {
+            throw PrefsError.malformed(source: sourceName, format: nil, reason: "schema: larger than \(Schema.maximumSize >> 20) MiB once installed as a property list")
+        }
         let target = SuiteTarget(location: .schema(name), displayName: "\(domain.displayName) (schema)", blobSuite: nil)
         return try change(target, dryRun: dryRun) { $0 = document }
     }

@@ -27,15 +27,15 @@ enum CheckCommand: Command {
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         var problems = 0
         var context = context
-        if let file = values.schema { context.store.schemaChoice = .file(file) }
+        if let file = values.schema { context.store = try context.store.usingSchemaFile(file) }
         for domain in try ExternalDomains.named(operands, context, verb: "check") {
-            problems += checkSchema(domain, context)
             let report = try context.store.checkExternal(domain)
             for line in report.problems { context.print(line) }
             problems += report.problems.count
             if report.problems.isEmpty && (report.references > 0 || !operands.isEmpty) {
                 context.print("\(domain.displayName): \(report.references) external value\(report.references == 1 ? "" : "s") OK")
             }
+            problems += checkSchema(domain, context)
         }
         return problems == 0 ? .success : .dataError
     }

@@ -23,7 +23,7 @@ enum DescribeCommand: Command {
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: operands[0])
         var context = context
-        if let file = values.schema { context.store.schemaChoice = .file(file) }
+        if let file = values.schema { context.store = try context.store.usingSchemaFile(file) }
         guard !values.choices || operands.count == 2 else { throw PrefsError.usage("describe: --choices needs a KEY") }
         guard values.choices || !values.null else { throw PrefsError.usage("describe: --null goes with --choices") }
         let (schema, keys) = try context.store.describeSchema(of: domain, key: operands.count == 2 ? operands[1] : nil)
