@@ -5,7 +5,8 @@
 #
 # The tests use libplist's plistutil and CPython's plistlib as oracles, bash, zsh and fish to drive
 # the completions, mandoc to check the man page, strace to prove that a hand-edited external-storage
-# reference opens nothing outside the store, and sha256sum to check blob hashes. Some run a tool by
+# reference opens nothing outside the store, sha256sum to check blob hashes, and etcd with etcdctl
+# (the etcd store's tests start real clusters on loopback ports). Some run a tool by
 # its absolute path, so the check is for that path.
 #   Tests/run-tests.sh [SWIFT TEST OPTIONS...]
 set -euo pipefail
@@ -17,6 +18,8 @@ command -v zsh >/dev/null || need+=(zsh)
 command -v fish >/dev/null || need+=(fish)
 command -v mandoc >/dev/null || need+=(mandoc)
 [ -x /usr/bin/strace ] || need+=(strace)
+[ -x /usr/bin/etcd ] || need+=(etcd-server)
+[ -x /usr/bin/etcdctl ] || need+=(etcd-client)
 [ -x /usr/bin/sha256sum ] && [ -x /usr/bin/timeout ] || need+=(coreutils)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing ${need[*]}" >&2

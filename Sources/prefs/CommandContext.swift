@@ -23,6 +23,13 @@ struct CommandContext: Sendable {
         self.writeError = writeError
     }
 
+    /// This context on the store a command line chose (`--store`, `$PREFS_STORE`, else files).
+    func selecting(store url: String?) throws -> CommandContext {
+        var context = self
+        context.store = try SuiteStore.selected(url: url, fileSystem: fileSystem, environment: environment)
+        return context
+    }
+
     func print(_ text: String) { writeOutput(Array((text + "\n").utf8)) }
 
     /// `prefs: <message>` on standard error.
@@ -132,7 +139,7 @@ enum CommandLineTool {
                     context.writeOutput(Array(HelpText.verb(verb).utf8))
                     return .success
                 }
-                return try verb.run(invocation, context)
+                return try verb.run(invocation, context.selecting(store: invocation.store))
             }
         } catch PrefsError.outputFailed(EPIPE) {
             return .success

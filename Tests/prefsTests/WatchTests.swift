@@ -11,10 +11,10 @@ final class WatchProcess: @unchecked Sendable {
     private var errors = Data()
     private var watchdog: Watchdog?
 
-    init(_ box: ProcessSandbox, _ arguments: [String], limit: Double = defaultProcessTimeout) throws {
+    init(_ box: ProcessSandbox, _ arguments: [String], environment extra: [String: String] = [:], limit: Double = defaultProcessTimeout) throws {
         process.executableURL = URL(fileURLWithPath: Paths.binary)
         process.arguments = ["watch"] + arguments
-        process.environment = box.environment
+        process.environment = box.environment.merging(extra) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

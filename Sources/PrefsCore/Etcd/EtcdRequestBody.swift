@@ -46,8 +46,8 @@ enum EtcdRequestBody {
 
     static func operation(_ operation: EtcdOperation) -> PrefValue {
         switch operation {
-        case .range(let key, let rangeEnd, let keysOnly):
-            return object([("request_range", object(range(key, rangeEnd: rangeEnd, keysOnly: keysOnly)))])
+        case .range(let key, let rangeEnd, let keysOnly, let revision):
+            return object([("request_range", object(range(key, rangeEnd: rangeEnd, keysOnly: keysOnly, revision: revision)))])
         case .put(let key, let value, let lease):
             return object([("request_put", object(put(key, value, lease: lease)))])
         case .delete(let key, let rangeEnd):

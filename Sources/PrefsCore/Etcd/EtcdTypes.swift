@@ -74,7 +74,8 @@ public enum EtcdCompare: Sendable {
 
 /// One operation of a transaction.
 public enum EtcdOperation: Sendable {
-    case range(key: [UInt8], rangeEnd: [UInt8]? = nil, keysOnly: Bool = false)
+    /// `revision` 0: the latest; else the keys as they were at that revision.
+    case range(key: [UInt8], rangeEnd: [UInt8]? = nil, keysOnly: Bool = false, revision: Int64 = 0)
     case put(key: [UInt8], value: [UInt8], lease: Int64 = 0)
     case delete(key: [UInt8], rangeEnd: [UInt8]? = nil)
 }

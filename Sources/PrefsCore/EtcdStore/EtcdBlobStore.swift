@@ -53,7 +53,7 @@ struct EtcdBlobStore: BlobStore {
                                release: { [etcd] in try? etcd.revokeLease(lease) })
         } catch {
             let chunks = self.key(".chunks", suite, directory, uuid) + [0x2F]
-            _ = try? etcd.txn(success: [.delete(key: chunks, rangeEnd: EtcdKeys.prefixEnd(chunks))])
+            _ = try? etcd.txn(success: [.delete(key: chunks, rangeEnd: EtcdClient.prefixEnd(chunks))])
             try? etcd.revokeLease(lease)
             throw error
         }
@@ -85,14 +85,14 @@ struct EtcdBlobStore: BlobStore {
     func removeUnlessPending(_ suite: String, _ directory: String, _ uuid: String) throws -> Bool {
         let chunks = key(".chunks", suite, directory, uuid) + [0x2F]
         return try etcd.txn(compare: [.version(key: key(".pending", suite, directory, uuid), op: .equal, 0)],
-                            success: [.delete(key: key(".external", suite, directory, uuid)), .delete(key: chunks, rangeEnd: EtcdKeys.prefixEnd(chunks))]).succeeded
+                            success: [.delete(key: key(".external", suite, directory, uuid)), .delete(key: chunks, rangeEnd: EtcdClient.prefixEnd(chunks))]).succeeded
     }
 
     func suites() throws -> [String] {
         var names = Set<String>()
         for area in [".external", ".chunks"] {
             let prefix = layout.area(area)
-            for kv in try etcd.range(prefix, rangeEnd: EtcdKeys.prefixEnd(prefix), keysOnly: true).kvs {
+            for kv in try etcd.range(prefix, rangeEnd: EtcdClient.prefixEnd(prefix), keysOnly: true).kvs {
                 let rest = kv.key.dropFirst(prefix.count)
                 if let name = EtcdLayout.unescape(rest.prefix { $0 != 0x2F }) { names.insert(name) }
             }
@@ -105,7 +105,7 @@ struct EtcdBlobStore: BlobStore {
         do {
             let headers = layout.blobs(".external", suite: suite)
             var seen = Set<String>()
-            for kv in try etcd.range(headers, rangeEnd: EtcdKeys.prefixEnd(headers)).kvs {
+            for kv in try etcd.range(headers, rangeEnd: EtcdClient.prefixEnd(headers)).kvs {
                 let parts = kv.key.dropFirst(headers.count).split(separator: 0x2F).map { String(decoding: $0, as: UTF8.self) }
                 guard parts.count == 2, let found = try header(suite, parts[0], parts[1]) else {
                     inventory.problems.append("\(suite): etcd key \(ByteText.escaped(kv.key)) is not a blob header")
@@ -116,7 +116,7 @@ struct EtcdBlobStore: BlobStore {
             }
             // Chunks with no header: a writer that died before it finished.
             let chunks = layout.blobs(".chunks", suite: suite)
-            for kv in try etcd.range(chunks, rangeEnd: EtcdKeys.prefixEnd(chunks), keysOnly: true).kvs {
+            for kv in try etcd.range(chunks, rangeEnd: EtcdClient.prefixEnd(chunks), keysOnly: true).kvs {
                 let parts = kv.key.dropFirst(chunks.count).split(separator: 0x2F).map { String(decoding: $0, as: UTF8.self) }
                 guard parts.count == 3, seen.insert(parts[0] + "/" + parts[1]).inserted else { continue }
                 inventory.blobs.append(BlobEntry(directory: parts[0], name: BlobEntry.temporaryPrefix + parts[1], size: 0, modified: 0))

@@ -5,8 +5,11 @@ public protocol EtcdKV: Sendable {
     func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation]) throws -> EtcdTxnResult
     func grantLease(ttl: Int64) throws -> Int64
     func revokeLease(_ id: Int64) throws
-    func keepAlive(_ id: Int64) throws
+    /// Renews a lease; returns its TTL. An expired or revoked lease is `storeRefused` code 5.
+    @discardableResult func keepAlive(_ id: Int64) throws -> Int64
 }
+
+extension EtcdClient: EtcdKV {}
 
 extension EtcdKV {
     func range(_ key: [UInt8], rangeEnd: [UInt8]? = nil, keysOnly: Bool = false) throws -> EtcdRange {
@@ -20,20 +23,6 @@ extension EtcdKV {
 
 /// Ranges of keys.
 enum EtcdKeys {
-    /// The key just after every key that starts with `prefix`: its last byte below 0xFF incremented,
-    /// the bytes after it dropped (`[0]`, every key, when there is none).
-    static func prefixEnd(_ prefix: [UInt8]) -> [UInt8] {
-        var end = prefix
-        while let last = end.last {
-            if last < 0xFF {
-                end[end.count - 1] = last + 1
-                return end
-            }
-            end.removeLast()
-        }
-        return [0]
-    }
-
     /// Whether `key` is in [start, end) (end nil: just `start`; `[0]`: every key from `start`).
     static func contains(_ key: [UInt8], from start: [UInt8], to end: [UInt8]?) -> Bool {
         guard let end else { return key == start }

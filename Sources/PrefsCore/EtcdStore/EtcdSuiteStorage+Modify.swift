@@ -8,8 +8,9 @@ extension EtcdSuiteStorage {
 
     public func modify(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool, _ change: StoredChange) throws -> Bool {
         let place = try place(location)
-        // Removing an emptied suite needs all of it; otherwise a named set of keys is read alone.
-        let keys = removingEmpty ? nil : scope.map { Array($0) }
+        // Removing an emptied suite needs all of it; otherwise a named set of keys is read alone,
+        // unless reading (and comparing) them one by one would pass etcd's limit of operations.
+        let keys = removingEmpty ? nil : scope.map { Array($0) }.flatMap { $0.count + 2 <= EtcdSuiteStorage.maxOperations ? $0 : nil }
         var wait = LockWait(timeout: try environment.lockTimeout())
         while true {
             let snapshot = try snapshot(place, keys: keys)
@@ -29,7 +30,7 @@ extension EtcdSuiteStorage {
             let removesSuite = keys == nil && after.isEmpty && removingEmpty
             if keys == nil && after.isEmpty {
                 let values = layout.values(of: place)
-                operations = [.delete(key: values, rangeEnd: EtcdKeys.prefixEnd(values))]
+                operations = [.delete(key: values, rangeEnd: EtcdClient.prefixEnd(values))]
             }
             operations.append(removesSuite ? .delete(key: layout.marker(of: place)) : .put(key: layout.marker(of: place), value: []))
             try checkLimits(operations, location: location)
@@ -55,7 +56,7 @@ extension EtcdSuiteStorage {
         } else {
             // Nothing in the suite was written (nor added) since the snapshot.
             let values = layout.values(of: place)
-            compares.append(.modRevision(key: values, rangeEnd: EtcdKeys.prefixEnd(values), op: .less, snapshot.revision + 1))
+            compares.append(.modRevision(key: values, rangeEnd: EtcdClient.prefixEnd(values), op: .less, snapshot.revision + 1))
         }
         return compares
     }
@@ -70,7 +71,7 @@ extension EtcdSuiteStorage {
             switch operation {
             case .put(let key, let value, _): return total + key.count + value.count + 16
             case .delete(let key, let end): return total + key.count + (end?.count ?? 0) + 16
-            case .range(let key, let end, _): return total + key.count + (end?.count ?? 0) + 16
+            case .range(let key, let end, _, _): return total + key.count + (end?.count ?? 0) + 16
             }
         }
         guard bytes <= EtcdSuiteStorage.maxRequestBytes - 4096 else {
@@ -87,7 +88,7 @@ extension EtcdSuiteStorage {
             guard snapshot.marker != nil || !snapshot.values.isEmpty else { return nil }
             let contents = try contents(of: snapshot, place: place, location: location)
             let values = layout.values(of: place)
-            let operations: [EtcdOperation] = [.delete(key: values, rangeEnd: EtcdKeys.prefixEnd(values)), .delete(key: layout.marker(of: place))]
+            let operations: [EtcdOperation] = [.delete(key: values, rangeEnd: EtcdClient.prefixEnd(values)), .delete(key: layout.marker(of: place))]
             if try etcd.txn(compare: compares(snapshot, place: place, keys: nil), success: operations).succeeded { return contents }
             guard wait.pause() else { throw PrefsError.lockUnavailable(path: describe(location), seconds: wait.timeout) }
         }

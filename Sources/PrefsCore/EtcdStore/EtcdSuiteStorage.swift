@@ -12,6 +12,8 @@ public struct EtcdSuiteStorage: SuiteStorage {
     let name: String
     /// For the packages' registered defaults (files under `$XDG_DATA_DIRS`) and the retry timeout.
     let environment: Environment
+    /// The revision suites are read at (0: the latest), for a watch that reads each change's state.
+    var revision: Int64 = 0
 
     public init(etcd: any EtcdKV, prefix: String, name: String, environment: Environment) {
         self.etcd = etcd
@@ -25,6 +27,13 @@ public struct EtcdSuiteStorage: SuiteStorage {
         return place
     }
 
+    /// This store as it was at `revision` (reads only; 0: the latest).
+    func at(revision: Int64) -> EtcdSuiteStorage {
+        var pinned = self
+        pinned.revision = revision
+        return pinned
+    }
+
     public func describe(_ location: SuiteLocation) -> String {
         guard let place = EtcdLayout.place(of: location) else { return "\(location)" }
         return name + "/" + String(decoding: place, as: UTF8.self)
@@ -32,13 +41,14 @@ public struct EtcdSuiteStorage: SuiteStorage {
 
     public func suiteNames() throws -> SuiteListing {
         let markers = layout.markers
-        let found = try etcd.range(markers, rangeEnd: EtcdKeys.prefixEnd(markers), keysOnly: true)
+        let found = try etcd.range(markers, rangeEnd: EtcdClient.prefixEnd(markers), keysOnly: true)
         var listing = SuiteListing()
         for kv in found.kvs {
             let place = kv.key.dropFirst(markers.count)
             guard place.first != 0x2E else { continue }  // .GlobalPreferences, .registered/…
-            guard let name = EtcdLayout.unescape(place) else {
-                listing.skipped.append(SkippedEntry(path: name + "/" + String(decoding: place, as: UTF8.self), reason: "not a suite name prefs wrote"))
+            // Only names a command line can give back as this suite (no '/', control character…).
+            guard let name = EtcdLayout.unescape(place), (try? Domain(argument: name)) == .suite(name) else {
+                listing.skipped.append(SkippedEntry(path: name + "/.suites/" + ByteText.escaped(Array(place)), reason: "not a suite name prefs wrote"))
                 continue
             }
             listing.names.append(name)
@@ -56,12 +66,12 @@ public struct EtcdSuiteStorage: SuiteStorage {
 
     /// Reads a suite's marker and its values (all, or just `keys`) in one transaction.
     func snapshot(_ place: [UInt8], keys: [String]?) throws -> Snapshot {
-        var reads: [EtcdOperation] = [.range(key: layout.marker(of: place))]
+        var reads: [EtcdOperation] = [.range(key: layout.marker(of: place), revision: revision)]
         if let keys {
-            reads += keys.map { .range(key: layout.value($0, of: place)) }
+            reads += keys.map { .range(key: layout.value($0, of: place), revision: revision) }
         } else {
             let values = layout.values(of: place)
-            reads.append(.range(key: values, rangeEnd: EtcdKeys.prefixEnd(values)))
+            reads.append(.range(key: values, rangeEnd: EtcdClient.prefixEnd(values), revision: revision))
         }
         let result = try etcd.txn(success: reads)
         return Snapshot(marker: result.ranges.first?.kvs.first, values: result.ranges.dropFirst().flatMap(\.kvs), revision: result.revision)
@@ -92,10 +102,21 @@ public struct EtcdSuiteStorage: SuiteStorage {
     }
 
     public func lookup(_ key: String, in location: SuiteLocation) throws -> (exists: Bool, value: PrefValue?) {
-        let place = try place(location)
-        let snapshot = try snapshot(place, keys: [key])
-        let value = try contents(of: snapshot, place: place, location: location)[key]
-        return (snapshot.marker != nil || value != nil, value)
+        try lookup(key, in: [location])[0]
+    }
+
+    /// One transaction for every suite: each one's marker and the key.
+    public func lookup(_ key: String, in locations: [SuiteLocation]) throws -> [(exists: Bool, value: PrefValue?)] {
+        let places = try locations.map(place)
+        let reads = places.flatMap { place -> [EtcdOperation] in
+            [.range(key: layout.marker(of: place), revision: revision), .range(key: layout.value(key, of: place), revision: revision)]
+        }
+        let ranges = try etcd.txn(success: reads).ranges
+        return try places.indices.map { i in
+            let snapshot = Snapshot(marker: ranges[2 * i].kvs.first, values: ranges[2 * i + 1].kvs, revision: 0)
+            let value = try contents(of: snapshot, place: places[i], location: locations[i])[key]
+            return (snapshot.marker != nil || value != nil, value)
+        }
     }
 
     public func checkStorable(_ contents: PrefDictionary, format: PlistFormat?) throws {}

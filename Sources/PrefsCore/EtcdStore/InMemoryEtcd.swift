@@ -48,12 +48,19 @@ public final class InMemoryEtcd: EtcdKV {
             }
         }
 
+        /// No history is kept: a read of an earlier revision is refused as etcd refuses one it compacted.
+        func check(revision asked: Int64) throws {
+            guard asked == 0 || asked >= revision else {
+                throw PrefsError.storeRefused(endpoint: "memory", code: 11, message: "etcdserver: mvcc: required revision has been compacted")
+            }
+        }
+
         mutating func apply(_ operations: [EtcdOperation]) -> [EtcdRange] {
             var ranges: [EtcdRange] = []
             var changed = false
             for operation in operations {
                 switch operation {
-                case .range(let key, let end, let keysOnly):
+                case .range(let key, let end, let keysOnly, _):
                     ranges.append(range(key, end, keysOnly: keysOnly))
                 case .put(let key, let value, let lease):
                     if !changed { revision += 1; changed = true }
@@ -75,14 +82,20 @@ public final class InMemoryEtcd: EtcdKV {
     public init() {}
 
     public func range(_ key: [UInt8], rangeEnd: [UInt8]?, limit: Int64, keysOnly: Bool, countOnly: Bool, revision: Int64) throws -> EtcdRange {
-        state.withLock { state in
+        try state.withLock { state in
+            try state.check(revision: revision)
             let found = state.range(key, rangeEnd, keysOnly: keysOnly, limit: limit)
             return countOnly ? EtcdRange(kvs: [], count: found.count, more: false, revision: found.revision) : found
         }
     }
 
     public func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation]) throws -> EtcdTxnResult {
-        state.withLock { state in
+        // etcd's --max-txn-ops (128 by default) bounds each list of a transaction.
+        guard max(compare.count, success.count, failure.count) <= 128 else {
+            throw PrefsError.storeRefused(endpoint: "memory", code: 3, message: "etcdserver: too many operations in txn request")
+        }
+        return try state.withLock { state in
+            for case .range(_, _, _, let revision) in success + failure { try state.check(revision: revision) }
             let succeeded = compare.allSatisfy(state.holds)
             let ranges = state.apply(succeeded ? success : failure)
             return EtcdTxnResult(succeeded: succeeded, revision: state.revision, ranges: ranges)
@@ -99,7 +112,13 @@ public final class InMemoryEtcd: EtcdKV {
 
     public func revokeLease(_ id: Int64) throws { expire(id) }
 
-    public func keepAlive(_ id: Int64) throws {}
+    @discardableResult
+    public func keepAlive(_ id: Int64) throws -> Int64 {
+        guard state.withLock({ $0.leases.contains(id) }) else {
+            throw PrefsError.storeRefused(endpoint: "memory", code: 5, message: "etcdserver: requested lease not found")
+        }
+        return 60
+    }
 
     /// Ends a lease as its TTL running out would: its keys go.
     public func expire(_ id: Int64) {

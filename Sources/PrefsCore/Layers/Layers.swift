@@ -116,12 +116,19 @@ public struct Layers: Sendable {
         var answer: (value: PrefValue, origin: Origin)?
         var answerLayer: Layer?
         var exists = false
-        for layer in try layers() {
+        let all = try layers()
+        // The layers that are suites of the store, not files (the suite, the global suite, the
+        // user's registered defaults), are read together: one request to a remote store. A
+        // schema's layer is its defaults, not the schema's own members.
+        let together = all.indices.filter { all[$0].location.isFile == false && all[$0].defaults == nil }
+        let read = Dictionary(uniqueKeysWithValues: zip(together, try store.storage.lookup(path.first, in: together.map { all[$0].location })))
+        for (index, layer) in all.enumerated() {
             let found: (exists: Bool, value: PrefValue?)
-            switch layer.origin {
-            case .stored, .global:
+            if let fromStore = read[index] {
+                found = fromStore
+            } else if layer.origin == .stored {
                 found = try store.lookup(path.first, in: layer.location)
-            case .registered, .commandLine, .schema:
+            } else {
                 let contents = try contents(of: layer)
                 found = (contents != nil, contents?[path.first])
             }

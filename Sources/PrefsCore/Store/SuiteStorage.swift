@@ -13,6 +13,12 @@ public enum SuiteLocation: Hashable, Sendable {
     /// `prefs register --schema` installs: a dictionary like a suite's (see `Schema`).
     case schema(String)
 
+    /// Whether this is a file named by its path (kept by the file store whatever the store).
+    public var isFile: Bool {
+        if case .file = self { return true }
+        return false
+    }
+
     /// The location a domain names; nil for standard input.
     public init?(_ domain: Domain) {
         switch domain {
@@ -67,6 +73,10 @@ public protocol SuiteStorage: Sendable {
     /// One top-level value, read the fast way; `exists` is false when the suite does not exist.
     func lookup(_ key: String, in location: SuiteLocation) throws -> (exists: Bool, value: PrefValue?)
 
+    /// The same for several suites of this store, read together (one request, where the store
+    /// is remote), in the order given.
+    func lookup(_ key: String, in locations: [SuiteLocation]) throws -> [(exists: Bool, value: PrefValue?)]
+
     /// Changes a suite atomically: the current contents (empty when there is none) go through
     /// `change`, and the result is stored — or, when it equals what was there, nothing is written;
     /// with `removingEmpty`, empty contents remove the suite. With a `scope`, the store may hand
@@ -101,4 +111,10 @@ public protocol SuiteStorage: Sendable {
 
     /// Where this store keeps external values; nil when it has none (everything stays inline).
     func blobStore() throws -> (any BlobStore)?
+}
+
+extension SuiteStorage {
+    public func lookup(_ key: String, in locations: [SuiteLocation]) throws -> [(exists: Bool, value: PrefValue?)] {
+        try locations.map { try lookup(key, in: $0) }
+    }
 }

@@ -27,7 +27,7 @@ public struct SuiteStore: Sendable {
 
     /// The store that holds a location.
     public func storage(for location: SuiteLocation) -> any SuiteStorage {
-        if case .file = location { return files }
+        if location.isFile { return files }
         return storage
     }
 

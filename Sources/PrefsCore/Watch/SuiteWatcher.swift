@@ -73,7 +73,7 @@ public final class SuiteWatcher {
     /// corrupt file) goes to `onError` once, and the watch goes on from the last values read.
     public func run(timeout: Double?, closedWhen output: Int32?, initial: ([WatchChange]) -> Bool,
                     onChanges: ([WatchChange]) -> Bool, onError: (PrefsError) -> Void) throws -> Stop {
-        let deadline = timeout.map { SuiteWatcher.now() + $0 }
+        let deadline = timeout.map { MonotonicClock.now() + $0 }
         try updateWatches()
         current = try values()
         guard initial(current.compactMap { $0.value == nil ? nil : WatchChange(key: $0.key, old: nil, new: $0.value) }) else {
@@ -186,7 +186,7 @@ public final class SuiteWatcher {
     /// Sleeps until a watched directory changes (then drains the burst), the deadline passes, or
     /// the output is closed. `pending`: a change already seen starts the burst.
     func waitForEvents(deadline: Double?, output: Int32?, pending: Bool) throws -> Wake {
-        var burstStart: Double? = pending ? SuiteWatcher.now() : nil
+        var burstStart: Double? = pending ? MonotonicClock.now() : nil
         var changed = pending
         while true {
             var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)]
@@ -194,11 +194,11 @@ public final class SuiteWatcher {
             var timeout: Int32 = -1
             if let start = burstStart {
                 // While a file is open mid-write, sleep until its close (or the longest wait) instead.
-                let writeLeft = SuiteWatcher.longestWriteMilliseconds - (SuiteWatcher.now() - start) * 1000
+                let writeLeft = SuiteWatcher.longestWriteMilliseconds - (MonotonicClock.now() - start) * 1000
                 timeout = beingWritten.isEmpty ? SuiteWatcher.quietMilliseconds : Int32(max(Double(SuiteWatcher.quietMilliseconds), writeLeft))
             }
             if let deadline {
-                let left = Int32(max(0, min(Double(Int32.max), (deadline - SuiteWatcher.now()) * 1000)))
+                let left = Int32(max(0, min(Double(Int32.max), (deadline - MonotonicClock.now()) * 1000)))
                 timeout = timeout < 0 ? left : min(timeout, left)
             }
             let ready = poll(&fds, nfds_t(fds.count), timeout)
@@ -208,10 +208,10 @@ public final class SuiteWatcher {
             }
             if fds.count > 1 && fds[1].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return .outputClosed }
             if ready == 0 || fds[0].revents == 0 {
-                if let deadline, SuiteWatcher.now() >= deadline { return .timedOut }
+                if let deadline, MonotonicClock.now() >= deadline { return .timedOut }
                 if let start = burstStart {
                     // Quiet, but a file is still open mid-write: wait for its close (or give up waiting).
-                    if !beingWritten.isEmpty && (SuiteWatcher.now() - start) * 1000 < SuiteWatcher.longestWriteMilliseconds { continue }
+                    if !beingWritten.isEmpty && (MonotonicClock.now() - start) * 1000 < SuiteWatcher.longestWriteMilliseconds { continue }
                     let waitedFor = beingWritten
                     beingWritten.removeAll()
                     return changed ? .changed(waitedFor: waitedFor) : .quiet
@@ -219,7 +219,7 @@ public final class SuiteWatcher {
                 continue
             }
             if drainEvents().relevant { changed = true }
-            let now = SuiteWatcher.now()
+            let now = MonotonicClock.now()
             if burstStart == nil { burstStart = now }
             if let start = burstStart, beingWritten.isEmpty, (now - start) * 1000 >= SuiteWatcher.longestBurstMilliseconds {
                 return changed ? .changed(waitedFor: []) : .quiet
@@ -277,11 +277,5 @@ public final class SuiteWatcher {
                 }
             }
         }
-    }
-
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }

@@ -28,7 +28,7 @@ enum WatchCommand: Command {
         for name in operands.dropFirst() where !keys.contains(where: { $0.name.utf8.elementsEqual(name.utf8) }) {
             keys.append((name, try KeyPath(argument: name, in: domain.displayName)))
         }
-        let watcher = try SuiteWatcher(try Layers(domain, in: context.store), keys: keys.isEmpty ? nil : keys)
+        let watcher = try Layers(domain, in: context.store).watcher(keys: keys.isEmpty ? nil : keys)
         Signals.endWatchOnSignals()
         let print = { (changes: [WatchChange]) in
             context.writeOutput(Array(changes.map { (values.json ? WatchOutput.jsonLine($0, domain: domain) : WatchOutput.line($0)) + "\n" }.joined().utf8))

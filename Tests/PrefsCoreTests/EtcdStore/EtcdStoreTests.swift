@@ -62,7 +62,9 @@ import Testing
     @Test func aChangeBeyondEtcdsLimitsIsRefusedWhole() throws {
         var many = PrefDictionary()
         for i in 0..<200 { many["k\(i)"] = .integer(Int64(i)) }
-        #expect(throws: PrefsError.self) { try store.update(.suite("s")) { $0 = many } }
+        let error = #expect(throws: PrefsError.self) { try store.update(.suite("s")) { $0 = many } }
+        guard case .invalidValue(_, _, _, _, let reason)? = error else { throw TestFailure("\(String(describing: error))") }
+        #expect(reason.contains("at most 128 in one transaction"), "\(reason)")
         #expect(try store.load(.suite("s")) == nil)
         #expect(etcd.dump().isEmpty)
     }

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The etcd store against etcd's own client on the same local 3-member cluster: one-key read
+# (`prefs read S K` vs `etcdctl get`) and one-key write (`prefs write S K -int N` vs `etcdctl put`),
+# timed with hyperfine (per-process wall time) in ROUNDS interleaved rounds of 10 runs each, so at
+# least 30 runs per command; prints the median of every run with the ratio prefs/etcdctl (goal:
+# ≤ 0.25). Then the file store, to show that the etcd store cost it nothing: read and write of a
+# 10-key suite by this build and, with BEFORE=REV, by the build of git revision REV, in the same
+# rounds (goal: ≤ 1.05× before). Both clusters' members fsync (etcd's default), so writes compare
+# durable with durable. Not a test: figures only. --smoke: one round of two runs.
+#   Tests/Benchmarks/bench-etcd.sh [ROUNDS | --smoke]    (needs etcd, etcdctl and hyperfine)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+if [ "${1:-}" = --smoke ]; then rounds=1 runs=2; else rounds=${1:-3} runs=10; fi
+for tool in etcd etcdctl hyperfine; do
+  command -v $tool >/dev/null || { echo "needs $tool (apt-get install etcd-server etcd-client hyperfine)" >&2; exit 1; }
+done
+(cd "$root" && swift build -q -c release --product prefs -Xswiftc -static-executable)
+prefs=$root/.build/release/prefs
+work=$(mktemp -d)
+data=$(mktemp -d -p "$( [ -d /dev/shm ] && echo /dev/shm || echo /tmp)")   # the members' data, in memory when it can
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do { kill -9 "$pid" && wait "$pid"; } 2>/dev/null || true; done
+  [ -d "$work/before" ] && git -C "$root" worktree remove --force "$work/before"
+  rm -rf "$work" "$data"
+}
+trap cleanup EXIT
+before=
+if [ -n "${BEFORE:-}" ]; then
+  git -C "$root" worktree add -q --detach "$work/before" "$BEFORE"
+  (cd "$work/before" && swift build -q -c release --product prefs -Xswiftc -static-executable)
+  before=$work/before/.build/release/prefs
+fi
+
+# Three members on free loopback ports.
+read -r -a ports < <(python3 -c '
+import socket
+s = [socket.socket() for _ in range(6)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(" ".join(str(x.getsockname()[1]) for x in s))')
+cluster=""
+for i in 0 1 2; do cluster+="${cluster:+,}m$i=http://127.0.0.1:${ports[$((3 + i))]}"; done
+for i in 0 1 2; do
+  etcd --name "m$i" --data-dir "$data/m$i" --listen-client-urls "http://127.0.0.1:${ports[$i]}" \
+    --advertise-client-urls "http://127.0.0.1:${ports[$i]}" --listen-peer-urls "http://127.0.0.1:${ports[$((3 + i))]}" \
+    --initial-advertise-peer-urls "http://127.0.0.1:${ports[$((3 + i))]}" --initial-cluster "$cluster" \
+    --initial-cluster-state new --initial-cluster-token "bench$$" >"$work/m$i.log" 2>&1 &
+  pids+=($!)
+done
+endpoints="127.0.0.1:${ports[0]},127.0.0.1:${ports[1]},127.0.0.1:${ports[2]}"
+export ETCDCTL_API=3
+for _ in $(seq 100); do etcdctl --endpoints "$endpoints" endpoint health >/dev/null 2>&1 && break; sleep 0.1; done
+etcdctl --endpoints "$endpoints" endpoint health >/dev/null 2>&1 || { cat "$work"/m*.log >&2; exit 1; }
+
+export PREFS_STORE="etcd://$endpoints/bench" XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none
+mkdir -p "$XDG_CONFIG_HOME"
+"$prefs" write s k -int 1
+etcdctl --endpoints "$endpoints" put plain/k 1 >/dev/null
+for i in $(seq 10); do PREFS_STORE= "$prefs" write files "key$i" "value number $i"; done
+
+times() { python3 -c 'import json,sys; [print(" ".join(map(str, r["times"]))) for r in json.load(open(sys.argv[1]))["results"]]' "$1"; }
+: >"$work/times"
+for round in $(seq "$rounds"); do
+  hyperfine -N -w 1 -r "$runs" --export-json "$work/r.json" \
+    "$prefs read s k" "etcdctl --endpoints $endpoints get plain/k" >/dev/null
+  times "$work/r.json" | paste -d' ' <(printf 'read-prefs\nread-etcdctl\n') - >>"$work/times"
+  # Each write changes the value (a --prepare step writes another first), so none is a no-op.
+  hyperfine -N -w 1 -r "$runs" --export-json "$work/w.json" \
+    --prepare "$prefs write s k -int 0" "$prefs write s k -int 1" \
+    --prepare "etcdctl --endpoints $endpoints put plain/k 0" "etcdctl --endpoints $endpoints put plain/k 1" >/dev/null
+  times "$work/w.json" | paste -d' ' <(printf 'write-prefs\nwrite-etcdctl\n') - >>"$work/times"
+  # The file store: this build, and the one before (PREFS_STORE empty: files).
+  commands=("env PREFS_STORE= $prefs read files key5")
+  [ -n "$before" ] && commands+=("env PREFS_STORE= $before read files key5")
+  hyperfine -N -w 2 -r "$runs" --export-json "$work/f.json" "${commands[@]}" >/dev/null
+  times "$work/f.json" | paste -d' ' <(printf 'files-read\nfiles-read-before\n' | head -${#commands[@]}) - >>"$work/times"
+  commands=("env PREFS_STORE= $prefs write files key5 changed")
+  [ -n "$before" ] && commands+=("env PREFS_STORE= $before write files key5 changed")
+  hyperfine -N -w 2 -r "$runs" --prepare "env PREFS_STORE= $prefs write files key5 other" --export-json "$work/f.json" "${commands[@]}" >/dev/null
+  times "$work/f.json" | paste -d' ' <(printf 'files-write\nfiles-write-before\n' | head -${#commands[@]}) - >>"$work/times"
+done
+python3 - "$work/times" <<'PY'
+import collections, statistics, sys
+runs = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    name, *values = line.split()
+    runs[name] += map(float, values)
+m = {name: statistics.median(values) * 1e3 for name, values in runs.items()}
+print(f"{'case':<34}{'ms':>9}{'peer ms':>10}{'ratio':>9}{'runs':>6}")
+for op in ("read", "write"):
+    p, e = m[f"{op}-prefs"], m[f"{op}-etcdctl"]
+    print(f"{'etcd one-key ' + op + ' vs etcdctl':<34}{p:>9.2f}{e:>10.2f}{p / e:>8.2f}x{len(runs[op + '-prefs']):>6}")
+for op in ("read", "write"):
+    now = m[f"files-{op}"]
+    if f"files-{op}-before" in m:
+        b = m[f"files-{op}-before"]
+        print(f"{'file store ' + op + ' vs before':<34}{now:>9.2f}{b:>10.2f}{now / b:>8.2f}x{len(runs['files-' + op]):>6}")
+    else:
+        print(f"{'file store ' + op + ' (BEFORE unset)':<34}{now:>9.2f}")
+PY
