@@ -108,6 +108,12 @@ import Testing
         #expect(run.status == 65 && run.error.contains("(schema \(other))"), "\(run.error)")
         #expect(try box.prefs("write", "app", "timeout", "1", "--schema", box.directory.file("none.json")).status == 66)
         #expect(try box.prefs("check", "app", "--schema", other).status == 0)
+        // A file named by its path has no schema of its own, but is checked against one given.
+        let plain = box.directory.file("plain.plist")
+        #expect(try box.prefs("write", plain, "timeout", "2000").status == 0)
+        #expect(try box.prefs("write", plain, "timeout", "2001", "--schema", other).status == 65)
+        #expect(try box.prefs("write", plain, "timeout", "999", "--schema", other).status == 0)
+        #expect(try PropertyList.decode(try Fixtures.bytes(plain)).value == ["timeout": 999])
         #expect(try box.prefs("check", "app").status == 65)
     }
 

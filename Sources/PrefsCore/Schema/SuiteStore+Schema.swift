@@ -48,7 +48,9 @@ extension SuiteStore {
     /// or shipped schema is read on every write: one must never block it).
     func loadSchema(at location: SuiteLocation, regularOnly: Bool = false) throws -> LoadedSchema? {
         let source = describe(location)
-        if let files = storage(for: location) as? FileSuiteStorage, let status = try fileSystem.status(of: try files.path(of: location)) {
+        if let files = storage(for: location) as? FileSuiteStorage {
+            // Most suites have no schema: one stat, and nothing opened.
+            guard let status = try fileSystem.status(of: try files.path(of: location)) else { return nil }
             if status.size > Schema.maximumSize {
                 throw PrefsError.malformed(source: source, format: nil, reason: "schema: larger than \(Schema.maximumSize >> 20) MiB")
             }
@@ -69,12 +71,20 @@ extension SuiteStore {
         }
     }
 
+    /// The schema a change of `target` is checked against: `--schema FILE`'s for any suite or file
+    /// (not for a schema itself), else the suite's own.
+    func schema(for target: SuiteTarget) throws -> LoadedSchema? {
+        if case .schema = target.location { return nil }
+        if case .given(let loaded) = schemaChoice { return loaded }
+        return try schemaName(for: target).flatMap { try schema(named: $0) }
+    }
+
     /// `change`, refusing what breaks the target's schema: each top-level key it adds or changes
     /// must be declared (in a suite that allows no other) and keep its rules. Keys left as they
     /// were are not checked, so a value an application stored does not block other changes.
     func checkingSchema(_ change: @escaping (inout PrefDictionary) throws -> Void, for target: SuiteTarget) throws
         -> (inout PrefDictionary) throws -> Void {
-        guard let name = schemaName(for: target), let loaded = try schema(named: name) else { return change }
+        guard let loaded = try schema(for: target) else { return change }
         return { contents in
             let before = contents
             try change(&contents)

@@ -30,7 +30,7 @@ extension Schema {
 extension SuiteStore {
     /// A write's untyped VALUEs typed by the target's schema (as `schemaChoice` says).
     func typedBySchema(_ request: WriteRequest, for target: SuiteTarget) throws -> WriteRequest {
-        guard let name = schemaName(for: target), let loaded = try schema(named: name) else { return request }
+        guard let loaded = try schema(for: target) else { return request }
         return try request.typed(by: loaded.schema, domain: target.displayName)
     }
 }
