@@ -136,19 +136,20 @@ _prefs() {
         _prefs_lex "${raw%"$2"}"
         _prefs_keep=${_prefs_words[-1]} _prefs_raw=$raw
     fi
-    # --store URL before the verb: given to the prefs calls that list names, then left out.
-    while ((${#words[@]} > 2)) && [[ ${words[1]} == --store || ${words[1]} == --store=* ]]; do
-        if [[ ${words[1]} == --store=* ]]; then
-            _prefs_store=("${words[1]}") words=("${words[0]}" "${words[@]:2}")
+    # --store URL, -currentHost and -host NAME before the verb: given to the prefs calls that list
+    # names, then left out.
+    while ((${#words[@]} > 2)) && [[ ${words[1]} == --store || ${words[1]} == --store=* || ${words[1]} == -currentHost || ${words[1]} == -host ]]; do
+        if [[ ${words[1]} == --store=* || ${words[1]} == -currentHost ]]; then
+            _prefs_store+=("${words[1]}") words=("${words[0]}" "${words[@]:2}")
         elif ((${#words[@]} > 3)); then
-            _prefs_store=(--store "${words[2]}") words=("${words[0]}" "${words[@]:3}")
+            _prefs_store+=("${words[1]}" "${words[2]}") words=("${words[0]}" "${words[@]:3}")
         else
-            return # the URL itself
+            return # the URL or the host itself
         fi
     done
     local cur=$_prefs_cur count=${#words[@]}
     if ((count == 2)); then
-        _prefs_offer read read-type write delete rename register reset domains find lint export import migrate watch describe check gc help --help -h --version --store
+        _prefs_offer read read-type write delete rename register reset domains find lint export import migrate watch describe check gc help --help -h --version --store -currentHost -host
         return
     fi
     local verb=${words[1]} prev=${words[count - 2]} i word

@@ -11,30 +11,43 @@
 # starting with --) is offered only after a --.
 set -l verbs read read-type write delete rename register reset domains find lint export import migrate watch describe check gc help
 
-# The verb typed is one of $argv.
-# The words typed before the cursor, without a --store URL before the verb.
+# The words typed before the cursor, without the options before the verb (--store URL,
+# -currentHost, -host NAME).
 function __prefs_words
     set -l words (commandline -opc)
-    while test (count $words) -gt 1; and string match -q -- '--store*' $words[2]
-        if string match -q -- '--store=*' $words[2]
-            set -e words[2]
-        else
-            set -e words[2..3]
+    while test (count $words) -gt 1
+        switch $words[2]
+            case '--store=*' -currentHost
+                set -e words[2]
+            case --store -host
+                set -e words[2..3]
+            case '*'
+                break
         end
     end
     printf '%s\n' $words
 end
 
-# The --store URL typed before the verb, for the prefs calls that list names.
+# The options typed before the verb, for the prefs calls that list names.
 function __prefs_store
     set -l words (commandline -opc)
-    if string match -q -- '--store=*' $words[2]
-        printf '%s\n' $words[2]
-    else if test "$words[2]" = --store; and set -q words[3]
-        printf '%s\n' --store $words[3]
+    set -e words[1]
+    while set -q words[1]
+        switch $words[1]
+            case '--store=*' -currentHost
+                printf '%s\n' $words[1]
+                set -e words[1]
+            case --store -host
+                set -q words[2]; or break
+                printf '%s\n' $words[1..2]
+                set -e words[1..2]
+            case '*'
+                break
+        end
     end
 end
 
+# The verb typed is one of $argv.
 function __prefs_verb
     set -l words (__prefs_words)
     contains -- "$words[2]" $argv
@@ -172,6 +185,8 @@ complete -c prefs -n "__prefs_no_verb" -a help -d 'show help for prefs or for on
 complete -c prefs -n "__prefs_no_verb" -l help -s h -d 'show help'
 complete -c prefs -n "__prefs_no_verb" -l version -d 'print the version'
 complete -c prefs -n "__prefs_no_verb" -l store -x -d 'keep suites in etcd: etcd://HOST:PORT[,HOST:PORT...][/PREFIX]'
+complete -c prefs -n "__prefs_no_verb" -o currentHost -d 'the ByHost suites of this machine'
+complete -c prefs -n "__prefs_no_verb" -o host -x -d 'the ByHost suites of host NAME'
 
 complete -c prefs -n "__prefs_position 'read read-type write delete rename export register reset import migrate watch describe' 0" -a "(__prefs_suites | string split0)" -d suite
 complete -c prefs -n "__prefs_position 'read read-type write delete rename register describe' 1; and not __prefs_after --if-equals; and not __prefs_after --delete; and not __prefs_after --schema" -a "(__prefs_keys | string split0)" -d key

@@ -98,20 +98,21 @@ _prefs() {
         'help:show help for prefs or for one verb'
     )
     types=(-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add -string-file)
-    # --store URL before the verb: given to the prefs calls that list names, then left out.
+    # --store URL, -currentHost and -host NAME before the verb: given to the prefs calls that list
+    # names, then left out.
     local -a _prefs_store
-    while (( CURRENT > 2 )) && [[ $words[2] == --store || $words[2] == --store=* ]]; do
-        if [[ $words[2] == --store=* ]]; then
-            _prefs_store=(${(Q)words[2]}); words[2]=(); (( CURRENT-- ))
+    while (( CURRENT > 2 )) && [[ $words[2] == --store || $words[2] == --store=* || $words[2] == -currentHost || $words[2] == -host ]]; do
+        if [[ $words[2] == --store=* || $words[2] == -currentHost ]]; then
+            _prefs_store+=(${(Q)words[2]}); words[2]=(); (( CURRENT-- ))
         elif (( CURRENT > 3 )); then
-            _prefs_store=(--store ${(Q)words[3]}); words[2,3]=(); (( CURRENT -= 2 ))
+            _prefs_store+=(${(Q)words[2]} ${(Q)words[3]}); words[2,3]=(); (( CURRENT -= 2 ))
         else
             return 1
         fi
     done
     if (( CURRENT == 2 )); then
         _describe -t verbs 'verb' verbs
-        compadd -- --help -h --version --store
+        compadd -- --help -h --version --store -currentHost -host
         return
     fi
     local verb=$words[2]

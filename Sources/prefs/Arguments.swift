@@ -15,6 +15,8 @@ struct Invocation: Equatable, Sendable {
     var operands: [String] = []
     /// `--store URL` given before the verb (else `$PREFS_STORE`, else the file store).
     var store: String?
+    /// `-currentHost` or `-host NAME` given before the verb.
+    var host: HostOption?
     /// Whether the verb's help was asked for (`--help` or `-h` anywhere before `--`).
     var wantsHelp: Bool { options["help"] != nil }
 }
@@ -31,8 +33,11 @@ enum Arguments {
     static func parse(_ arguments: [String]) throws -> Invocation {
         var arguments = arguments[...]
         var store: String?
-        // Options before the verb: `--store URL` (also `--store=URL`) for every verb.
-        while let word = arguments.first, word == "--store" || word.hasPrefix("--store=") {
+        var host: HostOption?
+        // Options before the verb: `--store URL` (also `--store=URL`), `-currentHost`, `-host NAME`.
+        while let word = arguments.first {
+            if try HostOption.take(&arguments, into: &host) { continue }
+            guard word == "--store" || word.hasPrefix("--store=") else { break }
             arguments = arguments.dropFirst()
             if let equals = word.firstIndex(of: "=") {
                 store = String(word[word.index(after: equals)...])
@@ -55,6 +60,7 @@ enum Arguments {
         }
         var invocation = Invocation(action: .verb(verb.name))
         invocation.store = store
+        invocation.host = host
         var rest = arguments.dropFirst()
         var optionsEnded = false
         while let word = rest.popFirst() {

@@ -139,7 +139,9 @@ enum CommandLineTool {
                     context.writeOutput(Array(HelpText.verb(verb).utf8))
                     return .success
                 }
-                return try verb.run(invocation, context.selecting(store: invocation.store))
+                var context = try context.selecting(store: invocation.store)
+                if let host = invocation.host { context.store = try host.scope(context.store) }
+                return try verb.run(invocation, context)
             }
         } catch PrefsError.outputFailed(EPIPE) {
             return .success

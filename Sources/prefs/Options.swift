@@ -14,6 +14,11 @@ struct OptionSpec: Sendable {
     /// Given more than once, every value counts (else the last one).
     let repeatable: Bool
     let summary: String
+    /// Spelled with one dash, as `defaults` spells its options (`-currentHost`).
+    var singleDash = false
+
+    /// The option as typed: `--name`, or `-name`.
+    var spelling: String { (singleDash ? "-" : "--") + name }
 }
 
 /// An option bound to a field of its verb's options: declared once with its type and arity, parsed

@@ -8,9 +8,12 @@ import Testing
 @Suite struct ConsistencyTests {
     static let documents = ["man/prefs.1", "completions/prefs.bash", "completions/prefs.zsh", "completions/prefs.fish", "README.md"]
 
-    /// How `--name` is spelled in each document (roff escapes its dashes).
-    static func spelling(_ option: String, in document: String) -> String {
-        document.hasSuffix(".1") ? "\\-\\-" + option.replacingOccurrences(of: "-", with: "\\-") : (document.hasSuffix(".fish") ? "-l " + option : "--" + option)
+    /// How `--name` (or `-name`) is spelled in each document (roff escapes its dashes).
+    static func spelling(_ option: String, singleDash: Bool = false, in document: String) -> String {
+        let dashes = singleDash ? "-" : "--"
+        if document.hasSuffix(".1") { return (dashes + option).replacingOccurrences(of: "-", with: "\\-") }
+        if document.hasSuffix(".fish") { return (singleDash ? "-o " : "-l ") + option }
+        return dashes + option
     }
 
     /// `word` occurs and is not just the start of a longer option name.
@@ -31,7 +34,8 @@ import Testing
             let name = document.hasSuffix(".1") ? verb.name.replacingOccurrences(of: "-", with: "\\-") : verb.name
             #expect(ConsistencyTests.containsWord(text, name), "\(document) lacks verb \(verb.name)")
             for option in verb.options + CommandTable.global {
-                #expect(ConsistencyTests.containsWord(text, ConsistencyTests.spelling(option.name, in: document)), "\(document) lacks --\(option.name)")
+                #expect(ConsistencyTests.containsWord(text, ConsistencyTests.spelling(option.name, singleDash: option.singleDash, in: document)),
+                        "\(document) lacks \(option.spelling)")
                 for choice in option.choices {
                     #expect(text.contains(document.hasSuffix(".1") ? choice.replacingOccurrences(of: "-", with: "\\-") : choice), "\(document) lacks \(choice)")
                 }
@@ -77,7 +81,7 @@ import Testing
             let text = lines.dropFirst().joined(separator: " ").replacingOccurrences(of: "\\-", with: "-")
             var names = Set<String>()
             for token in ConsistencyTests.tokens(text) where token.hasPrefix("-") {
-                if token.hasPrefix("--") { names.insert(String(token.dropFirst(2))) } else if token.count == 2 { names.insert(token) }
+                if token.hasPrefix("--") { names.insert(String(token.dropFirst(2))) } else if token.count == 2 || verb.isEmpty { names.insert(token) }
             }
             listed[verb, default: []].formUnion(names)
         }
@@ -85,7 +89,7 @@ import Testing
             let expected = Set(verb.options.map { $0.short.map { "-\($0)" } ?? $0.name })
             #expect(listed[verb.name] == expected, "synopsis of \(verb.name)")
         }
-        #expect(listed[""] == Set(CommandTable.global.map(\.name) + ["-h"]))
+        #expect(listed[""] == Set(CommandTable.global.map { $0.singleDash ? $0.spelling : $0.name } + ["-h"]))
         #expect(Set(listed.keys) == Set(CommandTable.verbs.map(\.name) + [""]))
     }
 
@@ -135,8 +139,8 @@ import Testing
         // Section headings are the lines that start at the margin (bold is drawn with backspaces).
         let text = rendered.outputText.replacingOccurrences(of: "(.)\u{8}", with: "", options: .regularExpression)
         let headings = text.split(separator: "\n").dropFirst().dropLast().filter { $0.first.map { !$0.isWhitespace } ?? false }.map(String.init)
-        #expect(headings == ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "EXTERNAL STORAGE", "ETCD STORE", "SCHEMAS", "VALUE TYPES", "KEY PATHS", "FORMATS",
-                             "EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES", "SHELL COMPLETION", "SEE ALSO"])
+        #expect(headings == ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "EXTERNAL STORAGE", "ETCD STORE", "SCHEMAS", "VALUE TYPES", "KEY PATHS",
+                             "FORMATS", "EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES", "SHELL COMPLETION", "COMPATIBILITY", "SEE ALSO"])
     }
 
     /// The environment variables prefs reads — exactly those — are listed in the man page's

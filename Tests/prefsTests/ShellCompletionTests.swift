@@ -45,7 +45,7 @@ import Testing
         #expect(first.sorted() == ShellCompletionTests.verbs.sorted(), "\(shell) prefs: \(results[0].offers)")
         #expect(results[0].offers.count - first.count == (shell == .fish ? 0 : CommandTable.global.count + 1), "\(shell) prefs: \(results[0].offers)")
         #expect(results[1].offers.sorted() == ShellCompletionTests.verbs.sorted(), "\(shell) prefs help: \(results[1].offers)")
-        #expect(results[2].offers.sorted() == (CommandTable.global.map { "--" + $0.name } + ["-h"]).sorted(), "\(shell) prefs -: \(results[2].offers)")
+        #expect(results[2].offers.sorted() == (CommandTable.global.map(\.spelling) + ["-h"]).sorted(), "\(shell) prefs -: \(results[2].offers)")
     }
 
     /// `prefs VERB --` offers the verb's options, exactly; `prefs VERB -` offers the short

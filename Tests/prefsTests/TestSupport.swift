@@ -62,9 +62,12 @@ final class ProcessSandbox {
     var data: String { directory.path + "/data" }
     /// The one `$XDG_DATA_DIRS` directory, where packages ship registered defaults.
     var packages: String { directory.path + "/packages" }
+    /// More variables for every process run in the sandbox. `PREFS_HOST_ID` is set, so no process
+    /// reads this machine's `/etc/machine-id`.
+    var extraEnvironment: [String: String] = ["PREFS_HOST_ID": "sandbox"]
     var environment: [String: String] {
         ["XDG_CONFIG_HOME": config, "XDG_DATA_HOME": data, "XDG_DATA_DIRS": packages, "HOME": directory.path,
-         "PATH": Paths.products + ":/usr/bin:/bin"]
+         "PATH": Paths.products + ":/usr/bin:/bin"].merging(extraEnvironment) { $1 }
     }
 
     init() throws { directory = try TemporaryDirectory() }

@@ -417,7 +417,7 @@ final class WatchProcess: @unchecked Sendable {
         try box.prefs("write", "app", "a", "-dict", "b", "-int", "1")
         let watch = try WatchProcess(box, ["app", ":a:b", "s", "--initial"])
         #expect(watch.nextLine() == ":a:b (absent) -> 1")
-        try box.prefs("write", "app", "s", "line1\nfake 1 -> 2")
+        try box.prefs("write", "app", "s", "-string", "line1\nfake 1 -> 2")
         #expect(watch.nextLine() == "s (absent) -> \"line1\\nfake 1 -> 2\"")
         try box.prefs("write", "app", "a", "-int", "5")
         #expect(watch.nextLine() == ":a:b 1 -> (removed)")

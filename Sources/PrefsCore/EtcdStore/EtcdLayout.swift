@@ -60,7 +60,7 @@ struct EtcdLayout: Sendable {
         case .global: return Array(globalPlace.utf8)
         case .registered(let name): return Array(".registered/".utf8) + escape(name)
         case .schema(let name): return Array(".schemas/".utf8) + escape(name)
-        case .file: return nil
+        case .file, .byHost: return nil
         }
     }
 

@@ -22,7 +22,10 @@ public struct EtcdSuiteStorage: SuiteStorage {
         self.environment = environment
     }
 
+    /// A location's place; a ByHost suite is refused as `SuiteStore.onHost` refuses a host (64),
+    /// whoever asks.
     func place(_ location: SuiteLocation) throws -> [UInt8] {
+        if case .byHost = location { throw PrefsError.usage(SuiteStore.noByHostSuites) }
         guard let place = EtcdLayout.place(of: location) else { throw PrefsError.internalError("a file location in the etcd store") }
         return place
     }
@@ -142,7 +145,7 @@ public struct EtcdSuiteStorage: SuiteStorage {
         switch location {
         case .suite(let name): return name
         case .global: return Domain.global.registrationName
-        case .registered, .file, .schema: return nil
+        case .registered, .file, .byHost, .schema: return nil
         }
     }
 

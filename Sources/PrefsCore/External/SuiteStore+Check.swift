@@ -28,6 +28,7 @@ extension SuiteStore {
     }
 
     func blobPlace(checking domain: Domain) throws -> BlobPlace {
+        guard host == nil else { throw PrefsError.usage("ByHost suites keep their values inline, with no external storage to check") }
         guard domain.registrationName != nil else { throw PrefsError.usage("\(domain.displayName): a file keeps its values inline; name a suite") }
         guard let place = try blobPlace(for: try location(of: domain)) else { throw PrefsError.usage("external storage needs XDG_DATA_HOME or HOME") }
         return place

@@ -1,7 +1,8 @@
 import Glibc
 
 /// Suites as property-list files: a suite `S` is `$XDG_CONFIG_HOME/S.plist` (where Foundation's
-/// UserDefaults keeps it on Linux), the global suite `.GlobalPreferences.plist`, the user's
+/// UserDefaults keeps it on Linux), the global suite `.GlobalPreferences.plist`, a ByHost suite
+/// `ByHost/S.HOSTID.plist` (`FileSuiteStorage+ByHost.swift`), the user's
 /// registered defaults `$XDG_DATA_HOME/prefs/defaults/S.plist` (or `.json`), a file domain its path.
 ///
 /// Every change is one locked read-modify-write: lock the file (`FileSystem.withLock(ofFile:)`) →
@@ -24,6 +25,7 @@ public struct FileSuiteStorage: SuiteStorage {
         case .suite(let name): return try environment.configHome() + "/" + name + ".plist"
         case .global: return try environment.configHome() + "/.GlobalPreferences.plist"
         case .file(let path): return path
+        case .byHost(let suite, let host): return try FileSuiteStorage.byHostPath(suite: suite, host: host, in: environment)
         case .registered(let name), .schema(let name):
             let base = try environment.dataHome() + (location == .schema(name) ? "/prefs/schemas/" : "/prefs/defaults/") + name
             let useJSON = try fileSystem.status(of: base + ".plist") == nil && fileSystem.status(of: base + ".json") != nil
@@ -83,7 +85,12 @@ public struct FileSuiteStorage: SuiteStorage {
     /// the way: a name that is not UTF-8 (no command line could name it), a symlink loop, a link
     /// that cannot be followed, a FIFO. One bad entry never hides the other suites.
     public func suiteNames() throws -> SuiteListing {
-        let directory = try environment.configHome()
+        try suiteFiles(in: try environment.configHome(), suffix: ".plist")
+    }
+
+    /// The names of the suite files in `directory` (each name less `suffix`), in code-point order,
+    /// and the entries skipped on the way. Names starting with `.` are not suites.
+    func suiteFiles(in directory: String, suffix: String) throws -> SuiteListing {
         let entries: [ConfinedEntry]
         do {
             entries = try fileSystem.confinedEntries(ConfinedPath(base: directory, []))
@@ -92,7 +99,7 @@ public struct FileSuiteStorage: SuiteStorage {
             throw PrefsError.cannotRead(path: directory, errno: ENOTDIR)
         }
         var listing = SuiteListing()
-        for entry in entries where entry.name.hasSuffix(".plist") && !entry.name.hasPrefix(".") {
+        for entry in entries where entry.name.hasSuffix(suffix) && entry.name.utf8.count > suffix.utf8.count && !entry.name.hasPrefix(".") {
             let path = directory + "/" + entry.name
             guard entry.nameIsUTF8 else {
                 listing.skipped.append(SkippedEntry(path: path, reason: "the name is not UTF-8"))
@@ -112,7 +119,7 @@ public struct FileSuiteStorage: SuiteStorage {
                     continue
                 }
             }
-            listing.names.append(String(entry.name.dropLast(6)))
+            listing.names.append(String(entry.name.dropLast(suffix.utf8.count)))
         }
         return listing
     }
@@ -164,7 +171,7 @@ public struct FileSuiteStorage: SuiteStorage {
         switch location {
         case .suite(let name): return name
         case .global: return Domain.global.registrationName
-        case .registered, .schema: return nil
+        case .registered, .byHost, .schema: return nil
         case .file(let path):
             guard let home = try? environment.configHome(), let target = try? fileSystem.resolvingSymlinks(path) else { return nil }
             let (directory, name) = splitPath(target)

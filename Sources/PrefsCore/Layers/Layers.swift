@@ -4,6 +4,10 @@ public enum Origin: Equatable, Sendable, CustomStringConvertible {
     case stored
     /// The global suite's file (`-g`), under a suite's own values.
     case global
+    /// The domain's suite for this host (`Layers+ByHost.swift`), over its own values.
+    case byHost
+    /// The global suite for this host, over the global suite.
+    case globalByHost
     /// A registered-defaults file: the user's (`prefs register`) or one a package ships.
     case registered(String)
     /// A `--defaults FILE` given on the command line.
@@ -15,6 +19,8 @@ public enum Origin: Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .stored: return "stored"
         case .global: return "global"
+        case .byHost: return "byhost"
+        case .globalByHost: return "global-byhost"
         case .registered(let path): return "registered:" + path
         case .commandLine: return "command-line"
         case .schema(let path): return "schema:" + path
@@ -22,8 +28,9 @@ public enum Origin: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// What an application sees in a domain, as UserDefaults resolves it: the domain's stored values,
-/// over the global suite's stored values (for a suite), over its registered defaults — the
+/// What an application sees in a domain, as UserDefaults resolves it: the domain's stored values
+/// (its values for this host first, `Layers+ByHost.swift`), over the global suite's stored values
+/// (for a suite; again this host's first), over its registered defaults — the
 /// `--defaults FILE`s given on the command line (a later one over an earlier one), then the user's
 /// file under `$XDG_DATA_HOME`, then each `$XDG_DATA_DIRS` directory's in order (see
 /// `SuiteStore.registrationFiles`), and last the defaults of the suite's schema (`schema:FILE`). Layers resolve per top-level key: the highest layer that has the
@@ -61,9 +68,8 @@ public struct Layers: Sendable {
 
     /// The layers, highest first.
     func layers() throws -> [Layer] {
-        var layers = [Layer(origin: .stored, location: try store.location(of: domain))]
-        guard !storedOnly, let name = domain.registrationName else { return layers }
-        if case .suite = domain { layers.append(Layer(origin: .global, location: .global)) }
+        guard !storedOnly, let name = domain.registrationName else { return [try ownLayer()] }
+        var layers = try storedLayers()
         layers += commandLineDefaults.reversed().map { Layer(origin: .commandLine($0), location: .file($0)) }
         layers += try store.storage.registrationLocations(for: name).map { Layer(origin: .registered(store.describe($0)), location: $0) }
         if let loaded = try store.schema(named: name) {
@@ -88,22 +94,31 @@ public struct Layers: Sendable {
             if case .commandLine(let path) = layer.origin { throw PrefsError.fileNotFound(path: path) }
             return nil
         }
-        guard let place = try blobPlace(for: layer.origin) else { return contents }
+        guard let place = try blobPlace(for: layer) else { return contents }
         return try store.materializedContents(contents, place: place, domain: place.suite)
     }
 
     /// Where the external values of a value from `origin` are, if anywhere: the domain's own (a suite
-    /// or the global suite) or the global suite's; nil for files and registered defaults.
+    /// or the global suite) or the global suite's; nil for files, ByHost suites and registered
+    /// defaults.
     public func blobPlace(for origin: Origin) throws -> BlobPlace? {
         switch origin {
-        case .stored: return try store.blobPlace(for: try store.location(of: domain))
-        case .global: return try store.blobPlace(for: .global)
         case .registered, .commandLine, .schema: return nil
+        case .stored, .global, .byHost, .globalByHost:
+            guard let layer = try layers().first(where: { $0.origin == origin }) else { return nil }
+            return try blobPlace(for: layer)
+        }
+    }
+
+    func blobPlace(for layer: Layer) throws -> BlobPlace? {
+        switch layer.origin {
+        case .registered, .commandLine, .schema: return nil
+        case .stored, .global, .byHost, .globalByHost: return try store.blobPlace(for: layer.location)
         }
     }
 
     /// Whether a layer counts toward the domain existing: the global suite alone does not make one.
-    static func establishes(_ layer: Layer) -> Bool { layer.origin != .global }
+    static func establishes(_ layer: Layer) -> Bool { layer.origin != .global && layer.origin != .globalByHost }
 
     /// The value at `path` and the layer that gave it; nil when no layer has it. When none has it and
     /// the domain has neither a file nor registered defaults, `.suiteNotFound`. (A key the global
@@ -143,7 +158,7 @@ public struct Layers: Sendable {
             return nil
         }
         if materializing || path.components.count > 1 {
-            let place = try blobPlace(for: answerLayer.origin)
+            let place = try blobPlace(for: answerLayer)
             answer.value = try store.materialized(answer.value, place: place, domain: place?.suite ?? domain.displayName, key: path.first)
         }
         let value = try KeyPathError.attributing(domain: domain.displayName, path: path) {

@@ -21,7 +21,7 @@ extension SuiteStore {
                 value = .dictionary(suite.contents)
             }
         case .file(let path):
-            value = try decodedDocument(path)
+            value = try decodedDocument(try resolvedPath(path))
         case .standardInput:
             value = try decodedDocument("-")
         }

@@ -116,14 +116,34 @@ public enum WriteRequest: Equatable, Sendable {
         }
     }
 
-    /// A value without a type flag is a string, as in defaults; one starting with ( { or < is the
-    /// property list it spells. A word that looks like a misspelt flag is refused.
+    /// A value without a type flag, read as `defaults` reads one (`untypedAsDefaults`), except that
+    /// one starting with ( { or < may be any property list prefs reads (JSON too); a word that looks
+    /// like a misspelt flag (`-boo`) is refused.
     public static func untyped(_ word: String, domain: String? = nil) throws -> PrefValue {
         if let first = word.first, "({<".contains(first) { return try ValueText.propertyList(word) }
         if word.count > 1, word.hasPrefix("-"), let second = word.dropFirst().first, second.isLetter {
             throw PrefsError.usage((domain.map { "\($0): " } ?? "") + "unknown type flag \(word) (to store text that starts with '-', write -string \(word))")
         }
-        return .string(word)
+        return try untypedAsDefaults(word)
+    }
+
+    /// The characters that make an untyped word property-list text for `defaults`.
+    static let propertyListCharacters: Set<Unicode.Scalar> = ["\"", "(", ")", "[", "]", "{", "}", "<", ">"]
+
+    /// `defaults`' rule for an untyped word: one holding none of `"()[]{}<>` is read as a quoted
+    /// old-style string, so its backslash escapes are decoded (`@\U21a9` is "@↩", `\n` a line
+    /// break); any other is the old-style (or XML) property list it spells.
+    static func untypedAsDefaults(_ word: String) throws -> PrefValue {
+        let bare = !word.unicodeScalars.contains { propertyListCharacters.contains($0) }
+        let bytes = Array((bare ? "\"" + word + "\"" : word).utf8)
+        do {
+            return try PropertyList.decode(bytes, as: !bare && PlistFormat.detect(bytes) == .xml ? .xml : .openStep)
+        } catch let error as PrefsError {
+            let rule = bare ? "is read as a quoted old-style string (as defaults reads it)"
+                : "holds one of \"()[]{}<>, so it is read as a property list (as defaults reads it)"
+            throw PrefsError.invalidValue(domain: nil, key: nil, flag: nil, given: word,
+                                          reason: "\(rule), and \(error.reasonText); write -string to store it as it is")
+        }
     }
 
     static func container(_ flag: String, items: ArraySlice<String>, domain: String) throws -> Change.Action {
@@ -134,7 +154,11 @@ public enum WriteRequest: Equatable, Sendable {
             return flag == "-array" ? .set(.array(elements)) : .arrayAdd(elements)
         }
         var entries: [(String, PrefValue)] = []
-        while let key = rest.popFirst() {
+        while let word = rest.popFirst() {
+            // A key is read as a value is (as defaults reads it), and must be a string.
+            guard case .string(let key) = try value(word, &rest, key: flag, domain: domain) else {
+                throw PrefsError.usage("\(domain): \(flag) key \(word) is not a string")
+            }
             guard !key.isEmpty, !key.utf8.contains(0) else { throw PrefsError.usage("\(domain): \(flag) key is empty") }
             guard let word = rest.popFirst() else { throw PrefsError.usage("\(domain): \(flag) key \(key) has no value") }
             entries.append((key, try value(word, &rest, key: key, domain: domain)))

@@ -66,6 +66,7 @@ extension SuiteStore {
         switch target.location {
         case .suite(let name), .registered(let name): return name
         case .global: return Domain.global.registrationName
+        case .byHost(let suite, _): return suite ?? Domain.global.registrationName
         case .file: return target.blobSuite
         case .schema: return nil
         }

@@ -5,24 +5,34 @@ public enum Domain: Equatable, Sendable {
     case file(String)
     case standardInput
 
-    public static let globalSpellings: Set<String> = ["-g", "-globalDomain", "NSGlobalDomain"]
+    public static let globalSpellings: Set<String> = ["-g", "-globalDomain", "NSGlobalDomain", ".GlobalPreferences", "Apple Global Domain"]
 
-    /// Interprets a domain argument. A path (contains `/`, or ends in `.plist` or `.json`) is that
-    /// file; `-g`, `-globalDomain` and `NSGlobalDomain` are the global suite; `-` is standard input.
-    /// Anything else is a suite name, checked so it cannot escape the store: not empty, not `.` or
-    /// `..`, no leading `.`, no NUL or other control character.
-    public init(argument: String) throws {
+    /// Interprets a domain argument. A path (contains `/` — `~/…` and `~USER/…` too —, is `~`, or ends in
+    /// `.plist` or `.json`) is that file, found as `SuiteStore.resolvedPath` says; `-g`,
+    /// `-globalDomain`, `NSGlobalDomain`, `.GlobalPreferences` and `Apple Global Domain` are the
+    /// global suite; `-` is standard input. Anything else is a suite name, checked so it cannot
+    /// escape the store: not empty, not `.` or `..`, no leading `.`, no NUL or other control
+    /// character. With `plistNamesAreSuites` (the `defaults` personality, as CFPreferences takes
+    /// domains), only `/` makes a path: `NAME.plist` is the suite `NAME.plist`.
+    public init(argument: String, plistNamesAreSuites: Bool = false) throws {
         if argument == "-" {
             self = .standardInput
         } else if Domain.globalSpellings.contains(argument) {
             self = .global
-        } else if argument.contains("/") || argument.hasSuffix(".plist") || argument.hasSuffix(".json") {
+        } else if argument == "-app" {
+            throw PrefsError.usage("-app: there are no application bundles on Linux; name the domain (the application's identifier)")
+        } else if Domain.isPath(argument, plistNamesAreSuites: plistNamesAreSuites) {
             guard !argument.utf8.contains(0) else { throw PrefsError.badName(domain: nil, name: argument, reason: "a path cannot contain NUL") }
             self = .file(argument)
         } else {
             try Domain.checkSuiteName(argument)
             self = .suite(argument)
         }
+    }
+
+    static func isPath(_ argument: String, plistNamesAreSuites: Bool) -> Bool {
+        if argument.hasPrefix("/") || argument == "~" || argument.contains("/") { return true }
+        return !plistNamesAreSuites && (argument.hasSuffix(".plist") || argument.hasSuffix(".json"))
     }
 
     static func checkSuiteName(_ name: String) throws {

@@ -7,6 +7,8 @@ import Glibc
 public struct Environment: Sendable {
     /// nil: the process environment, read with getenv only for the variables asked for.
     let variables: [String: String]?
+    /// The file that names this machine when `PREFS_HOST_ID` is unset (tests point it elsewhere).
+    public var machineIDFile = "/etc/machine-id"
 
     public init(_ variables: [String: String]) { self.variables = variables }
 
@@ -18,7 +20,8 @@ public struct Environment: Sendable {
     /// Every variable prefs reads, for the documentation's ENVIRONMENT section.
     public static let names = ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS", "HOME",
                                "PREFS_EXTERNAL_THRESHOLD", "PREFS_LOCK_TIMEOUT",
-                               "PREFS_STORE", "PREFS_ETCD_TIMEOUT", "PREFS_ETCD_USER", "PREFS_ETCD_PASSWORD"]
+                               "PREFS_STORE", "PREFS_ETCD_TIMEOUT", "PREFS_ETCD_USER", "PREFS_ETCD_PASSWORD",
+                               "PREFS_HOST_ID"]
 
     /// The variable's value; nil when it is unset or empty.
     public subscript(name: String) -> String? {

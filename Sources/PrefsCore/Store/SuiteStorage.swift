@@ -9,6 +9,9 @@ public enum SuiteLocation: Hashable, Sendable {
     case registered(String)
     /// A file named by its path: a file domain, a `--defaults FILE`, a package's registered defaults.
     case file(String)
+    /// A suite's values for one host (`-currentHost`, `-host NAME`; `defaults`' ByHost preferences):
+    /// `suite` is nil for the global suite's. Its values always stay inline.
+    case byHost(suite: String?, host: String)
     /// The user's schema for a suite (`NSGlobalDomain` for the global suite), which
     /// `prefs register --schema` installs: a dictionary like a suite's (see `Schema`).
     case schema(String)
@@ -111,6 +114,13 @@ public protocol SuiteStorage: Sendable {
 
     /// Where this store keeps external values; nil when it has none (everything stays inline).
     func blobStore() throws -> (any BlobStore)?
+
+    /// Whether the store keeps ByHost suites (`.byHost` locations); false unless it says so.
+    var keepsByHostSuites: Bool { get }
+
+    /// The suites that have values for `host` (`.byHost(suite:host:)`, the global one left out),
+    /// sorted by code point, and what was skipped finding them.
+    func suiteNames(onHost host: String) throws -> SuiteListing
 }
 
 extension SuiteStorage {

@@ -20,6 +20,7 @@ extension SuiteStore {
         guard let name = domain.registrationName else {
             throw PrefsError.usage("\(domain.displayName): a file has no registered defaults; name a suite")
         }
+        guard host == nil else { throw PrefsError.usage("registered defaults are the same on every host; leave out -currentHost and -host") }
         return SuiteTarget(location: .registered(name), displayName: "\(domain.displayName) (registered)", blobSuite: nil)
     }
 

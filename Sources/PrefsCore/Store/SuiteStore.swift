@@ -7,6 +7,9 @@ public struct SuiteStore: Sendable {
     public let storage: any SuiteStorage
     /// Files named by their paths: file domains, `--defaults FILE`s, packages' registered defaults.
     public let files: FileSuiteStorage
+    /// The host a `-currentHost` or `-host NAME` chose (nil: any host): suites and the global suite
+    /// are then that host's ByHost suites (`SuiteStore+ByHost.swift`).
+    public internal(set) var host: String?
     /// Which schema changes are checked against (`--schema FILE`, `--no-schema`); reads always see
     /// the installed one's defaults.
     public var schemaChoice: SchemaChoice = .installed
@@ -36,7 +39,7 @@ public struct SuiteStore: Sendable {
         guard let location = SuiteLocation(domain) else {
             throw PrefsError.usage("standard input cannot be changed; name a suite or a file")
         }
-        return location
+        return try onHost(try resolvingPath(location))
     }
 
     public func describe(_ location: SuiteLocation) -> String { storage(for: location).describe(location) }
@@ -69,7 +72,10 @@ public struct SuiteStore: Sendable {
     }
 
     /// The named suites, and what was skipped finding them.
-    public func suiteNames() throws -> SuiteListing { try storage.suiteNames() }
+    public func suiteNames() throws -> SuiteListing {
+        guard let host else { return try storage.suiteNames() }
+        return try storage.suiteNames(onHost: host)
+    }
 
     /// Deletes a whole suite (a store that cannot be parsed is refused and kept), then the blobs of
     /// its external values. Returns false when there was none.

@@ -18,7 +18,8 @@ enum HelpText {
         text += "\nOptions:\n"
         text += optionLines(CommandTable.global)
         text += "\nA DOMAIN is a suite name (the file $XDG_CONFIG_HOME/NAME.plist), -g for the global suite,\n"
-        text += "a path (contains '/' or ends in .plist or .json), or - for standard input.\n"
+        text += "a path (contains '/' or ends in .plist or .json; .plist may be left out, as in defaults),\n"
+        text += "or - for standard input. -currentHost or -host NAME before the verb: the ByHost suites.\n"
         text += "\nExit status:\n"
         for status in ExitStatus.allCases {
             text += "  " + String(status.rawValue).leftPadded(to: 3) + "  " + status.meaning + "\n"
@@ -36,7 +37,7 @@ enum HelpText {
 
     static func optionLines(_ options: [OptionSpec]) -> String {
         let heads = options.map { option in
-            (option.short.map { "-\($0), " } ?? "") + "--" + option.name + (option.value.map { " " + $0 } ?? "")
+            (option.short.map { "-\($0), " } ?? "") + option.spelling + (option.value.map { " " + $0 } ?? "")
         }
         let width = heads.map(\.count).max() ?? 0
         return zip(heads, options).map { head, option in
@@ -73,7 +74,9 @@ extension HelpText {
                 -dict-add followed by items (each a VALUE or a scalar TYPE and its VALUE) up to the end.
                 -int-add N and -float-add N add N to the stored number under the lock (a missing key
                 counts as 0, anything but a number of that type is an error) and print the new value.
-                An untyped VALUE is a string, or the property list it spells when it starts with ( { or <.
+                An untyped VALUE is read as defaults reads it: a word holding none of "()[]{}<> is a
+                string with its backslash escapes decoded ('@\\U21a9' is @↩), any other the property list
+                it spells (one starting with ( { or < may be XML or JSON too); -string keeps a word as typed.
                 Several KEY [TYPE] VALUE groups may follow one another; nothing is written if one is bad.
                 When the suite has a schema, an untyped VALUE takes the type it gives KEY (an integer key
                 stores 30 as an integer), and every value must keep its rules (type, range, choices, a

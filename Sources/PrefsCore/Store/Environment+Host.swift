@@ -1,0 +1,38 @@
+/// Which machine this is, for ByHost suites (`-currentHost`): the name in their files.
+extension Environment {
+    /// This machine's host ID: `$PREFS_HOST_ID` when set, else the contents of `/etc/machine-id`
+    /// (read through `fileSystem`); nil when neither gives one (no file, an empty one, or systemd's
+    /// `uninitialized`). A value that cannot be a host ID is refused: `$PREFS_HOST_ID` with 64, the
+    /// file with 65 naming it.
+    public func hostID(fileSystem: any FileSystem) throws -> String? {
+        if let given = try self["PREFS_HOST_ID"] {
+            guard Environment.isHostID(given) else {
+                throw PrefsError.badEnvironment(name: "PREFS_HOST_ID", value: given, accepted: Environment.hostIDRule)
+            }
+            return given
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try fileSystem.contents(of: machineIDFile)
+        } catch PrefsError.fileNotFound {
+            return nil
+        }
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        let text = String(decoding: bytes.drop(while: isSpace).reversed().drop(while: isSpace).reversed(), as: UTF8.self)
+        if text.isEmpty || text == "uninitialized" { return nil }
+        guard Environment.isHostID(text) else {
+            throw PrefsError.malformed(source: machineIDFile, format: nil, reason: "not a machine ID; set PREFS_HOST_ID to \(Environment.hostIDRule)")
+        }
+        return text
+    }
+
+    /// What a host ID may be: it becomes part of a file name.
+    public static let hostIDRule = "1 to 200 letters, digits, '.', '-' or '_', not starting with '.'"
+
+    public static func isHostID(_ text: String) -> Bool {
+        let bytes = text.utf8
+        guard let first = bytes.first, first != UInt8(ascii: "."), bytes.count <= 200 else { return false }
+        return bytes.allSatisfy { ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x5F }
+    }
+}
+
