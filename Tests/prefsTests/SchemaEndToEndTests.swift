@@ -98,6 +98,18 @@ import Testing
         #expect(try box.prefs("read", "app", "timeout", "--origin").outputText == "registered:\(box.data)/prefs/defaults/app.plist\t60\n")
     }
 
+    /// A suite's ByHost suite (`-currentHost`) is checked against the suite's schema, and typed by it.
+    @Test func aByHostSuiteIsCheckedAgainstItsSuitesSchema() throws {
+        let box = try SchemaEndToEndTests.sandbox()
+        let environment = box.environment.merging(["PREFS_HOST_ID": "host-1"]) { $1 }
+        let refused = try runProcess(Paths.binary, ["-currentHost", "write", "app", "timeout", "500"], environment: environment)
+        #expect(refused.status == 65 && refused.error.contains("timeout: expected an integer from 1 to 300, not 500"), "\(refused.error)")
+        #expect(try runProcess(Paths.binary, ["-currentHost", "write", "app", "timeout", "45"], environment: environment).status == 0)
+        let read = try runProcess(Paths.binary, ["read", "app", "timeout", "--origin"], environment: environment)
+        #expect(read.outputText == "byhost\t45\n", "\(read.outputText) \(read.error)")
+        #expect(try PropertyList.decode(try Fixtures.bytes(box.config + "/ByHost/app.host-1.plist")).value == ["timeout": 45])
+    }
+
     /// `--schema FILE` checks a run against another schema instead of the suite's.
     @Test func aSchemaFileOnTheCommandLineIsUsedInstead() throws {
         let box = try SchemaEndToEndTests.sandbox()
