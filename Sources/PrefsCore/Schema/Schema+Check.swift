@@ -69,8 +69,8 @@ extension Schema {
     }
 }
 
-/// The result of comparing two values in order.
-public enum ComparisonResult: Sendable {
+/// The result of comparing two values in order (not Foundation's: PrefsCore does not import it).
+enum ComparisonResult: Sendable {
     case orderedAscending, orderedSame, orderedDescending
 }
 
