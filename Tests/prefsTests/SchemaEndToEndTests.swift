@@ -35,38 +35,52 @@ import Testing
 
     /// Each rule (type, range, choices, undeclared key) on each path that stores: 65 naming the
     /// key, what was expected and what was given, and the suite and the registration untouched.
-    static let refusals: [(arguments: [String], key: String, says: String)] = [
-        (["write", "app", "timeout", "-string", "ten"], "timeout", #"expected an integer from 1 to 300, not "ten" (a string)"#),
-        (["write", "app", "timeout", "-int", "301"], "timeout", "expected an integer from 1 to 300, not 301"),
-        (["write", "app", "level", "trace"], "level", #"expected a string, one of "debug", "info", "warn", not "trace""#),
-        (["write", "app", "timout", "-int", "5"], "timout", "not a key the schema declares"),
-        (["write", "app", "name", "y", "timeout", "-int", "0"], "timeout", "not 0"),
-        (["write", "app", "timeout", "-int", "500", "--dry-run"], "timeout", "not 500"),
-        (["write", "app", ":ports:0", "-string", "x"], "ports", #"but element 0 is "x" (a string)"#),
-        (["write", "app", ":ports:1", "-int", "70000"], "ports", "but element 1 is 70000"),
-        (["write", "app", "ports", "-array-add", "-int", "0"], "ports", "but element 1 is 0"),
-        (["write", "app", "opts", "-string", "x"], "opts", #"expected a dictionary, not "x" (a string)"#),
-        (["write", "app", "timeout", "-int-add", "1000"], "timeout", "not 1010"),
-        (["write", "app", "ratio", "-float-add", "1"], "ratio", "expected a float from 0 to 1, not 1.5"),
-        (["write", "app", "{ timeout = 5; bogus = 1; }"], "bogus", "not a key the schema declares"),
-        (["rename", "app", "name", "timeout"], "timeout", #"not "x" (a string)"#),
-        (["rename", "app", "name", "nickname"], "nickname", "not a key the schema declares"),
-        (["import", "app", "IMPORT", "--replace"], "level", #"not "loud""#),
-        (["import", "app", "IMPORT"], "level", #"not "loud""#),
-        (["migrate", "app", "IMPORT", "--overwrite"], "level", #"not "loud""#),
-        (["register", "app", "timeout", "-int", "500"], "timeout", "not 500"),
-        (["register", "app", "{ level = loud; }"], "level", #"not "loud""#),
-        (["register", "app", "extra", "1"], "extra", "not a key the schema declares"),
+    /// DOC is a file holding the case's document.
+    static let refusals: [(arguments: [String], document: String, key: String, says: String)] = [
+        (["write", "app", "timeout", "-string", "ten"], "", "timeout", #"expected an integer from 1 to 300, not "ten" (a string)"#),
+        (["write", "app", "timeout", "-int", "301"], "", "timeout", "expected an integer from 1 to 300, not 301"),
+        (["write", "app", "level", "trace"], "", "level", #"expected a string, one of "debug", "info", "warn", not "trace""#),
+        (["write", "app", "timout", "-int", "5"], "", "timout", "not a key the schema declares"),
+        (["write", "app", "name", "y", "timeout", "-int", "0"], "", "timeout", "not 0"),
+        (["write", "app", "timeout", "-int", "500", "--dry-run"], "", "timeout", "not 500"),
+        (["write", "app", "opts", "-string", "x"], "", "opts", #"expected a dictionary, not "x" (a string)"#),
+        (["write", "app", "{ timeout = 5; bogus = 1; }"], "", "bogus", "not a key the schema declares"),
+        (["write", "app", "{ timeout = 5; level = loud; }"], "", "level", #"not "loud""#),
+        (["write", "app", ":ports:0", "-string", "x"], "", "ports", #"but element 0 is "x" (a string)"#),
+        (["write", "app", ":ports:1", "-int", "70000"], "", "ports", "but element 1 is 70000"),
+        (["write", "app", ":opts:b", "-int", "1", ":nope:c", "1"], "", "nope", "not a key the schema declares"),
+        (["write", "app", "ports", "-array-add", "-int", "0"], "", "ports", "but element 1 is 0"),
+        (["write", "app", "ports", "-array-add", "x"], "", "ports", #"but element 1 is "x" (a string)"#),
+        (["write", "app", "timeout", "-int-add", "1000"], "", "timeout", "not 1010"),
+        (["write", "app", "ratio", "-float-add", "1"], "", "ratio", "expected a float from 0 to 1, not 1.5"),
+        (["write", "app", "extra", "-int-add", "1"], "", "extra", "not a key the schema declares"),
+        (["rename", "app", "name", "timeout"], "", "timeout", #"not "x" (a string)"#),
+        (["rename", "app", "name", "level"], "", "level", #"not "x""#),
+        (["rename", "app", "name", "nickname"], "", "nickname", "not a key the schema declares"),
+        (["import", "app", "DOC"], #"{"timeout": "20"}"#, "timeout", #"not "20" (a string)"#),
+        (["import", "app", "DOC"], #"{"timeout": 0}"#, "timeout", "not 0"),
+        (["import", "app", "DOC"], #"{"timeout": 20, "level": "loud"}"#, "level", #"not "loud""#),
+        (["import", "app", "DOC"], #"{"extra": 1}"#, "extra", "not a key the schema declares"),
+        (["import", "app", "DOC", "--replace"], #"{"level": "info", "extra": 1}"#, "extra", "not a key the schema declares"),
+        (["migrate", "app", "DOC", "--overwrite"], #"{"ratio": 1}"#, "ratio", "not 1 (an integer)"),
+        (["migrate", "app", "DOC", "--overwrite"], #"{"timeout": 301}"#, "timeout", "not 301"),
+        (["migrate", "app", "DOC", "--overwrite"], #"{"level": "loud"}"#, "level", #"not "loud""#),
+        (["migrate", "app", "DOC"], #"{"extra": "1"}"#, "extra", "not a key the schema declares"),
+        (["register", "app", "timeout", "-string", "x"], "", "timeout", #"not "x" (a string)"#),
+        (["register", "app", "timeout", "-int", "500"], "", "timeout", "not 500"),
+        (["register", "app", "{ level = loud; }"], "", "level", #"not "loud""#),
+        (["register", "app", "extra", "1"], "", "extra", "not a key the schema declares"),
+        (["register", "app", "DOC"], #"{"ports": [1, 0]}"#, "ports", "but element 1 is 0"),
     ]
 
     @Test(arguments: refusals.indices)
     func everyPathThatStoresIsChecked(index: Int) throws {
-        let (arguments, key, says) = SchemaEndToEndTests.refusals[index]
+        let (arguments, text, key, says) = SchemaEndToEndTests.refusals[index]
         let box = try SchemaEndToEndTests.sandbox()
-        let document = try box.directory.write("import.json", #"{"timeout": 20, "level": "loud"}"#)
+        let document = try box.directory.write("doc.json", text)
         let suite = box.config + "/app.plist", registration = box.data + "/prefs/defaults/app.plist"
         let before = bytes(suite)
-        let run = try runProcess(Paths.binary, arguments.map { $0 == "IMPORT" ? document : $0 }, environment: box.environment)
+        let run = try runProcess(Paths.binary, arguments.map { $0 == "DOC" ? document : $0 }, environment: box.environment)
         #expect(run.status == 65, "\(arguments): \(run.error)")
         let domain = arguments[0] == "register" ? "app (registered)" : "app"
         #expect(run.error.hasPrefix("prefs: \(domain): \(key): ") && run.error.contains(says), "\(arguments): \(run.error)")
