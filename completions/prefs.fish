@@ -10,7 +10,7 @@
 # with an escaped or quoted ~ (\~, '~ or "~). A name prefs would take for an option (-0, or one
 # starting with --) is offered only after a --.
 set -g __prefs_scalars -string -int -integer -float -bool -boolean -date -data -json
-set -l verbs read read-type write delete rename register reset domains find lint export import migrate dump load watch check gc help
+set -l verbs read read-type write delete rename register reset domains find lint export import migrate dump load watch describe check gc help
 
 # The words typed before the cursor, without the options before the verb (--store URL,
 # -currentHost, -host NAME).
@@ -74,7 +74,7 @@ function __prefs_operands
         else if test "$w" = --
             test (count $words) -gt 0; and printf '%s\0' $words
             return
-        else if contains -- $w --format --defaults --if-equals --delete --from --bool-keys --rename --timeout --grace
+        else if contains -- $w --format --defaults --if-equals --delete --from --bool-keys --rename --timeout --grace --schema
             set skip 1
         else if test "$w" = --keys; and test "$verb" != read
             set skip 1
@@ -151,6 +151,16 @@ function __prefs_key_list
     __prefs_offerable "$head" (prefs (__prefs_store) read --stored --keys --null -- $from 2>/dev/null | string split0)
 end
 
+# The choices the schema of the suite named gives the key being written a value: the operand
+# before the cursor, or the one before a scalar type flag (prefs describe --choices), NUL-separated.
+function __prefs_choices
+    set -l operands (__prefs_operands | string split0)
+    set -l key $operands[-1]
+    string match -qr -- '^-(string|int|integer|float|date|data)$' "$key"; and set key $operands[-2]
+    test -n "$operands[1]"; and test -n "$key"; or return
+    prefs (__prefs_store) describe --choices --null -- $operands[1] $key 2>/dev/null
+end
+
 # The word before the cursor is $argv[1].
 function __prefs_after -a option
     set -l words (__prefs_words)
@@ -186,6 +196,7 @@ complete -c prefs -n "__prefs_no_verb" -a migrate -d 'bring settings in from a f
 complete -c prefs -n "__prefs_no_verb" -a dump -d 'write every suite as one lossless document, for load (a backup)'
 complete -c prefs -n "__prefs_no_verb" -a load -d 'restore what dump wrote, each suite all or nothing, with a report'
 complete -c prefs -n "__prefs_no_verb" -a watch -d 'print each change of a suite\'s values as it happens'
+complete -c prefs -n "__prefs_no_verb" -a describe -d 'print a suite\'s schema'
 complete -c prefs -n "__prefs_no_verb" -a check -d 'verify the external values of suites'
 complete -c prefs -n "__prefs_no_verb" -a gc -d 'remove orphan blobs from external storage'
 complete -c prefs -n "__prefs_no_verb" -a help -d 'show help for prefs or for one verb'
@@ -195,12 +206,14 @@ complete -c prefs -n "__prefs_no_verb" -l store -x -d 'keep suites in etcd: etcd
 complete -c prefs -n "__prefs_no_verb" -o currentHost -d 'the ByHost suites of this machine'
 complete -c prefs -n "__prefs_no_verb" -o host -x -d 'the ByHost suites of host NAME'
 
-complete -c prefs -n "__prefs_position 'read read-type write delete rename export register reset import migrate watch' 0" -a "(__prefs_suites | string split0)" -d suite
-complete -c prefs -n "__prefs_position 'read read-type write delete rename register' 1; and not __prefs_after --if-equals; and not __prefs_after --delete; and not __prefs_in_default" -a "(__prefs_keys | string split0)" -d key
-complete -c prefs -n "__prefs_position register 1; and not __prefs_after --delete" -F
+complete -c prefs -n "__prefs_position 'read read-type write delete rename export register reset import migrate watch describe' 0" -a "(__prefs_suites | string split0)" -d suite
+complete -c prefs -n "__prefs_position 'read read-type write delete rename register describe' 1; and not __prefs_after --if-equals; and not __prefs_after --delete; and not __prefs_after --schema; and not __prefs_in_default" -a "(__prefs_keys | string split0)" -d key
+complete -c prefs -n "__prefs_position register 1; and not __prefs_after --delete; and not __prefs_after --schema" -F
 complete -c prefs -n "__prefs_verb reset; and not __prefs_position reset 0" -a "(__prefs_keys --stored | string split0)" -d 'stored key'
 complete -c prefs -n "__prefs_verb delete; and not __prefs_position delete 0; and not __prefs_position delete 1" -a "(__prefs_keys | string split0)" -d key
-complete -c prefs -n "__prefs_verb write register; and not __prefs_position 'write register' 0; and not __prefs_position 'write register' 1; and not __prefs_after_bool; and not __prefs_after --if-equals; and not __prefs_after --delete" \
+complete -c prefs -n "__prefs_verb write register; and not __prefs_position 'write register' 0; and not __prefs_position 'write register' 1; and not __prefs_after_bool; and not __prefs_after --if-equals; and not __prefs_after --delete; and not __prefs_after --schema" \
+    -a "(__prefs_choices | string split0)" -d choice
+complete -c prefs -n "__prefs_verb write register; and not __prefs_position 'write register' 0; and not __prefs_position 'write register' 1; and not __prefs_after_bool; and not __prefs_after --if-equals; and not __prefs_after --delete; and not __prefs_after --schema" \
     -a '-string -int -integer -float -bool -boolean -date -data -json -array -array-add -array-insert -dict -dict-add -int-add -float-add -string-file' -d type
 complete -c prefs -n "__prefs_verb write register; and __prefs_after_bool" -a 'true false yes no' -d boolean
 complete -c prefs -n "__prefs_verb read; and __prefs_after --default" -a "$__prefs_scalars" -d type
@@ -255,6 +268,12 @@ complete -c prefs -n "__prefs_verb watch" -l initial -d 'print the current value
 complete -c prefs -n "__prefs_verb watch" -l once -d 'exit after the first change'
 complete -c prefs -n "__prefs_verb watch" -l timeout -x -d 'stop after SECONDS (with --once: exit 1 if no change came)'
 complete -c prefs -n "__prefs_verb check gc" -a "(__prefs_suites | string split0)" -d suite
+complete -c prefs -n "__prefs_verb write rename import migrate check" -l schema -r -F -d 'check against this schema file'
+complete -c prefs -n "__prefs_verb register" -l schema -r -F -d 'install this schema file'
+complete -c prefs -n "__prefs_verb write rename import migrate register" -l no-schema -d 'store without checking the schema'
+complete -c prefs -n "__prefs_verb describe" -l schema -r -F -d 'describe this schema file'
+complete -c prefs -n "__prefs_verb describe" -l choices -d 'print only the values KEY may take'
+complete -c prefs -n "__prefs_verb describe" -l null -d 'with --choices, end each value with NUL'
 complete -c prefs -n "__prefs_verb gc" -l grace -x -d 'only blobs older than SECONDS'
 complete -c prefs -n "__prefs_verb gc" -l dry-run -d 'print what would be removed'
 complete -c prefs -n "__prefs_verb gc" -l exit-code -d 'exit 3 when something was removed'

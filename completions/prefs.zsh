@@ -41,6 +41,16 @@ _prefs_key_list() {
     compadd "$@" -a keys
 }
 
+# The choices the schema of the suite $operands[1] gives the key being written a value: the
+# operand before the cursor, or the one before a scalar type flag (prefs describe --choices).
+_prefs_choices() {
+    local key=$operands[-1]
+    [[ $key == -(string|int|integer|float|date|data) ]] && key=$operands[-2]
+    local -a choices
+    choices=(${(0)"$(prefs $_prefs_store describe --choices --null -- "$operands[1]" "$key" 2>/dev/null)"})
+    (( $#choices )) && compadd -a choices
+}
+
 _prefs_suites_and_files() {
     _prefs_suites
     _files
@@ -56,7 +66,7 @@ _prefs_operands() {
         word=${(Q)words[i]}
         case $word in
             --) operands+=("${(@Q)words[i+1,CURRENT-1]}"); dashdash=$i; break ;;
-            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout|--grace) (( i++ )) ;;
+            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout|--grace|--schema) (( i++ )) ;;
             --keys) [[ $verb == read ]] || (( i++ )) ;;
             --default) (( i++ )); [[ ${(Q)words[i]} == ($~scalars) ]] && (( i++ )) ;;
             -0) [[ $verb == (read|domains|find) ]] || operands+=("$word") ;;
@@ -88,6 +98,7 @@ _prefs() {
         'dump:write every suite as one lossless document, for load (a backup)'
         'load:restore what dump wrote, each suite all or nothing, with a report'
         'watch:print each change of a suite'\''s values as it happens'
+        'describe:print a suite'\''s schema'
         'check:verify the external values of suites'
         'gc:remove orphan blobs from external storage'
         'help:show help for prefs or for one verb'
@@ -150,8 +161,14 @@ _prefs() {
                 '*--defaults[registered defaults for this run]:defaults file:_files' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:key:->key' && return
             [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
-        delete|rename)
+        delete)
             _arguments -S '--exit-code[exit 3 when something changed]' '--dry-run[print what would change]' '--help[show help]' \
+                '1:domain:_prefs_suites' '2:key:->key' '*:key:->key' && return
+            [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
+        rename)
+            _arguments -S '--exit-code[exit 3 when something changed]' '--dry-run[print what would change]' \
+                '(--no-schema)--schema[check against this schema file]:schema file:_files' \
+                '(--schema)--no-schema[store without checking the schema]' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:key:->key' '*:key:->key' && return
             [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
         reset)
@@ -160,7 +177,9 @@ _prefs() {
             [[ $state == key ]] && _prefs_keys "$operands[1]" --stored ;;
         register)
             if [[ $PREFIX == --* ]]; then
-                compadd -- --replace --delete --exit-code --dry-run --help
+                compadd -- --replace --delete --schema --no-schema --exit-code --dry-run --help
+            elif [[ $words[CURRENT-1] == --schema ]]; then
+                _files
             elif [[ $words[CURRENT-1] == --delete ]]; then
                 _prefs_keys "$operands[1]"
             elif (( $#operands == 0 )); then
@@ -172,12 +191,16 @@ _prefs() {
                 compadd -a types
             elif [[ $words[CURRENT-1] == -bool* ]]; then
                 compadd true false yes no
+            else
+                _prefs_choices
             fi ;;
         write)
             if [[ $PREFIX == --* ]]; then
-                compadd -- --exit-code --dry-run --if-absent --if-equals --external --inline --help
+                compadd -- --exit-code --dry-run --if-absent --if-equals --external --inline --schema --no-schema --help
             elif [[ $words[CURRENT-1] == --if-equals ]]; then
                 return 1
+            elif [[ $words[CURRENT-1] == --schema ]]; then
+                _files
             elif [[ $words[CURRENT-1] == -string-file ]]; then
                 _files
             elif [[ $words[CURRENT-1] == -(data|json) && $PREFIX == @* ]]; then
@@ -191,6 +214,8 @@ _prefs() {
                 compadd -a types
             elif [[ $words[CURRENT-1] == -bool* ]]; then
                 compadd true false yes no
+            else
+                _prefs_choices
             fi ;;
         domains) _arguments -S '(-0 --null)'{-0,--null}'[end each name with NUL]' '--help[show help]' ;;
         find) _arguments -S '--json[print the matches as JSON]' '(-0 --null)'{-0,--null}'[end each match with NUL]' '--help[show help]' '1:word:' ;;
@@ -207,7 +232,9 @@ _prefs() {
             _arguments -S '(--if-absent)--replace[make the suite exactly the document]' \
                 '(--replace)--if-absent[keep the keys already stored]' \
                 '--format[read the document as]:format:(xml binary openstep json typed-json)' \
-                '--dry-run[print what would change]' '--exit-code[exit 3 when something changed]' '--help[show help]' \
+                '--dry-run[print what would change]' '--exit-code[exit 3 when something changed]' \
+                '(--no-schema)--schema[check against this schema file]:schema file:_files' \
+                '(--schema)--no-schema[store without checking the schema]' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:document:_files' ;;
         migrate)
             _arguments -S '--from[what SOURCE is]:kind:(file ini env suite)' \
@@ -218,7 +245,9 @@ _prefs() {
                 '--decode-json-strings[strings that are a JSON object or array become that value]' \
                 '--overwrite[replace stored values that differ]' \
                 '--skip-errors[leave out the keys that fail]' \
-                '--dry-run[print the report and change nothing]' '--exit-code[exit 3 when something changed]' '--help[show help]' \
+                '--dry-run[print the report and change nothing]' '--exit-code[exit 3 when something changed]' \
+                '(--no-schema)--schema[check against this schema file]:schema file:_files' \
+                '(--schema)--no-schema[store without checking the schema]' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:source:_prefs_suites_and_files' && return
             [[ $state == keys ]] && _sequence _prefs_key_list "$operands[2]" ;;
         watch)
@@ -232,7 +261,12 @@ _prefs() {
         load)
             _arguments -S '--dry-run[print the report and change nothing]' '--exit-code[exit 3 when something changed]' '--help[show help]' \
                 '1:dump (- for standard input):_files' ;;
-        check) _arguments -S '--help[show help]' '*:suite:_prefs_suites' ;;
+        describe)
+            _arguments -S '--schema[describe this schema file]:schema file:_files' \
+                '--choices[print only the values KEY may take]' '--null[with --choices, end each value with NUL]' '--help[show help]' \
+                '1:domain:_prefs_suites' '2:key:->key' && return
+            [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
+        check) _arguments -S '--schema[check against this schema file]:schema file:_files' '--help[show help]' '*:suite:_prefs_suites' ;;
         gc)
             _arguments -S '--grace[only blobs older than SECONDS]:seconds: ' \
                 '--dry-run[print what would be removed]' '--exit-code[exit 3 when something was removed]' '--help[show help]' \

@@ -100,7 +100,7 @@ extension LayerOptions {
 }
 
 extension Option where Values: LayerOptions {
-    static var origin: Option { .flag("origin", "say where each value came from: stored, global, registered:FILE or command-line", \.origin) }
+    static var origin: Option { .flag("origin", "say where each value came from: stored, global, registered:FILE, command-line or schema:FILE", \.origin) }
     static var stored: Option { .flag("stored", "only the suite's own stored values, no global suite or registered defaults", \.stored) }
     static var defaults: Option {
         .list("defaults", "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)", \.defaults)

@@ -138,11 +138,20 @@ public struct EtcdSuiteStorage: SuiteStorage {
         return locations
     }
 
+    /// The user's schema under the prefix, then the packages' files under `$XDG_DATA_DIRS`.
+    public func schemaLocations(for name: String) throws -> [SuiteLocation] {
+        var locations: [SuiteLocation] = [.schema(name)]
+        for directory in try environment.dataDirectories() {
+            locations += [".plist", ".json"].map { .file(directory + "/prefs/schemas/" + name + $0) }
+        }
+        return locations
+    }
+
     public func blobSuite(for location: SuiteLocation) -> String? {
         switch location {
         case .suite(let name): return name
         case .global: return Domain.global.registrationName
-        case .registered, .file, .byHost: return nil
+        case .registered, .file, .byHost, .schema: return nil
         }
     }
 

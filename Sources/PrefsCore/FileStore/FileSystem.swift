@@ -90,7 +90,7 @@ public struct FileStatus: Equatable, Sendable {
     /// Identity and modification time, to tell whether a file was replaced or touched.
     public var inode: UInt64
     public var modified: Int64
-    /// Neither a regular file nor a directory: a device, FIFO or socket.
+    /// Neither a regular file nor a directory: a FIFO, a socket, a device (whose reading may block).
     public var isSpecial: Bool
 
     public init(isDirectory: Bool, mode: mode_t, size: Int, inode: UInt64, modified: Int64, isSpecial: Bool = false) {
@@ -100,6 +100,7 @@ public struct FileStatus: Equatable, Sendable {
         self.size = size
         self.inode = inode
         self.modified = modified
+        self.isSpecial = isSpecial
     }
 }
 

@@ -18,7 +18,7 @@ extension SuiteStore {
             return ChangeOutcome(changed: true, report: suite.contents.changes(to: PrefDictionary()))
         }
         let external = ExternalOptions(reading: paths.contains { $0.components.count > 1 } ? nil : [])
-        return try change(try target(for: domain), keys: KeySet(paths.map(\.first)), dryRun: dryRun, external: external) { contents in
+        return try removing.change(try target(for: domain), keys: KeySet(paths.map(\.first)), dryRun: dryRun, external: external) { contents in
             for path in paths {
                 let removed = try KeyPathError.attributing(domain: domain.displayName, path: path) { try contents.removeValue(at: path) }
                 guard removed != nil else { throw PrefsError.keyNotFound(domain: domain.displayName, key: path.display) }
@@ -41,7 +41,7 @@ extension SuiteStore {
     /// key that is not stored is already reset.
     public func reset(_ paths: [KeyPath], in domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
         let external = ExternalOptions(reading: paths.allSatisfy { $0.components.count == 1 } ? [] : nil)
-        return try change(try target(for: domain), removingEmpty: domain.registrationName != nil, dryRun: dryRun, external: external) { contents in
+        return try removing.change(try target(for: domain), removingEmpty: domain.registrationName != nil, dryRun: dryRun, external: external) { contents in
             guard !paths.isEmpty else {
                 contents = PrefDictionary()
                 return
@@ -95,7 +95,7 @@ extension SuiteStore {
         let target = try registrationTarget(for: domain)
         let name = target.displayName
         var registration = registration
-        if case .request(let request) = registration { registration = .request(try readingFilesInline(request, for: target)) }
+        if case .request(let request) = registration { registration = .request(try typedBySchema(try readingFilesInline(request, for: target), for: target)) }
         var sums: [PrefValue] = []
         var outcome = try change(target, removingEmpty: true, dryRun: dryRun) { contents in
             switch registration {

@@ -104,6 +104,7 @@ extension SuiteStore {
     /// or with `dryRun`, the report of what would change.
     public func write(_ request: WriteRequest, to domain: Domain, options: WriteOptions) throws -> ChangeOutcome {
         let target = try target(for: domain)
+        let request = try typedBySchema(request, for: target)
         var conditions = options.conditions
         if let text = options.ifEquals {
             guard !conditions.ifAbsent else { throw PrefsError.usage("write: --if-absent and --if-equals cannot be combined") }

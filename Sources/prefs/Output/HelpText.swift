@@ -79,6 +79,9 @@ extension HelpText {
                 string with its backslash escapes decoded ('@\\U21a9' is @↩), any other the property list
                 it spells (one starting with ( { or < may be XML or JSON too); -string keeps a word as typed.
                 Several KEY [TYPE] VALUE groups may follow one another; nothing is written if one is bad.
+                When the suite has a schema, an untyped VALUE takes the type it gives KEY (an integer key
+                stores 30 as an integer), and every value must keep its rules (type, range, choices, a
+                declared key), else 65 and nothing changes; --no-schema stores it unchecked.
                 -data @FILE and -string-file FILE take the value from FILE (@- and - for standard input),
                 streamed; -json @FILE reads a JSON document from FILE. A suite's string, data, array or dictionary value larger than
                 $PREFS_EXTERNAL_THRESHOLD bytes (default 100K) is kept in external storage, under
@@ -91,6 +94,19 @@ extension HelpText {
                 itself is never touched. A dictionary from FILE (plist or JSON), standard input (-) or
                 plist text is merged key by key; KEY [TYPE] VALUE groups are typed as write types them.
                 Packages ship read-only defaults in the same place under $XDG_DATA_DIRS.
+                --schema FILE installs FILE as the suite's schema ($XDG_DATA_HOME/prefs/schemas/SUITE.plist,
+                or .json if that is the one there) once it is checked whole: a malformed schema is 65 and
+                nothing is installed. Its defaults then read as registered defaults (origin schema:FILE),
+                and registered values must keep its rules too.
+                """
+
+    static let describeDetails = """
+                The schema is the user's ($XDG_DATA_HOME/prefs/schemas/SUITE.plist or .json, installed by
+                prefs register SUITE --schema FILE), else the first one a package ships under a
+                $XDG_DATA_DIRS directory. Prints the schema's path and whether it allows undeclared keys,
+                then a block per key: its name, then type, default, range or choices, description, the
+                value an application sees now and its origin (stored, global, registered:FILE,
+                schema:FILE or (none)). Exits 1 when the suite has no schema or KEY is not declared.
                 """
 
     static let migrateDetails = """
