@@ -243,8 +243,8 @@ import Testing
         let rest = cluster.clientEndpoints.dropFirst().joined(separator: ",")
         let prefix = box.url.split(separator: "/").last!
         let watch = try WatchProcess(box.sandbox, ["s", "n", "--initial"], environment: ["PREFS_STORE": "etcd://\(first),\(rest)/\(prefix)"])
-        // The watch has read the values (and so knows the revision to watch from) once --initial prints.
-        try #require(watch.nextLine() == "n (absent) -> 0")
+        // Its first read is done (and its watch starts from that revision) once it prints the value.
+        try #require(watch.nextLine(timeout: 30) == "n (absent) -> 0")
         try #require(box.prefs("write", "s", "n", "-int", "1", environment: ["PREFS_STORE": "etcd://\(rest)/\(prefix)"]).status == 0)
         #expect(watch.nextLine() == "n 0 -> 1")
         try cluster.kill(member: 0)
