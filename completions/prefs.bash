@@ -78,10 +78,27 @@ _prefs_offer_names() {
     _prefs_offer "${names[@]}"
 }
 
-_prefs_offer_suites() { _prefs_offer_names domains --null; _prefs_offer -g NSGlobalDomain; }
+# The suites, -g and NSGlobalDomain (which domains lists when the global suite holds values), once each.
+_prefs_offer_suites() {
+    local -a names
+    local name _prefs_names=1
+    mapfile -d '' -t names < <(prefs "${_prefs_store[@]}" domains --null 2>/dev/null)
+    for name in "${names[@]}"; do [[ $name == NSGlobalDomain ]] || _prefs_offer "$name"; done
+    _prefs_offer -g NSGlobalDomain
+}
 
 # The keys of the suite or file $1 (more arguments go to prefs read, e.g. --stored).
 _prefs_offer_keys() { [[ -n $1 ]] && _prefs_offer_names read --keys --null "${@:2}" -- "$1"; }
+
+# The choices the schema of the suite ${operands[0]} gives the key being written a value: the
+# operand before the cursor, or the one before a scalar type flag (prefs describe --choices).
+_prefs_offer_choices() {
+    local key=${operands[-1]}
+    [[ $key == -@(string|int|integer|float|date|data) ]] && key=${operands[-2]}
+    local -a choices
+    mapfile -d '' -t choices < <(prefs "${_prefs_store[@]}" describe --choices --null -- "${operands[0]}" "$key" 2>/dev/null)
+    _prefs_offer "${choices[@]}"
+}
 
 # File and directory names (a directory with a /) starting with the word typed after $1 (a prefix
 # such as @). A word typed with a leading ~ is a home directory: bash completes it itself, and
@@ -108,6 +125,9 @@ _prefs_offer_files() {
 # The command line up to the cursor, into _prefs_line (COMP_POINT counts bytes, and ${COMP_LINE:0:N}
 # counts characters except in the C locale).
 _prefs_before_cursor() { local LC_ALL=C; _prefs_line=${COMP_LINE:0:COMP_POINT}; }
+
+# The type flags that take one VALUE (a pattern for @(...)).
+_prefs_scalar_types='-string|-int|-integer|-float|-bool|-boolean|-date|-data|-json'
 
 _prefs() {
     COMPREPLY=()
@@ -139,7 +159,7 @@ _prefs() {
     done
     local cur=$_prefs_cur count=${#words[@]}
     if ((count == 2)); then
-        _prefs_offer read read-type write delete rename register reset domains find lint export import migrate watch check gc help --help -h --version --store -currentHost -host
+        _prefs_offer read read-type write delete rename register reset domains find lint export import migrate dump load watch describe check gc help --help -h --version --store -currentHost -host
         return
     fi
     local verb=${words[1]} prev=${words[count - 2]} i word
@@ -149,17 +169,25 @@ _prefs() {
         word=${words[i]}
         case $word in
             --) operands+=("${words[@]:i+1:count-i-2}"); _prefs_dashdash=1; break ;;
-            --format | --defaults | --if-equals | --delete | --from | --bool-keys | --rename | --timeout | --grace) ((i++)); continue ;;
+            --format | --defaults | --if-equals | --delete | --from | --bool-keys | --rename | --timeout | --grace | --schema) ((i++)); continue ;;
             --keys) [ "$verb" = read ] || ((i++)); continue ;; # a value for export and migrate
+            --default) # [TYPE] VALUE
+                ((i++)); [[ ${words[i]} == @($_prefs_scalar_types) ]] && ((i++)); continue ;;
             -0) [[ $verb == @(read|domains|find) ]] && continue ;;
             -h) continue ;; # help, anywhere before --
         esac
         [[ $word == --* ]] || operands+=("$word")
     done
     local position=${#operands[@]}
+    # After read's --default: a scalar TYPE (or an untyped VALUE), then the TYPE's VALUE.
+    if [[ $verb == read && ${words[count - 3]} == --default && $prev == @($_prefs_scalar_types) ]]; then
+        [[ $prev == -bool* ]] && _prefs_offer true false yes no
+        return
+    fi
     case $prev in
+        --default) [[ $cur == -* ]] && _prefs_offer -string -int -integer -float -bool -boolean -date -data -json; return ;;
         --format) _prefs_offer xml binary openstep json typed-json; return ;;
-        --defaults) _prefs_offer_files; return ;;
+        --defaults | --schema) _prefs_offer_files; return ;;
         --from) _prefs_offer file ini env suite; return ;;
         --keys | --bool-keys)
             # Comma-separated keys: of the DOMAIN for export, of the SOURCE (a suite or a plist or
@@ -178,17 +206,22 @@ _prefs() {
     esac
     if [[ $cur == --* ]]; then
         case $verb in
-            read) _prefs_offer --json --keys --raw --null --origin --stored --defaults --help ;;
+            read) _prefs_offer --json --keys --raw --null --origin --stored --defaults --format --lossy --compact --default --help ;;
             read-type) _prefs_offer --origin --stored --defaults --help ;;
-            write) _prefs_offer --exit-code --dry-run --if-absent --if-equals --external --inline --help ;;
-            delete | rename | reset) _prefs_offer --exit-code --dry-run --help ;;
-            register) _prefs_offer --replace --delete --exit-code --dry-run --help ;;
+            write) _prefs_offer --exit-code --dry-run --if-absent --if-equals --external --inline --schema --no-schema --help ;;
+            delete | reset) _prefs_offer --exit-code --dry-run --help ;;
+            rename) _prefs_offer --exit-code --dry-run --schema --no-schema --help ;;
+            register) _prefs_offer --replace --delete --schema --no-schema --exit-code --dry-run --help ;;
             domains) _prefs_offer --null --help ;;
             find) _prefs_offer --json --null --help ;;
-            export) _prefs_offer --format --keys --effective --defaults --help ;;
-            import) _prefs_offer --replace --if-absent --format --dry-run --exit-code --help ;;
-            migrate) _prefs_offer --from --keys --bool-keys --rename --infer-types --decode-json-strings --overwrite --skip-errors --dry-run --exit-code --help ;;
+            export) _prefs_offer --format --keys --effective --defaults --lossy --compact --help ;;
+            import) _prefs_offer --replace --if-absent --format --dry-run --exit-code --schema --no-schema --help ;;
+            migrate) _prefs_offer --from --keys --bool-keys --rename --infer-types --decode-json-strings --overwrite --skip-errors --dry-run --exit-code --schema --no-schema --help ;;
+            describe) _prefs_offer --schema --choices --null --help ;;
+            check) _prefs_offer --schema --help ;;
             watch) _prefs_offer --json --initial --once --timeout --help ;;
+            dump) _prefs_offer --registered --help ;;
+            load) _prefs_offer --dry-run --exit-code --help ;;
             gc) _prefs_offer --grace --dry-run --exit-code --help ;;
             *) _prefs_offer --help ;;
         esac
@@ -203,6 +236,8 @@ _prefs() {
                 [ "$verb" = register ] || [ "$verb" = reset ] || _prefs_offer_files
             elif [ "$verb" = reset ]; then
                 _prefs_offer_keys "${operands[0]}" --stored
+            elif [ "$verb" = delete ]; then
+                _prefs_offer_keys "${operands[0]}"
             elif [ "$position" -eq 1 ] && [ "$verb" = register ]; then
                 _prefs_offer_keys "${operands[0]}"
                 _prefs_offer_files
@@ -211,12 +246,14 @@ _prefs() {
             elif [ "$verb" = write ] || [ "$verb" = register ]; then
                 if [[ $prev == -string-file ]]; then
                     _prefs_offer_files
-                elif [[ $prev == -data && $cur == @* ]]; then
+                elif [[ $prev == -@(data|json) && $cur == @* ]]; then
                     _prefs_offer_files @
                 elif [[ $cur == -* ]]; then
-                    _prefs_offer -string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add -string-file
+                    _prefs_offer -string -int -integer -float -bool -boolean -date -data -json -array -array-add -array-insert -dict -dict-add -int-add -float-add -string-file
                 elif [[ $prev == -bool* ]]; then
                     _prefs_offer true false yes no
+                else
+                    _prefs_offer_choices
                 fi
             elif [ "$verb" = export ]; then
                 _prefs_offer_files
@@ -240,9 +277,18 @@ _prefs() {
                 _prefs_offer_keys "${operands[0]}"
             fi
             ;;
+        describe)
+            # DOMAIN, then one of its keys.
+            if [ "$position" -eq 0 ]; then
+                _prefs_offer_suites
+            elif [ "$position" -eq 1 ]; then
+                _prefs_offer_keys "${operands[0]}"
+            fi
+            ;;
         check | gc) _prefs_offer_suites ;;
         lint) _prefs_offer_files ;;
-        help) [ "$position" -eq 0 ] && _prefs_offer read read-type write delete rename register reset domains find lint export import migrate watch check gc help ;;
+        dump | load) [ "$position" -eq 0 ] && _prefs_offer_files ;; # FILE (or - for standard output or input)
+        help) [ "$position" -eq 0 ] && _prefs_offer read read-type write delete rename register reset domains find lint export import migrate dump load watch describe check gc help ;;
     esac
 }
 complete -F _prefs prefs

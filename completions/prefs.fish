@@ -9,7 +9,8 @@
 # expand to a home directory, so a key starting with ~ is offered only once the token typed starts
 # with an escaped or quoted ~ (\~, '~ or "~). A name prefs would take for an option (-0, or one
 # starting with --) is offered only after a --.
-set -l verbs read read-type write delete rename register reset domains find lint export import migrate watch check gc help
+set -g __prefs_scalars -string -int -integer -float -bool -boolean -date -data -json
+set -l verbs read read-type write delete rename register reset domains find lint export import migrate dump load watch describe check gc help
 
 # The words typed before the cursor, without the options before the verb (--store URL,
 # -currentHost, -host NAME).
@@ -73,9 +74,15 @@ function __prefs_operands
         else if test "$w" = --
             test (count $words) -gt 0; and printf '%s\0' $words
             return
-        else if contains -- $w --format --defaults --if-equals --delete --from --bool-keys --rename --timeout --grace
+        else if contains -- $w --format --defaults --if-equals --delete --from --bool-keys --rename --timeout --grace --schema
             set skip 1
         else if test "$w" = --keys; and test "$verb" != read
+            set skip 1
+        else if test "$w" = --default
+            # [TYPE] VALUE: a scalar type flag takes the word after it too.
+            if contains -- "$words[1]" $__prefs_scalars; and set -q words[2]
+                set -e words[1]
+            end
             set skip 1
         else if test "$w" = -0; and contains -- $verb read domains find
             continue
@@ -119,8 +126,11 @@ function __prefs_offerable -a head
     end
 end
 
+# The suites, -g and NSGlobalDomain (which domains lists when the global suite holds values), once each.
 function __prefs_suites
-    __prefs_offerable '' (prefs (__prefs_store) domains --null 2>/dev/null | string split0) -g NSGlobalDomain
+    set -l names (prefs (__prefs_store) domains --null 2>/dev/null | string split0)
+    set -l global (contains -i -- NSGlobalDomain $names); and set -e names[$global]
+    __prefs_offerable '' $names -g NSGlobalDomain
 end
 
 # The keys of the suite named (more arguments go to prefs read, e.g. --stored), NUL-separated.
@@ -141,10 +151,26 @@ function __prefs_key_list
     __prefs_offerable "$head" (prefs (__prefs_store) read --stored --keys --null -- $from 2>/dev/null | string split0)
 end
 
+# The choices the schema of the suite named gives the key being written a value: the operand
+# before the cursor, or the one before a scalar type flag (prefs describe --choices), NUL-separated.
+function __prefs_choices
+    set -l operands (__prefs_operands | string split0)
+    set -l key $operands[-1]
+    string match -qr -- '^-(string|int|integer|float|date|data)$' "$key"; and set key $operands[-2]
+    test -n "$operands[1]"; and test -n "$key"; or return
+    prefs (__prefs_store) describe --choices --null -- $operands[1] $key 2>/dev/null
+end
+
 # The word before the cursor is $argv[1].
 function __prefs_after -a option
     set -l words (__prefs_words)
     test "$words[-1]" = $option
+end
+
+# The cursor is on read's --default value: after --default, or after --default and a scalar type flag.
+function __prefs_in_default
+    set -l words (__prefs_words)
+    test "$words[-1]" = --default; or begin; test "$words[-2]" = --default; and contains -- "$words[-1]" $__prefs_scalars; end
 end
 
 # The word before the cursor is -bool or -boolean.
@@ -167,7 +193,10 @@ complete -c prefs -n "__prefs_no_verb" -a lint -d 'check property-list and JSON 
 complete -c prefs -n "__prefs_no_verb" -a export -d 'write a suite or a file in another format'
 complete -c prefs -n "__prefs_no_verb" -a import -d 'merge a plist or JSON dictionary into a suite'
 complete -c prefs -n "__prefs_no_verb" -a migrate -d 'bring settings in from a file or a suite, with a report'
+complete -c prefs -n "__prefs_no_verb" -a dump -d 'write every suite as one lossless document, for load (a backup)'
+complete -c prefs -n "__prefs_no_verb" -a load -d 'restore what dump wrote, each suite all or nothing, with a report'
 complete -c prefs -n "__prefs_no_verb" -a watch -d 'print each change of a suite\'s values as it happens'
+complete -c prefs -n "__prefs_no_verb" -a describe -d 'print a suite\'s schema'
 complete -c prefs -n "__prefs_no_verb" -a check -d 'verify the external values of suites'
 complete -c prefs -n "__prefs_no_verb" -a gc -d 'remove orphan blobs from external storage'
 complete -c prefs -n "__prefs_no_verb" -a help -d 'show help for prefs or for one verb'
@@ -177,16 +206,25 @@ complete -c prefs -n "__prefs_no_verb" -l store -x -d 'keep suites in etcd: etcd
 complete -c prefs -n "__prefs_no_verb" -o currentHost -d 'the ByHost suites of this machine'
 complete -c prefs -n "__prefs_no_verb" -o host -x -d 'the ByHost suites of host NAME'
 
-complete -c prefs -n "__prefs_position 'read read-type write delete rename export register reset import migrate watch' 0" -a "(__prefs_suites | string split0)" -d suite
-complete -c prefs -n "__prefs_position 'read read-type write delete rename register' 1; and not __prefs_after --if-equals; and not __prefs_after --delete" -a "(__prefs_keys | string split0)" -d key
-complete -c prefs -n "__prefs_position register 1; and not __prefs_after --delete" -F
+complete -c prefs -n "__prefs_position 'read read-type write delete rename export register reset import migrate watch describe' 0" -a "(__prefs_suites | string split0)" -d suite
+complete -c prefs -n "__prefs_position 'read read-type write delete rename register describe' 1; and not __prefs_after --if-equals; and not __prefs_after --delete; and not __prefs_after --schema; and not __prefs_in_default" -a "(__prefs_keys | string split0)" -d key
+complete -c prefs -n "__prefs_position register 1; and not __prefs_after --delete; and not __prefs_after --schema" -F
 complete -c prefs -n "__prefs_verb reset; and not __prefs_position reset 0" -a "(__prefs_keys --stored | string split0)" -d 'stored key'
-complete -c prefs -n "__prefs_verb write register; and not __prefs_position 'write register' 0; and not __prefs_position 'write register' 1; and not __prefs_after_bool; and not __prefs_after --if-equals; and not __prefs_after --delete" \
-    -a '-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add -string-file' -d type
+complete -c prefs -n "__prefs_verb delete; and not __prefs_position delete 0; and not __prefs_position delete 1" -a "(__prefs_keys | string split0)" -d key
+complete -c prefs -n "__prefs_verb write register; and not __prefs_position 'write register' 0; and not __prefs_position 'write register' 1; and not __prefs_after_bool; and not __prefs_after --if-equals; and not __prefs_after --delete; and not __prefs_after --schema" \
+    -a "(__prefs_choices | string split0)" -d choice
+complete -c prefs -n "__prefs_verb write register; and not __prefs_position 'write register' 0; and not __prefs_position 'write register' 1; and not __prefs_after_bool; and not __prefs_after --if-equals; and not __prefs_after --delete; and not __prefs_after --schema" \
+    -a '-string -int -integer -float -bool -boolean -date -data -json -array -array-add -array-insert -dict -dict-add -int-add -float-add -string-file' -d type
 complete -c prefs -n "__prefs_verb write register; and __prefs_after_bool" -a 'true false yes no' -d boolean
+complete -c prefs -n "__prefs_verb read; and __prefs_after --default" -a "$__prefs_scalars" -d type
+complete -c prefs -n "__prefs_verb read; and __prefs_in_default; and __prefs_after_bool" -a 'true false yes no' -d boolean
 complete -c prefs -n "__prefs_verb read" -l json -d 'print JSON'
 complete -c prefs -n "__prefs_verb read" -l keys -d 'print the keys, one per line'
 complete -c prefs -n "__prefs_verb read" -l raw -d 'print a string or data value\'s bytes exactly'
+complete -c prefs -n "__prefs_verb read" -l format -x -a 'xml binary openstep json typed-json' -d 'write the value as a document'
+complete -c prefs -n "__prefs_verb read export" -l lossy -d 'with JSON, write dates and data as strings'
+complete -c prefs -n "__prefs_verb read export" -l compact -d 'write JSON on one line'
+complete -c prefs -n "__prefs_verb read" -l default -x -d 'print VALUE ([TYPE] VALUE) when the key is absent'
 complete -c prefs -n "__prefs_verb read read-type" -l origin -d 'say where each value came from'
 complete -c prefs -n "__prefs_verb read read-type" -l stored -d 'only the stored values'
 complete -c prefs -n "__prefs_verb read read-type export" -l defaults -r -F -d 'registered defaults for this run'
@@ -219,6 +257,10 @@ complete -c prefs -n "__prefs_verb migrate" -l infer-types -d 'strings that spel
 complete -c prefs -n "__prefs_verb migrate" -l decode-json-strings -d 'strings that are JSON objects or arrays become values'
 complete -c prefs -n "__prefs_verb migrate" -l overwrite -d 'replace stored values that differ'
 complete -c prefs -n "__prefs_verb migrate" -l skip-errors -d 'leave out the keys that fail'
+complete -c prefs -n "__prefs_position 'dump load' 0" -F
+complete -c prefs -n "__prefs_verb dump" -l registered -d 'include the user\'s registered defaults'
+complete -c prefs -n "__prefs_verb load" -l dry-run -d 'print the report and change nothing'
+complete -c prefs -n "__prefs_verb load" -l exit-code -d 'exit 3 when something changed'
 complete -c prefs -n "__prefs_position watch 0" -F
 complete -c prefs -n "__prefs_verb watch; and not __prefs_position watch 0; and not __prefs_after --timeout" -a "(__prefs_keys | string split0)" -d key
 complete -c prefs -n "__prefs_verb watch" -l json -d 'print each change as a JSON object on one line'
@@ -226,6 +268,12 @@ complete -c prefs -n "__prefs_verb watch" -l initial -d 'print the current value
 complete -c prefs -n "__prefs_verb watch" -l once -d 'exit after the first change'
 complete -c prefs -n "__prefs_verb watch" -l timeout -x -d 'stop after SECONDS (with --once: exit 1 if no change came)'
 complete -c prefs -n "__prefs_verb check gc" -a "(__prefs_suites | string split0)" -d suite
+complete -c prefs -n "__prefs_verb write rename import migrate check" -l schema -r -F -d 'check against this schema file'
+complete -c prefs -n "__prefs_verb register" -l schema -r -F -d 'install this schema file'
+complete -c prefs -n "__prefs_verb write rename import migrate register" -l no-schema -d 'store without checking the schema'
+complete -c prefs -n "__prefs_verb describe" -l schema -r -F -d 'describe this schema file'
+complete -c prefs -n "__prefs_verb describe" -l choices -d 'print only the values KEY may take'
+complete -c prefs -n "__prefs_verb describe" -l null -d 'with --choices, end each value with NUL'
 complete -c prefs -n "__prefs_verb gc" -l grace -x -d 'only blobs older than SECONDS'
 complete -c prefs -n "__prefs_verb gc" -l dry-run -d 'print what would be removed'
 complete -c prefs -n "__prefs_verb gc" -l exit-code -d 'exit 3 when something was removed'

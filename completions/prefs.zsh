@@ -19,8 +19,10 @@ _prefs_names() {
     (( $#optionlike )) && _wanted $tag expl $description compadd -P '-- ' -a optionlike
 }
 
+# The suites, -g and NSGlobalDomain (which domains lists when the global suite holds values), once each.
 _prefs_suites() {
-    _prefs_names suites suite ${(0)"$(prefs $_prefs_store domains --null 2>/dev/null)"} -g NSGlobalDomain
+    local -a names=(${(0)"$(prefs $_prefs_store domains --null 2>/dev/null)"} -g NSGlobalDomain)
+    _prefs_names suites suite "${(@u)names}"
 }
 
 # The keys of the suite or file $1 (more arguments go to prefs read, e.g. --stored).
@@ -39,6 +41,16 @@ _prefs_key_list() {
     compadd "$@" -a keys
 }
 
+# The choices the schema of the suite $operands[1] gives the key being written a value: the
+# operand before the cursor, or the one before a scalar type flag (prefs describe --choices).
+_prefs_choices() {
+    local key=$operands[-1]
+    [[ $key == -(string|int|integer|float|date|data) ]] && key=$operands[-2]
+    local -a choices
+    choices=(${(0)"$(prefs $_prefs_store describe --choices --null -- "$operands[1]" "$key" 2>/dev/null)"})
+    (( $#choices )) && compadd -a choices
+}
+
 _prefs_suites_and_files() {
     _prefs_suites
     _files
@@ -54,8 +66,9 @@ _prefs_operands() {
         word=${(Q)words[i]}
         case $word in
             --) operands+=("${(@Q)words[i+1,CURRENT-1]}"); dashdash=$i; break ;;
-            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout|--grace) (( i++ )) ;;
+            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout|--grace|--schema) (( i++ )) ;;
             --keys) [[ $verb == read ]] || (( i++ )) ;;
+            --default) (( i++ )); [[ ${(Q)words[i]} == ($~scalars) ]] && (( i++ )) ;;
             -0) [[ $verb == (read|domains|find) ]] || operands+=("$word") ;;
             -h) ;;
             --*) ;;
@@ -66,6 +79,7 @@ _prefs_operands() {
 
 _prefs() {
     local -a verbs types operands
+    local scalars
     local dashdash
     verbs=(
         'read:print a value, a suite, or every suite'
@@ -81,12 +95,16 @@ _prefs() {
         'export:write a suite or a file in another format'
         'import:merge a plist or JSON dictionary into a suite, all or nothing'
         'migrate:bring settings in from a plist, JSON, INI or .env file or a suite'
+        'dump:write every suite as one lossless document, for load (a backup)'
+        'load:restore what dump wrote, each suite all or nothing, with a report'
         'watch:print each change of a suite'\''s values as it happens'
+        'describe:print a suite'\''s schema'
         'check:verify the external values of suites'
         'gc:remove orphan blobs from external storage'
         'help:show help for prefs or for one verb'
     )
-    types=(-string -int -integer -float -bool -boolean -date -data -json -array -array-add -dict -dict-add -int-add -float-add -string-file)
+    types=(-string -int -integer -float -bool -boolean -date -data -json -array -array-add -array-insert -dict -dict-add -int-add -float-add -string-file)
+    scalars='-string|-int|-integer|-float|-bool|-boolean|-date|-data|-json'
     # --store URL, -currentHost and -host NAME before the verb: given to the prefs calls that list
     # names, then left out.
     local -a _prefs_store
@@ -116,20 +134,41 @@ _prefs() {
     fi
     case $verb in
         read)
+            # --default takes a scalar TYPE and its VALUE, or one VALUE: the VALUE after a TYPE is
+            # left out for _arguments, which counts one word for the option.
+            local i
+            for (( i = 2; i < CURRENT - 1; i++ )); do
+                [[ $words[i] == --default && ${(Q)words[i+1]} == ($~scalars) ]] || continue
+                if (( i + 2 == CURRENT )); then
+                    [[ $words[i+1] == -bool* ]] && compadd true false yes no
+                    return
+                fi
+                words[i+2]=(); (( CURRENT-- ))
+            done
             _arguments -S '--json[print JSON]' '--keys[print the keys, one per line]' \
                 '--raw[print a string'\''s or data value'\''s bytes exactly]' \
                 '(-0 --null)'{-0,--null}'[with --keys, end each key with NUL]' \
                 '--origin[say where each value came from]' '--stored[only the stored values]' \
-                '*--defaults[registered defaults for this run]:defaults file:_files' '--help[show help]' \
+                '*--defaults[registered defaults for this run]:defaults file:_files' \
+                '--format[write the value as a document]:format:(xml binary openstep json typed-json)' \
+                '--lossy[with JSON, write dates and data as strings]' '--compact[write JSON on one line]' \
+                '--default[print VALUE when the key or suite is absent]:type or value:->default' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:key:->key' && return
-            [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
+            [[ $state == key ]] && _prefs_keys "$operands[1]"
+            [[ $state == default && $PREFIX == -* ]] && compadd -- ${(s:|:)scalars} ;;
         read-type)
             _arguments -S '--origin[say where the value came from]' '--stored[only the stored values]' \
                 '*--defaults[registered defaults for this run]:defaults file:_files' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:key:->key' && return
             [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
-        delete|rename)
+        delete)
             _arguments -S '--exit-code[exit 3 when something changed]' '--dry-run[print what would change]' '--help[show help]' \
+                '1:domain:_prefs_suites' '2:key:->key' '*:key:->key' && return
+            [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
+        rename)
+            _arguments -S '--exit-code[exit 3 when something changed]' '--dry-run[print what would change]' \
+                '(--no-schema)--schema[check against this schema file]:schema file:_files' \
+                '(--schema)--no-schema[store without checking the schema]' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:key:->key' '*:key:->key' && return
             [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
         reset)
@@ -138,7 +177,9 @@ _prefs() {
             [[ $state == key ]] && _prefs_keys "$operands[1]" --stored ;;
         register)
             if [[ $PREFIX == --* ]]; then
-                compadd -- --replace --delete --exit-code --dry-run --help
+                compadd -- --replace --delete --schema --no-schema --exit-code --dry-run --help
+            elif [[ $words[CURRENT-1] == --schema ]]; then
+                _files
             elif [[ $words[CURRENT-1] == --delete ]]; then
                 _prefs_keys "$operands[1]"
             elif (( $#operands == 0 )); then
@@ -150,15 +191,19 @@ _prefs() {
                 compadd -a types
             elif [[ $words[CURRENT-1] == -bool* ]]; then
                 compadd true false yes no
+            else
+                _prefs_choices
             fi ;;
         write)
             if [[ $PREFIX == --* ]]; then
-                compadd -- --exit-code --dry-run --if-absent --if-equals --external --inline --help
+                compadd -- --exit-code --dry-run --if-absent --if-equals --external --inline --schema --no-schema --help
             elif [[ $words[CURRENT-1] == --if-equals ]]; then
                 return 1
+            elif [[ $words[CURRENT-1] == --schema ]]; then
+                _files
             elif [[ $words[CURRENT-1] == -string-file ]]; then
                 _files
-            elif [[ $words[CURRENT-1] == -data && $PREFIX == @* ]]; then
+            elif [[ $words[CURRENT-1] == -(data|json) && $PREFIX == @* ]]; then
                 compset -P @
                 _files
             elif (( $#operands == 0 )); then
@@ -169,6 +214,8 @@ _prefs() {
                 compadd -a types
             elif [[ $words[CURRENT-1] == -bool* ]]; then
                 compadd true false yes no
+            else
+                _prefs_choices
             fi ;;
         domains) _arguments -S '(-0 --null)'{-0,--null}'[end each name with NUL]' '--help[show help]' ;;
         find) _arguments -S '--json[print the matches as JSON]' '(-0 --null)'{-0,--null}'[end each match with NUL]' '--help[show help]' '1:word:' ;;
@@ -177,6 +224,7 @@ _prefs() {
             _arguments -S '--format[output format]:format:(xml binary openstep json typed-json)' \
                 '*--keys[only these keys]:keys:->keys' \
                 '--effective[export what an application sees]' \
+                '--lossy[with JSON, write dates and data as strings]' '--compact[write JSON on one line]' \
                 '*--defaults[registered defaults for this run]:defaults file:_files' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:output path:_files' && return
             [[ $state == keys ]] && _sequence _prefs_key_list "$operands[1]" ;;
@@ -184,7 +232,9 @@ _prefs() {
             _arguments -S '(--if-absent)--replace[make the suite exactly the document]' \
                 '(--replace)--if-absent[keep the keys already stored]' \
                 '--format[read the document as]:format:(xml binary openstep json typed-json)' \
-                '--dry-run[print what would change]' '--exit-code[exit 3 when something changed]' '--help[show help]' \
+                '--dry-run[print what would change]' '--exit-code[exit 3 when something changed]' \
+                '(--no-schema)--schema[check against this schema file]:schema file:_files' \
+                '(--schema)--no-schema[store without checking the schema]' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:document:_files' ;;
         migrate)
             _arguments -S '--from[what SOURCE is]:kind:(file ini env suite)' \
@@ -195,7 +245,9 @@ _prefs() {
                 '--decode-json-strings[strings that are a JSON object or array become that value]' \
                 '--overwrite[replace stored values that differ]' \
                 '--skip-errors[leave out the keys that fail]' \
-                '--dry-run[print the report and change nothing]' '--exit-code[exit 3 when something changed]' '--help[show help]' \
+                '--dry-run[print the report and change nothing]' '--exit-code[exit 3 when something changed]' \
+                '(--no-schema)--schema[check against this schema file]:schema file:_files' \
+                '(--schema)--no-schema[store without checking the schema]' '--help[show help]' \
                 '1:domain:_prefs_suites' '2:source:_prefs_suites_and_files' && return
             [[ $state == keys ]] && _sequence _prefs_key_list "$operands[2]" ;;
         watch)
@@ -205,7 +257,16 @@ _prefs() {
                 '--timeout[stop after SECONDS (with --once: exit 1 if no change came)]:seconds: ' '--help[show help]' \
                 '1:domain:_prefs_suites_and_files' '*:key:->key' && return
             [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
-        check) _arguments -S '--help[show help]' '*:suite:_prefs_suites' ;;
+        dump) _arguments -S '--registered[include the user'\''s registered defaults]' '--help[show help]' '1:file (- for standard output):_files' ;;
+        load)
+            _arguments -S '--dry-run[print the report and change nothing]' '--exit-code[exit 3 when something changed]' '--help[show help]' \
+                '1:dump (- for standard input):_files' ;;
+        describe)
+            _arguments -S '--schema[describe this schema file]:schema file:_files' \
+                '--choices[print only the values KEY may take]' '--null[with --choices, end each value with NUL]' '--help[show help]' \
+                '1:domain:_prefs_suites' '2:key:->key' && return
+            [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
+        check) _arguments -S '--schema[check against this schema file]:schema file:_files' '--help[show help]' '*:suite:_prefs_suites' ;;
         gc)
             _arguments -S '--grace[only blobs older than SECONDS]:seconds: ' \
                 '--dry-run[print what would be removed]' '--exit-code[exit 3 when something was removed]' '--help[show help]' \

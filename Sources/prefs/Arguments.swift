@@ -55,8 +55,12 @@ enum Arguments {
         default: break
         }
         guard let verb = CommandTable.verb(named: first) else {
-            if first.hasPrefix("-") { throw PrefsError.usage("unknown option '\(first)' (see prefs --help)") }
-            throw PrefsError.usage("unknown verb '\(first)' (see prefs --help)")
+            if first.hasPrefix("-") {
+                let hint = Suggestions.hint(for: first, among: CommandTable.global.map { "--" + $0.name })
+                throw PrefsError.usage("unknown option '\(first)'\(hint.isEmpty ? " (see prefs --help)" : hint)")
+            }
+            let hint = Suggestions.hint(for: first, among: CommandTable.verbs.map(\.name))
+            throw PrefsError.usage("unknown verb '\(first)'\(hint.isEmpty ? " (see prefs --help)" : hint)")
         }
         var invocation = Invocation(action: .verb(verb.name))
         invocation.store = store
@@ -79,15 +83,32 @@ enum Arguments {
             if word == "--" { optionsEnded = true; continue }
             let (name, attached) = splitOption(word)
             guard let spec = verb.option(named: name) else {
-                throw PrefsError.usage("\(verb.name): unknown option '--\(name)' (see prefs help \(verb.name))")
+                let hint = Suggestions.hint(for: "--" + name, among: (verb.options + CommandTable.common).map { "--" + $0.name })
+                throw PrefsError.usage("\(verb.name): unknown option '--\(name)'\(hint.isEmpty ? " (see prefs help \(verb.name))" : hint)")
             }
             invocation.options[name, default: []].append(try value(for: spec, verb: verb, attached: attached, rest: &rest))
+            // `--default -int 30`: a scalar type flag takes the word after it as its VALUE.
+            if spec.typedValue, let flag = invocation.options[name]?.last, TypeFlag.isScalar(flag) {
+                guard let text = rest.popFirst() else {
+                    throw PrefsError.usage("\(verb.name): --\(name) \(flag) needs a value")
+                }
+                invocation.options[name, default: []].append(text)
+            }
         }
         if invocation.wantsHelp { return invocation }
         guard verb.verb.operandCount.contains(invocation.operands.count) else {
-            throw PrefsError.usage("usage: \(verb.usage)")
+            throw PrefsError.usage("usage: \(verb.usage)" + singleDashHint(invocation.operands, verb: verb))
         }
         return invocation
+    }
+
+    /// ` (-json is not an option: did you mean --json?)` when an operand is one of the verb's long
+    /// options spelled with one dash, as `defaults` spells its flags.
+    static func singleDashHint(_ operands: [String], verb: VerbSpec) -> String {
+        for word in operands where word.hasPrefix("-") && !word.hasPrefix("--") && word.count > 2 {
+            if verb.option(named: String(word.dropFirst())) != nil { return " (\(word) is not an option: did you mean -\(word)?)" }
+        }
+        return ""
     }
 
     /// The option `word` spells as `-C`, when the verb has one with that short spelling.

@@ -146,7 +146,7 @@ enum CommandLineTool {
         } catch PrefsError.outputFailed(EPIPE) {
             return .success
         } catch let error as PrefsError {
-            context.printError(error.message)
+            context.printError(error.message(hinting: context.fileSystem))
             return error.exitStatus
         } catch {
             context.printError("internal error: \(error)")

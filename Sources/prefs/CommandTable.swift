@@ -22,7 +22,8 @@ enum CommandTable {
         VerbSpec(ReadCommand.self), VerbSpec(ReadTypeCommand.self), VerbSpec(WriteCommand.self), VerbSpec(DeleteCommand.self),
         VerbSpec(RenameCommand.self), VerbSpec(RegisterCommand.self), VerbSpec(ResetCommand.self), VerbSpec(DomainsCommand.self),
         VerbSpec(FindCommand.self), VerbSpec(LintCommand.self), VerbSpec(ExportCommand.self), VerbSpec(ImportCommand.self),
-        VerbSpec(MigrateCommand.self), VerbSpec(WatchCommand.self), VerbSpec(CheckCommand.self), VerbSpec(GCCommand.self),
+        VerbSpec(MigrateCommand.self), VerbSpec(DumpCommand.self), VerbSpec(LoadCommand.self), VerbSpec(WatchCommand.self),
+        VerbSpec(DescribeCommand.self), VerbSpec(CheckCommand.self), VerbSpec(GCCommand.self),
         VerbSpec(HelpCommand.self),
     ]
 

@@ -14,6 +14,8 @@ struct OptionSpec: Sendable {
     /// Given more than once, every value counts (else the last one).
     let repeatable: Bool
     let summary: String
+    /// The value may be a scalar TYPE flag and its VALUE, two words (`--default -int 30`).
+    var typedValue = false
     /// Spelled with one dash, as `defaults` spells its options (`-currentHost`).
     var singleDash = false
 
@@ -57,6 +59,12 @@ struct Option<Values>: Sendable {
         return Option(spec: spec) { values, given in values[keyPath: field] = given.last.flatMap(Choice.init(rawValue:)) }
     }
 
+    /// `--name [TYPE] VALUE`: the last value given, typed later as `write` types it.
+    static func typed(_ name: String, _ summary: String, _ field: WritableKeyPath<Values, TypedText?> & Sendable) -> Option {
+        let spec = OptionSpec(name: name, short: nil, value: "[TYPE] VALUE", choices: [], repeatable: false, summary: summary, typedValue: true)
+        return Option(spec: spec) { values, given in values[keyPath: field] = TypedText.occurrences(given).last }
+    }
+
     /// `--name SECONDS`: a finite number of seconds, 0 or more.
     static func seconds(_ name: String, _ summary: String, _ field: WritableKeyPath<Values, Double?> & Sendable) -> Option {
         Option(spec: OptionSpec(name: name, short: nil, value: "SECONDS", choices: [], repeatable: false, summary: summary)) { values, given in
@@ -92,9 +100,22 @@ extension LayerOptions {
 }
 
 extension Option where Values: LayerOptions {
-    static var origin: Option { .flag("origin", "say where each value came from: stored, global, registered:FILE or command-line", \.origin) }
+    static var origin: Option { .flag("origin", "say where each value came from: stored, global, registered:FILE, command-line or schema:FILE", \.origin) }
     static var stored: Option { .flag("stored", "only the suite's own stored values, no global suite or registered defaults", \.stored) }
     static var defaults: Option {
         .list("defaults", "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)", \.defaults)
     }
+}
+
+/// The options of the verbs that write a value as a document (`export`, `read --format`).
+protocol DocumentOptions {
+    var lossy: Bool { get set }
+    var compact: Bool { get set }
+}
+
+extension Option where Values: DocumentOptions {
+    static var lossy: Option {
+        .flag("lossy", "with JSON, write dates as ISO 8601 strings and data as base64 (else they are refused: JSON has no such types)", \.lossy)
+    }
+    static var compact: Option { .flag("compact", "write JSON (or typed JSON) on one line", \.compact) }
 }

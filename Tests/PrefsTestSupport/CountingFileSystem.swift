@@ -76,6 +76,10 @@ public final class CountingFileSystem: FileSystem, @unchecked Sendable {
 
     public func createDirectory(_ path: String, mode: mode_t) throws { try base.createDirectory(path, mode: mode) }
 
+    public func writeSpecial(_ path: String, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+        try base.writeSpecial(path, streaming: produce)
+    }
+
     public func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throws {
         try base.replace(path, with: bytes, newFileMode: newFileMode)
         record(path) {

@@ -86,7 +86,7 @@ public let defaultProcessTimeout: Double = 120
 /// `timeout` seconds is killed with its whole process group (a shell's children too) and the call
 /// throws, naming the command and what it had printed.
 public func runProcess(_ executable: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil,
-                       timeout: Double = defaultProcessTimeout) throws -> ProcessResult {
+                       timeout: Double = defaultProcessTimeout, workingDirectory: String? = nil) throws -> ProcessResult {
     let scratch = try TemporaryDirectory()
     let inputPath = try scratch.write("stdin", input)
     let errorPath = try scratch.write("stderr", [])
@@ -94,6 +94,7 @@ public func runProcess(_ executable: String, _ arguments: [String], input: [UInt
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     if let environment { process.environment = environment }
+    if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
     let stdout = Pipe()
     process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: inputPath))
     process.standardOutput = stdout

@@ -139,7 +139,7 @@ import Testing
         // Section headings are the lines that start at the margin (bold is drawn with backspaces).
         let text = rendered.outputText.replacingOccurrences(of: "(.)\u{8}", with: "", options: .regularExpression)
         let headings = text.split(separator: "\n").dropFirst().dropLast().filter { $0.first.map { !$0.isWhitespace } ?? false }.map(String.init)
-        #expect(headings == ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "EXTERNAL STORAGE", "ETCD STORE", "VALUE TYPES", "KEY PATHS",
+        #expect(headings == ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "EXTERNAL STORAGE", "ETCD STORE", "SCHEMAS", "VALUE TYPES", "KEY PATHS",
                              "FORMATS", "EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES", "SHELL COMPLETION", "COMPATIBILITY", "SEE ALSO"])
     }
 

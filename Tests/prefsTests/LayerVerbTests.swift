@@ -175,7 +175,9 @@ import Testing
                                     (["register", "app", "k", "-int", "x"], .dataError),
                                     (["register", "app", "{ unterminated"], .dataError),
                                     (["register", "app"], .usage),
-                                    (["register", "app", "k", "v", "--delete", "k"], .usage),
+                                    // With --delete, every word after the domain is a key to remove: v is not registered.
+                                    (["register", "app", "k", "v", "--delete", "k"], .notFound),
+                                    (["register", "app", "k", "--delete", "k", "--replace"], .usage),
                                     (["register", "/tmp/defaults.json", "k", "v"], .usage),
                                     (["register", "-", "k", "v"], .usage)] {
             #expect(box.run(arguments).status == status, "\(arguments)")

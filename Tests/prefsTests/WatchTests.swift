@@ -374,19 +374,25 @@ final class WatchProcess: @unchecked Sendable {
 
     /// What the watch asks the kernel after each read: whether any process has the file open for
     /// writing (a reader does not count).
+    /// (Every descriptor is opened close-on-exec: a process another test forks meanwhile, an etcd
+    /// member that lives for the whole run say, must not inherit a writer.)
     @Test func whetherAFileIsOpenForWritingComesFromTheKernel() throws {
         let box = try ProcessSandbox()
         let path = box.directory.path + "/file.plist"
         #expect(SuiteWatcher.isOpenForWriting(path) == false)
-        try Data("x".utf8).write(to: URL(fileURLWithPath: path))
+        let created = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        try #require(created >= 0 && write(created, "x", 1) == 1)
+        close(created)
         #expect(SuiteWatcher.isOpenForWriting(path) == false)
-        let reader = try #require(FileHandle(forReadingAtPath: path))
+        let reader = open(path, O_RDONLY | O_CLOEXEC)
+        try #require(reader >= 0)
         #expect(SuiteWatcher.isOpenForWriting(path) == false)
-        let writer = try #require(FileHandle(forWritingAtPath: path))
+        let writer = open(path, O_WRONLY | O_CLOEXEC)
+        try #require(writer >= 0)
         #expect(SuiteWatcher.isOpenForWriting(path) == true)
-        try writer.close()
+        close(writer)
         #expect(SuiteWatcher.isOpenForWriting(path) == false)
-        try reader.close()
+        close(reader)
     }
 
     /// --timeout ends the watch on time even while a writer keeps the file open mid-write.

@@ -41,24 +41,39 @@ enum Base64 {
     static func decode<C: Collection>(_ text: C) -> [UInt8]? where C.Element == UInt8 {
         var out = [UInt8]()
         out.reserveCapacity(text.count / 4 * 3)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        var padding = 0
-        for c in text {
-            if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D { continue }
-            if c == UInt8(ascii: "=") { padding += 1; continue }
-            let v = decodeTable[Int(c)]
-            guard v != 0xFF, padding == 0 else { return nil }
-            accumulator = accumulator << 6 | UInt32(v)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-            }
-        }
-        // 6 leftover bits means a lone final character.
-        guard bits != 6, padding <= 2 else { return nil }
-        if padding > 0 && (padding != (bits == 4 ? 2 : bits == 2 ? 1 : -1)) { return nil }
+        var decoder = Decoder()
+        guard decoder.feed(text, into: &out), decoder.finish() else { return nil }
         return out
+    }
+
+    /// Base64 that may arrive in pieces, decoded as `decode` decodes it whole.
+    struct Decoder {
+        private var accumulator: UInt32 = 0
+        private var bits = 0
+        private var padding = 0
+
+        /// Appends the bytes the piece completes; false when it is not base64.
+        mutating func feed<C: Collection>(_ text: C, into out: inout [UInt8]) -> Bool where C.Element == UInt8 {
+            for c in text {
+                if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D { continue }
+                if c == UInt8(ascii: "=") { padding += 1; continue }
+                let v = decodeTable[Int(c)]
+                guard v != 0xFF, padding == 0 else { return false }
+                accumulator = accumulator << 6 | UInt32(v)
+                bits += 6
+                if bits >= 8 {
+                    bits -= 8
+                    out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+                }
+            }
+            return true
+        }
+
+        /// Whether the text ended well: 6 leftover bits mean a lone final character, and padding
+        /// must fit what is left.
+        func finish() -> Bool {
+            guard bits != 6, padding <= 2 else { return false }
+            return !(padding > 0 && (padding != (bits == 4 ? 2 : bits == 2 ? 1 : -1)))
+        }
     }
 }

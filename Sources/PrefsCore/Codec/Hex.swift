@@ -4,17 +4,12 @@ public enum Hex {
     /// Lowercase digits.
     public static func encode(_ bytes: [UInt8]) -> String {
         var text = [UInt8]()
-        bytes.withUnsafeBytes { append($0, to: &text) }
-        return String(decoding: text, as: UTF8.self)
-    }
-
-    /// Appends the lowercase digits of `bytes` to `text`.
-    static func append(_ bytes: UnsafeRawBufferPointer, to text: inout [UInt8]) {
-        text.reserveCapacity(text.count + bytes.count * 2)
+        text.reserveCapacity(bytes.count * 2)
         for byte in bytes {
             text.append(JSONWriter.hexDigits[Int(byte >> 4)])
             text.append(JSONWriter.hexDigits[Int(byte & 0xF)])
         }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// The bytes that `text` spells (digits in either case); nil when it is not two digits per byte.

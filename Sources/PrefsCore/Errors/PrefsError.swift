@@ -55,13 +55,19 @@ public enum PrefsError: Error, Equatable, Sendable {
     case lockUnavailable(path: String, seconds: Double)
     /// A broken invariant; a bug in prefs.
     case internalError(String)
+    /// A value breaks the suite's schema (`schema`: the file, or where the store keeps it):
+    /// `reason` says what was expected and what was given, or that the key is not declared.
+    case schemaViolation(domain: String, key: String, reason: String, schema: String)
+    /// The suite has no schema (`describe`).
+    case schemaNotFound(domain: String)
 
     public var exitStatus: ExitStatus {
         switch self {
         case .usage, .badName, .badEnvironment: return .usage
         case .malformed, .unrepresentable, .invalidValue, .invalidDocument, .invalidKey, .typeMismatch, .reservedKey, .badExternalValue:
             return .dataError
-        case .suiteNotFound, .keyNotFound: return .notFound
+        case .suiteNotFound, .keyNotFound, .schemaNotFound: return .notFound
+        case .schemaViolation: return .dataError
         case .conditionFailed: return .conditionFailed
         case .fileNotFound: return .noInput
         case .cannotRead, .outputFailed: return .cannotRead

@@ -4,8 +4,9 @@
 ///     PREFIX/SUITE/KEY                     a suite's top-level value, as a binary property list
 ///     PREFIX/.GlobalPreferences/KEY        the global suite's
 ///     PREFIX/.registered/NAME/KEY          the user's registered defaults for NAME
+///     PREFIX/.schemas/NAME/MEMBER          the schema for NAME (`keys`, `allowUndeclaredKeys`, …)
 ///     PREFIX/.suites/PLACE                 one key per suite that exists (PLACE: SUITE,
-///                                          .GlobalPreferences or .registered/NAME); every change
+///                                          .GlobalPreferences, .registered/NAME or .schemas/NAME); every change
 ///                                          rewrites it, so its revision is the suite's version
 ///     PREFIX/.locks/PLACE                  held (on a lease) by `gc` while no change may commit
 ///     PREFIX/.external/SUITE/KEYDIR/UUID   a blob's header (size, SHA-256, chunks, time written)
@@ -58,6 +59,7 @@ struct EtcdLayout: Sendable {
         case .suite(let name): return escape(name)
         case .global: return Array(globalPlace.utf8)
         case .registered(let name): return Array(".registered/".utf8) + escape(name)
+        case .schema(let name): return Array(".schemas/".utf8) + escape(name)
         case .file, .byHost: return nil
         }
     }

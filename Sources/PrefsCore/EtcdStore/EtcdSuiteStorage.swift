@@ -43,15 +43,21 @@ public struct EtcdSuiteStorage: SuiteStorage {
     }
 
     public func suiteNames() throws -> SuiteListing {
-        let markers = layout.markers
-        let found = try etcd.range(markers, rangeEnd: EtcdClient.prefixEnd(markers), keysOnly: true)
+        try markedNames(after: layout.markers, shown: name + "/.suites/") { (try? Domain(argument: $0)) == .suite($0) }
+    }
+
+    /// The names of the markers under `prefix`, sorted by code point. One starting with `.` (the
+    /// global suite, registrations) is not a name; one that does not unescape, or that `accepts`
+    /// refuses (a command line could not give it back), is skipped, said so as `shown` and the key's
+    /// bytes escaped.
+    func markedNames(after prefix: [UInt8], shown: String, accepts: (String) -> Bool) throws -> SuiteListing {
+        let found = try etcd.range(prefix, rangeEnd: EtcdClient.prefixEnd(prefix), keysOnly: true)
         var listing = SuiteListing()
         for kv in found.kvs {
-            let place = kv.key.dropFirst(markers.count)
+            let place = kv.key.dropFirst(prefix.count)
             guard place.first != 0x2E else { continue }  // .GlobalPreferences, .registered/…
-            // Only names a command line can give back as this suite (no '/', control character…).
-            guard let name = EtcdLayout.unescape(place), (try? Domain(argument: name)) == .suite(name) else {
-                listing.skipped.append(SkippedEntry(path: name + "/.suites/" + ByteText.escaped(Array(place)), reason: "not a suite name prefs wrote"))
+            guard let name = EtcdLayout.unescape(place), accepts(name) else {
+                listing.skipped.append(SkippedEntry(path: shown + ByteText.escaped(Array(place)), reason: "not a suite name prefs wrote"))
                 continue
             }
             listing.names.append(name)
@@ -132,11 +138,20 @@ public struct EtcdSuiteStorage: SuiteStorage {
         return locations
     }
 
+    /// The user's schema under the prefix, then the packages' files under `$XDG_DATA_DIRS`.
+    public func schemaLocations(for name: String) throws -> [SuiteLocation] {
+        var locations: [SuiteLocation] = [.schema(name)]
+        for directory in try environment.dataDirectories() {
+            locations += [".plist", ".json"].map { .file(directory + "/prefs/schemas/" + name + $0) }
+        }
+        return locations
+    }
+
     public func blobSuite(for location: SuiteLocation) -> String? {
         switch location {
         case .suite(let name): return name
         case .global: return Domain.global.registrationName
-        case .registered, .file, .byHost: return nil
+        case .registered, .file, .byHost, .schema: return nil
         }
     }
 

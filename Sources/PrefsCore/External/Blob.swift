@@ -6,12 +6,10 @@ import Glibc
 /// and a stream fails at its end.
 struct BlobReader {
     let file: any BlobSource
-    let place: BlobPlace
     let reference: ExternalReference
 
     init(place: BlobPlace, reference: ExternalReference) throws(ExternalReference.Problem) {
         file = try place.store.open(reference, suite: place.suite)
-        self.place = place
         self.reference = reference
     }
 
@@ -88,49 +86,6 @@ public struct Blob {
             } catch let problem as ExternalReference.Problem {
                 throw PrefsError.badExternalValue(domain: domain, key: key, reason: problem.reason)
             }
-        }
-    }
-
-    /// Copies the value to `descriptor` as `read` prints it — a string's text, a data value in
-    /// lowercase hex — with a newline after it, in pieces: memory stays small whatever the size. The
-    /// blob is checked whole first, so a damaged one prints nothing (as a read of it into memory);
-    /// then it is read again as it is copied, and checked again (a blob changed in between fails at
-    /// its end).
-    public func copyReadable(toOutput descriptor: Int32) throws {
-        do {
-            var text = kind == .string ? UTF8Validator() : nil
-            try reader.forEachChunk { piece in
-                if text?.feed(piece) == false { throw ExternalReference.Problem("the blob is not UTF-8") }
-            }
-            if text?.finish() == false { throw ExternalReference.Problem("the blob is not UTF-8") }
-        } catch let problem as ExternalReference.Problem {
-            throw PrefsError.badExternalValue(domain: domain, key: key, reason: problem.reason)
-        }
-        let again: BlobReader
-        do throws(ExternalReference.Problem) { again = try BlobReader(place: reader.place, reference: reader.reference) } catch {
-            throw PrefsError.badExternalValue(domain: domain, key: key, reason: error.reason)
-        }
-        let kind = self.kind
-        try FileDescriptor.borrowing(descriptor) { output in
-            var text: [UInt8] = []
-            do {
-                try again.forEachChunk { piece in
-                    do throws(FileDescriptor.Errno) {
-                        if kind == .data {
-                            text.removeAll(keepingCapacity: true)
-                            Hex.append(piece, to: &text)
-                            try output.writeAll(text)
-                        } else {
-                            try output.writeAll(piece)
-                        }
-                    } catch {
-                        throw PrefsError.outputFailed(errno: error.code)
-                    }
-                }
-            } catch let problem as ExternalReference.Problem {
-                throw PrefsError.badExternalValue(domain: domain, key: key, reason: problem.reason)
-            }
-            do throws(FileDescriptor.Errno) { try output.writeAll([UInt8(ascii: "\n")]) } catch { throw PrefsError.outputFailed(errno: error.code) }
         }
     }
 

@@ -56,7 +56,9 @@ extension FileSuiteStorage {
                 case .patched(let document):
                     guard !document.isOriginal else { return false }
                     change.willCommit()
-                    try document.withPieces { try fileSystem.replace(target, withPieces: $0, newFileMode: 0o600) }
+                    try fileSystem.replace(target, newFileMode: 0o600) { write in
+                        try document.withPieces { pieces in for piece in pieces { try write(piece) } }
+                    }
                     return true
                 case .unsupported:
                     return nil

@@ -26,8 +26,8 @@ public struct FileSuiteStorage: SuiteStorage {
         case .global: return try environment.configHome() + "/.GlobalPreferences.plist"
         case .file(let path): return path
         case .byHost(let suite, let host): return try FileSuiteStorage.byHostPath(suite: suite, host: host, in: environment)
-        case .registered(let name):
-            let base = try environment.dataHome() + "/prefs/defaults/" + name
+        case .registered(let name), .schema(let name):
+            let base = try environment.dataHome() + (location == .schema(name) ? "/prefs/schemas/" : "/prefs/defaults/") + name
             let useJSON = try fileSystem.status(of: base + ".plist") == nil && fileSystem.status(of: base + ".json") != nil
             return base + (useJSON ? ".json" : ".plist")
         }
@@ -58,7 +58,7 @@ public struct FileSuiteStorage: SuiteStorage {
             (true, bytes.isEmpty ? nil : try PropertyList.lookup(key, in: bytes).value)
         }
         do {
-            return try fileSystem.withReader(of: file) { reader in
+            return try fileSystem.withFileReader(of: file) { reader in
                 if reader.size <= FileSuiteStorage.smallFile {
                     guard let bytes = try reader.bytes(at: 0, count: reader.size) else { return try fileSystem.withContents(of: file, whole) }
                     return try bytes.withUnsafeBufferPointer(whole)
@@ -169,13 +169,23 @@ public struct FileSuiteStorage: SuiteStorage {
         return locations
     }
 
+    /// `prefs/schemas/NAME.plist` (or `.json`) under `$XDG_DATA_HOME` (the user's, `.schema(NAME)`),
+    /// then `NAME.plist` and `NAME.json` under each `$XDG_DATA_DIRS` directory (shipped by packages).
+    public func schemaLocations(for name: String) throws -> [SuiteLocation] {
+        var locations: [SuiteLocation] = try environment.optionalDataHome() == nil ? [] : [.schema(name)]
+        for directory in try environment.dataDirectories() {
+            locations += [".plist", ".json"].map { .file(directory + "/prefs/schemas/" + name + $0) }
+        }
+        return locations
+    }
+
     /// A suite's own name (or `NSGlobalDomain`) — also for a suite's file named by its path; nil
     /// for other files and registered defaults, whose values stay inline.
     public func blobSuite(for location: SuiteLocation) -> String? {
         switch location {
         case .suite(let name): return name
         case .global: return Domain.global.registrationName
-        case .registered, .byHost: return nil
+        case .registered, .byHost, .schema: return nil
         case .file(let path):
             guard let home = try? environment.configHome(), let target = try? fileSystem.resolvingSymlinks(path) else { return nil }
             let (directory, name) = splitPath(target)

@@ -14,7 +14,7 @@ public protocol FileSystem: Sendable {
 
     /// Runs `body` with the file open for reading pieces of it at any offset (`FileReader`), so a
     /// reader of part of a large file does not hold it whole; the same errors as `contents(of:)`.
-    func withReader<T>(of path: String, _ body: (FileReader) throws -> T) throws -> T
+    func withFileReader<T>(of path: String, _ body: (FileReader) throws -> T) throws -> T
 
     /// Facts about what `path` names after following symlinks; nil when nothing is there.
     func status(of path: String) throws -> FileStatus?
@@ -36,9 +36,22 @@ public protocol FileSystem: Sendable {
     /// killed earlier left behind, which is safe only under that lock.
     func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throws
 
-    /// `replace(_:with:newFileMode:)` with the new contents in pieces, written one after the other
-    /// (joined first by file systems that keep files in memory).
-    func replace(_ path: String, withPieces pieces: [UnsafeRawBufferPointer], newFileMode: mode_t) throws
+    /// `replace(_:with:newFileMode:)` with the bytes handed to `write` in pieces by `produce`, so a
+    /// large file is never held in memory; a failure (of `produce` too) leaves the file as it was.
+    func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws
+
+    /// `replace(_:newFileMode:streaming:)` for a file the user named, the bytes produced with no lock
+    /// held (so producing them may take other locks, as a dump takes each suite's) and only the
+    /// rename run inside `commit`, which takes the file's lock.
+    func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
+                 commit: (_ rename: () throws -> Void) throws -> Void) throws
+
+    /// Writes the pieces into a device, FIFO or socket (`FileStatus.isSpecial`), which is not replaced.
+    func writeSpecial(_ path: String, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws
+
+    /// Runs `body` with a reader of the file's bytes (it fills a buffer and returns how many came, 0
+    /// at the end), following symlinks; errors as `contents(of:)` has them.
+    func withReader(of path: String, _ body: ((UnsafeMutableRawBufferPointer) throws -> Int) throws -> Void) throws
 
     /// Removes a file (already resolved, not a symlink), durably; holding its lock.
     func removeFile(_ path: String) throws
@@ -81,13 +94,17 @@ public struct FileStatus: Equatable, Sendable {
     /// Identity and modification time, to tell whether a file was replaced or touched.
     public var inode: UInt64
     public var modified: Int64
+    /// Neither a regular file nor a directory: a FIFO, a socket, a device (whose reading may block).
+    public var isSpecial: Bool
 
-    public init(isDirectory: Bool, mode: mode_t, size: Int, inode: UInt64, modified: Int64) {
+    public init(isDirectory: Bool, mode: mode_t, size: Int, inode: UInt64, modified: Int64, isSpecial: Bool = false) {
         self.isDirectory = isDirectory
+        self.isSpecial = isSpecial
         self.mode = mode
         self.size = size
         self.inode = inode
         self.modified = modified
+        self.isSpecial = isSpecial
     }
 }
 
@@ -96,27 +113,43 @@ extension FileSystem {
         try contents(of: path).withUnsafeBufferPointer(body)
     }
 
-    public func replace(_ path: String, withPieces pieces: [UnsafeRawBufferPointer], newFileMode: mode_t) throws {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(pieces.reduce(0) { $0 + $1.count })
-        for piece in pieces { bytes.append(contentsOf: piece) }
-        try replace(path, with: bytes, newFileMode: newFileMode)
-    }
-
     /// The file in memory, read in pieces from there.
-    public func withReader<T>(of path: String, _ body: (FileReader) throws -> T) throws -> T {
+    public func withFileReader<T>(of path: String, _ body: (FileReader) throws -> T) throws -> T {
         try withContents(of: path) { bytes in try body(FileReader(bytes)) }
     }
 
     /// Replaces a file the user named (an output file, not a suite): a symlink is followed and its
-    /// target replaced atomically, under the lock of the target's directory.
+    /// target replaced atomically, renamed into place under the target's lock. A device, FIFO or
+    /// socket (`/dev/null`, `/dev/stdout`, a process substitution) is written to, never replaced.
     public func writeFile(_ path: String, _ bytes: [UInt8], newFileMode: mode_t, lockTimeout: Double) throws {
+        try writeFile(path, newFileMode: newFileMode, lockTimeout: lockTimeout) { write in try bytes.withUnsafeBytes(write) }
+    }
+
+    /// `writeFile` with the bytes produced in pieces (`replace(_:newFileMode:streaming:)`).
+    public func writeFile(_ path: String, newFileMode: mode_t, lockTimeout: Double,
+                          streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+        if try status(of: path)?.isSpecial == true { return try writeSpecial(path, streaming: produce) }
         let target = try resolvingSymlinks(path)
         let directory = splitPath(target).directory
         guard try status(of: directory)?.isDirectory == true else { throw PrefsError.cannotWrite(path: path, errno: ENOENT) }
-        try withLock(ofFile: target, timeout: lockTimeout) {
-            try replace(target, with: bytes, newFileMode: newFileMode)
+        try replace(target, newFileMode: newFileMode, streaming: produce) { rename in
+            try withLock(ofFile: target, timeout: lockTimeout, rename)
         }
+    }
+
+    /// Collects the pieces, then replaces the file with them inside `commit`.
+    public func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
+                        commit: (_ rename: () throws -> Void) throws -> Void) throws {
+        var bytes: [UInt8] = []
+        try produce { bytes.append(contentsOf: $0) }
+        try commit { try replace(path, with: bytes, newFileMode: newFileMode) }
+    }
+
+    /// Collects the pieces, then replaces the file with them (a file system with no streaming write).
+    public func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+        var bytes: [UInt8] = []
+        try produce { bytes.append(contentsOf: $0) }
+        try replace(path, with: bytes, newFileMode: newFileMode)
     }
 }
 
@@ -153,5 +186,19 @@ struct LockWait {
         waited += sleep
         step = min(step * 2, 0.005)
         return true
+    }
+}
+
+extension FileSystem {
+    /// Reads the whole file first (`LocalFileSystem` reads it in pieces).
+    public func withReader(of path: String, _ body: ((UnsafeMutableRawBufferPointer) throws -> Int) throws -> Void) throws {
+        let bytes = try contents(of: path)
+        var offset = 0
+        try body { buffer in
+            let count = min(buffer.count, bytes.count - offset)
+            bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[..<count]).copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count])) }
+            offset += count
+            return count
+        }
     }
 }

@@ -105,6 +105,11 @@ public final class InMemoryFileSystem: FileSystem, Sendable {
         }
     }
 
+    /// Never called: this file system holds no device, FIFO or socket (`status` reports none).
+    public func writeSpecial(_ path: String, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+        throw PrefsError.cannotWrite(path: path, errno: ENODEV)
+    }
+
     public func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throws {
         try locked { s in
             let target = normalize(path)

@@ -41,7 +41,7 @@ public struct LocalFileSystem: FileSystem {
     }
 
     /// `pread` from the open file: a reader that takes a piece at a time holds no more than that.
-    public func withReader<T>(of path: String, _ body: (FileReader) throws -> T) throws -> T {
+    public func withFileReader<T>(of path: String, _ body: (FileReader) throws -> T) throws -> T {
         let file = try openForReading(path)
         let size: Int
         do { size = try file.status().st_size.asInt } catch { throw PrefsError.cannotRead(path: path, errno: error.code) }
@@ -82,8 +82,10 @@ public struct LocalFileSystem: FileSystem {
             if errno == ENOENT || errno == ENOTDIR { return nil }
             throw PrefsError.cannotRead(path: path, errno: errno)
         }
-        return FileStatus(isDirectory: info.st_mode & S_IFMT == S_IFDIR, mode: info.st_mode & 0o7777, size: Int(info.st_size),
-                          inode: UInt64(info.st_ino), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+        let kind = info.st_mode & S_IFMT
+        return FileStatus(isDirectory: kind == S_IFDIR, mode: info.st_mode & 0o7777, size: Int(info.st_size),
+                          inode: UInt64(info.st_ino), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+                          isSpecial: kind != S_IFDIR && kind != S_IFREG)
     }
 
     public func resolvingSymlinks(_ path: String) throws -> String {
@@ -130,29 +132,7 @@ public struct LocalFileSystem: FileSystem {
     }
 
     public func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throws {
-        try bytes.withUnsafeBytes { try replace(path, withPieces: [$0], newFileMode: newFileMode) }
-    }
-
-    public func replace(_ path: String, withPieces pieces: [UnsafeRawBufferPointer], newFileMode: mode_t) throws {
-        let (directory, name) = splitPath(path)
-        do {
-            removeStaleTemporaries(in: directory, for: name)
-            let existing = try status(of: path)
-            let mode = existing?.mode ?? newFileMode
-            let temporary = try createTemporary(in: directory, for: name, mode: mode) { file throws(FileDescriptor.Errno) in
-                if existing != nil { _ = try FileDescriptor.retrying { fchmod(file.raw, mode) } }
-                for piece in pieces { try file.writeAll(piece) }
-                try file.sync()
-            }
-            guard rename(temporary, path) == 0 else {
-                let failure = FileDescriptor.Errno.current
-                unlink(temporary)
-                throw failure
-            }
-            try syncDirectory(directory)
-        } catch let error as FileDescriptor.Errno {
-            throw PrefsError.cannotWrite(path: path, errno: error.code)
-        }
+        try replace(path, newFileMode: newFileMode) { write in try bytes.withUnsafeBytes(write) }
     }
 
     public func removeFile(_ path: String) throws {
@@ -209,35 +189,11 @@ public struct LocalFileSystem: FileSystem {
         }
     }
 
-    /// Creates a new temporary file for `name` in `directory` and lets `write` fill it; its path. A
-    /// failure removes it.
-    func createTemporary(in directory: String, for name: String, mode: mode_t,
-                         _ write: (borrowing FileDescriptor) throws(FileDescriptor.Errno) -> Void) throws(FileDescriptor.Errno) -> String {
-        var attempt = 0
-        while true {
-            let candidate = directory + "/" + TemporaryName.make(for: name)
-            let file: FileDescriptor
-            do {
-                file = try FileDescriptor.open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: mode)
-            } catch where error == .exists && attempt < 100 {
-                attempt += 1
-                continue
-            }
-            do {
-                try write(file)
-            } catch {
-                unlink(candidate)
-                throw error
-            }
-            return candidate
-        }
-    }
-
     /// Temporary files of `name` that exist while we hold the directory's lock were left by writers
     /// that died before renaming them; nothing else can be using them.
-    func removeStaleTemporaries(in directory: String, for name: String) {
+    func removeStaleTemporaries(in directory: String, for name: String, except own: String? = nil) {
         let prefix = TemporaryName.prefix(for: name)
-        for entry in (try? contentsOfDirectory(directory)) ?? [] where entry.hasPrefix(prefix) {
+        for entry in (try? contentsOfDirectory(directory)) ?? [] where entry.hasPrefix(prefix) && entry != own {
             unlink(directory + "/" + entry)
         }
     }

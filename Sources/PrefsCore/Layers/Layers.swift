@@ -12,6 +12,8 @@ public enum Origin: Equatable, Sendable, CustomStringConvertible {
     case registered(String)
     /// A `--defaults FILE` given on the command line.
     case commandLine(String)
+    /// The defaults a suite's schema declares, the lowest layer.
+    case schema(String)
 
     public var description: String {
         switch self {
@@ -21,6 +23,7 @@ public enum Origin: Equatable, Sendable, CustomStringConvertible {
         case .globalByHost: return "global-byhost"
         case .registered(let path): return "registered:" + path
         case .commandLine: return "command-line"
+        case .schema(let path): return "schema:" + path
         }
     }
 }
@@ -30,7 +33,7 @@ public enum Origin: Equatable, Sendable, CustomStringConvertible {
 /// (for a suite; again this host's first), over its registered defaults — the
 /// `--defaults FILE`s given on the command line (a later one over an earlier one), then the user's
 /// file under `$XDG_DATA_HOME`, then each `$XDG_DATA_DIRS` directory's in order (see
-/// `SuiteStore.registrationFiles`). Layers resolve per top-level key: the highest layer that has the
+/// `SuiteStore.registrationFiles`), and last the defaults of the suite's schema (`schema:FILE`). Layers resolve per top-level key: the highest layer that has the
 /// key gives its whole value, and dictionaries are not merged. A file domain has only itself.
 ///
 /// Every layer is read and checked on every read, even once the answer is known, so a malformed
@@ -59,6 +62,8 @@ public struct Layers: Sendable {
     struct Layer {
         let origin: Origin
         let location: SuiteLocation
+        /// The contents, when they are not the location's own (a schema's defaults).
+        var defaults: PrefDictionary? = nil
     }
 
     /// The layers, highest first.
@@ -67,6 +72,9 @@ public struct Layers: Sendable {
         var layers = try storedLayers()
         layers += commandLineDefaults.reversed().map { Layer(origin: .commandLine($0), location: .file($0)) }
         layers += try store.storage.registrationLocations(for: name).map { Layer(origin: .registered(store.describe($0)), location: $0) }
+        if let loaded = try store.schema(named: name) {
+            layers.append(Layer(origin: .schema(loaded.source), location: loaded.location, defaults: loaded.schema.defaults))
+        }
         return layers
     }
 
@@ -81,6 +89,7 @@ public struct Layers: Sendable {
     /// A layer's contents; nil when it does not exist (a `--defaults FILE` must exist).
     /// External values are read in.
     func contents(of layer: Layer) throws -> PrefDictionary? {
+        if let defaults = layer.defaults { return defaults }
         guard let contents = try store.load(at: layer.location)?.contents else {
             if case .commandLine(let path) = layer.origin { throw PrefsError.fileNotFound(path: path) }
             return nil
@@ -94,7 +103,7 @@ public struct Layers: Sendable {
     /// defaults.
     public func blobPlace(for origin: Origin) throws -> BlobPlace? {
         switch origin {
-        case .registered, .commandLine: return nil
+        case .registered, .commandLine, .schema: return nil
         case .stored, .global, .byHost, .globalByHost:
             guard let layer = try layers().first(where: { $0.origin == origin }) else { return nil }
             return try blobPlace(for: layer)
@@ -103,9 +112,16 @@ public struct Layers: Sendable {
 
     func blobPlace(for layer: Layer) throws -> BlobPlace? {
         switch layer.origin {
-        case .registered, .commandLine: return nil
+        case .registered, .commandLine, .schema: return nil
         case .stored, .global, .byHost, .globalByHost: return try store.blobPlace(for: layer.location)
         }
+    }
+
+    /// What a read of a domain that does not exist fails with: a suite is not found (1); a file named
+    /// by its path is missing input (66), as for `lint` and `import`.
+    public var absent: PrefsError {
+        if case .file(let path) = domain { return .fileNotFound(path: path) }
+        return .suiteNotFound(domain: domain.displayName)
     }
 
     /// Whether a layer counts toward the domain existing: the global suite alone does not make one.
@@ -124,8 +140,9 @@ public struct Layers: Sendable {
         var exists = false
         let all = try layers()
         // The layers that are suites of the store, not files (the suite, the global suite, the
-        // user's registered defaults), are read together: one request to a remote store.
-        let together = all.indices.filter { all[$0].location.isFile == false }
+        // user's registered defaults), are read together: one request to a remote store. A
+        // schema's layer is its defaults, not the schema's own members.
+        let together = all.indices.filter { all[$0].location.isFile == false && all[$0].defaults == nil }
         let read = Dictionary(uniqueKeysWithValues: zip(together, try store.storage.lookup(path.first, in: together.map { all[$0].location })))
         for (index, layer) in all.enumerated() {
             let found: (exists: Bool, value: PrefValue?)
@@ -144,7 +161,7 @@ public struct Layers: Sendable {
             }
         }
         guard var answer, let answerLayer else {
-            guard exists else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
+            guard exists else { throw absent }
             return nil
         }
         if materializing || path.components.count > 1 {
@@ -194,7 +211,7 @@ public struct Layers: Sendable {
             values = PrefDictionary(sortedEntries: mergedEntries)
             origins = mergedOrigins
         }
-        guard exists || evenIfMissing else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
+        guard exists || evenIfMissing else { throw absent }
         return Resolved(values: values, origins: origins)
     }
 }

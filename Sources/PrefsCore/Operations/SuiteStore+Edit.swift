@@ -3,7 +3,13 @@ extension SuiteStore {
     /// `delete DOMAIN [KEY]`: a key (or key path), or with no key the whole suite. `.keyNotFound`
     /// (or `.suiteNotFound`) when it was not there.
     public func delete(_ path: KeyPath?, in domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
-        guard let path else {
+        try delete(path.map { [$0] } ?? [], in: domain, dryRun: dryRun)
+    }
+
+    /// `delete DOMAIN [KEY…]`: the keys (or key paths), in one atomic change, or with none the whole
+    /// suite. When one is not there, `.keyNotFound` and nothing changes.
+    public func delete(_ paths: [KeyPath], in domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
+        guard !paths.isEmpty else {
             guard dryRun else {
                 guard try remove(domain) else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
                 return ChangeOutcome(changed: true)
@@ -11,10 +17,12 @@ extension SuiteStore {
             guard let suite = try loadMaterialized(domain) else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
             return ChangeOutcome(changed: true, report: suite.contents.changes(to: PrefDictionary()))
         }
-        let external = ExternalOptions(reading: path.components.count > 1 ? nil : [])
-        return try change(try target(for: domain), keys: [path.first], dryRun: dryRun, external: external) { contents in
-            let removed = try KeyPathError.attributing(domain: domain.displayName, path: path) { try contents.removeValue(at: path) }
-            guard removed != nil else { throw PrefsError.keyNotFound(domain: domain.displayName, key: path.display) }
+        let external = ExternalOptions(reading: paths.contains { $0.components.count > 1 } ? nil : [])
+        return try removing.change(try target(for: domain), keys: KeySet(paths.map(\.first)), dryRun: dryRun, external: external) { contents in
+            for path in paths {
+                let removed = try KeyPathError.attributing(domain: domain.displayName, path: path) { try contents.removeValue(at: path) }
+                guard removed != nil else { throw PrefsError.keyNotFound(domain: domain.displayName, key: path.display) }
+            }
         }
     }
 
@@ -33,7 +41,7 @@ extension SuiteStore {
     /// key that is not stored is already reset.
     public func reset(_ paths: [KeyPath], in domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
         let external = ExternalOptions(reading: paths.allSatisfy { $0.components.count == 1 } ? [] : nil)
-        return try change(try target(for: domain), removingEmpty: domain.registrationName != nil, dryRun: dryRun, external: external) { contents in
+        return try removing.change(try target(for: domain), removingEmpty: domain.registrationName != nil, dryRun: dryRun, external: external) { contents in
             guard !paths.isEmpty else {
                 contents = PrefDictionary()
                 return
@@ -86,6 +94,8 @@ extension SuiteStore {
     public func register(_ registration: Registration, for domain: Domain, replacing: Bool, dryRun: Bool) throws -> ChangeOutcome {
         let target = try registrationTarget(for: domain)
         let name = target.displayName
+        var registration = registration
+        if case .request(let request) = registration { registration = .request(try typedBySchema(try readingFilesInline(request, for: target), for: target)) }
         var sums: [PrefValue] = []
         var outcome = try change(target, removingEmpty: true, dryRun: dryRun) { contents in
             switch registration {

@@ -44,19 +44,6 @@ extension SuiteStore {
         return found
     }
 
-    /// The value at `path` for printing: a large string or data value kept in external storage comes
-    /// back as its blob, to stream (`Blob.copyReadable`); any other value as `value(at:)` gives it.
-    public func valueForPrinting(at path: KeyPath, in domain: Domain, scope: ReadScope) throws -> (value: PrintableValue, origin: Origin) {
-        let (value, origin) = try self.value(at: path, in: domain, scope: scope, materializing: false)
-        // Only a top-level value can be a reference; one without the marker holds none.
-        guard path.components.count == 1, domain != .standardInput, ExternalReference.containsMarker(value) else { return (.value(value), origin) }
-        let place = try layers(of: domain, scope: scope).blobPlace(for: origin)
-        if let blob = try openExternal(value, place: place, key: path.display), blob.kind == .string || blob.kind == .data {
-            return (.blob(blob), origin)
-        }
-        return (.value(try self.value(at: path, in: domain, scope: scope).value), origin)
-    }
-
     /// One suite read while reading every suite: its contents, or what went wrong with it.
     public struct EverySuite: Sendable {
         public var suites: [(domain: Domain, contents: PrefDictionary)] = []
@@ -86,12 +73,6 @@ extension SuiteStore {
         }
         return result
     }
-}
-
-/// A value to print: in memory, or an external string or data value's blob, to stream.
-public enum PrintableValue {
-    case value(PrefValue)
-    case blob(Blob)
 }
 
 /// A string's or data value's bytes, for `read --raw`: in memory, or an external value's blob to

@@ -67,6 +67,18 @@ extension WriteRequest.Change {
             case .array(let existing)?: try contents.setValue(.array(existing + elements), at: path)
             case let other?: throw KeyPathError(reason: "-array-add needs an array, and the value is \(other.typeNameWithArticle)")
             }
+        case .arrayInsert(let index, let elements):
+            switch stored {
+            case nil where index == 0: try contents.setValue(.array(elements), at: path)
+            case nil: throw KeyPathError(reason: "-array-insert \(index): there is no array yet (insert at 0 to start one)")
+            case .array(var existing)?:
+                guard index <= existing.count else {
+                    throw KeyPathError(reason: "-array-insert \(index) is beyond the end of an array of \(existing.count)")
+                }
+                existing.insert(contentsOf: elements, at: index)
+                try contents.setValue(.array(existing), at: path)
+            case let other?: throw KeyPathError(reason: "-array-insert needs an array, and the value is \(other.typeNameWithArticle)")
+            }
         case .dictAdd(let additions):
             switch stored {
             case nil: try contents.setValue(.dictionary(additions), at: path)
@@ -75,7 +87,7 @@ extension WriteRequest.Change {
                 try contents.setValue(.dictionary(existing), at: path)
             case let other?: throw KeyPathError(reason: "-dict-add needs a dictionary, and the value is \(other.typeNameWithArticle)")
             }
-        case .setFromFile:
+        case .setFromFile, .setFromJSONFile:
             throw PrefsError.internalError("a value from a file was not read before the change")
         case .add(let amount):
             let sum = try PrefValue.sum(stored, amount)
@@ -92,6 +104,7 @@ extension SuiteStore {
     /// or with `dryRun`, the report of what would change.
     public func write(_ request: WriteRequest, to domain: Domain, options: WriteOptions) throws -> ChangeOutcome {
         let target = try target(for: domain)
+        let request = try typedBySchema(request, for: target)
         var conditions = options.conditions
         if let text = options.ifEquals {
             guard !conditions.ifAbsent else { throw PrefsError.usage("write: --if-absent and --if-equals cannot be combined") }
@@ -105,6 +118,8 @@ extension SuiteStore {
         let resolved: WriteRequest
         do {
             resolved = try readFiles(request, target: target, options: options, prewritten: &prewritten)
+            // A value read from a JSON file has its type only now.
+            try checkPlacement(options.placement, of: resolved, target: target)
         } catch {
             discard(prewritten, target: target)
             throw error
@@ -115,6 +130,7 @@ extension SuiteStore {
             sums = try resolved.apply(to: &contents, domain: domain.displayName, conditions: conditions)
         }
         outcome.sums = sums
+        if case .replaceDomain(let contents) = request, contents.isEmpty, !options.dryRun { return try creatingEmpty(target, after: outcome) }
         return outcome
     }
 
@@ -126,7 +142,8 @@ extension SuiteStore {
         for change in changes {
             let scalar: PrefValue?
             switch change.action {
-            case .set(.string), .set(.data), .set(.array), .set(.dictionary), .arrayAdd, .dictAdd, .setFromFile: scalar = nil
+            case .set(.string), .set(.data), .set(.array), .set(.dictionary), .arrayAdd, .arrayInsert, .dictAdd, .setFromFile, .setFromJSONFile:
+                scalar = nil
             case .set(let value): scalar = value
             case .add(let amount): scalar = amount
             }
@@ -139,10 +156,16 @@ extension SuiteStore {
     /// nothing else in the write reaches into, not in a dry run) already in a new blob.
     func readFiles(_ request: WriteRequest, target: SuiteTarget, options: WriteOptions, prewritten: inout [PendingBlob]) throws -> WriteRequest {
         guard case .changes(var changes) = request else { return request }
-        guard changes.filter({ if case .setFromFile("-", _) = $0.action { true } else { false } }).count <= 1 else {
+        guard changes.filter({ $0.action == .setFromJSONFile("-") || { if case .setFromFile("-", _) = $0 { true } else { false } }($0.action) })
+            .count <= 1 else {
             throw PrefsError.usage("write: standard input can give only one value")
         }
         for (i, change) in changes.enumerated() {
+            if case .setFromJSONFile(let source) = change.action {
+                changes[i] = WriteRequest.Change(path: change.path, action: .set(try jsonDocument(from: source, domain: target.displayName, key: change.path.display)),
+                                                    flag: change.flag)
+                continue
+            }
             guard case .setFromFile(let source, let kind) = change.action else { continue }
             let alone = changes.filter { $0.path.first.utf8.elementsEqual(change.path.first.utf8) }.count == 1
             let streaming = change.path.components.count == 1 && alone && !options.dryRun

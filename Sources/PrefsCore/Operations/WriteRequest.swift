@@ -7,7 +7,9 @@
 ///     KEY -data @FILE | -string-file FILE   the bytes (or UTF-8 text) of FILE, or of standard input
 ///                                    for `@-` / `-`, streamed when the change runs
 ///     KEY -int-add|-float-add N      add N to the stored number (missing: 0)
+///     KEY -json @FILE                the JSON (or typed JSON) document in FILE (`@-`: standard input)
 ///     KEY -array|-array-add ITEM…    ITEM: VALUE, or a scalar flag and its VALUE
+///     KEY -array-insert INDEX ITEM…  the items inserted before element INDEX of the stored array
 ///     KEY -dict|-dict-add K ITEM…
 ///     PLIST                          the whole domain, replaced
 ///
@@ -21,11 +23,15 @@ public enum WriteRequest: Equatable, Sendable {
         public enum Action: Equatable, Sendable {
             case set(PrefValue)
             case arrayAdd([PrefValue])
+            /// Insert before element N of the stored array (N: its count appends).
+            case arrayInsert(Int, [PrefValue])
             case dictAdd(PrefDictionary)
             /// Add to the stored number (`-int-add`, `-float-add`).
             case add(PrefValue)
             /// A value to be read from a file or standard input (`-`) when the change runs.
             case setFromFile(String, ExternalReference.Kind)
+            /// A JSON (or typed JSON) document to be read from a file or standard input (`-`).
+            case setFromJSONFile(String)
         }
         public let path: KeyPath
         public let action: Action
@@ -60,6 +66,9 @@ public enum WriteRequest: Equatable, Sendable {
         var rest = words
         var changes: [Change] = []
         while let key = rest.popFirst() {
+            if TypeFlag.named(key) != nil {
+                throw PrefsError.usage("\(domain): missing KEY before \(key) (a key spelled like a type flag is written as the key path :\(key))")
+            }
             let path = try KeyPath(argument: key, in: domain)
             guard let word = rest.popFirst() else { throw PrefsError.usage("\(domain): no value for key \(key)") }
             let change = try PrefsError.locating(domain: domain, key: path.display) { try parseChange(path, word, &rest, domain: domain) }
@@ -84,6 +93,10 @@ public enum WriteRequest: Equatable, Sendable {
             return try fileChange(path, word, source: rest.popFirst(), kind: .string, domain: domain)
         case .value? where word == "-data" && rest.first?.hasPrefix("@") == true:
             return try fileChange(path, word, source: rest.popFirst().map { String($0.dropFirst()) }, kind: .data, domain: domain)
+        case .value? where word == "-json" && rest.first?.hasPrefix("@") == true:
+            let source = rest.popFirst().map { String($0.dropFirst()) } ?? ""
+            guard !source.isEmpty else { throw PrefsError.usage("\(domain): -json @FILE needs a file (key \(path.display))") }
+            return Change(path: path, action: .setFromJSONFile(source), flag: word)
         default:
             return Change(path: path, action: .set(try value(word, &rest, key: path.display, domain: domain)), flag: TypeFlag.scalars.contains(word) ? word : nil)
         }
@@ -98,7 +111,9 @@ public enum WriteRequest: Equatable, Sendable {
     static func value(_ word: String, _ rest: inout ArraySlice<String>, key: String, domain: String) throws -> PrefValue {
         guard TypeFlag.scalars.contains(word) else { return try untyped(word, domain: domain) }
         guard let text = rest.popFirst() else { throw PrefsError.usage("\(domain): \(word) needs a value (key \(key))") }
-        if word == "-data" && text.hasPrefix("@") { throw PrefsError.usage("\(domain): -data @FILE gives a key's whole value, not an item (key \(key))") }
+        if (word == "-data" || word == "-json") && text.hasPrefix("@") {
+            throw PrefsError.usage("\(domain): \(word) @FILE gives a key's whole value, not an item (key \(key))")
+        }
         return try typed(word, text)
     }
 
@@ -148,10 +163,29 @@ public enum WriteRequest: Equatable, Sendable {
 
     static func container(_ flag: String, items: ArraySlice<String>, domain: String) throws -> Change.Action {
         var rest = items
+        // A flag that takes every word after it cannot start another KEY group inside this one.
+        func item(_ word: String) throws -> String {
+            if let other = TypeFlag.named(word), other.takes != .value {
+                throw PrefsError.usage("\(domain): \(flag) takes every word after it, so \(word) is not a new KEY group but one of its items; "
+                                       + "put the \(flag) group last, or write its KEY's value with -json")
+            }
+            return word
+        }
         if flag.hasPrefix("-array") {
+            var index = 0
+            if flag == "-array-insert" {
+                guard let word = rest.popFirst(), let number = Int(word), number >= 0, String(number) == word else {
+                    throw PrefsError.usage("\(domain): -array-insert needs an INDEX (0, 1, ...) before its items")
+                }
+                index = number
+            }
             var elements: [PrefValue] = []
-            while let word = rest.popFirst() { elements.append(try value(word, &rest, key: flag, domain: domain)) }
-            return flag == "-array" ? .set(.array(elements)) : .arrayAdd(elements)
+            while let word = rest.popFirst() { elements.append(try value(try item(word), &rest, key: flag, domain: domain)) }
+            switch flag {
+            case "-array": return .set(.array(elements))
+            case "-array-insert": return .arrayInsert(index, elements)
+            default: return .arrayAdd(elements)
+            }
         }
         var entries: [(String, PrefValue)] = []
         while let word = rest.popFirst() {
@@ -161,7 +195,7 @@ public enum WriteRequest: Equatable, Sendable {
             }
             guard !key.isEmpty, !key.utf8.contains(0) else { throw PrefsError.usage("\(domain): \(flag) key is empty") }
             guard let word = rest.popFirst() else { throw PrefsError.usage("\(domain): \(flag) key \(key) has no value") }
-            entries.append((key, try value(word, &rest, key: key, domain: domain)))
+            entries.append((try item(key), try value(try item(word), &rest, key: key, domain: domain)))
         }
         let dictionary = PrefDictionary(entries)
         return flag == "-dict" ? .set(.dictionary(dictionary)) : .dictAdd(dictionary)
@@ -174,8 +208,8 @@ public enum WriteRequest: Equatable, Sendable {
         return KeySet(changes.filter { change in
             if conditions.expected != nil || change.path.components.count > 1 { return true }
             switch change.action {
-            case .set, .setFromFile: return false
-            case .arrayAdd, .dictAdd, .add: return true
+            case .set, .setFromFile, .setFromJSONFile: return false
+            case .arrayAdd, .arrayInsert, .dictAdd, .add: return true
             }
         }.map(\.path.first))
     }

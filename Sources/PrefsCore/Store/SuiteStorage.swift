@@ -12,6 +12,9 @@ public enum SuiteLocation: Hashable, Sendable {
     /// A suite's values for one host (`-currentHost`, `-host NAME`; `defaults`' ByHost preferences):
     /// `suite` is nil for the global suite's. Its values always stay inline.
     case byHost(suite: String?, host: String)
+    /// The user's schema for a suite (`NSGlobalDomain` for the global suite), which
+    /// `prefs register --schema` installs: a dictionary like a suite's (see `Schema`).
+    case schema(String)
 
     /// Whether this is a file named by its path (kept by the file store whatever the store).
     public var isFile: Bool {
@@ -67,6 +70,10 @@ public protocol SuiteStorage: Sendable {
     /// The named suites there are, sorted by code point, and what was skipped finding them.
     func suiteNames() throws -> SuiteListing
 
+    /// The names the user has registered defaults under (`.registered(NAME)`, which `prefs register`
+    /// changes; `NSGlobalDomain` for the global suite), sorted by code point, and what was skipped.
+    func registeredNames() throws -> SuiteListing
+
     /// A suite's stored contents; nil when it does not exist. Takes no lock and creates nothing.
     func load(_ location: SuiteLocation) throws -> StoredSuite?
 
@@ -99,6 +106,11 @@ public protocol SuiteStorage: Sendable {
     /// The locations of a suite's registered defaults, most important first: the user's
     /// (`.registered(NAME)`, which `prefs register` changes), then the ones packages ship.
     func registrationLocations(for name: String) throws -> [SuiteLocation]
+
+    /// The locations of a suite's schema, most important first: the user's (`.schema(NAME)`,
+    /// which `prefs register --schema` installs), then the ones packages ship. The first that
+    /// exists is the schema; schemas are not merged.
+    func schemaLocations(for name: String) throws -> [SuiteLocation]
 
     /// The suite whose external storage a location's references point into (a suite's name or
     /// `NSGlobalDomain`); nil for a place whose values always stay inline.

@@ -37,7 +37,8 @@ extension SuiteStore {
     /// contents empty removes the suite. With `keys`, the change touches only those top-level keys and
     /// the store may hand it only them (a binary or XML file is then patched, not rewritten).
     ///
-    /// No change stores an empty top-level key or a key with NUL (`checkStoredKeys`). In a suite,
+    /// No change stores an empty top-level key or a key with NUL (`checkStoredKeys`), nor a value
+    /// that breaks the suite's schema (`checkingSchema`, as `schemaChoice` says). In a suite,
     /// `change` sees external values as their references, except those of the keys `external.reading`
     /// names, which it sees read in; values it sets go external or inline as `ExternalTransaction`
     /// decides, and blobs it orphans are removed once the new contents are committed.
@@ -53,7 +54,7 @@ extension SuiteStore {
         }
         do {
             let changed = try withoutActuallyEscaping(change) { change in
-                let checked = SuiteStore.checkingKeys(change, name: target.displayName)
+                let checked = try checkingSchema(SuiteStore.checkingKeys(change, name: target.displayName), for: target)
                 let stored = StoredChange(
                     apply: { contents, format in
                         guard let transaction else { return try checked(&contents) }
@@ -86,7 +87,7 @@ extension SuiteStore {
     public func preview(_ target: SuiteTarget, keys: KeySet? = nil, external: ExternalOptions = ExternalOptions(),
                         _ change: (inout PrefDictionary) throws -> Void) throws -> (before: PrefDictionary, after: PrefDictionary) {
         try withoutActuallyEscaping(change) { change in
-            let checked = SuiteStore.checkingKeys(change, name: target.displayName)
+            let checked = try checkingSchema(SuiteStore.checkingKeys(change, name: target.displayName), for: target)
             let current = try load(at: target.location)
             var before = current?.contents ?? PrefDictionary()
             var after = before

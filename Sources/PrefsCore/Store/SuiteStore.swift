@@ -10,6 +10,9 @@ public struct SuiteStore: Sendable {
     /// The host a `-currentHost` or `-host NAME` chose (nil: any host): suites and the global suite
     /// are then that host's ByHost suites (`SuiteStore+ByHost.swift`).
     public internal(set) var host: String?
+    /// Which schema changes are checked against (`--schema FILE`, `--no-schema`); reads always see
+    /// the installed one's defaults.
+    public var schemaChoice: SchemaChoice = .installed
 
     public var environment: Environment { files.environment }
     public var fileSystem: any FileSystem { files.fileSystem }

@@ -122,7 +122,7 @@ public final class SuiteWatcher {
         return try keys.map { key in
             do {
                 return (key.name, try layers.value(at: key.path)?.value)
-            } catch PrefsError.suiteNotFound {
+            } catch let error as PrefsError where error == layers.absent {
                 return (key.name, nil)
             } catch PrefsError.typeMismatch {
                 // The path now leads through a value that is not a container: the key is gone.

@@ -1,31 +1,36 @@
 import PrefsCore
 
-/// `prefs export DOMAIN PATH|- [--format FORMAT] [--keys LIST] [--effective [--defaults FILE]…]` — a
-/// suite's stored values (or with `--effective` every layer merged; or a file in any format, or
-/// standard input), only `--keys` when given, written in FORMAT (default xml) to PATH, atomically, or
-/// to standard output.
+/// `prefs export DOMAIN PATH|- [--format FORMAT] [--keys LIST] [--effective [--defaults FILE]…]
+/// [--lossy] [--compact]` — a suite's stored values (or with `--effective` every layer merged; or a
+/// file in any format, or standard input), only `--keys` when given, written in FORMAT (default: by
+/// PATH's extension, `.json` JSON and `.plist` XML, else XML) to PATH, atomically, or to standard
+/// output. JSON refuses dates and data unless `--lossy`.
 enum ExportCommand: Command {
-    struct Values: CommandValues {
+    struct Values: CommandValues, DocumentOptions {
         var format: PlistFormat?
         var keys: [String] = []
         var effective = false
         var defaults: [String] = []
+        var lossy = false, compact = false
     }
 
     static let verb = Verb(name: "export", operands: "DOMAIN PATH|-", summary: "write a suite or a file in another format", operandCount: 2...2)
 
     static let options: [Option<Values>] = [
-        .choice("format", "FORMAT", "xml (default), binary, openstep, json or typed-json", \.format),
+        .choice("format", "FORMAT", "xml, binary, openstep, json or typed-json (default: by PATH's extension, .json JSON, else xml)", \.format),
         .list("keys", "LIST", "only these keys (comma-separated KEYs or :key:paths; repeatable)", \.keys),
         .flag("effective", "export what an application sees (stored, global and registered values), not just the stored ones", \.effective),
         .list("defaults", "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)", \.defaults),
+        .lossy, .compact,
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: operands[0])
+        let encoding = try DocumentEncoding(format: values.format ?? DocumentEncoding.format(forPath: operands[1]) ?? .xml,
+                                            lossy: values.lossy, compact: values.compact)
         let keys = values.keys.isEmpty ? nil : try KeyList.parse(values.keys, option: "keys")
         let value = try context.store.exportedValue(of: domain, effective: values.effective, defaults: values.defaults, keys: keys)
-        let bytes = try PropertyList.encode(value, as: values.format ?? .xml)
+        let bytes = try encoding.encode(value)
         if operands[1] == "-" {
             context.writeOutput(bytes)
         } else {

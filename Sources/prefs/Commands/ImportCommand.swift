@@ -5,9 +5,10 @@ import PrefsCore
 /// `defaults import` does), or with `--replace` made the whole suite; in JSON, a root member set to
 /// `null` deletes that key. One atomic change: a bad document changes nothing.
 enum ImportCommand: Command {
-    struct Values: CommandValues, ChangeOptions {
-        var replace = false, ifAbsent = false, dryRun = false, exitCode = false
+    struct Values: CommandValues, ChangeOptions, SchemaOptions {
+        var replace = false, ifAbsent = false, dryRun = false, exitCode = false, noSchema = false
         var format: PlistFormat?
+        var schema: String?
     }
 
     static let verb = Verb(name: "import", operands: "DOMAIN PATH|-",
@@ -21,14 +22,14 @@ enum ImportCommand: Command {
         .flag("replace", "make the suite exactly the document (else merge key by key)", \.replace),
         .flag("if-absent", "keep the keys that are already stored", \.ifAbsent),
         .choice("format", "FORMAT", "read the document as FORMAT (default: by its content)", \.format),
-        .dryRun, .exitCode,
+        .dryRun, .exitCode, .schema, .noSchema,
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: operands[0])
         guard !(values.replace && values.ifAbsent) else { throw PrefsError.usage("import: --replace and --if-absent cannot be combined") }
         let mode: SuiteStore.ImportMode = values.replace ? .replace : values.ifAbsent ? .ifAbsent : .merge
-        let outcome = try context.store.importDocument(from: operands[1], format: values.format, into: domain, mode: mode, dryRun: values.dryRun)
+        let outcome = try values.context(context, verb: "import").store.importDocument(from: operands[1], format: values.format, into: domain, mode: mode, dryRun: values.dryRun)
         context.print(outcome)
         return values.status(outcome)
     }

@@ -6,7 +6,8 @@ import PrefsCore
 /// overwritten. Prints one line per key and a summary; a failed key fails the whole migration
 /// (nothing changes) unless `--skip-errors`. The source is only read.
 enum MigrateCommand: Command {
-    struct Values: CommandValues, ChangeOptions {
+    struct Values: CommandValues, ChangeOptions, SchemaOptions {
+        var schema: String?, noSchema = false
         var from: MigrationSourceKind?
         var keys: [String] = [], boolKeys: [String] = [], renames: [String] = []
         var inferTypes = false, decodeJSONStrings = false, overwrite = false, skipErrors = false, dryRun = false, exitCode = false
@@ -26,11 +27,12 @@ enum MigrateCommand: Command {
         .flag("overwrite", "replace stored values that differ (else they are kept: skipped-conflict)", \.overwrite),
         .flag("skip-errors", "leave out the keys that fail instead of failing the migration", \.skipErrors),
         .flag("dry-run", "print the report of what would happen and change nothing", \.dryRun), .exitCode,
+        .schema, .noSchema,
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: operands[0])
-        let result = try context.store.migrate(try plan(values), from: operands[1], kind: values.from, into: domain, dryRun: values.dryRun)
+        let result = try values.context(context, verb: "migrate").store.migrate(try plan(values), from: operands[1], kind: values.from, into: domain, dryRun: values.dryRun)
         MigrationOutput.print(result, dryRun: values.dryRun, context)
         guard let outcome = result.outcome else {
             let failures = result.report.entries.filter { $0.outcome.name == "error" }.count

@@ -3,12 +3,17 @@ import PrefsCore
 /// `prefs read [DOMAIN [KEY]]` — what an application sees: a scalar bare on one line (for `$(…)`), a
 /// container or a whole suite in the readable form or as JSON, or the keys of a dictionary; `--raw`
 /// the bytes of a string or data value. Every layer unless `--stored`; `--origin` says which layer
-/// gave each value. With no domain, every suite's stored values. A missing suite or key exits 1.
+/// gave each value. With no domain, every suite's stored values. A missing suite or key exits 1, or
+/// with `--default VALUE` prints VALUE (typed as `write` types it). `--format` writes the value (a
+/// sub-tree at a key path, a suite) as a document of its own, as `plutil -extract` does.
 enum ReadCommand: Command {
-    struct Values: CommandValues, LayerOptions {
+    struct Values: CommandValues, LayerOptions, DocumentOptions {
         var json = false, keys = false, raw = false, null = false
         var origin = false, stored = false
         var defaults: [String] = []
+        var fallback: TypedText?
+        var format: PlistFormat?
+        var lossy = false, compact = false
     }
 
     static let verb = Verb(name: "read", operands: "[DOMAIN [KEY]]", summary: "print a value (a scalar bare, for $(...)), a suite, or every suite",
@@ -20,10 +25,17 @@ enum ReadCommand: Command {
         .flag("raw", "print a string's or data value's bytes exactly, with no newline (an external one streams from its blob)", \.raw),
         .flag("null", short: "0", "with --keys, end each key with a NUL byte instead of a newline", \.null),
         .origin, .stored, .defaults,
+        .choice("format", "FORMAT", "write the value as a document: xml, binary, openstep, json or typed-json (as plutil -extract)", \.format),
+        .lossy, .compact,
+        .typed("default", "print VALUE (typed as write types it: --default -int 30) when the key or suite is absent, exit 0", \.fallback),
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         try ReadOutput.check(values)
+        for (given, name) in [(values.raw, "--raw"), (values.fallback != nil, "--default")] where given && operands.count < 2 {
+            throw PrefsError.usage("read: \(name) needs a KEY (usage: prefs read DOMAIN KEY \(name)\(name == "--default" ? " [TYPE] VALUE" : ""))")
+        }
+        let fallback = try values.fallback?.value(option: "--default")
         let output = ReadOutput(values: values, context: context)
         guard let argument = operands.first else {
             guard !values.origin && values.defaults.isEmpty else { throw PrefsError.usage("read: --origin and --defaults need a domain") }
@@ -38,10 +50,13 @@ enum ReadCommand: Command {
         }
         let path = try KeyPath(argument: operands[1], in: domain.displayName)
         if values.raw {
-            try output.print(raw: try context.store.raw(at: path, in: domain, scope: values.scope))
-        } else {
-            let (value, origin) = try context.store.valueForPrinting(at: path, in: domain, scope: values.scope)
-            try output.print(value: value, origin: origin, domain: domain, key: path)
+            try output.print(raw: try context.store.raw(at: path, in: domain, scope: values.scope, fallback: fallback))
+            return .success
+        }
+        let streaming = !values.json && !values.keys && values.format == nil
+        switch try context.store.read(path, in: domain, scope: values.scope, fallback: fallback, streaming: streaming) {
+        case .value(let value, let origin): try output.print(value: value, origin: origin, domain: domain, key: path)
+        case .blob(let blob, let origin): try output.print(blob: blob, origin: origin)
         }
         return .success
     }

@@ -28,7 +28,9 @@ enum WatchCommand: Command {
         for name in operands.dropFirst() where !keys.contains(where: { $0.name.utf8.elementsEqual(name.utf8) }) {
             keys.append((name, try KeyPath(argument: name, in: domain.displayName)))
         }
-        let watcher = try Layers(domain, in: context.store).watcher(keys: keys.isEmpty ? nil : keys)
+        let layers = try Layers(domain, in: context.store)
+        let missing = try !layers.exists()
+        let watcher = try layers.watcher(keys: keys.isEmpty ? nil : keys)
         Signals.endWatchOnSignals()
         let print = { (changes: [WatchChange]) in
             context.writeOutput(Array(changes.map { (values.json ? WatchOutput.jsonLine($0, domain: domain) : WatchOutput.line($0)) + "\n" }.joined().utf8))
@@ -36,6 +38,8 @@ enum WatchCommand: Command {
         let stop = try watcher.run(
             timeout: values.timeout, closedWhen: context.outputDescriptor,
             initial: { changes in
+                // Said once the watches are set up, so a creation from now on is seen.
+                if missing { context.printError(layers.absent.message + "; watching for it to be created") }
                 if values.initial { print(changes) }
                 return true
             },

@@ -6,9 +6,9 @@ import PrefsCore
 /// `--if-equals VALUE` changes the one key only while it holds VALUE (else exit 4). Large values of a
 /// suite go to external storage (`--external` / `--inline` decide instead of the size).
 enum WriteCommand: Command {
-    struct Values: CommandValues, ChangeOptions {
-        var exitCode = false, dryRun = false, ifAbsent = false, external = false, inline = false
-        var ifEquals: String?
+    struct Values: CommandValues, ChangeOptions, SchemaOptions {
+        var exitCode = false, dryRun = false, ifAbsent = false, external = false, inline = false, noSchema = false
+        var ifEquals: String?, schema: String?
     }
 
     static let verb = Verb(name: "write", operands: "DOMAIN KEY [TYPE] VALUE... | DOMAIN PLIST",
@@ -21,6 +21,7 @@ enum WriteCommand: Command {
         .text("if-equals", "VALUE", "change the key only if its stored value is VALUE (typed as the new value); else exit 4", \.ifEquals),
         .flag("external", "keep the values in external storage whatever their size", \.external),
         .flag("inline", "keep the values in the suite's file whatever their size", \.inline),
+        .schema, .noSchema,
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
@@ -32,7 +33,7 @@ enum WriteCommand: Command {
         options.ifEquals = values.ifEquals
         options.placement = values.external ? .external : values.inline ? .inline : .automatic
         options.dryRun = values.dryRun
-        let outcome = try context.store.write(request, to: domain, options: options)
+        let outcome = try values.context(context, verb: "write").store.write(request, to: domain, options: options)
         context.print(outcome)
         return values.status(outcome)
     }

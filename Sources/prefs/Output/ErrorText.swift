@@ -52,6 +52,10 @@ extension PrefsError {
             return "no store endpoint answered (\(endpoints.joined(separator: ", "))): \(reason)"
         case .storeRefused(let endpoint, _, let message):
             return "\(endpoint): \(message)"
+        case .schemaViolation(let domain, let key, let reason, let schema):
+            return "\(domain): \(key): \(reason) (schema \(schema)); nothing changed (--no-schema stores it anyway)"
+        case .schemaNotFound(let domain):
+            return "\(domain): no schema"
         case .lockUnavailable(let path, let seconds):
             return "\(path): another writer held the lock for \(seconds) s; try again (or set PREFS_LOCK_TIMEOUT)"
         }

@@ -71,15 +71,19 @@ extension HelpText {
     static let writeDetails = """
                 TYPE is one of -string, -int (or -integer), -float, -bool (or -boolean: true, false, yes, no),
                 -date (ISO 8601), -data (hex), -json (any JSON value), or -array, -array-add, -dict,
-                -dict-add followed by items (each a VALUE or a scalar TYPE and its VALUE) up to the end.
+                -dict-add followed by items (each a VALUE or a scalar TYPE and its VALUE) up to the end;
+                -array-insert INDEX ITEM... inserts the items before element INDEX of the stored array.
                 -int-add N and -float-add N add N to the stored number under the lock (a missing key
                 counts as 0, anything but a number of that type is an error) and print the new value.
                 An untyped VALUE is read as defaults reads it: a word holding none of "()[]{}<> is a
                 string with its backslash escapes decoded ('@\\U21a9' is @↩), any other the property list
                 it spells (one starting with ( { or < may be XML or JSON too); -string keeps a word as typed.
                 Several KEY [TYPE] VALUE groups may follow one another; nothing is written if one is bad.
+                When the suite has a schema, an untyped VALUE takes the type it gives KEY (an integer key
+                stores 30 as an integer), and every value must keep its rules (type, range, choices, a
+                declared key), else 65 and nothing changes; --no-schema stores it unchecked.
                 -data @FILE and -string-file FILE take the value from FILE (@- and - for standard input),
-                streamed. A suite's string, data, array or dictionary value larger than
+                streamed; -json @FILE reads a JSON document from FILE. A suite's string, data, array or dictionary value larger than
                 $PREFS_EXTERNAL_THRESHOLD bytes (default 100K) is kept in external storage, under
                 $XDG_DATA_HOME/prefs/external/SUITE/; reads see it as any other value.
                 """
@@ -90,6 +94,19 @@ extension HelpText {
                 itself is never touched. A dictionary from FILE (plist or JSON), standard input (-) or
                 plist text is merged key by key; KEY [TYPE] VALUE groups are typed as write types them.
                 Packages ship read-only defaults in the same place under $XDG_DATA_DIRS.
+                --schema FILE installs FILE as the suite's schema ($XDG_DATA_HOME/prefs/schemas/SUITE.plist,
+                or .json if that is the one there) once it is checked whole: a malformed schema is 65 and
+                nothing is installed. Its defaults then read as registered defaults (origin schema:FILE),
+                and registered values must keep its rules too.
+                """
+
+    static let describeDetails = """
+                The schema is the user's ($XDG_DATA_HOME/prefs/schemas/SUITE.plist or .json, installed by
+                prefs register SUITE --schema FILE), else the first one a package ships under a
+                $XDG_DATA_DIRS directory. Prints the schema's path and whether it allows undeclared keys,
+                then a block per key: its name, then type, default, range or choices, description, the
+                value an application sees now and its origin (stored, global, registered:FILE,
+                schema:FILE or (none)). Exits 1 when the suite has no schema or KEY is not declared.
                 """
 
     static let migrateDetails = """
@@ -107,5 +124,22 @@ extension HelpText {
                 changes one counts. A write that changes nothing prints nothing; a file that cannot be
                 read is reported on standard error and the watch goes on. Exits 0 on SIGINT or SIGTERM
                 and when the reader of standard output goes away.
+                """
+
+    static let dumpDetails = """
+                Writes every suite, the global suite (NSGlobalDomain) and this machine's ByHost suites,
+                and with --registered the user's registered defaults, as one typed-JSON document
+                (every type kept): to standard
+                output, or to FILE, replaced atomically (mode 0600 when new). External values are
+                streamed from their blobs. Each suite is read while no change of it can commit; one
+                that cannot be read fails the dump. prefs load restores it.
+                """
+
+    static let loadDetails = """
+                Reads a document dump wrote (FILE, or - for standard input), checks all of it, then
+                makes each suite in it exactly its dumped contents, each in one atomic change: keys
+                it lacks are removed; suites it does not hold are left alone. A malformed document
+                changes nothing (65). Prints one line per suite (restored, unchanged or failed) and a
+                summary; a suite that fails does not stop the others (exit with its status).
                 """
 }

@@ -18,17 +18,34 @@ struct ReadOutput {
                 throw PrefsError.usage("read: --raw and --\(name) cannot be combined")
             }
         }
+        if values.format != nil {
+            for (given, name) in [(values.json, "json"), (values.keys, "keys"), (values.raw, "raw"), (values.origin, "origin")] where given {
+                throw PrefsError.usage("read: --format and --\(name) cannot be combined")
+            }
+        }
+        _ = try encoding(values)
+    }
+
+    /// How `--format` writes the value (nil: read's own forms); `--lossy` and `--compact` need it.
+    static func encoding(_ values: ReadCommand.Values) throws -> DocumentEncoding? {
+        guard let format = values.format else {
+            guard !values.lossy && !values.compact else { throw PrefsError.usage("read: --lossy and --compact need --format") }
+            return nil
+        }
+        return try DocumentEncoding(format: format, lossy: values.lossy, compact: values.compact)
     }
 
     func print(everySuite every: SuiteStore.EverySuite) throws {
         context.report(every)
         var all = PrefDictionary()
         for (domain, contents) in every.suites { all[domain.displayName] = .dictionary(contents) }
-        try print(.dictionary(all), domain: "", key: nil)
+        if let encoding = try ReadOutput.encoding(values) { return context.writeOutput(try encoding.encode(.dictionary(all))) }
+        try print(.dictionary(all), domain: "", key: nil, abbreviatingData: true)
     }
 
     func print(suite: Layers.Resolved, domain: Domain) throws {
-        guard values.origin else { return try print(.dictionary(suite.values), domain: domain.displayName, key: nil) }
+        if let encoding = try ReadOutput.encoding(values) { return context.writeOutput(try encoding.encode(.dictionary(suite.values))) }
+        guard values.origin else { return try print(.dictionary(suite.values), domain: domain.displayName, key: nil, abbreviatingData: true) }
         if values.json {
             var described = PrefDictionary()
             for (entry, origin) in zip(suite.values, suite.origins) { described[entry.key] = ReadOutput.withOrigin(entry.value, origin) }
@@ -36,26 +53,12 @@ struct ReadOutput {
             return
         }
         context.writeOutput(Array(zip(suite.values, suite.origins).map { entry, origin in
-            "\(origin)\t\(ValueOutput.quotedIfNeeded(entry.key))" + (values.keys ? "" : "\t" + ValueOutput.line(entry.value)) + "\n"
+            "\(origin)\t\(ValueOutput.quotedIfNeeded(entry.key))" + (values.keys ? "" : "\t" + ValueOutput.line(entry.value, abbreviatingData: true)) + "\n"
         }.joined().utf8))
     }
 
-    /// An external string or data value streams from its blob when printed bare to a real
-    /// descriptor; otherwise it is read in (again) and printed as any value.
-    func print(value: PrintableValue, origin: Origin, domain: Domain, key: KeyPath) throws {
-        switch value {
-        case .value(let value):
-            try print(value: value, origin: origin, domain: domain, key: key)
-        case .blob(let blob):
-            if !values.origin && !values.json && !values.keys, let descriptor = context.outputDescriptor {
-                return try blob.copyReadable(toOutput: descriptor)
-            }
-            let value = try context.store.value(at: key, in: domain, scope: values.scope).value
-            try print(value: value, origin: origin, domain: domain, key: key)
-        }
-    }
-
     func print(value: PrefValue, origin: Origin, domain: Domain, key: KeyPath) throws {
+        if let encoding = try ReadOutput.encoding(values) { return context.writeOutput(try encoding.encode(value)) }
         guard values.origin else { return try print(value, domain: domain.displayName, key: key.display) }
         if values.json {
             context.writeOutput(try ValueOutput.text(ReadOutput.withOrigin(value, origin), json: true))
@@ -76,9 +79,29 @@ struct ReadOutput {
         }
     }
 
-    /// A value as `read` prints it: readable, JSON, or its keys.
-    func print(_ value: PrefValue, domain: String, key: String?) throws {
-        guard values.keys else { return context.writeOutput(try ValueOutput.text(value, json: values.json)) }
+    /// An external string or data value in its bare form, streamed from its blob (checked as it
+    /// goes: a damaged blob fails at its end, after what came before was printed): a string's
+    /// bytes, or data as hexadecimal, then a newline.
+    func print(blob: Blob, origin: Origin) throws {
+        if values.origin { context.writeOutput(Array("\(origin)\t".utf8)) }
+        let digits = Array("0123456789abcdef".utf8)
+        try blob.forEachChunk { chunk in
+            if let failure = context.outputFailure() { throw PrefsError.outputFailed(errno: failure) }
+            guard blob.kind == .data else { return context.writeOutput(Array(chunk)) }
+            var hex = [UInt8](repeating: 0, count: chunk.count * 2)
+            for (i, byte) in chunk.enumerated() {
+                hex[2 * i] = digits[Int(byte >> 4)]
+                hex[2 * i + 1] = digits[Int(byte & 0xF)]
+            }
+            context.writeOutput(hex)
+        }
+        context.writeOutput([0x0A])
+    }
+
+    /// A value as `read` prints it: readable, JSON, or its keys. A whole suite (`abbreviatingData`)
+    /// shows large data values abbreviated; `read S K`, `--raw` and `--json` give them whole.
+    func print(_ value: PrefValue, domain: String, key: String?, abbreviatingData: Bool = false) throws {
+        guard values.keys else { return context.writeOutput(try ValueOutput.text(value, json: values.json, abbreviatingData: abbreviatingData)) }
         let end = values.null ? "\0" : "\n"
         context.writeOutput(Array(try ReadOutput.keys(of: value, domain: domain, key: key).map { $0 + end }.joined().utf8))
     }

@@ -20,12 +20,13 @@ enum ValueOutput {
         }
     }
 
-    /// What `read` prints for a value (with a final newline).
-    static func text(_ value: PrefValue, json: Bool) throws -> [UInt8] {
+    /// What `read` prints for a value (with a final newline). With `abbreviatingData` (a whole
+    /// suite), data over 64 bytes inside a container is shown as `{length = N, bytes = 0x… }`.
+    static func text(_ value: PrefValue, json: Bool, abbreviatingData: Bool = false) throws -> [UInt8] {
         if json { return try PropertyList.encode(value, as: .json) }
         if let line = bare(value) { return Array((line + "\n").utf8) }
         var out = ""
-        readable(value, indent: 0, into: &out)
+        readable(value, indent: 0, abbreviatingData: abbreviatingData, into: &out)
         return Array((out + "\n").utf8)
     }
 
@@ -33,12 +34,13 @@ enum ValueOutput {
     /// `{ key = value; }`, `( a, b )`, numbers and booleans bare, dates ISO 8601, data `<0a0b>`,
     /// UIDs `uid(7)`, strings quoted whenever they could be mistaken for anything else. With no
     /// indent, all on one line.
-    static func readable(_ value: PrefValue, indent: Int?, into out: inout String) {
+    static func readable(_ value: PrefValue, indent: Int?, abbreviatingData: Bool = false, into out: inout String) {
         let pad = indent.map { "\n" + String(repeating: "    ", count: $0 + 1) } ?? ""
         let close = indent.map { "\n" + String(repeating: "    ", count: $0) } ?? ""
         let inner = indent.map { $0 + 1 }
         switch value {
         case .string(let s): out += quotedIfNeeded(s)
+        case .data(let bytes) where abbreviatingData && bytes.count > 64: out += abbreviated(bytes)
         case .data(let bytes): out += "<" + Hex.encode(bytes) + ">"
         case .uid(let u): out += "uid(\(u))"
         case .array(let elements):
@@ -46,7 +48,7 @@ enum ValueOutput {
             out += "("
             for (i, element) in elements.enumerated() {
                 out += i == 0 ? pad : (indent == nil ? ", " : "," + pad)
-                readable(element, indent: inner, into: &out)
+                readable(element, indent: inner, abbreviatingData: abbreviatingData, into: &out)
             }
             out += close + ")"
         case .dictionary(let dictionary):
@@ -54,7 +56,7 @@ enum ValueOutput {
             out += "{"
             for entry in dictionary {
                 out += (indent == nil ? " " : pad) + quotedIfNeeded(entry.key) + " = "
-                readable(entry.value, indent: inner, into: &out)
+                readable(entry.value, indent: inner, abbreviatingData: abbreviatingData, into: &out)
                 out += ";"
             }
             out += (indent == nil ? " " : close) + "}"
@@ -64,10 +66,21 @@ enum ValueOutput {
     }
 
     /// The readable form on one line (`{ a = 1; b = (x, y); }`), for listings and change reports.
-    static func line(_ value: PrefValue) -> String {
+    static func line(_ value: PrefValue, abbreviatingData: Bool = false) -> String {
         var out = ""
-        readable(value, indent: nil, into: &out)
+        readable(value, indent: nil, abbreviatingData: abbreviatingData, into: &out)
         return out
+    }
+
+    /// Data as `NSData` describes itself on macOS (`defaults read` prints it so): its length, the
+    /// first 16 and the last 8 bytes in groups of 4 — `{length = 300000, bytes = 0x89504e47 0d0a1a0a
+    /// 0000000d 49484452 ... ae426082 00000000 }`.
+    static func abbreviated(_ bytes: [UInt8]) -> String {
+        func groups(_ slice: ArraySlice<UInt8>) -> String {
+            stride(from: slice.startIndex, to: slice.endIndex, by: 4).map { Hex.encode(Array(slice[$0..<min($0 + 4, slice.endIndex)])) }
+                .joined(separator: " ")
+        }
+        return "{length = \(bytes.count), bytes = 0x\(groups(bytes.prefix(16))) ... \(groups(bytes.suffix(8))) }"
     }
 
     static let reservedWords: Set<String> = ["true", "false", "yes", "no", "nan", "inf", "infinity", "uid"]

@@ -94,7 +94,9 @@ final class StoreFixture {
             try pieces[1].withUnsafeBytes { b in
                 try pieces[2].withUnsafeBytes { c in
                     try pieces[3].withUnsafeBytes { d in
-                        try fixture.fileSystem.replace(fixture.root + "/config/file", withPieces: [a, b, c, d], newFileMode: 0o600)
+                        try fixture.fileSystem.replace(fixture.root + "/config/file", newFileMode: 0o600) { write in
+                            for piece in [a, b, c, d] { try write(piece) }
+                        }
                     }
                 }
             }

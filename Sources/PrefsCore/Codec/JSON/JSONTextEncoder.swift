@@ -99,27 +99,31 @@ struct JSONWriter {
     mutating func appendString(_ string: String) {
         out.append(UInt8(ascii: "\""))
         var s = string
-        s.withUTF8 { text in
-            var mark = 0
-            for (i, c) in text.enumerated() where c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: text[mark..<i]))
-                mark = i + 1
-                out.append(UInt8(ascii: "\\"))
-                switch c {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(c)
-                case 0x0A: out.append(UInt8(ascii: "n"))
-                case 0x0D: out.append(UInt8(ascii: "r"))
-                case 0x09: out.append(UInt8(ascii: "t"))
-                case 0x08: out.append(UInt8(ascii: "b"))
-                case 0x0C: out.append(UInt8(ascii: "f"))
-                default:
-                    out.append(contentsOf: "u00".utf8)
-                    out.append(JSONWriter.hexDigits[Int(c >> 4)])
-                    out.append(JSONWriter.hexDigits[Int(c & 0xF)])
-                }
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[mark...]))
-        }
+        s.withUTF8 { JSONWriter.appendEscaped(UnsafeRawBufferPointer($0), into: &out) }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// String bytes with quote, backslash and control characters escaped (no quotes around them);
+    /// byte by byte, so a piece of a longer string may end anywhere in a UTF-8 sequence.
+    static func appendEscaped(_ text: UnsafeRawBufferPointer, into out: inout [UInt8]) {
+        var mark = 0
+        for (i, c) in text.enumerated() where c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") {
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[mark..<i]))
+            mark = i + 1
+            out.append(UInt8(ascii: "\\"))
+            switch c {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(c)
+            case 0x0A: out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(UInt8(ascii: "t"))
+            case 0x08: out.append(UInt8(ascii: "b"))
+            case 0x0C: out.append(UInt8(ascii: "f"))
+            default:
+                out.append(contentsOf: "u00".utf8)
+                out.append(JSONWriter.hexDigits[Int(c >> 4)])
+                out.append(JSONWriter.hexDigits[Int(c & 0xF)])
+            }
+        }
+        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[mark...]))
     }
 }

@@ -1,0 +1,194 @@
+/// A top-level value of a suite as a dump gives it back.
+enum LoadedValue {
+    /// Decoded in memory.
+    case inline(PrefValue)
+    /// A large string or data value, streamed as it was read: into a new blob (`pending`, held until
+    /// its suite is committed), or in a dry run only counted and hashed.
+    case streamed(kind: ExternalReference.Kind, size: Int, sha256: [UInt8], pending: PendingBlob?)
+}
+
+/// One suite of a dump, read and checked, not yet restored.
+struct LoadedSuite {
+    let suite: DumpedSuite
+    var entries: [(key: String, value: LoadedValue)] = []
+    /// Where its streamed values' blobs are.
+    let place: BlobPlace?
+
+    /// Every blob written for it.
+    var pending: [PendingBlob] {
+        entries.compactMap { if case .streamed(_, _, _, let pending?) = $0.value { pending } else { nil } }
+    }
+}
+
+/// Reads a whole dump — structure, names, versions and every value checked — before anything is
+/// restored. A suite's top-level string or data value larger than the external-storage threshold is
+/// streamed as it is read, into a new blob of that suite (only hashed in a dry run), so it is never
+/// held in memory; every other value is decoded by the JSON and typed-JSON decoders.
+struct DumpParser {
+    let store: SuiteStore
+    let dryRun: Bool
+    let threshold: Int
+    var reader: DumpReader
+    /// The suites read so far, and every blob written (removed if the dump turns out bad).
+    var suites: [LoadedSuite] = []
+    var written: [(PendingBlob, BlobPlace)] = []
+    var suitePositions: [SuiteLocation: Int] = [:]
+
+    /// The document: `{"prefs-typed-json": 1, "value": {"dictionary": {…}}}`, members in any order.
+    mutating func parse() throws {
+        var (typed, value, version) = (false, false, false)
+        guard try reader.openObject() else { throw reader.failure("the document is empty, not a dump") }
+        repeat {
+            switch try reader.memberKey() {
+            case TypedJSON.marker:
+                guard try decode(try reader.rawValue(), plain: true) == .integer(TypedJSON.version) else {
+                    throw reader.failure("unsupported \(TypedJSON.marker) version")
+                }
+                typed = true
+            case "value":
+                guard try reader.openObject(), try reader.memberKey() == "dictionary" else { throw reader.failure("a dump's value is a dictionary") }
+                version = try body()
+                guard try !reader.nextMember() else { throw reader.failure("expected an object with one key naming the type") }
+                value = true
+            case let other:
+                throw reader.failure("unknown member \"\(other)\" of a typed-JSON document")
+            }
+        } while try reader.nextMember()
+        try reader.end()
+        guard typed, value else { throw reader.failure("not a typed-JSON document: a dump is {\"\(TypedJSON.marker)\": 1, \"value\": …}") }
+        guard version else { throw reader.failure("not a dump: no \(SuiteStore.dumpMarker) version") }
+    }
+
+    /// The dump's dictionary: its version and its sections; whether the version was there.
+    mutating func body() throws -> Bool {
+        var version = false
+        guard try reader.openObject() else { return false }
+        repeat {
+            let key = try reader.memberKey()
+            if key == SuiteStore.dumpMarker {
+                guard try decode(try reader.rawValue()) == .integer(SuiteStore.dumpVersion) else {
+                    throw reader.failure("a dump of version \(SuiteStore.dumpVersion) is what this prefs reads")
+                }
+                version = true
+            } else if key == DumpedSuite.Section.suitesByHost.rawValue {
+                try dictionaryNode { parser, host in
+                    try parser.dictionaryNode { parser, name in try parser.suite(section: .suitesByHost, name: name, host: host) }
+                }
+            } else if let section = DumpedSuite.Section(rawValue: key) {
+                try dictionaryNode { parser, name in try parser.suite(section: section, name: name) }
+            } else {
+                throw reader.failure("unknown part \"\(key)\" of a dump")
+            }
+        } while try reader.nextMember()
+        return version
+    }
+
+    /// `{"dictionary": {NAME: …, …}}`, calling `member` with each name, its value next.
+    mutating func dictionaryNode(_ member: (inout DumpParser, String) throws -> Void) throws {
+        guard try reader.openObject(), try reader.memberKey() == "dictionary" else { throw reader.failure("expected {\"dictionary\": …}") }
+        if try reader.openObject() {
+            repeat { try member(&self, try reader.memberKey()) } while try reader.nextMember()
+        }
+        guard try !reader.nextMember() else { throw reader.failure("expected an object with one key naming the type") }
+    }
+
+    /// One suite: its values, each checked. A name given twice: the last one wins, as in JSON.
+    mutating func suite(section: DumpedSuite.Section, name: String, host: String? = nil) throws {
+        guard let location = DumpedSuite.location(section: section, name: name, host: host) else {
+            throw reader.failure("\"\(name)\" does not name a suite (in \(section.rawValue)\(host.map { " for host \"\($0)\"" } ?? ""))")
+        }
+        let suite = DumpedSuite(section: section, name: name, location: location, host: host)
+        // Only a suite's own values go to external storage (not registered defaults).
+        let place = section == .suites ? try store.blobPlace(for: location) : nil
+        var loaded = LoadedSuite(suite: suite, place: place)
+        // Where each key is (by its bytes, as a suite tells keys apart), so a suite of any size is
+        // read in linear time.
+        var positions: [[UInt8]: Int] = [:]
+        try dictionaryNode { parser, key in
+            let value = try parser.value(key: key, suite: suite, place: place, streaming: section == .suites)
+            if let old = positions[Array(key.utf8)] {
+                loaded.entries[old] = (key, value)
+            } else {
+                positions[Array(key.utf8)] = loaded.entries.count
+                loaded.entries.append((key, value))
+            }
+        }
+        if let old = suitePositions[location] {
+            suites[old] = loaded
+        } else {
+            suitePositions[location] = suites.count
+            suites.append(loaded)
+        }
+    }
+
+    /// A typed node `{"TYPE": …}`: a large string or data value streamed, anything else decoded.
+    mutating func value(key: String, suite: DumpedSuite, place: BlobPlace?, streaming: Bool) throws -> LoadedValue {
+        guard try reader.openObject() else { throw reader.failure("expected an object with one key naming the type") }
+        let type = try reader.memberKey()
+        let value: LoadedValue
+        if streaming, let kind = ExternalReference.Kind(rawValue: type), kind == .string || kind == .data {
+            try reader.skipSpace()
+            guard try reader.peek() == UInt8(ascii: "\"") else { throw reader.failure("\(suite.displayName): \(key): a \(type) node holds a string") }
+            value = try streamed(kind, key: key, suite: suite, place: place)
+        } else {
+            let body = try reader.rawValue()
+            do {
+                value = .inline(try TypedJSON.value(of: .dictionary([type: try PropertyList.decode(body, as: .json)]), path: "", depth: 0))
+            } catch let error as PrefsError {
+                throw reader.failure("\(suite.displayName): \(key): \(PrefsError.reason(of: error))")
+            }
+        }
+        guard try !reader.nextMember() else { throw reader.failure("expected an object with one key naming the type") }
+        return value
+    }
+
+    /// A string or data value: held while it is no larger than the threshold, then (when the suite
+    /// has external storage) streamed into a new blob, or in a dry run hashed, as it is decoded.
+    mutating func streamed(_ kind: ExternalReference.Kind, key: String, suite: DumpedSuite, place: BlobPlace?) throws -> LoadedValue {
+        try reader.openString()
+        var base64 = Base64.Decoder()
+        func decoded(_ piece: [UInt8], _ reader: DumpReader) throws -> [UInt8] {
+            guard kind == .data else { return piece }
+            var bytes: [UInt8] = []
+            guard base64.feed(piece, into: &bytes) else { throw reader.failure("\(suite.displayName): \(key): the data is not base64") }
+            return bytes
+        }
+        var head: [UInt8] = []
+        while head.count <= threshold || place == nil, let piece = try reader.nextStringPiece() { head += try decoded(piece, reader) }
+        if !reader.inString {
+            guard kind == .string || base64.finish() else { throw reader.failure("\(suite.displayName): \(key): the data is not base64") }
+            return .inline(kind == .data ? .data(head) : .string(String(decoding: head, as: UTF8.self)))
+        }
+        var sink = BlobSink { _ in }
+        func rest(_ sink: inout BlobSink) throws {
+            try head.withUnsafeBytes { try sink.write($0) }
+            while let piece = try reader.nextStringPiece() { try decoded(piece, reader).withUnsafeBytes { try sink.write($0) } }
+            guard kind == .string || base64.finish() else { throw reader.failure("\(suite.displayName): \(key): the data is not base64") }
+        }
+        guard !dryRun, let place else {
+            try rest(&sink)
+            return .streamed(kind: kind, size: sink.size, sha256: sink.finish(), pending: nil)
+        }
+        let pending = try place.store.write(suite: place.suite, key: key, kind: kind) { try rest(&$0) }
+        written.append((pending, place))
+        return .streamed(kind: kind, size: pending.reference.size, sha256: pending.reference.sha256, pending: pending)
+    }
+
+    /// JSON text decoded as plain JSON (`plain`), or as a typed node.
+    func decode(_ text: [UInt8], plain: Bool = false) throws -> PrefValue {
+        do {
+            let json = try PropertyList.decode(text, as: .json)
+            return plain ? json : try TypedJSON.value(of: json, path: "", depth: 0)
+        } catch let error as PrefsError {
+            throw reader.failure(PrefsError.reason(of: error))
+        }
+    }
+}
+
+extension PrefsError {
+    /// What a decoder said was wrong, without the file it does not know.
+    static func reason(of error: PrefsError) -> String {
+        if case .malformed(_, _, let reason) = error { return reason }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,64 @@
+/// How `export` and `read --format` write a value as a document of its own: in a format (by its
+/// name, or a file's extension), honest about what the format loses. Plain JSON has no dates or
+/// data: a value holding one is refused, naming the key, unless `lossy` (then a date is an ISO 8601
+/// string and data base64, as `read --json` shows them) — as `plutil -convert json` refuses.
+/// `compact` writes JSON on one line.
+public struct DocumentEncoding: Sendable {
+    public var format: PlistFormat
+    public var lossy: Bool
+    public var compact: Bool
+
+    /// Checks that the options fit the format (`--lossy` and `--compact` are for JSON).
+    public init(format: PlistFormat, lossy: Bool = false, compact: Bool = false) throws {
+        if lossy && format != .json {
+            throw PrefsError.usage("--lossy is for --format json (\(format.rawValue) loses nothing it can write)")
+        }
+        if compact && format != .json && format != .typedJSON {
+            throw PrefsError.usage("--compact is for --format json and typed-json, not \(format.rawValue)")
+        }
+        self.format = format
+        self.lossy = lossy
+        self.compact = compact
+    }
+
+    /// The format a file's name asks for: `.json` JSON, `.plist` XML; nil for any other name (and
+    /// for `-`, standard output).
+    public static func format(forPath path: String) -> PlistFormat? {
+        if path.hasSuffix(".json") { return .json }
+        if path.hasSuffix(".plist") { return .xml }
+        return nil
+    }
+
+    public func encode(_ value: PrefValue) throws -> [UInt8] {
+        switch format {
+        case .json:
+            if !lossy, let (path, type) = DocumentEncoding.firstLossy(value, path: "") {
+                throw PrefsError.unrepresentable(format: .json, keyPath: path,
+                    reason: "JSON has no \(type) type; --format typed-json keeps every type, --lossy writes it as a string")
+            }
+            return try JSONTextEncoder.encode(value, pretty: !compact)
+        case .typedJSON:
+            return try TypedJSON.encode(value, pretty: !compact)
+        default:
+            return try PropertyList.encode(value, as: format)
+        }
+    }
+
+    /// The first date or data value, by key path, and its type name.
+    static func firstLossy(_ value: PrefValue, path: String) -> (String, String)? {
+        switch value {
+        case .date: return (path, "date")
+        case .data: return (path, "data")
+        case .array(let elements):
+            for (i, element) in elements.enumerated() {
+                if let found = firstLossy(element, path: path + ":" + String(i)) { return found }
+            }
+        case .dictionary(let dictionary):
+            for entry in dictionary {
+                if let found = firstLossy(entry.value, path: path + ":" + KeyPath.escape(entry.key)) { return found }
+            }
+        default: break
+        }
+        return nil
+    }
+}

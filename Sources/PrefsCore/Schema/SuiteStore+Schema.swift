@@ -1,0 +1,135 @@
+/// Which schema a change is checked against.
+public enum SchemaChoice: Sendable {
+    /// The suite's own: the user's (`prefs register --schema`), else the first a package ships.
+    case installed
+    /// `--schema FILE`: this schema, read once for the whole run (`usingSchemaFile`).
+    case given(LoadedSchema)
+    /// `--no-schema`: none; the change is stored unchecked.
+    case none
+}
+
+/// A schema as found: what it says, where it is, and how messages and `--origin` name it.
+public struct LoadedSchema: Sendable {
+    public let schema: Schema
+    public let location: SuiteLocation
+    public let source: String
+}
+
+/// Schemas through the store: found by `SuiteStorage.schemaLocations` (so another store keeps the
+/// user's where it keeps suites), checked on every change `update` makes, installed by `register`.
+extension SuiteStore {
+    /// The schema of the suite filed as `name` (a suite's name or `NSGlobalDomain`), as
+    /// `schemaChoice` says; nil when there is none. A schema that is malformed is an error (65).
+    public func schema(named name: String) throws -> LoadedSchema? {
+        switch schemaChoice {
+        case .none:
+            return nil
+        case .given(let loaded):
+            return loaded
+        case .installed:
+            for location in try storage.schemaLocations(for: name) {
+                if let loaded = try loadSchema(at: location, regularOnly: true) { return loaded }
+            }
+            return nil
+        }
+    }
+
+    /// The store with the schema in the file `path` (`--schema FILE`) for every change: read once,
+    /// as a pipe (`--schema <(…)`) can be read only once.
+    public func usingSchemaFile(_ path: String) throws -> SuiteStore {
+        guard let loaded = try loadSchema(at: .file(path)) else { throw PrefsError.fileNotFound(path: path) }
+        var store = self
+        store.schemaChoice = .given(loaded)
+        return store
+    }
+
+    /// The schema at a location; nil when there is none. A file larger than `Schema.maximumSize`
+    /// is refused before it is read, and with `regularOnly` so is a FIFO or a device (an installed
+    /// or shipped schema is read on every write: one must never block it).
+    func loadSchema(at location: SuiteLocation, regularOnly: Bool = false) throws -> LoadedSchema? {
+        let source = describe(location)
+        if let files = storage(for: location) as? FileSuiteStorage {
+            // Most suites have no schema: one stat, and nothing opened.
+            guard let status = try fileSystem.status(of: try files.path(of: location)) else { return nil }
+            if status.size > Schema.maximumSize {
+                throw PrefsError.malformed(source: source, format: nil, reason: "schema: larger than \(Schema.maximumSize >> 20) MiB")
+            }
+            if regularOnly && status.isSpecial { throw PrefsError.malformed(source: source, format: nil, reason: "schema: not a regular file") }
+        }
+        guard let stored = try load(at: location) else { return nil }
+        return LoadedSchema(schema: try Schema(document: stored.contents, source: source), location: location, source: source)
+    }
+
+    /// The name a change's suite files its schema under; nil for a file that is no suite's and for
+    /// a schema itself.
+    func schemaName(for target: SuiteTarget) -> String? {
+        switch target.location {
+        case .suite(let name), .registered(let name): return name
+        case .global: return Domain.global.registrationName
+        case .byHost(let suite, _): return suite ?? Domain.global.registrationName
+        case .file: return target.blobSuite
+        case .schema: return nil
+        }
+    }
+
+    /// The schema a change of `target` is checked against: `--schema FILE`'s for any suite or file
+    /// (not for a schema itself), else the suite's own.
+    func schema(for target: SuiteTarget) throws -> LoadedSchema? {
+        if case .schema = target.location { return nil }
+        if case .given(let loaded) = schemaChoice { return loaded }
+        return try schemaName(for: target).flatMap { try schema(named: $0) }
+    }
+
+    /// `change`, refusing what breaks the target's schema: each top-level key it adds or changes
+    /// must be declared (in a suite that allows no other) and keep its rules. Keys left as they
+    /// were are not checked, so a value an application stored does not block other changes.
+    func checkingSchema(_ change: @escaping (inout PrefDictionary) throws -> Void, for target: SuiteTarget) throws
+        -> (inout PrefDictionary) throws -> Void {
+        guard let loaded = try schema(for: target) else { return change }
+        return { contents in
+            let before = contents
+            try change(&contents)
+            try PrefDictionary.zip(before, contents) { old, new in
+                guard let new, old?.value != new.value else { return }
+                if let reason = loaded.schema.violation(key: new.key, value: new.value) {
+                    throw PrefsError.schemaViolation(domain: target.displayName, key: KeyPath.escape(new.key), reason: reason, schema: loaded.source)
+                }
+            }
+        }
+    }
+
+    /// `register DOMAIN --schema FILE|-`: installs a schema as the user's for the suite, after
+    /// checking it whole (a malformed one installs nothing). The document is kept as written.
+    public func installSchema(from source: String, for domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
+        guard let name = domain.registrationName else {
+            throw PrefsError.usage("\(domain.displayName): a file has no schema; name a suite")
+        }
+        let input = DocumentInput(fileSystem: fileSystem)
+        if source != "-", let size = try fileSystem.status(of: source)?.size, size > Schema.maximumSize {
+            throw PrefsError.malformed(source: source, format: nil, reason: "schema: larger than \(Schema.maximumSize >> 20) MiB")
+        }
+        let bytes = try input.bytes(from: source)
+        let sourceName = DocumentInput.name(of: source)
+        guard bytes.count <= Schema.maximumSize else {
+            throw PrefsError.malformed(source: sourceName, format: nil, reason: "schema: larger than \(Schema.maximumSize >> 20) MiB")
+        }
+        let document = try input.dictionary(from: source) { _ in try PropertyList.decode(bytes).value }
+        _ = try Schema(document: document, source: sourceName)
+        // Installed, it must still be small enough to be read: an XML file is larger than its JSON.
+        guard try PropertyList.encode(.dictionary(document), as: .xml).count <= Schema.maximumSize else {
+            throw PrefsError.malformed(source: sourceName, format: nil, reason: "schema: larger than \(Schema.maximumSize >> 20) MiB once installed as a property list")
+        }
+        let target = SuiteTarget(location: .schema(name), displayName: "\(domain.displayName) (schema)", blobSuite: nil)
+        return try change(target, dryRun: dryRun) { $0 = document }
+    }
+}
+
+extension SuiteStore {
+    /// The store for `delete` and `reset`: removing a value is never refused by a schema (a value
+    /// an application stored can always be removed).
+    var removing: SuiteStore {
+        var store = self
+        store.schemaChoice = .none
+        return store
+    }
+}
