@@ -221,7 +221,7 @@ _prefs() {
             check) _prefs_offer --schema --help ;;
             watch) _prefs_offer --json --initial --once --timeout --help ;;
             dump) _prefs_offer --registered --help ;;
-            load) _prefs_offer --dry-run --exit-code --help ;;
+            load) _prefs_offer --dry-run --exit-code --no-schema --help ;;
             gc) _prefs_offer --grace --dry-run --exit-code --help ;;
             *) _prefs_offer --help ;;
         esac

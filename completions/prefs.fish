@@ -261,6 +261,7 @@ complete -c prefs -n "__prefs_position 'dump load' 0" -F
 complete -c prefs -n "__prefs_verb dump" -l registered -d 'include the user\'s registered defaults'
 complete -c prefs -n "__prefs_verb load" -l dry-run -d 'print the report and change nothing'
 complete -c prefs -n "__prefs_verb load" -l exit-code -d 'exit 3 when something changed'
+complete -c prefs -n "__prefs_verb load" -l no-schema -d 'restore the values without checking them against the schemas'
 complete -c prefs -n "__prefs_position watch 0" -F
 complete -c prefs -n "__prefs_verb watch; and not __prefs_position watch 0; and not __prefs_after --timeout" -a "(__prefs_keys | string split0)" -d key
 complete -c prefs -n "__prefs_verb watch" -l json -d 'print each change as a JSON object on one line'

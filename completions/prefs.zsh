@@ -259,7 +259,8 @@ _prefs() {
             [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
         dump) _arguments -S '--registered[include the user'\''s registered defaults]' '--help[show help]' '1:file (- for standard output):_files' ;;
         load)
-            _arguments -S '--dry-run[print the report and change nothing]' '--exit-code[exit 3 when something changed]' '--help[show help]' \
+            _arguments -S '--dry-run[print the report and change nothing]' '--exit-code[exit 3 when something changed]' \
+                '--no-schema[restore the values without checking them against the schemas]' '--help[show help]' \
                 '1:dump (- for standard input):_files' ;;
         describe)
             _arguments -S '--schema[describe this schema file]:schema file:_files' \

@@ -71,7 +71,15 @@ import Testing
         (["register", "app", "{ level = loud; }"], "", "level", #"not "loud""#),
         (["register", "app", "extra", "1"], "", "extra", "not a key the schema declares"),
         (["register", "app", "DOC"], #"{"ports": [1, 0]}"#, "ports", "but element 1 is 0"),
+        (["load", "DOC"], dump(#"{"timeout": {"integer": 0}}"#), "timeout", "not 0"),
+        (["load", "DOC"], dump(#"{"level": {"string": "loud"}}"#), "level", #"not "loud""#),
     ]
+
+    /// A dump (`prefs dump`) holding `app` with these typed-JSON members.
+    static func dump(_ members: String) -> String {
+        #"{"prefs-typed-json": 1, "value": {"dictionary": {"prefs-dump": {"integer": 1}, "suites": {"dictionary": {"app": {"dictionary": "#
+            + members + "}}}}}}"
+    }
 
     @Test(arguments: refusals.indices)
     func everyPathThatStoresIsChecked(index: Int) throws {
@@ -99,8 +107,9 @@ import Testing
         #expect(try box.prefs("write", "app", "opts", "-dict-add", "b", "x").status == 0, "a dictionary's contents are not constrained")
         #expect(try box.prefs("register", "app", "timeout", "-int", "60").status == 0)
         #expect(try box.suite("app")?.dictionary?["ports"] == [80, 443])
-        for arguments in [["write", "app", "timeout", "-int", "500", "--no-schema"], ["rename", "app", "name", "nickname", "--no-schema"],
-                          ["register", "app", "extra", "1", "--no-schema"]] {
+        let dump = try box.directory.write("dump.json", SchemaEndToEndTests.dump(#"{"timeout": {"integer": 500}, "name": {"string": "x"}}"#))
+        for arguments in [["load", dump, "--no-schema"], ["write", "app", "timeout", "-int", "500", "--no-schema"],
+                          ["rename", "app", "name", "nickname", "--no-schema"], ["register", "app", "extra", "1", "--no-schema"]] {
             let run = try runProcess(Paths.binary, arguments, environment: box.environment)
             #expect(run.status == 0, "\(arguments): \(run.error)")
         }
