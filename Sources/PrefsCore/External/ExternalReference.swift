@@ -21,6 +21,13 @@ public struct ExternalReference: Equatable, Sendable {
     public var directory: String
     public var uuid: String
 
+    /// Whether a value claims to be a reference (a dictionary with the marker key): only such a
+    /// value needs `parse`, and a blob place to be looked up.
+    public static func isMarked(_ value: PrefValue) -> Bool {
+        guard case .dictionary(let fields) = value else { return false }
+        return fields[ExternalReference.marker] != nil
+    }
+
     /// The reference a value is, nil when it is not one (no marker key). A dictionary with the marker
     /// that is not exactly a well-formed reference throws the reason: it is never read as a value.
     public static func parse(_ value: PrefValue) throws(Problem) -> ExternalReference? {

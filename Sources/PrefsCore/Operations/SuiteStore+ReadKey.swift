@@ -18,6 +18,8 @@ extension SuiteStore {
                 return .value(value, origin)
             }
             let (value, origin) = try value(at: path, in: domain, scope: scope, materializing: false)
+            // Only a reference needs its blob place (which reads the layers again).
+            guard ExternalReference.isMarked(value) else { return .value(value, origin) }
             let place = try layers(of: domain, scope: scope).blobPlace(for: origin)
             guard let blob = try openExternal(value, place: place, key: path.display) else { return .value(value, origin) }
             guard blob.kind == .string || blob.kind == .data else {
