@@ -114,18 +114,35 @@ public struct EtcdSuiteStorage: SuiteStorage {
         try lookup(key, in: [location])[0]
     }
 
-    /// One transaction for every suite: each one's marker and the key.
     public func lookup(_ key: String, in locations: [SuiteLocation]) throws -> [(exists: Bool, value: PrefValue?)] {
-        let places = try locations.map(place)
-        let reads = places.flatMap { place -> [EtcdOperation] in
-            [.range(key: layout.marker(of: place), revision: revision), .range(key: layout.value(key, of: place), revision: revision)]
+        try lookup(key, in: locations, loading: []).found
+    }
+
+    /// One transaction for every suite: each one's marker and the key, or all its values.
+    public func lookup(_ key: String, in locations: [SuiteLocation], loading whole: [SuiteLocation]) throws
+        -> (found: [(exists: Bool, value: PrefValue?)], loaded: [StoredSuite?]) {
+        let places = try locations.map(place), wholePlaces = try whole.map(place)
+        var reads: [EtcdOperation] = []
+        for place in places {
+            reads += [.range(key: layout.marker(of: place), revision: revision), .range(key: layout.value(key, of: place), revision: revision)]
+        }
+        for place in wholePlaces {
+            let values = layout.values(of: place)
+            reads += [.range(key: layout.marker(of: place), revision: revision), .range(key: values, rangeEnd: EtcdClient.prefixEnd(values), revision: revision)]
         }
         let ranges = try etcd.txn(success: reads).ranges
-        return try places.indices.map { i in
-            let snapshot = Snapshot(marker: ranges[2 * i].kvs.first, values: ranges[2 * i + 1].kvs, revision: 0)
-            let value = try contents(of: snapshot, place: places[i], location: locations[i])[key]
-            return (snapshot.marker != nil || value != nil, value)
+        func snapshot(_ i: Int) -> Snapshot { Snapshot(marker: ranges[2 * i].kvs.first, values: ranges[2 * i + 1].kvs, revision: 0) }
+        let found = try places.indices.map { i -> (exists: Bool, value: PrefValue?) in
+            let read = snapshot(i)
+            let value = try contents(of: read, place: places[i], location: locations[i])[key]
+            return (read.marker != nil || value != nil, value)
         }
+        let loaded = try wholePlaces.indices.map { i -> StoredSuite? in
+            let read = snapshot(places.count + i)
+            guard read.marker != nil || !read.values.isEmpty else { return nil }
+            return StoredSuite(contents: try contents(of: read, place: wholePlaces[i], location: whole[i]), format: nil)
+        }
+        return (found, loaded)
     }
 
     public func checkStorable(_ contents: PrefDictionary, format: PlistFormat?) throws {}

@@ -17,6 +17,8 @@ public final class InMemoryEtcd: EtcdKV {
         var revision: Int64 = 1
         var leases: Set<Int64> = []
         var nextLease: Int64 = 1000
+        /// Ranges and transactions asked for: what a client of a real cluster would send.
+        var requests = 0
 
         func kv(_ key: [UInt8], _ entry: Entry, keysOnly: Bool) -> EtcdKeyValue {
             EtcdKeyValue(key: key, value: keysOnly ? [] : entry.value, createRevision: entry.createRevision, modRevision: entry.modRevision,
@@ -81,8 +83,12 @@ public final class InMemoryEtcd: EtcdKV {
 
     public init() {}
 
+    /// How many requests (ranges and transactions) it has answered.
+    public var requests: Int { state.withLock { $0.requests } }
+
     public func range(_ key: [UInt8], rangeEnd: [UInt8]?, limit: Int64, keysOnly: Bool, countOnly: Bool, revision: Int64) throws -> EtcdRange {
         try state.withLock { state in
+            state.requests += 1
             try state.check(revision: revision)
             let found = state.range(key, rangeEnd, keysOnly: keysOnly, limit: limit)
             return countOnly ? EtcdRange(kvs: [], count: found.count, more: false, revision: found.revision) : found
@@ -95,6 +101,7 @@ public final class InMemoryEtcd: EtcdKV {
             throw PrefsError.storeRefused(endpoint: "memory", code: 3, message: "etcdserver: too many operations in txn request")
         }
         return try state.withLock { state in
+            state.requests += 1
             for case .range(_, _, _, let revision) in success + failure { try state.check(revision: revision) }
             let succeeded = compare.allSatisfy(state.holds)
             let ranges = state.apply(succeeded ? success : failure)

@@ -68,14 +68,23 @@ public struct Layers: Sendable {
 
     /// The layers, highest first.
     func layers() throws -> [Layer] {
+        try layersAboveSchema() + schemaLayer(prefetched: nil)
+    }
+
+    /// Every layer but the schema's defaults.
+    func layersAboveSchema() throws -> [Layer] {
         guard !storedOnly, let name = domain.registrationName else { return [try ownLayer()] }
         var layers = try storedLayers()
         layers += commandLineDefaults.reversed().map { Layer(origin: .commandLine($0), location: .file($0)) }
         layers += try store.storage.registrationLocations(for: name).map { Layer(origin: .registered(store.describe($0)), location: $0) }
-        if let loaded = try store.schema(named: name) {
-            layers.append(Layer(origin: .schema(loaded.source), location: loaded.location, defaults: loaded.schema.defaults))
-        }
         return layers
+    }
+
+    /// The schema's defaults, the lowest layer (none with `--stored`, for a file, or without a
+    /// schema). `prefetched`: a schema place already read, with what it holds.
+    func schemaLayer(prefetched: (location: SuiteLocation, stored: StoredSuite?)?) throws -> [Layer] {
+        guard !storedOnly, let name = domain.registrationName, let loaded = try store.schema(named: name, prefetched: prefetched) else { return [] }
+        return [Layer(origin: .schema(loaded.source), location: loaded.location, defaults: loaded.schema.defaults)]
     }
 
     /// The files the layers are in, where they are files (for `watch`).
@@ -138,12 +147,15 @@ public struct Layers: Sendable {
         var answer: (value: PrefValue, origin: Origin)?
         var answerLayer: Layer?
         var exists = false
-        let all = try layers()
+        var all = try layersAboveSchema()
         // The layers that are suites of the store, not files (the suite, the global suite, the
-        // user's registered defaults), are read together: one request to a remote store. A
-        // schema's layer is its defaults, not the schema's own members.
-        let together = all.indices.filter { all[$0].location.isFile == false && all[$0].defaults == nil }
-        let read = Dictionary(uniqueKeysWithValues: zip(together, try store.storage.lookup(path.first, in: together.map { all[$0].location })))
+        // user's registered defaults), are read together, with the suite's schema when the store
+        // keeps it: one request to a remote store.
+        let together = all.indices.filter { all[$0].location.isFile == false }
+        let schemaPlace = storedOnly ? nil : try domain.registrationName.flatMap { try store.schemaPlaceInStore(named: $0) }
+        let batch = try store.storage.lookup(path.first, in: together.map { all[$0].location }, loading: schemaPlace.map { [$0] } ?? [])
+        all += try schemaLayer(prefetched: schemaPlace.map { ($0, batch.loaded[0]) })
+        let read = Dictionary(uniqueKeysWithValues: zip(together, batch.found))
         for (index, layer) in all.enumerated() {
             let found: (exists: Bool, value: PrefValue?)
             if let fromStore = read[index] {

@@ -20,7 +20,8 @@ public struct LoadedSchema: Sendable {
 extension SuiteStore {
     /// The schema of the suite filed as `name` (a suite's name or `NSGlobalDomain`), as
     /// `schemaChoice` says; nil when there is none. A schema that is malformed is an error (65).
-    public func schema(named name: String) throws -> LoadedSchema? {
+    /// `prefetched`: a schema place already read (with other values, in one request), and what it holds.
+    public func schema(named name: String, prefetched: (location: SuiteLocation, stored: StoredSuite?)? = nil) throws -> LoadedSchema? {
         switch schemaChoice {
         case .none:
             return nil
@@ -28,10 +29,28 @@ extension SuiteStore {
             return loaded
         case .installed:
             for location in try storage.schemaLocations(for: name) {
+                if let prefetched, prefetched.location == location {
+                    guard let stored = prefetched.stored else { continue }
+                    return try loadedSchema(stored, at: location)
+                }
                 if let loaded = try loadSchema(at: location, regularOnly: true) { return loaded }
             }
             return nil
         }
+    }
+
+    /// The place where a remote store keeps the suite's installed schema, when it is the first
+    /// place the schema is looked for: a reader can read it in the request that looks up values.
+    /// (Files are not read ahead: `loadSchema` checks what a file is before opening it.)
+    func schemaPlaceInStore(named name: String) throws -> SuiteLocation? {
+        guard case .installed = schemaChoice, !(storage is FileSuiteStorage),
+              let first = try storage.schemaLocations(for: name).first, !first.isFile else { return nil }
+        return first
+    }
+
+    func loadedSchema(_ stored: StoredSuite, at location: SuiteLocation) throws -> LoadedSchema {
+        let source = describe(location)
+        return LoadedSchema(schema: try Schema(document: stored.contents, source: source), location: location, source: source)
     }
 
     /// The store with the schema in the file `path` (`--schema FILE`) for every change: read once,
@@ -57,7 +76,7 @@ extension SuiteStore {
             if regularOnly && status.isSpecial { throw PrefsError.malformed(source: source, format: nil, reason: "schema: not a regular file") }
         }
         guard let stored = try load(at: location) else { return nil }
-        return LoadedSchema(schema: try Schema(document: stored.contents, source: source), location: location, source: source)
+        return try loadedSchema(stored, at: location)
     }
 
     /// The name a change's suite files its schema under; nil for a file that is no suite's and for

@@ -84,6 +84,10 @@ public protocol SuiteStorage: Sendable {
     /// is remote), in the order given.
     func lookup(_ key: String, in locations: [SuiteLocation]) throws -> [(exists: Bool, value: PrefValue?)]
 
+    /// Those lookups and whole suites (`load`) read together, in the order given.
+    func lookup(_ key: String, in locations: [SuiteLocation], loading whole: [SuiteLocation]) throws
+        -> (found: [(exists: Bool, value: PrefValue?)], loaded: [StoredSuite?])
+
     /// Changes a suite atomically: the current contents (empty when there is none) go through
     /// `change`, and the result is stored — or, when it equals what was there, nothing is written;
     /// with `removingEmpty`, empty contents remove the suite. With a `scope`, the store may hand
@@ -130,5 +134,10 @@ public protocol SuiteStorage: Sendable {
 extension SuiteStorage {
     public func lookup(_ key: String, in locations: [SuiteLocation]) throws -> [(exists: Bool, value: PrefValue?)] {
         try locations.map { try lookup(key, in: $0) }
+    }
+
+    public func lookup(_ key: String, in locations: [SuiteLocation], loading whole: [SuiteLocation]) throws
+        -> (found: [(exists: Bool, value: PrefValue?)], loaded: [StoredSuite?]) {
+        (try lookup(key, in: locations), try whole.map { try load($0) })
     }
 }

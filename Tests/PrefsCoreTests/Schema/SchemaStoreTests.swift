@@ -56,6 +56,24 @@ import Testing
         #expect(try store.delete(KeyPath(["n"]), in: .suite("app"), dryRun: false).changed)
     }
 
+    /// A one-key read on etcd is one request: the suite, the global suite, the registered defaults
+    /// and the schema read together — whether the value comes from the suite or the schema.
+    @Test func aReadOnEtcdIsOneRequest() throws {
+        let store = etcdStore
+        try fileSystem.write("/tmp/s.json", SchemaStoreTests.schema)
+        _ = try store.installSchema(from: "/tmp/s.json", for: .suite("app"), dryRun: false)
+        var unchecked = store
+        unchecked.schemaChoice = .none
+        _ = try write(unchecked, "m", "-int", "3")
+        for (key, answer) in [("n", (PrefValue.integer(5), Origin.schema("etcd://memory/prefs/.schemas/app"))), ("m", (3, .stored))] {
+            let before = etcd.requests
+            let read = try store.read(KeyPath([key]), in: .suite("app"), scope: ReadScope(), streaming: true)
+            guard case .value(let value, let origin) = read else { throw TestFailure("\(read)") }
+            #expect(value == answer.0 && origin == answer.1)
+            #expect(etcd.requests - before == 1, "\(key): \(etcd.requests - before) requests")
+        }
+    }
+
     /// A package's schema file under `$XDG_DATA_DIRS` is used until the user installs one.
     @Test(arguments: ["etcd", "files"])
     func aShippedSchemaIsOverriddenByTheUsers(kind: String) throws {
