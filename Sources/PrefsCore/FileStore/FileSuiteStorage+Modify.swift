@@ -9,6 +9,7 @@ extension FileSuiteStorage {
     /// rewritten, and the change then sees just those keys.
     public func modify(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool, _ change: StoredChange) throws -> Bool {
         let target = try fileSystem.resolvingSymlinks(try path(of: location))
+        try checkNotSpecial(target)
         let directory = splitPath(target).directory
         if try fileSystem.status(of: directory) == nil {
             // No directory, so no file: only create the directory when the change adds something.
@@ -81,6 +82,7 @@ extension FileSuiteStorage {
     /// dictionary, is refused and kept.
     public func remove(_ location: SuiteLocation) throws -> PrefDictionary? {
         let target = try fileSystem.resolvingSymlinks(try path(of: location))
+        try checkNotSpecial(target)
         guard try fileSystem.status(of: target) != nil else { return nil }
         return try locked(target) {
             guard let suite = try load(path: target) else { return nil }
@@ -91,6 +93,7 @@ extension FileSuiteStorage {
 
     public func withChangesHeld<T>(_ location: SuiteLocation, creating: Bool, _ body: () throws -> T) throws -> T {
         let target = try fileSystem.resolvingSymlinks(try path(of: location))
+        try checkNotSpecial(target)
         let directory = splitPath(target).directory
         if try fileSystem.status(of: directory) == nil {
             guard creating else { return try body() }

@@ -36,7 +36,17 @@ public struct FileSuiteStorage: SuiteStorage {
     public func describe(_ location: SuiteLocation) -> String { (try? path(of: location)) ?? "\(location)" }
 
     public func load(_ location: SuiteLocation) throws -> StoredSuite? {
-        try load(path: try path(of: location))
+        let file = try path(of: location)
+        if !location.isFile { try checkNotSpecial(file) }
+        return try load(path: file)
+    }
+
+    /// A file the store reads by itself (a suite's, the global suite's, a registration, a
+    /// package's registered defaults) that is a FIFO, a socket or a device is refused (65): opening
+    /// a FIFO would block every read. Files named on the command line may be pipes (`<(…)`).
+    public func checkNotSpecial(_ file: String) throws {
+        guard let status = try fileSystem.status(of: file), status.isSpecial else { return }
+        throw PrefsError.malformed(source: file, format: nil, reason: "not a regular file (a FIFO, socket or device is never read as a suite)")
     }
 
     func load(path: String) throws -> StoredSuite? {
@@ -54,6 +64,7 @@ public struct FileSuiteStorage: SuiteStorage {
     /// error (`PropertyList.lookup(_:in:)`).
     public func lookup(_ key: String, in location: SuiteLocation) throws -> (exists: Bool, value: PrefValue?) {
         let file = try path(of: location)
+        if !location.isFile { try checkNotSpecial(file) }
         func whole(_ bytes: UnsafeBufferPointer<UInt8>) throws -> (exists: Bool, value: PrefValue?) {
             (true, bytes.isEmpty ? nil : try PropertyList.lookup(key, in: bytes).value)
         }

@@ -99,6 +99,7 @@ public struct Layers: Sendable {
     /// External values are read in.
     func contents(of layer: Layer) throws -> PrefDictionary? {
         if let defaults = layer.defaults { return defaults }
+        if case .registered = layer.origin, case .file(let path) = layer.location { try store.files.checkNotSpecial(path) }
         guard let contents = try store.load(at: layer.location)?.contents else {
             if case .commandLine(let path) = layer.origin { throw PrefsError.fileNotFound(path: path) }
             return nil

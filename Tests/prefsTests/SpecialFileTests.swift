@@ -1,0 +1,34 @@
+import Foundation
+import Glibc
+import Testing
+@testable import PrefsCore
+
+/// A FIFO where the store keeps a file (a suite, a registration, a package's registered defaults)
+/// is refused with 65 at once — opening it would block every read and write — while a pipe named
+/// on the command line (`--defaults <(…)`, `import S <(…)`) is still read.
+@Suite struct SpecialFileTests {
+    func fifo(_ path: String) throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try #require(mkfifo(path, 0o600) == 0)
+    }
+
+    @Test func aFIFOInTheStoreIsRefusedNotWaitedFor() throws {
+        let box = try ProcessSandbox()
+        try fifo(box.config + "/ff.plist")
+        for arguments in [["read", "ff", "k"], ["read", "ff"], ["write", "ff", "k", "1"], ["delete", "ff"], ["write", box.config + "/ff.plist", "k", "1"]] {
+            let run = try runProcess(Paths.binary, arguments, environment: box.environment, timeout: 20)
+            #expect(run.status == 65 && run.error.contains("ff.plist: not a regular file"), "\(arguments): \(run.status) \(run.error)")
+        }
+        #expect(try box.prefs("domains").error.contains("ff.plist: not a regular file; skipped"))
+        try #require(box.prefs("write", "app", "k", "1").status == 0)
+        for registration in [box.data + "/prefs/defaults/app.plist", box.packages + "/prefs/defaults/app.plist"] {
+            try fifo(registration)
+            let run = try runProcess(Paths.binary, ["read", "app", "k"], environment: box.environment, timeout: 20)
+            #expect(run.status == 65 && run.error.contains("not a regular file"), "\(registration): \(run.status) \(run.error)")
+            try FileManager.default.removeItem(atPath: registration)
+        }
+        let pipe = try runProcess("/bin/bash", ["-c", "prefs read app z --defaults <(echo '{\"z\": 7}') && prefs import other <(echo '{\"z\": 8}') && prefs read other z"],
+                                  environment: box.environment, timeout: 20)
+        #expect(pipe.status == 0 && pipe.outputText == "7\n8\n", "\(pipe.error)")
+    }
+}
