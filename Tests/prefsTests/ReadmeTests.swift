@@ -92,7 +92,7 @@ import Testing
     @Test func theReadmeRunsAsWritten() throws {
         let readme = try Paths.text("README.md")
         let (steps, notRun) = ReadmeTests.steps(readme)
-        #expect(notRun == ["it builds and installs a release binary (InstallTests runs install.sh)",
+        #expect(notRun == ["it builds and installs a release binary (InstallTests runs these install lines)",
                            "it runs the whole test suite",
                            "a watch runs until it is stopped; WatchTests check these lines",
                            "a watch runs until it is stopped; WatchTests check these lines",
