@@ -104,6 +104,8 @@ extension SuiteStore {
     /// or with `dryRun`, the report of what would change.
     public func write(_ request: WriteRequest, to domain: Domain, options: WriteOptions) throws -> ChangeOutcome {
         let target = try target(for: domain)
+        // The suite's schema is found once (on etcd, one request), then types and checks the change.
+        if case .installed = schemaChoice { return try pinningSchema(for: target).write(request, to: domain, options: options) }
         let request = try typedBySchema(request, for: target)
         var conditions = options.conditions
         if let text = options.ifEquals {

@@ -91,6 +91,14 @@ extension SuiteStore {
         }
     }
 
+    /// This store with the schema of `target` found once, for a change of that target alone: it
+    /// is then given (or none) instead of being looked for again by each step of the change.
+    func pinningSchema(for target: SuiteTarget) throws -> SuiteStore {
+        var store = self
+        if let loaded = try schema(for: target) { store.schemaChoice = .given(loaded) } else { store.schemaChoice = .none }
+        return store
+    }
+
     /// The schema a change of `target` is checked against: `--schema FILE`'s for any suite or file
     /// (not for a schema itself), else the suite's own.
     func schema(for target: SuiteTarget) throws -> LoadedSchema? {
