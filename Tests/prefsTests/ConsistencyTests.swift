@@ -43,6 +43,20 @@ import Testing
         }
     }
 
+    /// The README's table of verbs names, in each verb's own row, every option that verb takes (an
+    /// option documented only under another verb does not count).
+    @Test func readmeRowOfEachVerbNamesItsOptions() throws {
+        let rows = try Paths.text("README.md").split(separator: "\n").filter { $0.hasPrefix("| `prefs ") }
+        for verb in CommandTable.verbs {
+            let row = rows.filter { $0.hasPrefix("| `prefs \(verb.name) ") || $0.hasPrefix("| `prefs \(verb.name)`") }.joined(separator: " ")
+            #expect(!row.isEmpty, "README has no row for \(verb.name)")
+            for option in verb.options {
+                let spellings = ["--" + option.name] + (option.short.map { ["-\($0)"] } ?? []) + (option.singleDash ? ["-" + option.name] : [])
+                #expect(spellings.contains { ConsistencyTests.containsWord(row, $0) }, "README's row of \(verb.name) lacks \(option.spelling)")
+            }
+        }
+    }
+
     /// The short spellings (`-0`) are documented where the long ones are.
     @Test(arguments: documents)
     func everyShortSpellingIsDocumented(document: String) throws {
