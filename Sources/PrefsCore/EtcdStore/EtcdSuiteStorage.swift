@@ -148,20 +148,12 @@ public struct EtcdSuiteStorage: SuiteStorage {
     public func checkStorable(_ contents: PrefDictionary, format: PlistFormat?) throws {}
 
     public func registrationLocations(for name: String) throws -> [SuiteLocation] {
-        var locations: [SuiteLocation] = [.registered(name)]
-        for directory in try environment.dataDirectories() {
-            for suffix in [".plist", ".json"] { locations.append(.file(directory + "/prefs/defaults/" + name + suffix)) }
-        }
-        return locations
+        [.registered(name)] + (try environment.shippedFiles("defaults", name: name).map { .file($0) })
     }
 
     /// The user's schema under the prefix, then the packages' files under `$XDG_DATA_DIRS`.
     public func schemaLocations(for name: String) throws -> [SuiteLocation] {
-        var locations: [SuiteLocation] = [.schema(name)]
-        for directory in try environment.dataDirectories() {
-            locations += [".plist", ".json"].map { .file(directory + "/prefs/schemas/" + name + $0) }
-        }
-        return locations
+        [.schema(name)] + (try environment.shippedFiles("schemas", name: name).map { .file($0) })
     }
 
     public func blobSuite(for location: SuiteLocation) -> String? {

@@ -168,14 +168,9 @@ public struct FileSuiteStorage: SuiteStorage {
                 }
             }
         }
-        for directory in try environment.dataDirectories() {
-            for suffix in [".plist", ".json"] {
-                let file = directory + "/prefs/defaults/" + name + suffix
-                if !seen.contains(where: { $0.utf8Compare(file) == 0 }) {
-                    locations.append(.file(file))
-                    seen.append(file)
-                }
-            }
+        for file in try environment.shippedFiles("defaults", name: name) where !seen.contains(where: { $0.utf8Compare(file) == 0 }) {
+            locations.append(.file(file))
+            seen.append(file)
         }
         return locations
     }
@@ -183,11 +178,8 @@ public struct FileSuiteStorage: SuiteStorage {
     /// `prefs/schemas/NAME.plist` (or `.json`) under `$XDG_DATA_HOME` (the user's, `.schema(NAME)`),
     /// then `NAME.plist` and `NAME.json` under each `$XDG_DATA_DIRS` directory (shipped by packages).
     public func schemaLocations(for name: String) throws -> [SuiteLocation] {
-        var locations: [SuiteLocation] = try environment.optionalDataHome() == nil ? [] : [.schema(name)]
-        for directory in try environment.dataDirectories() {
-            locations += [".plist", ".json"].map { .file(directory + "/prefs/schemas/" + name + $0) }
-        }
-        return locations
+        let user: [SuiteLocation] = try environment.optionalDataHome() == nil ? [] : [.schema(name)]
+        return user + (try environment.shippedFiles("schemas", name: name).map { .file($0) })
     }
 
     /// A suite's own name (or `NSGlobalDomain`) — also for a suite's file named by its path; nil

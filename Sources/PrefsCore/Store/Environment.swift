@@ -72,6 +72,12 @@ public struct Environment: Sendable {
         return listed.isEmpty ? ["/usr/local/share", "/usr/share"] : listed
     }
 
+    /// What packages ship for a suite under `$XDG_DATA_DIRS`: `DIR/prefs/FOLDER/NAME.plist`, then
+    /// `.json`, for each directory in order (FOLDER: `defaults` or `schemas`).
+    public func shippedFiles(_ folder: String, name: String) throws -> [String] {
+        try dataDirectories().flatMap { directory in [".plist", ".json"].map { directory + "/prefs/" + folder + "/" + name + $0 } }
+    }
+
     /// `$PREFS_LOCK_TIMEOUT`: how many seconds a writer waits for another's lock, a decimal number
     /// from 0 to 86400 (default 10).
     public func lockTimeout() throws -> Double {

@@ -56,23 +56,12 @@ extension XMLPlistParser {
     /// Skips `<!DOCTYPE …>` including an internal subset. Entities declared there are not expanded.
     mutating func skipDoctype() throws {
         let start = index
-        var quote: UInt8 = 0
-        var brackets = 0
+        var doctype = DoctypeEnd()
         index += 9
         while index < bytes.count {
             let c = bytes[index]
             index += 1
-            if quote != 0 {
-                if c == quote { quote = 0 }
-            } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
-                quote = c
-            } else if c == UInt8(ascii: "[") {
-                brackets += 1
-            } else if c == UInt8(ascii: "]") {
-                brackets -= 1
-            } else if c == UInt8(ascii: ">") && brackets <= 0 {
-                return
-            }
+            if doctype.ends(at: c) { return }
         }
         throw failure("unterminated DOCTYPE", at: start)
     }
@@ -155,5 +144,27 @@ extension XMLPlistParser {
             throw failure("expected </\(tag.rawValue)>, found </\(String(decoding: bytes[nameStart..<nameEnd], as: UTF8.self))>", at: offset)
         }
         index += 1
+    }
+}
+
+/// Finds the `>` that ends a `<!DOCTYPE …>` fed byte by byte after `<!DOCTYPE`: one outside quotes
+/// and outside the internal subset's brackets. (The in-memory parser and the streaming lookup share it.)
+struct DoctypeEnd {
+    var quote: UInt8 = 0
+    var brackets = 0
+
+    mutating func ends(at c: UInt8) -> Bool {
+        if quote != 0 {
+            if c == quote { quote = 0 }
+        } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
+            quote = c
+        } else if c == UInt8(ascii: "[") {
+            brackets += 1
+        } else if c == UInt8(ascii: "]") {
+            brackets -= 1
+        } else if c == UInt8(ascii: ">") && brackets <= 0 {
+            return true
+        }
+        return false
     }
 }

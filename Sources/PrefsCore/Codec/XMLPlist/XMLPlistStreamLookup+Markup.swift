@@ -27,23 +27,12 @@ extension XMLPlistStreamLookup {
     }
 
     mutating func skipDoctype() throws {
-        var quote: UInt8 = 0
-        var brackets = 0
+        var doctype = DoctypeEnd()
         index += 9
         while try have(1) {
             let c = storage[index]
             index += 1
-            if quote != 0 {
-                if c == quote { quote = 0 }
-            } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
-                quote = c
-            } else if c == UInt8(ascii: "[") {
-                brackets += 1
-            } else if c == UInt8(ascii: "]") {
-                brackets -= 1
-            } else if c == UInt8(ascii: ">") && brackets <= 0 {
-                return
-            }
+            if doctype.ends(at: c) { return }
         }
         throw Undecided()
     }
