@@ -29,13 +29,15 @@ struct Verb: Sendable {
 /// consistency tests against the man page, completions and README all read.
 struct VerbSpec: Sendable {
     let verb: Verb
-    let options: [OptionSpec]
+    /// The spellings of the verb's options, built when first asked for: a run builds only its own
+    /// verb's options, not every verb's.
+    private let optionSpecs: @Sendable () -> [OptionSpec]
     /// Types the options (validating every value) and runs the command; nothing has happened before.
     let run: @Sendable (Invocation, CommandContext) throws -> ExitStatus
 
     init<C: Command>(_ command: C.Type) {
         verb = C.verb
-        options = C.options.map(\.spec)
+        optionSpecs = { C.options.map(\.spec) }
         run = { invocation, context in
             var values = C.Values()
             for option in C.options {
@@ -46,6 +48,7 @@ struct VerbSpec: Sendable {
         }
     }
 
+    var options: [OptionSpec] { optionSpecs() }
     var name: String { verb.name }
     var usage: String { "prefs \(verb.name)" + (verb.operands.isEmpty ? "" : " \(verb.operands)") }
 

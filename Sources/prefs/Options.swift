@@ -25,54 +25,56 @@ struct OptionSpec: Sendable {
 
 /// An option bound to a field of its verb's options: declared once with its type and arity, parsed
 /// and validated into that field before the command runs. Nothing reads an option by its name.
+/// The field is set by a closure (`{ $0.json = $1 }`), not a key path: a key path is built by the
+/// runtime on first use, and every verb's were built at each start.
 struct Option<Values>: Sendable {
     let spec: OptionSpec
     /// Sets the field from every value given for the option (in order; "" for a flag).
     let set: @Sendable (inout Values, [String]) throws -> Void
 
     /// `--name`: true when given.
-    static func flag(_ name: String, short: Character? = nil, _ summary: String, _ field: WritableKeyPath<Values, Bool> & Sendable) -> Option {
+    static func flag(_ name: String, short: Character? = nil, _ summary: String, _ field: @escaping @Sendable (inout Values, Bool) -> Void) -> Option {
         Option(spec: OptionSpec(name: name, short: short, value: nil, choices: [], repeatable: false, summary: summary)) { values, _ in
-            values[keyPath: field] = true
+            field(&values, true)
         }
     }
 
     /// `--name VALUE`: the last value given.
-    static func text(_ name: String, _ placeholder: String, _ summary: String, _ field: WritableKeyPath<Values, String?> & Sendable) -> Option {
+    static func text(_ name: String, _ placeholder: String, _ summary: String, _ field: @escaping @Sendable (inout Values, String?) -> Void) -> Option {
         Option(spec: OptionSpec(name: name, short: nil, value: placeholder, choices: [], repeatable: false, summary: summary)) { values, given in
-            values[keyPath: field] = given.last
+            field(&values, given.last)
         }
     }
 
     /// `--name VALUE`, repeatable: every value, in order.
-    static func list(_ name: String, _ placeholder: String, _ summary: String, _ field: WritableKeyPath<Values, [String]> & Sendable) -> Option {
+    static func list(_ name: String, _ placeholder: String, _ summary: String, _ field: @escaping @Sendable (inout Values, [String]) -> Void) -> Option {
         Option(spec: OptionSpec(name: name, short: nil, value: placeholder, choices: [], repeatable: true, summary: summary)) { values, given in
-            values[keyPath: field] = given
+            field(&values, given)
         }
     }
 
     /// `--name VALUE` from a closed set: the last value given, one of the cases.
     static func choice<Choice: RawRepresentable & CaseIterable & Sendable>(_ name: String, _ placeholder: String, _ summary: String,
-                                                                           _ field: WritableKeyPath<Values, Choice?> & Sendable) -> Option
+                                                                           _ field: @escaping @Sendable (inout Values, Choice?) -> Void) -> Option
         where Choice.RawValue == String {
         let spec = OptionSpec(name: name, short: nil, value: placeholder, choices: Choice.allCases.map(\.rawValue), repeatable: false, summary: summary)
-        return Option(spec: spec) { values, given in values[keyPath: field] = given.last.flatMap(Choice.init(rawValue:)) }
+        return Option(spec: spec) { values, given in field(&values, given.last.flatMap(Choice.init(rawValue:))) }
     }
 
     /// `--name [TYPE] VALUE`: the last value given, typed later as `write` types it.
-    static func typed(_ name: String, _ summary: String, _ field: WritableKeyPath<Values, TypedText?> & Sendable) -> Option {
+    static func typed(_ name: String, _ summary: String, _ field: @escaping @Sendable (inout Values, TypedText?) -> Void) -> Option {
         let spec = OptionSpec(name: name, short: nil, value: "[TYPE] VALUE", choices: [], repeatable: false, summary: summary, typedValue: true)
-        return Option(spec: spec) { values, given in values[keyPath: field] = TypedText.occurrences(given).last }
+        return Option(spec: spec) { values, given in field(&values, TypedText.occurrences(given).last) }
     }
 
     /// `--name SECONDS`: a finite number of seconds, 0 or more.
-    static func seconds(_ name: String, _ summary: String, _ field: WritableKeyPath<Values, Double?> & Sendable) -> Option {
+    static func seconds(_ name: String, _ summary: String, _ field: @escaping @Sendable (inout Values, Double?) -> Void) -> Option {
         Option(spec: OptionSpec(name: name, short: nil, value: "SECONDS", choices: [], repeatable: false, summary: summary)) { values, given in
             guard let text = given.last else { return }
             guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
                 throw PrefsError.usage("--\(name) takes a number of seconds, not '\(text)'")
             }
-            values[keyPath: field] = seconds
+            field(&values, seconds)
         }
     }
 }
@@ -84,8 +86,8 @@ protocol ChangeOptions {
 }
 
 extension Option where Values: ChangeOptions {
-    static var exitCode: Option { .flag("exit-code", "exit 3 when something changed, 0 when everything was already so", \.exitCode) }
-    static var dryRun: Option { .flag("dry-run", "print what would change (+ added, - removed, ~ replaced) and change nothing", \.dryRun) }
+    static var exitCode: Option { .flag("exit-code", "exit 3 when something changed, 0 when everything was already so") { $0.exitCode = $1 } }
+    static var dryRun: Option { .flag("dry-run", "print what would change (+ added, - removed, ~ replaced) and change nothing") { $0.dryRun = $1 } }
 }
 
 /// The options of the verbs that read what an application sees.
@@ -100,10 +102,10 @@ extension LayerOptions {
 }
 
 extension Option where Values: LayerOptions {
-    static var origin: Option { .flag("origin", "say where each value came from: stored, global, registered:FILE, command-line or schema:FILE", \.origin) }
-    static var stored: Option { .flag("stored", "only the suite's own stored values, no global suite or registered defaults", \.stored) }
+    static var origin: Option { .flag("origin", "say where each value came from: stored, global, registered:FILE, command-line or schema:FILE") { $0.origin = $1 } }
+    static var stored: Option { .flag("stored", "only the suite's own stored values, no global suite or registered defaults") { $0.stored = $1 } }
     static var defaults: Option {
-        .list("defaults", "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)", \.defaults)
+        .list("defaults", "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)") { $0.defaults = $1 }
     }
 }
 
@@ -115,7 +117,7 @@ protocol DocumentOptions {
 
 extension Option where Values: DocumentOptions {
     static var lossy: Option {
-        .flag("lossy", "with JSON, write dates as ISO 8601 strings and data as base64 (else they are refused: JSON has no such types)", \.lossy)
+        .flag("lossy", "with JSON, write dates as ISO 8601 strings and data as base64 (else they are refused: JSON has no such types)") { $0.lossy = $1 }
     }
-    static var compact: Option { .flag("compact", "write JSON (or typed JSON) on one line", \.compact) }
+    static var compact: Option { .flag("compact", "write JSON (or typed JSON) on one line") { $0.compact = $1 } }
 }

@@ -156,11 +156,10 @@ public struct Layers: Sendable {
         let schemaPlace = storedOnly ? nil : try domain.registrationName.flatMap { try store.schemaPlaceInStore(named: $0) }
         let batch = try store.storage.lookup(path.first, in: together.map { all[$0].location }, loading: schemaPlace.map { [$0] } ?? [])
         all += try schemaLayer(prefetched: schemaPlace.map { ($0, batch.loaded[0]) })
-        let read = Dictionary(uniqueKeysWithValues: zip(together, batch.found))
         for (index, layer) in all.enumerated() {
             let found: (exists: Bool, value: PrefValue?)
-            if let fromStore = read[index] {
-                found = fromStore
+            if let position = together.firstIndex(of: index) {
+                found = batch.found[position]
             } else if layer.origin == .stored {
                 found = try store.lookup(path.first, in: layer.location)
             } else {

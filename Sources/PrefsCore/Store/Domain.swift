@@ -5,7 +5,7 @@ public enum Domain: Equatable, Sendable {
     case file(String)
     case standardInput
 
-    public static let globalSpellings: Set<String> = ["-g", "-globalDomain", "NSGlobalDomain", ".GlobalPreferences", "Apple Global Domain"]
+    public static let globalSpellings = ["-g", "-globalDomain", "NSGlobalDomain", ".GlobalPreferences", "Apple Global Domain"]
 
     /// Interprets a domain argument. A path (contains `/` — `~/…` and `~USER/…` too —, is `~`, or ends in
     /// `.plist` or `.json`) is that file, found as `SuiteStore.resolvedPath` says; `-g`,
@@ -31,7 +31,7 @@ public enum Domain: Equatable, Sendable {
     }
 
     static func isPath(_ argument: String, plistNamesAreSuites: Bool) -> Bool {
-        if argument.hasPrefix("/") || argument == "~" || argument.contains("/") { return true }
+        if argument == "~" || argument.utf8.contains(UInt8(ascii: "/")) { return true }
         return !plistNamesAreSuites && (argument.hasSuffix(".plist") || argument.hasSuffix(".json"))
     }
 

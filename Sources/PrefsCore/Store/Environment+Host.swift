@@ -18,7 +18,9 @@ extension Environment {
             return nil
         }
         let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-        let text = String(decoding: bytes.drop(while: isSpace).reversed().drop(while: isSpace).reversed(), as: UTF8.self)
+        let start = bytes.firstIndex { !isSpace($0) } ?? bytes.endIndex
+        let end = bytes.lastIndex { !isSpace($0) }.map { $0 + 1 } ?? start
+        let text = String(decoding: bytes[start..<end], as: UTF8.self)
         if text.isEmpty || text == "uninitialized" { return nil }
         guard Environment.isHostID(text) else {
             throw PrefsError.malformed(source: machineIDFile, format: nil, reason: "not a machine ID; set PREFS_HOST_ID to \(Environment.hostIDRule)")

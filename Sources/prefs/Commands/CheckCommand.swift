@@ -22,7 +22,7 @@ enum CheckCommand: Command {
                                """)
 
     static let options: [Option<Values>] = [
-        .text("schema", "FILE", "check the stored values against the schema FILE instead of the suite's", \.schema),
+        .text("schema", "FILE", "check the stored values against the schema FILE instead of the suite's") { $0.schema = $1 },
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

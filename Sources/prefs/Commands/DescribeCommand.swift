@@ -15,9 +15,9 @@ enum DescribeCommand: Command {
                            operandCount: 1...2, details: HelpText.describeDetails)
 
     static let options: [Option<Values>] = [
-        .text("schema", "FILE", "describe the schema FILE instead of the suite's", \.schema),
-        .flag("choices", "print only the values KEY may take, one per line (a boolean's: true and false)", \.choices),
-        .flag("null", "with --choices, end each value with a NUL byte instead of a newline", \.null),
+        .text("schema", "FILE", "describe the schema FILE instead of the suite's") { $0.schema = $1 },
+        .flag("choices", "print only the values KEY may take, one per line (a boolean's: true and false)") { $0.choices = $1 },
+        .flag("null", "with --choices, end each value with a NUL byte instead of a newline") { $0.null = $1 },
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

@@ -10,7 +10,7 @@ enum DomainsCommand: Command {
 
     static let verb = Verb(name: "domains", operands: "", summary: "list the suites, one per line (NSGlobalDomain: the global suite)", operandCount: 0...0)
 
-    static let options: [Option<Values>] = [.flag("null", short: "0", "end each name with a NUL byte instead of a newline", \.null)]
+    static let options: [Option<Values>] = [.flag("null", short: "0", "end each name with a NUL byte instead of a newline") { $0.null = $1 }]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let listing = try context.store.domainNames()

@@ -13,7 +13,7 @@ enum DumpCommand: Command {
                            operandCount: 0...1, details: HelpText.dumpDetails)
 
     static let options: [Option<Values>] = [
-        .flag("registered", "include the user's registered defaults (prefs register)", \.registered),
+        .flag("registered", "include the user's registered defaults (prefs register)") { $0.registered = $1 },
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

@@ -17,8 +17,8 @@ enum FindCommand: Command {
                                """)
 
     static let options: [Option<Values>] = [
-        .flag("json", "print the matches as JSON", \.json),
-        .flag("null", short: "0", "end each match with a NUL byte instead of a newline", \.null),
+        .flag("json", "print the matches as JSON") { $0.json = $1 },
+        .flag("null", short: "0", "end each match with a NUL byte instead of a newline") { $0.null = $1 },
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

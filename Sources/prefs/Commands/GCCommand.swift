@@ -15,8 +15,8 @@ enum GCCommand: Command {
                                """)
 
     static let options: [Option<Values>] = [
-        .seconds("grace", "only blobs older than SECONDS (default 3600), so a write in progress keeps its blob", \.grace),
-        .flag("dry-run", "print what would be removed and remove nothing", \.dryRun), .exitCode,
+        .seconds("grace", "only blobs older than SECONDS (default 3600), so a write in progress keeps its blob") { $0.grace = $1 },
+        .flag("dry-run", "print what would be removed and remove nothing") { $0.dryRun = $1 }, .exitCode,
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

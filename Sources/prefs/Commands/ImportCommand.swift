@@ -19,9 +19,9 @@ enum ImportCommand: Command {
                                """)
 
     static let options: [Option<Values>] = [
-        .flag("replace", "make the suite exactly the document (else merge key by key)", \.replace),
-        .flag("if-absent", "keep the keys that are already stored", \.ifAbsent),
-        .choice("format", "FORMAT", "read the document as FORMAT (default: by its content)", \.format),
+        .flag("replace", "make the suite exactly the document (else merge key by key)") { $0.replace = $1 },
+        .flag("if-absent", "keep the keys that are already stored") { $0.ifAbsent = $1 },
+        .choice("format", "FORMAT", "read the document as FORMAT (default: by its content)") { $0.format = $1 },
         .dryRun, .exitCode, .schema, .noSchema,
     ]
 

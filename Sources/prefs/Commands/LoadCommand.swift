@@ -16,7 +16,7 @@ enum LoadCommand: Command {
                            operandCount: 1...1, details: HelpText.loadDetails)
 
     static let options: [Option<Values>] = [
-        .flag("dry-run", "print the report of what would be restored and change nothing", \.dryRun), .exitCode, .noSchema,
+        .flag("dry-run", "print the report of what would be restored and change nothing") { $0.dryRun = $1 }, .exitCode, .noSchema,
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

@@ -20,14 +20,14 @@ enum ReadCommand: Command {
                            operandCount: 0...2, details: HelpText.readDetails)
 
     static let options: [Option<Values>] = [
-        .flag("json", "print JSON instead of the readable form", \.json),
-        .flag("keys", "print the keys of the suite (or of the dictionary at KEY), one per line", \.keys),
-        .flag("raw", "print a string's or data value's bytes exactly, with no newline (an external one streams from its blob)", \.raw),
-        .flag("null", short: "0", "with --keys, end each key with a NUL byte instead of a newline", \.null),
+        .flag("json", "print JSON instead of the readable form") { $0.json = $1 },
+        .flag("keys", "print the keys of the suite (or of the dictionary at KEY), one per line") { $0.keys = $1 },
+        .flag("raw", "print a string's or data value's bytes exactly, with no newline (an external one streams from its blob)") { $0.raw = $1 },
+        .flag("null", short: "0", "with --keys, end each key with a NUL byte instead of a newline") { $0.null = $1 },
         .origin, .stored, .defaults,
-        .choice("format", "FORMAT", "write the value as a document: xml, binary, openstep, json or typed-json (as plutil -extract)", \.format),
+        .choice("format", "FORMAT", "write the value as a document: xml, binary, openstep, json or typed-json (as plutil -extract)") { $0.format = $1 },
         .lossy, .compact,
-        .typed("default", "print VALUE (typed as write types it: --default -int 30) when the key or suite is absent, exit 0", \.fallback),
+        .typed("default", "print VALUE (typed as write types it: --default -int 30) when the key or suite is absent, exit 0") { $0.fallback = $1 },
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

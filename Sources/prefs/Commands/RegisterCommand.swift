@@ -17,10 +17,10 @@ enum RegisterCommand: Command {
                            details: HelpText.registerDetails)
 
     static let options: [Option<Values>] = [
-        .flag("replace", "replace the whole registration instead of merging into it", \.replace),
-        .list("delete", "KEY", "remove KEY, and the KEYs that follow it, from the registration (all or nothing)", \.delete),
-        .text("schema", "FILE", "install FILE (- for standard input) as the suite's schema, once checked whole", \.schema),
-        .flag("no-schema", "record the values without checking them against the suite's schema", \.noSchema),
+        .flag("replace", "replace the whole registration instead of merging into it") { $0.replace = $1 },
+        .list("delete", "KEY", "remove KEY, and the KEYs that follow it, from the registration (all or nothing)") { $0.delete = $1 },
+        .text("schema", "FILE", "install FILE (- for standard input) as the suite's schema, once checked whole") { $0.schema = $1 },
+        .flag("no-schema", "record the values without checking them against the suite's schema") { $0.noSchema = $1 },
         .exitCode, .dryRun,
     ]
 

@@ -15,10 +15,10 @@ enum WatchCommand: Command {
                            operandCount: 1...Int.max, details: HelpText.watchDetails)
 
     static let options: [Option<Values>] = [
-        .flag("json", "print each change as a JSON object on one line", \.json),
-        .flag("initial", "print the current values first", \.initial),
-        .flag("once", "exit after the first change", \.once),
-        .seconds("timeout", "stop after SECONDS (with --once: exit 1 if no change came)", \.timeout),
+        .flag("json", "print each change as a JSON object on one line") { $0.json = $1 },
+        .flag("initial", "print the current values first") { $0.initial = $1 },
+        .flag("once", "exit after the first change") { $0.once = $1 },
+        .seconds("timeout", "stop after SECONDS (with --once: exit 1 if no change came)") { $0.timeout = $1 },
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

@@ -17,10 +17,10 @@ enum WriteCommand: Command {
 
     static let options: [Option<Values>] = [
         .exitCode, .dryRun,
-        .flag("if-absent", "skip the keys that are already stored", \.ifAbsent),
-        .text("if-equals", "VALUE", "change the key only if its stored value is VALUE (typed as the new value); else exit 4", \.ifEquals),
-        .flag("external", "keep the values in external storage whatever their size", \.external),
-        .flag("inline", "keep the values in the suite's file whatever their size", \.inline),
+        .flag("if-absent", "skip the keys that are already stored") { $0.ifAbsent = $1 },
+        .text("if-equals", "VALUE", "change the key only if its stored value is VALUE (typed as the new value); else exit 4") { $0.ifEquals = $1 },
+        .flag("external", "keep the values in external storage whatever their size") { $0.external = $1 },
+        .flag("inline", "keep the values in the suite's file whatever their size") { $0.inline = $1 },
         .schema, .noSchema,
     ]
 

@@ -126,11 +126,14 @@ struct XMLPlistParser {
     mutating func xmlDeclaration() throws {
         let start = index
         guard let end = find("?>", from: index) else { throw failure("unterminated XML declaration") }
-        let text = String(decoding: bytes[start..<end], as: UTF8.self).lowercased()
+        // Lowercased as ASCII, searched as bytes: the string library's substring search costs more
+        // to start than a small file takes to read.
+        let text = bytes[start..<end].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
         index = end + 2
-        guard let range = text.firstRange(of: "encoding") else { return }
-        let rest = text[range.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
-        let name = String(rest.prefix { $0 != "\"" && $0 != "'" && $0 != " " && $0 != "?" })
+        let word = Array("encoding".utf8)
+        guard let at = text.indices.first(where: { text[$0...].starts(with: word) }) else { return }
+        let rest = text[(at + word.count)...].drop { $0 == 0x20 || $0 == 0x3D || $0 == 0x22 || $0 == 0x27 }
+        let name = String(decoding: rest.prefix { $0 != 0x22 && $0 != 0x27 && $0 != 0x20 && $0 != 0x3F }, as: UTF8.self)
         guard ["utf-8", "utf8", "us-ascii", "ascii"].contains(name) else {
             throw failure("unsupported encoding \"\(name)\" (prefs reads UTF-8 property lists)", at: start)
         }
