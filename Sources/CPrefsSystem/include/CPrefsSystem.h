@@ -1,4 +1,5 @@
-// What Swift cannot reach on its own: the CPU's SHA-256 instructions.
+// What Swift cannot reach on its own: the CPU's SHA-256 instructions, and its vector instructions for
+// the XML lookup's scan.
 #ifndef CPREFS_SYSTEM_H
 #define CPREFS_SYSTEM_H
 
@@ -20,5 +21,14 @@ int prefs_sha256_hardware(void);
 /// prefs_sha256_hardware() found (call it only when that is not PREFS_SHA256_PORTABLE). `state` is
 /// the eight working words H0…H7, updated in place.
 void prefs_sha256_compress(uint32_t state[8], const void *blocks, size_t count);
+
+/// Skips the run of plain entries of an XML plist's root dictionary at `p` (`available` bytes are in
+/// memory): `<key>TEXT</key>` with ASCII text and no entity, whitespace, and a scalar value —
+/// `<string>TEXT</string>`, `<integer>`, `<real>`, `<date>` or `<data>` with no markup in the text,
+/// or `<true/>` or `<false/>` — each with optional whitespace before it. Stops before the first entry
+/// that is not such, is not whole in the first `available - 16` bytes, or whose key is `needle` or
+/// `CF$UID`. Returns the bytes skipped (an entry boundary) and sets `*entries` to how many entries.
+size_t prefs_xml_skip_plain_entries(const uint8_t *p, size_t available, const uint8_t *needle, size_t needle_count,
+                                    size_t *entries);
 
 #endif

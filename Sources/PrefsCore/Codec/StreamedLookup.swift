@@ -6,7 +6,7 @@
 /// A streaming lookup accepts a document only when the whole-document lookup would accept it with
 /// the same value (tests check this on the conformance corpora, on random documents and on damaged
 /// ones), so its answer never differs from that one, and its failures are that one's messages.
-enum StreamedLookup: Equatable {
+public enum StreamedLookup: Equatable, Sendable {
     case found(PrefValue?)
     case undecided
 }
@@ -26,6 +26,21 @@ extension PropertyList {
             switch format {
             case .binary?: return .found(try BinaryPlistFileLookup.lookup(key, in: reader))
             case .xml?: return .found(try XMLPlistStreamLookup.lookup(key, in: reader))
+            default: return .undecided
+            }
+        } catch is Undecided {
+            return .undecided
+        }
+    }
+
+    /// The streaming lookup of `bytes` (binary or XML) alone, the XML one through a window of
+    /// `bufferSize` bytes; the fuzzer checks it against the whole-document lookup.
+    public static func streamedLookup(_ key: String, in bytes: UnsafeBufferPointer<UInt8>, bufferSize: Int) throws -> StreamedLookup {
+        let reader = FileReader(bytes)
+        do {
+            switch try? detect(bytes) {
+            case .binary?: return .found(try BinaryPlistFileLookup.lookup(key, in: reader))
+            case .xml?: return .found(try XMLPlistStreamLookup.lookup(key, in: reader, bufferSize: bufferSize))
             default: return .undecided
             }
         } catch is Undecided {

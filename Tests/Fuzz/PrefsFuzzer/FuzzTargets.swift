@@ -93,6 +93,18 @@ func checkLookupAndPatch(_ bytes: [UInt8]) {
                 precondition(looked == root[key], "lookup disagrees with decode")
             }
         }
+        // The streaming lookup (what a read of a file does), through windows small enough to end
+        // inside entries: when it answers, the whole-document lookup gives the same answer.
+        for key in (root.map { Array($0.keys.prefix(4)) } ?? []) + ["absent", "CF$UID"] {
+            for bufferSize in [61, 1 << 17] {
+                guard case .found(let streamed)? = try? PropertyList.streamedLookup(key, in: buffer, bufferSize: bufferSize) else { continue }
+                let exact = Result { try PropertyList.lookup(key, in: buffer).value }
+                guard case .success(let expected) = exact else { preconditionFailure("a streamed lookup answered where the whole-document one refuses") }
+                // A binary plist naming a key twice may give either value to either lookup.
+                let eitherValue = format == .binary && (root.map { hasRepeatedKey(buffer, decodedCount: $0.count) } ?? true)
+                precondition(eitherValue || streamed == expected, "streamed lookup disagrees with the whole-document one")
+            }
+        }
         let result = try? TopLevelPatch.apply(to: buffer, keys: ["fuzz", "other"]) { $0["fuzz"] = .string("x"); $0["other"] = nil }
         guard let root else {
             precondition(result == nil, "a patch accepted a document decoding refuses")

@@ -180,6 +180,30 @@ import PrefsTestSupport
         }
     }
 
+    /// A file on disk read through the store's reader (a 128 KiB window): entries that straddle a
+    /// window's end, a value and a key longer than a whole window (the window grows), the last key,
+    /// and a file cut short are read as the whole-document lookup reads them.
+    @Test func aFileOnDiskAgreesAcrossWindows() throws {
+        var contents = LargeSuite.contents
+        for i in 0..<30_000 { contents[String(format: "m%06d", i)] = .string(String(repeating: "x", count: i % 61)) }
+        contents["huge"] = .string(String(repeating: "h", count: 2_500_000))
+        contents["zz-last"] = .integer(7)
+        let longKey = String(repeating: "k", count: 1_500_000)
+        contents[longKey] = .integer(8)
+        let bytes = try PropertyList.encode(.dictionary(contents), as: .xml)
+        try #require(bytes.count > 4 << 20)
+        let directory = try TemporaryDirectory()
+        let whole = try directory.write("whole.plist", bytes)
+        let short = try directory.write("short.plist", Array(bytes[..<(bytes.count - 5000)]))
+        let keys = ["huge", "zz-last", longKey, "absent", "CF$UID", LargeSuite.key(0)] + stride(from: 0, to: 30_000, by: 331).map { String(format: "m%06d", $0) }
+        for key in keys {
+            let streamed = try LocalFileSystem().withFileReader(of: whole) { try PropertyList.lookup(key, reading: $0) }
+            #expect(streamed == .found(contents[key]), "\(key.prefix(20))")
+            let cut = try LocalFileSystem().withFileReader(of: short) { try PropertyList.lookup(key, reading: $0) }
+            #expect(cut == .undecided, "\(key.prefix(20)) in the short file")
+        }
+    }
+
     /// Nesting at and past the decoders' depth limit, in the value asked for and in another one, and
     /// a binary array that holds itself: answered as the whole-document lookup answers, or refused.
     @Test func deepNestingAndCyclesAgree() throws {
