@@ -1,5 +1,5 @@
 // What Swift cannot reach on its own: the CPU's SHA-256 instructions, and its vector instructions for
-// the XML lookup's scan.
+// the one-key lookups' scans (XML entries, a binary plist's offset table).
 #ifndef CPREFS_SYSTEM_H
 #define CPREFS_SYSTEM_H
 
@@ -30,5 +30,9 @@ void prefs_sha256_compress(uint32_t state[8], const void *blocks, size_t count);
 /// `CF$UID`. Returns the bytes skipped (an entry boundary) and sets `*entries` to how many entries.
 size_t prefs_xml_skip_plain_entries(const uint8_t *p, size_t available, const uint8_t *needle, size_t needle_count,
                                     size_t *entries);
+
+/// The smallest and largest of the `count` big-endian 32-bit numbers at `p` (UINT32_MAX and 0 when
+/// `count` is 0): the check that every entry of a binary plist's offset table points into the file.
+void prefs_be32_range(const uint8_t *p, size_t count, uint32_t *lowest, uint32_t *highest);
 
 #endif

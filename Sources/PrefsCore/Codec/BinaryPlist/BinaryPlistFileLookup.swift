@@ -1,3 +1,4 @@
+import CPrefsSystem
 /// Reading one top-level key of a binary plist through a `FileReader`, with memory that does not grow
 /// with the file: the format allows random access, so only the trailer, the offset table (read through
 /// in pieces and checked whole, as `BinaryPlistParser.init` checks it), the top dictionary's key
@@ -84,10 +85,9 @@ struct BinaryPlistFileLookup {
                 lowest = Swift.min(lowest, v); highest = Swift.max(highest, v)
             }
         case 4:
-            for i in 0..<count {
-                let v = UInt64(UInt32(bigEndian: base.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)))
-                lowest = Swift.min(lowest, v); highest = Swift.max(highest, v)
-            }
+            var low: UInt32 = 0, high: UInt32 = 0
+            prefs_be32_range(base.assumingMemoryBound(to: UInt8.self), count, &low, &high)
+            if count > 0 { (lowest, highest) = (UInt64(low), UInt64(high)) }
         default:
             for i in 0..<count {
                 var v: UInt64 = 0
@@ -190,13 +190,15 @@ extension BinaryPlistFileLookup {
     /// object's extent is found with `BinaryPlistParser.object`'s bounds checks.
     mutating func extract(_ ref: Int) throws -> [UInt8] {
         var order = [ref]
-        var number = [ref: 1]
+        // The number of each object in the extract but `ref` (1); left empty for a scalar, so a
+        // one-key read does not build a dictionary type's metadata at all.
+        var number: [Int: Int] = [:]
         var objects: [(bytes: [UInt8], children: [Int])] = []
         var next = 0
         while next < order.count {
             let object = try self.object(order[next])
             next += 1
-            for child in object.children where number[child] == nil {
+            for child in object.children where child != ref && number[child] == nil {
                 number[child] = order.count + 1
                 order.append(child)
             }
@@ -211,7 +213,7 @@ extension BinaryPlistFileLookup {
         for object in objects {
             offsets.append(out.count)
             out.append(contentsOf: object.bytes)
-            for child in object.children { BinaryPlistWriter.appendUInt(UInt64(number[child]!), width: refSize, to: &out) }
+            for child in object.children { BinaryPlistWriter.appendUInt(UInt64(child == ref ? 1 : number[child]!), width: refSize, to: &out) }
         }
         BinaryPlistWriter.appendTable(offsets, to: &out, refSize: refSize, top: 0)
         return out
