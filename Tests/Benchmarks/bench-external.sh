@@ -5,12 +5,14 @@
 #      the same suite without them — the blobs must cost nothing (goal ≤ 1.1×);
 #   2. writing a 100 MB value (`write -data @FILE`: read, SHA-256, blob written and fsynced, suite
 #      committed) vs `cp` of the same file followed by an fsync of the copy (`sync FILE`) — goal ≤ 2× —
-#      and, beside it, `cp` alone and `dd conv=fsync`;
+#      and, beside it, `cp` alone and `dd conv=fsync`: each a new file (the last value, the last copy
+#      removed untimed); then replacing the value (prefs removes the old blob, timed) vs `cp` over
+#      the last copy (truncating it, timed) and fsync;
 #   3. reading it back (`read --raw > FILE`, every byte checked against the reference's size and
 #      SHA-256 as it streams) vs `cat` of the blob — goal ≤ 1.1× — and beside them `prefs check` of
 #      the suite, which reads the blob and checks its SHA-256 without writing it anywhere: the floor
 #      of a verified read, since SHA-256 is one sequential pass on one core.
-# Each write changes the value (a --prepare step writes another one first, untimed). Figures only.
+# Figures only.
 # --smoke: two 1 MB blobs and one round of two runs — checks that it runs; the figures mean nothing.
 #   Tests/Benchmarks/bench-external.sh [ROUNDS | --smoke]   (needs hyperfine)
 set -euo pipefail
@@ -40,13 +42,18 @@ bench_rounds "$rounds" "${runs[0]}" "${warmup[0]}" "$work/r" "$prefs read with s
 read -r with without < <(bench_medians "$work/r")
 echo "small-key read, $((mb * blobs)) MB external vs none: $with ms vs $without ms = $(bench_ratio "$with" "$without")x (goal <= 1.1)"
 
+# A new value against a new copy (the old one removed untimed on both sides), then a value replacing
+# the last one (prefs removes the old blob) against cp over the last copy (which truncates it).
 bench_rounds "$rounds" "${runs[1]}" "${warmup[1]}" "$work/w" \
-  "$prefs write big value -data @$work/b ;; $prefs write big value -data @$work/a" \
+  "$prefs delete big value ;; $prefs write big value -data @$work/a" \
   "rm -f $work/copy ;; sh -c 'cp $work/a $work/copy && sync $work/copy'" \
   "rm -f $work/copy ;; cp $work/a $work/copy" \
-  "rm -f $work/copy ;; dd if=$work/a of=$work/copy bs=1M conv=fsync status=none"
-read -r ours cpsync cp dd < <(bench_medians "$work/w")
+  "rm -f $work/copy ;; dd if=$work/a of=$work/copy bs=1M conv=fsync status=none" \
+  "$prefs write big value -data @$work/b ;; $prefs write big value -data @$work/a" \
+  "cp $work/b $work/copy ;; sh -c 'cp $work/a $work/copy && sync $work/copy'"
+read -r ours cpsync cp dd replacing cpover < <(bench_medians "$work/w")
 echo "write $mb MB: prefs $ours ms, cp + fsync $cpsync ms = $(bench_ratio "$ours" "$cpsync")x (goal <= 2); cp alone $cp ms ($(bench_ratio "$ours" "$cp")x), dd conv=fsync $dd ms ($(bench_ratio "$ours" "$dd")x)"
+echo "replacing a $mb MB value: prefs $replacing ms, cp over the last copy + fsync $cpover ms = $(bench_ratio "$replacing" "$cpover")x"
 
 "$prefs" write big value -data @"$work/a"
 blob=$(find "$XDG_DATA_HOME/prefs/external/big" -type f | head -1)

@@ -88,8 +88,17 @@ public struct BlobSink {
     public init(_ output: @escaping (UnsafeRawBufferPointer) throws -> Void) { self.output = output }
 
     public mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
+        try write(bytes) {}
+    }
+
+    /// `write`, running `more` (reading the next piece) after the bytes are written and while they
+    /// are still being hashed.
+    public mutating func write(_ bytes: UnsafeRawBufferPointer, while more: () throws -> Void) throws {
         size += bytes.count
-        try hasher.update(bytes) { try output(bytes) }
+        try hasher.update(bytes) {
+            try output(bytes)
+            try more()
+        }
     }
 
     /// The digest of everything written (the sink is spent).

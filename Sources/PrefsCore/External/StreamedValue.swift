@@ -61,12 +61,12 @@ extension SuiteStore {
         }
         var validator = kind == .string ? UTF8Validator() : nil
         let pending = try place.store.write(suite: place.suite, key: key, kind: kind) { sink in
-            func put(_ bytes: UnsafeRawBufferPointer) throws {
+            func put(_ bytes: UnsafeRawBufferPointer, while readNext: () throws -> Void) throws {
                 if validator?.feed(bytes) == false { throw PrefsError.malformed(source: name, format: nil, reason: "not UTF-8 text") }
-                try sink.write(bytes)
+                try sink.write(bytes, while: readNext)
             }
-            try head.withUnsafeBytes(put)
-            do { try input.forEachChunk(put) } catch let error as FileDescriptor.Errno { throw readError(error) }
+            try head.withUnsafeBytes { try put($0) {} }
+            do { try input.forEachChunk(overlapping: put) } catch let error as FileDescriptor.Errno { throw readError(error) }
             if validator?.finish() == false { throw PrefsError.malformed(source: name, format: nil, reason: "not UTF-8 text") }
         }
         return .external(pending)

@@ -128,6 +128,27 @@ struct FileDescriptor: ~Copyable {
     }
 
     /// Reads from where the file is to its end in 1 MiB pieces, calling `body` with each.
+    /// `forEachChunk` with two buffers of 256 KiB: `body` gets each piece and a function that reads the
+    /// next one into the other buffer, to call while the piece is still being used — a large value's
+    /// SHA-256 is computed on another thread meanwhile (`BlobSink.write(_:while:)`), so reading the
+    /// file overlaps hashing as writing the blob does.
+    func forEachChunk(overlapping body: (UnsafeRawBufferPointer, _ readNext: () throws -> Void) throws -> Void) throws {
+        let chunk = 1 << 18
+        let buffers = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * chunk, alignment: 64)
+        defer { buffers.deallocate() }
+        var current = 0
+        var count = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffers[..<chunk]))
+        while count > 0 {
+            let other = UnsafeMutableRawBufferPointer(rebasing: buffers[(1 - current) * chunk..<(2 - current) * chunk])
+            var next: Int?
+            try body(UnsafeRawBufferPointer(rebasing: buffers[current * chunk..<current * chunk + count])) {
+                if next == nil { next = try read(into: other) }
+            }
+            count = try next ?? read(into: other)
+            current = 1 - current
+        }
+    }
+
     func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
