@@ -105,7 +105,7 @@ extension WriteRequest {
         do {
             return try untypedAsDefaults(word)
         } catch {
-            let quoted = word.unicodeScalars.contains { propertyListCharacters.contains($0) } ? word : "\"" + word + "\""
+            let quoted = word.unicodeScalars.contains(where: isPropertyListCharacter) ? word : "\"" + word + "\""
             throw .message("Could not parse: \(quoted).  Try single-quoting it.")
         }
     }

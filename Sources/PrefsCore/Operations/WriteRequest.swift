@@ -143,13 +143,20 @@ public enum WriteRequest: Equatable, Sendable {
     }
 
     /// The characters that make an untyped word property-list text for `defaults`.
-    static let propertyListCharacters: Set<Unicode.Scalar> = ["\"", "(", ")", "[", "]", "{", "}", "<", ">"]
+    /// `"()[]{}<>` (a switch, not a `Set` literal: building a set's type at run time costs a write
+    /// more than the whole check).
+    static func isPropertyListCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "\"", "(", ")", "[", "]", "{", "}", "<", ">": return true
+        default: return false
+        }
+    }
 
     /// `defaults`' rule for an untyped word: one holding none of `"()[]{}<>` is read as a quoted
     /// old-style string, so its backslash escapes are decoded (`@\U21a9` is "@↩", `\n` a line
     /// break); any other is the old-style (or XML) property list it spells.
     static func untypedAsDefaults(_ word: String) throws -> PrefValue {
-        let bare = !word.unicodeScalars.contains { propertyListCharacters.contains($0) }
+        let bare = !word.unicodeScalars.contains(where: isPropertyListCharacter)
         let bytes = Array((bare ? "\"" + word + "\"" : word).utf8)
         do {
             return try PropertyList.decode(bytes, as: !bare && PlistFormat.detect(bytes) == .xml ? .xml : .openStep)

@@ -3,8 +3,14 @@
 /// old file and the new bytes, not a second copy of the whole file.
 struct PatchedDocument {
     let original: UnsafeBufferPointer<UInt8>
-    /// In order: a range of `original`, or (`isNew`) a range of `added`.
-    private(set) var pieces: [(isNew: Bool, range: Range<Int>)] = []
+    /// In order: a range of `original`, or (`isNew`) a range of `added`. (A struct, not a tuple: an
+    /// array of tuples holding a `Range` has its type built at run time, which costs a small write
+    /// more than its patch.)
+    struct Piece {
+        let isNew: Bool
+        var range: Range<Int>
+    }
+    private(set) var pieces: [Piece] = []
     /// Every new piece's bytes, one after the other.
     private(set) var added: [UInt8] = []
     private(set) var count = 0
@@ -16,14 +22,14 @@ struct PatchedDocument {
         if let last = pieces.last, !last.isNew, last.range.upperBound == range.lowerBound {
             pieces[pieces.count - 1].range = last.range.lowerBound..<range.upperBound
         } else {
-            pieces.append((false, range))
+            pieces.append(Piece(isNew: false, range: range))
         }
         count += range.count
     }
 
     mutating func append(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
-        pieces.append((true, added.count..<added.count + bytes.count))
+        pieces.append(Piece(isNew: true, range: added.count..<added.count + bytes.count))
         added += bytes
         count += bytes.count
     }

@@ -3,6 +3,13 @@
 /// kept (where they are, and where each would be inserted), not every entry: a one-key change of a
 /// large suite costs little memory beyond the file.
 struct XMLPlistPatch {
+    /// A change at a range of the file: its new text, and its place among changes at one position.
+    struct Splice {
+        let range: Range<Int>
+        let order: Int
+        let text: [UInt8]
+    }
+
     struct Entry {
         let keyStart: Int
         let valueStart: Int
@@ -62,18 +69,18 @@ struct XMLPlistPatch {
             }
         }
         guard remaining != 1 else { return nil }
-        var splices: [(range: Range<Int>, order: Int, text: [UInt8])] = []
+        var splices: [Splice] = []
         for (key, value, found) in located {
             switch (found?.entries.first, value) {
             case let (entry?, value?):
                 var text = [UInt8]()
                 try KeyPath.locating(key) { try XMLPlistEncoder.write(value, depth: 1, to: &text) }
-                splices.append((entry.valueStart..<entry.valueEnd, splices.count, Array(text.dropFirst().dropLast())))
+                splices.append(Splice(range: entry.valueStart..<entry.valueEnd, order: splices.count, text: Array(text.dropFirst().dropLast())))
             case let (entry?, nil):
                 if let start = lineStart(entry.keyStart), let end = lineEnd(entry.valueEnd) {
-                    splices.append((start..<end, splices.count, []))
+                    splices.append(Splice(range: start..<end, order: splices.count, text: []))
                 } else {
-                    splices.append((entry.keyStart..<entry.valueEnd, splices.count, []))
+                    splices.append(Splice(range: entry.keyStart..<entry.valueEnd, order: splices.count, text: []))
                 }
             case let (nil, value?):
                 let position = found?.insertBefore ?? closeStart
@@ -81,9 +88,9 @@ struct XMLPlistPatch {
                 XMLPlistEncoder.element("key", key, depth: 1, &text)
                 try KeyPath.locating(key) { try XMLPlistEncoder.write(value, depth: 1, to: &text) }
                 if let start = lineStart(position) {
-                    splices.append((start..<start, splices.count, text))
+                    splices.append(Splice(range: start..<start, order: splices.count, text: text))
                 } else {
-                    splices.append((position..<position, splices.count, Array(text.dropFirst().dropLast())))
+                    splices.append(Splice(range: position..<position, order: splices.count, text: Array(text.dropFirst().dropLast())))
                 }
             case (nil, nil):
                 break
