@@ -42,6 +42,7 @@ bench_rounds "$rounds" "${runs[0]}" "${warmup[0]}" "$work/r" "$prefs read with s
 read -r with without < <(bench_medians "$work/r")
 echo "small-key read, $((mb * blobs)) MB external vs none: $with ms vs $without ms = $(bench_ratio "$with" "$without")x (goal <= 1.1)"
 
+"$prefs" write big value -data @"$work/b"  # so that the first timed write has a value to delete first
 # A new value against a new copy (the old one removed untimed on both sides), then a value replacing
 # the last one (prefs removes the old blob) against cp over the last copy (which truncates it).
 bench_rounds "$rounds" "${runs[1]}" "${warmup[1]}" "$work/w" \
