@@ -1,6 +1,7 @@
-// The hot loop of the streaming XML lookup: skipping the plain entries of a root dictionary, with the
-// vector instructions every CPU of its architecture has (SSE2 on x86-64, NEON on ARM64) to find the
-// end of each text, and a portable loop elsewhere.
+// The hot loop of the streaming XML lookup: skipping the plain entries of a root dictionary. The `<` of
+// each 64 bytes are found at once with the vector instructions every CPU of its architecture has
+// (SSE2 on x86-64, NEON on ARM64; a portable loop elsewhere). Checked on all three by
+// Tests/CrossArch/check-scans-qemu.sh.
 #include "CPrefsSystem.h"
 
 #include <string.h>
