@@ -14,8 +14,8 @@ if [ "${1:-}" = --smoke ]; then rounds=1 runs=2; else rounds=${1:-3} runs=10; fi
 for tool in etcd etcdctl hyperfine; do
   command -v $tool >/dev/null || { echo "needs $tool (apt-get install etcd-server etcd-client hyperfine)" >&2; exit 1; }
 done
-(cd "$root" && swift build -q -c release --product prefs -Xswiftc -static-executable)
-prefs=$root/.build/release/prefs
+. "$root/Tests/Benchmarks/common.sh"
+bench_prefs
 work=$(mktemp -d)
 data=$(mktemp -d -p "$( [ -d /dev/shm ] && echo /dev/shm || echo /tmp)")   # the members' data, in memory when it can
 pids=()
@@ -29,7 +29,7 @@ before=
 if [ -n "${BEFORE:-}" ]; then
   git -C "$root" worktree add -q --detach "$work/before" "$BEFORE"
   (cd "$work/before" && swift build -q -c release --product prefs -Xswiftc -static-executable)
-  before=$work/before/.build/release/prefs
+  before=$(bench_copy "$work/before/.build/release/prefs" prefs-before)
 fi
 
 # Three members on free loopback ports.

@@ -9,8 +9,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [ "${1:-}" = --smoke ]; then size=1000000 runs=5; else size=100000000 runs=30; fi
-(cd "$root" && swift build -q -c release --product prefs -Xswiftc -static-executable)
-prefs=$root/.build/release/prefs
+. "$root/Tests/Benchmarks/common.sh"
+bench_prefs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none

@@ -15,8 +15,8 @@ else
   rounds=${1:-3} sizes=(10 1000 100000) runs=40 warmup=(3 2)   # warm-up runs: read, write
 fi
 command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
-(cd "$root" && swift build -q -c release --product prefs -Xswiftc -static-executable)
-prefs=$root/.build/release/prefs
+. "$root/Tests/Benchmarks/common.sh"
+bench_prefs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export XDG_CONFIG_HOME=$work/config
