@@ -43,7 +43,7 @@ struct SHA256Benchmark {
             }
         case let mode:
             var hasher = SHA256(implementation: mode == "portable" ? .portable : fastest)
-            try file.forEachChunk { hasher.update($0) }
+            try file.forEachChunk(overlapping: { piece, _ in hasher.update(piece) })
             print(Hex.encode(hasher.finish()))
         }
     }

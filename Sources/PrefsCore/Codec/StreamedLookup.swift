@@ -21,11 +21,15 @@ extension PropertyList {
     /// readers leave to the whole-document one.
     static func lookup(_ key: String, reading reader: FileReader) throws -> StreamedLookup {
         guard let prefix = try reader.bytes(at: 0, count: Swift.min(reader.size, 4096)) else { return .undecided }
-        let format = prefix.withUnsafeBufferPointer { try? detect($0) }
+        return try lookup(key, reading: reader, as: prefix.withUnsafeBufferPointer { try? detect($0) })
+    }
+
+    /// The streaming reader of `format` (the XML one through a window of `bufferSize` bytes).
+    static func lookup(_ key: String, reading reader: FileReader, as format: PlistFormat?, bufferSize: Int = 1 << 17) throws -> StreamedLookup {
         do {
             switch format {
             case .binary?: return .found(try BinaryPlistFileLookup.lookup(key, in: reader))
-            case .xml?: return .found(try XMLPlistStreamLookup.lookup(key, in: reader))
+            case .xml?: return .found(try XMLPlistStreamLookup.lookup(key, in: reader, bufferSize: bufferSize))
             default: return .undecided
             }
         } catch is Undecided {
@@ -36,15 +40,6 @@ extension PropertyList {
     /// The streaming lookup of `bytes` (binary or XML) alone, the XML one through a window of
     /// `bufferSize` bytes; the fuzzer checks it against the whole-document lookup.
     public static func streamedLookup(_ key: String, in bytes: UnsafeBufferPointer<UInt8>, bufferSize: Int) throws -> StreamedLookup {
-        let reader = FileReader(bytes)
-        do {
-            switch try? detect(bytes) {
-            case .binary?: return .found(try BinaryPlistFileLookup.lookup(key, in: reader))
-            case .xml?: return .found(try XMLPlistStreamLookup.lookup(key, in: reader, bufferSize: bufferSize))
-            default: return .undecided
-            }
-        } catch is Undecided {
-            return .undecided
-        }
+        try lookup(key, reading: FileReader(bytes), as: try? detect(bytes), bufferSize: bufferSize)
     }
 }

@@ -127,11 +127,11 @@ struct FileDescriptor: ~Copyable {
         }
     }
 
-    /// Reads from where the file is to its end in 1 MiB pieces, calling `body` with each.
-    /// `forEachChunk` with two buffers of 256 KiB: `body` gets each piece and a function that reads the
-    /// next one into the other buffer, to call while the piece is still being used — a large value's
-    /// SHA-256 is computed on another thread meanwhile (`BlobSink.write(_:while:)`), so reading the
-    /// file overlaps hashing as writing the blob does.
+    /// Reads from where the file is to its end in pieces of up to 256 KiB, two buffers in turn: `body`
+    /// gets each piece and a function that reads the next one into the other buffer, to call while
+    /// the piece is still being used — a large value's SHA-256 is computed on another thread
+    /// meanwhile (`BlobSink.write(_:while:)`), so reading the file overlaps hashing as writing the
+    /// blob does. A `body` that never calls it has the next piece read after it returns.
     func forEachChunk(overlapping body: (UnsafeRawBufferPointer, _ readNext: () throws -> Void) throws -> Void) throws {
         let chunk = 1 << 18
         let buffers = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * chunk, alignment: 64)
@@ -146,16 +146,6 @@ struct FileDescriptor: ~Copyable {
             }
             count = try next ?? read(into: other)
             current = 1 - current
-        }
-    }
-
-    func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let count = try read(into: buffer)
-            if count == 0 { return }
-            try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
         }
     }
 

@@ -66,14 +66,14 @@ extension SuiteStore {
     /// is refused before it is read, and with `regularOnly` so is a FIFO or a device (an installed
     /// or shipped schema is read on every write: one must never block it).
     func loadSchema(at location: SuiteLocation, regularOnly: Bool = false) throws -> LoadedSchema? {
-        let source = describe(location)
         if let files = storage(for: location) as? FileSuiteStorage {
-            // Most suites have no schema: one stat, and nothing opened.
-            guard let status = try fileSystem.status(of: try files.path(of: location)) else { return nil }
+            // Most suites have no schema: its path worked out once, one stat, and nothing opened.
+            let path = try files.path(of: location)
+            guard let status = try fileSystem.status(of: path) else { return nil }
             if status.size > Schema.maximumSize {
-                throw PrefsError.malformed(source: source, format: nil, reason: "schema: larger than \(Schema.maximumSize >> 20) MiB")
+                throw PrefsError.malformed(source: path, format: nil, reason: "schema: larger than \(Schema.maximumSize >> 20) MiB")
             }
-            if regularOnly && status.isSpecial { throw PrefsError.malformed(source: source, format: nil, reason: "schema: not a regular file") }
+            if regularOnly && status.isSpecial { throw PrefsError.malformed(source: path, format: nil, reason: "schema: not a regular file") }
         }
         guard let stored = try load(at: location) else { return nil }
         return try loadedSchema(stored, at: location)
