@@ -2,9 +2,14 @@ import Glibc
 
 // A write to a closed pipe then fails with EPIPE, which ends prefs quietly (see CommandLineTool).
 signal(SIGPIPE, SIG_IGN)
-let argv = (0..<Int(CommandLine.argc)).map { i in
+func argument(_ i: Int) -> [UInt8] {
     CommandLine.unsafeArgv[i].map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? []
 }
+// Plain loops, not slices of arrays: each new generic type is built at run time on first use, which
+// a short command pays for at every start (see Tests/Benchmarks/bench-startup.sh).
+var arguments: [[UInt8]] = []
+arguments.reserveCapacity(max(Int(CommandLine.argc) - 1, 0))
+for i in 1..<max(Int(CommandLine.argc), 1) { arguments.append(argument(i)) }
 // Run as `defaults` (a symlink), prefs is macOS defaults; as anything else, itself.
-let personality = Personality(programName: argv.first ?? [])
-exit(CommandLineTool.main(raw: Array(argv.dropFirst()), context: .standard, personality: personality))
+let personality = Personality(programName: CommandLine.argc > 0 ? argument(0) : [])
+exit(CommandLineTool.main(raw: arguments, context: .standard, personality: personality))

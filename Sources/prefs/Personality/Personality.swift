@@ -8,8 +8,10 @@ enum Personality: Equatable, Sendable {
 
     /// From the name the program was run by (argv[0]): its last path component.
     init(programName: [UInt8]) {
-        let name = programName.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).last ?? []
-        self = name.elementsEqual("defaults".utf8) ? .defaults : .prefs
+        // The last path component, found by hand (see main.swift).
+        var start = programName.count
+        while start > 0, programName[start - 1] != UInt8(ascii: "/") { start -= 1 }
+        self = programName[start...].elementsEqual("defaults".utf8) ? .defaults : .prefs
     }
 }
 

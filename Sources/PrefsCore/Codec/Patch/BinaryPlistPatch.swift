@@ -12,10 +12,9 @@ struct BinaryPlistPatch {
     /// Another object lies over the top dictionary's value references, so they are not changed in
     /// place (a new dictionary is appended instead).
     let referencesShared: Bool
-    /// Top-dictionary entry index of each declared key that is present.
-    /// Where each declared key that is present sits in the root, by the key's bytes (a Swift
-    /// `String` key would merge NFC and NFD spellings).
-    let indices: [[UInt8]: Int]
+    /// Where each declared key sits among the root's entries (nil: absent), in the order of the
+    /// `KeySet`'s `sorted` (an `Edit`'s `slot`).
+    let indices: [Int?]
     let current: PrefDictionary
 
     init?(_ bytes: UnsafeBufferPointer<UInt8>, keys: KeySet) throws {
@@ -32,7 +31,7 @@ struct BinaryPlistPatch {
         guard case .dictionary(let count, let first) = root else {
             throw BinaryPlistParser.failure("the root is \(try parser.value(ref: parser.topObject, depth: 0).value.typeNameWithArticle), not a dictionary")
         }
-        var indices: [[UInt8]: Int] = [:]
+        var indices: [Int?] = []
         var found: [PrefDictionary.Entry] = []
         for key in keys {
             var utf8 = key
@@ -42,8 +41,8 @@ struct BinaryPlistPatch {
                 }
             }
             guard matches.count <= 1 else { return nil }
+            indices.append(matches.first)
             if let i = matches.first {
-                indices[Array(key.utf8)] = i
                 found.append(.init(key: key, value: try parser.value(ref: try parser.ref(at: first + (count + i) * parser.refSize), depth: 1).value))
             }
         }
@@ -66,8 +65,9 @@ struct BinaryPlistPatch {
         var changedRefs: [Int: Int] = [:]  // entry index → new value reference
         var removals: Set<Int> = []
         var insertions: [(key: String, keyRef: Int, valueRef: Int)] = []
-        for (key, value) in edits {
-            switch (indices[Array(key.utf8)], value) {
+        for edit in edits {
+            let key = edit.key
+            switch (indices[edit.slot], edit.value) {
             case let (index?, value?):
                 changedRefs[index] = try KeyPath.locating(key) { try writer.flatten(value, depth: 1) }
             case let (index?, nil):

@@ -49,8 +49,13 @@ public enum TopLevelPatch {
         }
     }
 
-    /// A key and its new value (nil: remove it).
-    typealias Edit = (key: String, value: PrefValue?)
+    /// A key, its place in the declared `KeySet`'s `sorted`, and its new value (nil: remove it). A
+    /// struct, not a tuple: an array of tuples has its type built at run time on first use.
+    struct Edit {
+        let key: String
+        let slot: Int
+        let value: PrefValue?
+    }
 
     static func run(_ current: PrefDictionary, keys: KeySet, change: (inout PrefDictionary) throws -> Void,
                     apply: ([Edit]) throws -> PatchedDocument?) throws -> PiecesResult {
@@ -58,8 +63,9 @@ public enum TopLevelPatch {
         try change(&changed)
         guard changed != current else { return .unchanged }
         var edits: [Edit] = []
-        for key in keys where changed[key] != current[key] {
-            edits.append((key, changed[key]))
+        for slot in keys.sorted.indices {
+            let key = keys.sorted[slot]
+            if changed[key] != current[key] { edits.append(Edit(key: key, slot: slot, value: changed[key])) }
         }
         guard changed.keys.allSatisfy(keys.contains) else {
             throw PrefsError.internalError("a change touched keys it did not declare")

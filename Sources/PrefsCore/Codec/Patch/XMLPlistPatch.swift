@@ -24,7 +24,8 @@ struct XMLPlistPatch {
     }
 
     let bytes: UnsafeBufferPointer<UInt8>
-    let declared: [[UInt8]: Declared]
+    /// Each declared key's, in the order of the `KeySet`'s `sorted` (an `Edit`'s `slot`).
+    let declared: [Declared]
     let entryCount: Int
     /// Where the root's `</dict>` starts.
     let closeStart: Int
@@ -40,8 +41,8 @@ struct XMLPlistPatch {
             return nil
         }
         var found: [PrefDictionary.Entry] = []
-        for key in keys {
-            let entries = declared[Array(key.utf8)]?.entries ?? []
+        for slot in declared.indices {
+            let key = keys.sorted[slot], entries = declared[slot].entries
             guard entries.count <= 1 else { return nil }
             if let entry = entries.first {
                 var reader = XMLPlistParser(bytes: bytes)
@@ -59,10 +60,9 @@ struct XMLPlistPatch {
     /// The document with `edits` spliced in; nil when the root would be left with a single entry
     /// (which might spell a UID: the full encoder decides).
     func applying(_ edits: [TopLevelPatch.Edit]) throws -> PatchedDocument? {
-        let located = edits.map { edit in (edit.key, edit.value, declared[Array(edit.key.utf8)]) }
         var remaining = entryCount
-        for (_, value, found) in located {
-            switch (found?.entries.first, value) {
+        for edit in edits {
+            switch (declared[edit.slot].entries.first, edit.value) {
             case (nil, _?): remaining += 1
             case (_?, nil): remaining -= 1
             default: break
@@ -70,8 +70,9 @@ struct XMLPlistPatch {
         }
         guard remaining != 1 else { return nil }
         var splices: [Splice] = []
-        for (key, value, found) in located {
-            switch (found?.entries.first, value) {
+        for edit in edits {
+            let key = edit.key, found = declared[edit.slot]
+            switch (found.entries.first, edit.value) {
             case let (entry?, value?):
                 var text = [UInt8]()
                 try KeyPath.locating(key) { try XMLPlistEncoder.write(value, depth: 1, to: &text) }
@@ -83,7 +84,7 @@ struct XMLPlistPatch {
                     splices.append(Splice(range: entry.keyStart..<entry.valueEnd, order: splices.count, text: []))
                 }
             case let (nil, value?):
-                let position = found?.insertBefore ?? closeStart
+                let position = found.insertBefore ?? closeStart
                 var text = [UInt8]()
                 XMLPlistEncoder.element("key", key, depth: 1, &text)
                 try KeyPath.locating(key) { try XMLPlistEncoder.write(value, depth: 1, to: &text) }
@@ -129,7 +130,7 @@ extension XMLPlistParser {
     /// Checks a root dictionary and every value in it as `value` would, recording where each
     /// `declared` key's entries are and where it would be inserted; nil for an empty `<dict/>` root.
     mutating func outline(_ root: StartTag, declared needles: [[UInt8]])
-        throws -> (declared: [[UInt8]: XMLPlistPatch.Declared], entryCount: Int, closeStart: Int)?
+        throws -> (declared: [XMLPlistPatch.Declared], entryCount: Int, closeStart: Int)?
     {
         guard root.tag == .dict else {
             throw failure("the root is \(try value(root, depth: 0).typeNameWithArticle), not a dictionary", at: root.offset)
@@ -149,7 +150,7 @@ extension XMLPlistParser {
                     reader.index = firstValueStart
                     try refuseUIDRoot(entries: 1, uid: try reader.value(try reader.startTag(), depth: 1), root: root)
                 }
-                return (Dictionary(zip(needles, declared), uniquingKeysWith: { first, _ in first }), count, closeStart)
+                return (declared, count, closeStart)
             }
             let keyStart = index
             let (key, valueTag) = try entry()
