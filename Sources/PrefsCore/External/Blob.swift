@@ -31,7 +31,7 @@ struct BlobReader {
     /// blob is hashed on another thread while `body` runs and the next piece is read.
     func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         defer { file.close() }
-        let chunk = 1 << 18
+        let chunk = FileDescriptor.overlappedPiece
         let buffers = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * chunk, alignment: 64)
         defer { buffers.deallocate() }
         var current = 0
