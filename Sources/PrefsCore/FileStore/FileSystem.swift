@@ -32,8 +32,9 @@ public protocol FileSystem: Sendable {
     /// Replaces the file at `path` (already resolved, not a symlink) with `bytes` so that readers see
     /// the old contents or the new, never a mix, and the new ones are on disk when it returns. An
     /// existing file keeps its permission bits; a new one gets `newFileMode`. Call it holding the
-    /// file's lock (`withLock(ofFile:)`): it also removes the file's temporary files that writers
-    /// killed earlier left behind, which is safe only under that lock.
+    /// file's lock (`withLock(ofFile:)`). It also removes the file's temporary files that writers
+    /// killed earlier left behind (each writer holds an `flock` on its own until it ends, so one
+    /// still being written is left alone).
     func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throws
 
     /// `replace(_:with:newFileMode:)` with the bytes handed to `write` in pieces by `produce`, so a

@@ -7,13 +7,20 @@ extension LocalFileSystem {
     public func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         let (directory, name) = splitPath(path)
         removeStaleTemporaries(in: directory, for: name)
-        try replace(path, newFileMode: newFileMode, streaming: produce) { rename in try rename() }
+        try replace(path, newFileMode: newFileMode, streaming: produce, removingStale: false) { rename in try rename() }
     }
 
     /// The temporary file written and synced with no lock held; then, inside `commit` (which takes the
     /// file's lock), the temporaries killed writers left are removed and it is renamed over `path`.
     public func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
                         commit: (_ rename: () throws -> Void) throws -> Void) throws {
+        try replace(path, newFileMode: newFileMode, streaming: produce, removingStale: true, commit: commit)
+    }
+
+    /// The temporary file is locked (`flock`) from its creation until its writer ends, so that
+    /// `removeStaleTemporaries` tells a killed writer's from one still being written.
+    private func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
+                         removingStale: Bool, commit: (_ rename: () throws -> Void) throws -> Void) throws {
         let (directory, name) = splitPath(path)
         let existing = try status(of: path)
         let mode = existing?.mode ?? newFileMode
@@ -33,11 +40,12 @@ extension LocalFileSystem {
             }
             let file = FileDescriptor(owning: raw)
             do {
+                guard try file.tryLock(LOCK_EX) else { throw FileDescriptor.Errno(code: EWOULDBLOCK) }
                 if existing != nil { _ = try FileDescriptor.retrying { fchmod(raw, mode) } }
                 try produce(LocalFileSystem.writer(raw, path: path))
                 try file.sync()
                 try commit {
-                    removeStaleTemporaries(in: directory, for: name, except: temporary)
+                    if removingStale { removeStaleTemporaries(in: directory, for: name, except: temporary) }
                     guard rename(candidate, path) == 0 else { throw FileDescriptor.Errno.current }
                     try syncDirectory(directory)
                 }

@@ -189,12 +189,23 @@ public struct LocalFileSystem: FileSystem {
         }
     }
 
-    /// Temporary files of `name` that exist while we hold the directory's lock were left by writers
-    /// that died before renaming them; nothing else can be using them.
+    /// Removes the temporary files of `name` that writers killed before renaming them left. Each
+    /// writer holds an `flock` on its temporary file until it ends (the kernel drops it when the
+    /// process dies), so one that can be locked has no writer; one that cannot is still being
+    /// written — by a `replace(_:newFileMode:streaming:commit:)`, which writes without the file's
+    /// lock — and is left alone.
     func removeStaleTemporaries(in directory: String, for name: String, except own: String? = nil) {
         let prefix = TemporaryName.prefix(for: name)
         for entry in (try? contentsOfDirectory(directory)) ?? [] where entry.hasPrefix(prefix) && entry != own {
-            unlink(directory + "/" + entry)
+            let path = directory + "/" + entry
+            let raw = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard raw >= 0 else {
+                if errno == ELOOP { unlink(path) }  // Not a file prefs wrote.
+                continue
+            }
+            let file = FileDescriptor(owning: raw)
+            if (try? file.tryLock(LOCK_EX)) == true { unlink(path) }
+            _ = consume file
         }
     }
 

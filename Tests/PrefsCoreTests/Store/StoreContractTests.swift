@@ -262,6 +262,37 @@ final class StoreFixture {
         #expect(try fixture.names("config") == [".other.plist.prefs-dead2", "app.plist"])
     }
 
+    /// A temporary file another writer still holds (its `flock`) is no writer's leftover: the next
+    /// write leaves it, and the first write after that writer is gone removes it.
+    @Test func aTemporaryStillBeingWrittenIsLeftAlone() throws {
+        let fixture = try StoreFixture(.disk)
+        try fixture.put("config/app.plist", StoreContractTests.xml)
+        try fixture.put("config/.app.plist.prefs-live1", Array("half".utf8))
+        let writer = open(fixture.config + "/.app.plist.prefs-live1", O_RDONLY | O_CLOEXEC)
+        try #require(writer >= 0 && flock(writer, LOCK_EX) == 0)
+        try fixture.store.update(.suite("app")) { $0["k"] = "new" }
+        #expect(try fixture.names("config") == [".app.plist.prefs-live1", "app.plist"])
+        close(writer)
+        try fixture.store.update(.suite("app")) { $0["k"] = "newer" }
+        #expect(try fixture.names("config") == ["app.plist"])
+    }
+
+    /// Two writers of one file the user named (`writeFile`, which writes its temporary file without
+    /// the file's lock): the one that commits first does not remove the other's temporary file, so
+    /// both succeed and the last one's bytes are the file's.
+    @Test func twoWritersOfOneOutputFileBothSucceed() throws {
+        let fixture = try StoreFixture(.disk)
+        let path = fixture.root + "/out.plist"
+        try fixture.fileSystem.writeFile(path, newFileMode: 0o644, lockTimeout: 1) { write in
+            try Array("outer ".utf8).withUnsafeBytes(write)
+            // Another writer starts and commits while this one is half written.
+            try fixture.fileSystem.writeFile(path, Array("inner".utf8), newFileMode: 0o644, lockTimeout: 1)
+            try Array("done".utf8).withUnsafeBytes(write)
+        }
+        #expect(try fixture.bytes("out.plist") == Array("outer done".utf8))
+        #expect(try fixture.names("").filter { $0.hasPrefix(".") } == [], "a temporary file left behind")
+    }
+
     @Test(arguments: FileSystemKind.allCases)
     func readsFindValuesAtKeyPaths(kind: FileSystemKind) throws {
         let fixture = try StoreFixture(kind)
