@@ -12,7 +12,8 @@ let package = Package(
         // The library: value model, codecs, stores. Imports only the stdlib and Glibc so a static
         // `prefs` starts in about a millisecond.
         .target(name: "PrefsCore", dependencies: ["CPrefsSystem"]),
-        // What Swift cannot reach: the CPU's SHA-256 instructions (x86 SHA-NI, ARMv8 SHA2), chosen at run time.
+        // What Swift cannot reach: the CPU's SHA-256 instructions (x86 SHA-NI, ARMv8 SHA2), chosen at run
+        // time, the vector scans of the one-key lookups, and placing a helper thread on another CPU.
         .target(name: "CPrefsSystem"),
         // The command: parses argv by hand, calls PrefsCore, prints, exits.
         .executableTarget(name: "prefs", dependencies: ["PrefsCore"]),

@@ -79,7 +79,7 @@ static inline int all_space(const uint8_t *p, size_t from, size_t to) {
 // plain entries are its tags, in order. They are found 64 bytes at a time (independent of each other,
 // so the CPU overlaps them), and each entry is checked tag by tag against them.
 size_t prefs_xml_skip_plain_entries(const uint8_t *p, size_t available, const uint8_t *needle, size_t needle_count,
-                                    size_t *entries) {
+                                    size_t max_entries, size_t *entries) {
     *entries = 0;
     if (available < 80) return 0;
     // Tags are looked for below `end`; each test reads at most 16 bytes from a tag.
@@ -102,7 +102,7 @@ size_t prefs_xml_skip_plain_entries(const uint8_t *p, size_t available, const ui
     NEXT_TAG(at);                                          \
     if (!OPENS(p + at, close)) goto stop;                  \
     at += sizeof(close) - 1;
-    for (;;) {
+    while (count < max_entries) {
         NEXT_TAG(at);
         if (!all_space(p, done, at) || !OPENS(p + at, "<key>")) break;
         const size_t key = at + 5;

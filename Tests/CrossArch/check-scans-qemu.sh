@@ -89,7 +89,7 @@ int main(void) {
         }
         if (next(4) == 0) buffer[next((unsigned)length)] = (uint8_t)"<>&x \x80"[next(6)];
         if (next(3) == 0) length -= next((unsigned)length);
-        size_t found = 0, done = prefs_xml_skip_plain_entries(buffer, length, (const uint8_t *)"needle", 6, &found);
+        size_t found = 0, done = prefs_xml_skip_plain_entries(buffer, length, (const uint8_t *)"needle", 6, SIZE_MAX, &found);
         printf("%d %zu %zu %zu\n", round, length, done, found);
         checksum = checksum * 31 + done * 7 + found;
     }

@@ -1,10 +1,12 @@
-// What Swift cannot reach on its own: the CPU's SHA-256 instructions, and its vector instructions for
-// the one-key lookups' scans (XML entries, a binary plist's offset table).
+// What Swift cannot reach on its own: the CPU's SHA-256 instructions, its vector instructions for
+// the one-key lookups' scans (XML entries, a binary plist's offset table), and where a new thread
+// starts.
 #ifndef CPREFS_SYSTEM_H
 #define CPREFS_SYSTEM_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <sys/types.h>
 
 /// What prefs_sha256_hardware() finds.
@@ -22,17 +24,25 @@ int prefs_sha256_hardware(void);
 /// the eight working words H0…H7, updated in place.
 void prefs_sha256_compress(uint32_t state[8], const void *blocks, size_t count);
 
+/// The `needle_count` of no needle, for `prefs_xml_skip_plain_entries`.
+static inline size_t prefs_no_needle(void) { return SIZE_MAX; }
+
 /// Skips the run of plain entries of an XML plist's root dictionary at `p` (`available` bytes are in
 /// memory): `<key>TEXT</key>` with ASCII text and no entity, whitespace, and a scalar value —
 /// `<string>TEXT</string>`, `<integer>`, `<real>`, `<date>` or `<data>` with no markup in the text,
 /// or `<true/>` or `<false/>` — each with optional whitespace before it. Stops before the first entry
 /// that is not such, is not whole in the first `available - 16` bytes, or whose key is `needle` or
-/// `CF$UID`. Returns the bytes skipped (an entry boundary) and sets `*entries` to how many entries.
+/// `CF$UID` (no key is `needle` when `needle_count` is `prefs_no_needle()`), and after `max_entries`. Returns
+/// the bytes skipped (an entry boundary) and sets `*entries` to how many entries.
 size_t prefs_xml_skip_plain_entries(const uint8_t *p, size_t available, const uint8_t *needle, size_t needle_count,
-                                    size_t *entries);
+                                    size_t max_entries, size_t *entries);
 
 /// The smallest and largest of the `count` big-endian 32-bit numbers at `p` (UINT32_MAX and 0 when
 /// `count` is 0): the check that every entry of a binary plist's offset table points into the file.
 void prefs_be32_range(const uint8_t *p, size_t count, uint32_t *lowest, uint32_t *highest);
+
+/// Starts `body(context)` on a new thread placed on another CPU this thread may run on, free to move
+/// once started (see thread.c). Returns 0, an error number, or -1 when there is no other CPU to use.
+int prefs_start_thread_elsewhere(pthread_t *thread, void *(*body)(void *), void *context);
 
 #endif

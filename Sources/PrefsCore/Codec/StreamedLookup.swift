@@ -24,12 +24,14 @@ extension PropertyList {
         return try lookup(key, reading: reader, as: prefix.withUnsafeBufferPointer { try? detect($0) })
     }
 
-    /// The streaming reader of `format` (the XML one through a window of `bufferSize` bytes).
-    static func lookup(_ key: String, reading reader: FileReader, as format: PlistFormat?, bufferSize: Int = 1 << 17) throws -> StreamedLookup {
+    /// The streaming reader of `format` (the XML one through a window of `bufferSize` bytes, with a
+    /// second thread from `split`).
+    static func lookup(_ key: String, reading reader: FileReader, as format: PlistFormat?, bufferSize: Int = 1 << 17,
+                       split: XMLPlistStreamLookup.Split = .automatic) throws -> StreamedLookup {
         do {
             switch format {
             case .binary?: return .found(try BinaryPlistFileLookup.lookup(key, in: reader))
-            case .xml?: return .found(try XMLPlistStreamLookup.lookup(key, in: reader, bufferSize: bufferSize))
+            case .xml?: return .found(try XMLPlistStreamLookup.lookup(key, in: reader, bufferSize: bufferSize, split: split))
             default: return .undecided
             }
         } catch is Undecided {
@@ -38,8 +40,9 @@ extension PropertyList {
     }
 
     /// The streaming lookup of `bytes` (binary or XML) alone, the XML one through a window of
-    /// `bufferSize` bytes; the fuzzer checks it against the whole-document lookup.
-    public static func streamedLookup(_ key: String, in bytes: UnsafeBufferPointer<UInt8>, bufferSize: Int) throws -> StreamedLookup {
-        try lookup(key, reading: FileReader(bytes), as: try? detect(bytes), bufferSize: bufferSize)
+    /// `bufferSize` bytes and, given `secondThreadFrom`, with a second thread skipping entries from
+    /// that offset on; the fuzzer checks it against the whole-document lookup.
+    public static func streamedLookup(_ key: String, in bytes: UnsafeBufferPointer<UInt8>, bufferSize: Int, secondThreadFrom: Int? = nil) throws -> StreamedLookup {
+        try lookup(key, reading: FileReader(bytes), as: try? detect(bytes), bufferSize: bufferSize, split: secondThreadFrom.map { .at($0) } ?? .none)
     }
 }

@@ -1,3 +1,4 @@
+import CPrefsSystem
 import Glibc
 
 /// SHA-256 of a large stream computed on a second thread while the caller's thread does the I/O with
@@ -29,7 +30,7 @@ final class OverlappedSHA256 {
         triedWorker = true
         var thread = pthread_t()
         let context = Unmanaged.passUnretained(self).toOpaque()
-        let started = pthread_create(&thread, nil, { context in
+        let started = prefs_start_thread_elsewhere(&thread, { context in
             Unmanaged<OverlappedSHA256>.fromOpaque(context!).takeUnretainedValue().work()
             return nil
         }, context)

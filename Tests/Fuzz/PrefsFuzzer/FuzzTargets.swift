@@ -94,10 +94,11 @@ func checkLookupAndPatch(_ bytes: [UInt8]) {
             }
         }
         // The streaming lookup (what a read of a file does), through windows small enough to end
-        // inside entries: when it answers, the whole-document lookup gives the same answer.
+        // inside entries, on one thread and with a second one skipping entries from a third of the
+        // way: when it answers, the whole-document lookup gives the same answer.
         for key in (root.map { Array($0.keys.prefix(4)) } ?? []) + ["absent", "CF$UID"] {
-            for bufferSize in [61, 1 << 17] {
-                guard case .found(let streamed)? = try? PropertyList.streamedLookup(key, in: buffer, bufferSize: bufferSize) else { continue }
+            for (bufferSize, split) in [(61, nil), (1 << 17, nil), (61, buffer.count / 3), (1 << 17, buffer.count / 3)] {
+                guard case .found(let streamed)? = try? PropertyList.streamedLookup(key, in: buffer, bufferSize: bufferSize, secondThreadFrom: split) else { continue }
                 let exact = Result { try PropertyList.lookup(key, in: buffer).value }
                 guard case .success(let expected) = exact else { preconditionFailure("a streamed lookup answered where the whole-document one refuses") }
                 // A binary plist naming a key twice may give either value to either lookup.

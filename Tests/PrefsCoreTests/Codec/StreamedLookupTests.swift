@@ -9,15 +9,33 @@ import PrefsTestSupport
 /// reader leaves it undecided (the store then reads the file whole for the exact error). And on the
 /// documents prefs and other writers make, the streaming reader does answer.
 @Suite struct StreamedLookupTests {
-    /// What the streaming reader of `bytes`'s format says, through a window of `bufferSize` bytes.
-    static func streamed(_ bytes: [UInt8], _ key: String, bufferSize: Int = 1 << 17) throws -> StreamedLookup {
+    /// What the streaming reader of `bytes`'s format says, through a window of `bufferSize` bytes. An
+    /// XML document is read on one thread, and again with a second thread skipping entries from a
+    /// third and from half of the way (`XMLPlistSpeculation`): all three must say the same.
+    static func streamed(_ bytes: [UInt8], _ key: String, bufferSize: Int = 1 << 17,
+                         sourceLocation: SourceLocation = #_sourceLocation) throws -> StreamedLookup {
+        if bytes.starts(with: Array("bplist".utf8)) {
+            return try bytes.withUnsafeBufferPointer { buffer in
+                do { return .found(try BinaryPlistFileLookup.lookup(key, in: FileReader(buffer))) } catch is Undecided { return .undecided }
+            }
+        }
+        let alone = try xml(bytes, key, bufferSize: bufferSize, split: .none).answer
+        for split in [bytes.count / 3, bytes.count / 2] {
+            #expect(try xml(bytes, key, bufferSize: bufferSize, split: .at(split)).answer == alone,
+                    "key \(key.debugDescription) buffer \(bufferSize): a second thread from \(split) changes the answer", sourceLocation: sourceLocation)
+        }
+        return alone
+    }
+
+    /// The XML streaming lookup, and whether it took jumps from the second thread.
+    static func xml(_ bytes: [UInt8], _ key: String, bufferSize: Int, split: XMLPlistStreamLookup.Split) throws -> (answer: StreamedLookup, tookAhead: Bool) {
         try bytes.withUnsafeBufferPointer { buffer in
-            let reader = FileReader(buffer)
+            var tookAhead = false
             do {
-                if bytes.starts(with: Array("bplist".utf8)) { return .found(try BinaryPlistFileLookup.lookup(key, in: reader)) }
-                return .found(try XMLPlistStreamLookup.lookup(key, in: reader, bufferSize: bufferSize))
+                let value = try XMLPlistStreamLookup.lookup(key, in: FileReader(buffer), bufferSize: bufferSize, split: split, tookAhead: &tookAhead)
+                return (.found(value), tookAhead)
             } catch is Undecided {
-                return .undecided
+                return (.undecided, tookAhead)
             }
         }
     }
@@ -31,7 +49,7 @@ import PrefsTestSupport
     @discardableResult
     static func agree(_ bytes: [UInt8], _ key: String, bufferSize: Int = 1 << 17, _ context: @autoclosure () -> String,
                       sourceLocation: SourceLocation = #_sourceLocation) throws -> Bool {
-        let streamed = try streamed(bytes, key, bufferSize: bufferSize)
+        let streamed = try streamed(bytes, key, bufferSize: bufferSize, sourceLocation: sourceLocation)
         switch (streamed, exact(bytes, key)) {
         case (.found(let value), .success(let expected)):
             #expect(value == expected, "\(context()) key \(key.debugDescription) buffer \(bufferSize)", sourceLocation: sourceLocation)
@@ -177,6 +195,43 @@ import PrefsTestSupport
         // Cut anywhere, the file is refused.
         for cut in stride(from: 1, to: bytes.count, by: bytes.count / 37) {
             #expect(try StreamedLookupTests.streamed(Array(bytes[..<cut]), LargeSuite.key(1), bufferSize: 512) == .undecided, "\(format) cut at \(cut)")
+        }
+    }
+
+    /// The second thread of a large XML lookup (`XMLPlistSpeculation`), started anywhere — in a tag,
+    /// in text, inside a nested dictionary, a comment or CDATA whose insides look like entries, just
+    /// before the key asked for or between two entries of it, before entries it cannot skip — never
+    /// changes the answer, and the lookup does take its jumps wherever it starts among plain entries.
+    @Test func aSecondThreadNeverChangesTheAnswer() throws {
+        func entry(_ key: String, _ value: String) -> String { "\t<key>\(key)</key>\n\t<string>\(value)</string>\n" }
+        let plain = (0..<1500).map { entry(String(format: "k%05d", $0), "value \($0)") }
+        let fake = (0..<100).map { entry("inner\($0)", "x") }.joined()
+        let cases: [(String, [String])] = [
+            ("plain", plain),
+            ("twice", plain[..<500] + [entry("dup", "first")] + plain[500..<1000] + [entry("dup", "second")] + plain[1000...]),
+            ("nested", plain[..<700] + ["\t<key>nested</key>\n\t<dict>\n" + fake + "\t</dict>\n"] + plain[700...]),
+            ("comment", plain[..<700] + ["\t<!--\n" + fake + "\t-->\n"] + plain[700...]),
+            ("cdata", plain[..<700] + ["\t<key>cdata</key>\n\t<string><![CDATA[\n" + fake + "]]></string>\n"] + plain[700...]),
+            ("stops", plain[..<800] + [entry("CF$UID", "u"), "\t<key>a&amp;b</key>\n\t<string>x</string>\n",
+                                       "\t<key>array</key>\n\t<array><string>1</string></array>\n"] + plain[800...]),
+        ]
+        let keys = ["k00000", "k00750", "k01499", "dup", "inner5", "nested", "cdata", "CF$UID", "a&b", "array", "absent"]
+        for (name, entries) in cases {
+            let text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<dict>\n" + entries.joined() + "</dict>\n</plist>\n"
+            let bytes = Array(text.utf8)
+            var took = 0, tried = 0
+            for split in Array(stride(from: 1, to: bytes.count, by: bytes.count / 23)) + [bytes.count / 2, bytes.count - 30] {
+                for key in keys {
+                    let expected = try bytes.withUnsafeBufferPointer { try PropertyList.lookup(key, in: $0).value }
+                    for size in [200, 1 << 17] {
+                        let (answer, tookAhead) = try StreamedLookupTests.xml(bytes, key, bufferSize: size, split: .at(split))
+                        #expect(answer == .found(expected), "\(name): key \(key) buffer \(size), second thread from \(split)")
+                        tried += 1
+                        if tookAhead { took += 1 }
+                    }
+                }
+            }
+            #expect(took * 10 >= tried * 8, "\(name): the second thread's jumps taken in only \(took) of \(tried) lookups")
         }
     }
 

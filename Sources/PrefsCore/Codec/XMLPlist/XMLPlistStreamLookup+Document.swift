@@ -46,7 +46,19 @@ extension XMLPlistStreamLookup {
         var uid: PrefValue?
         while true {
             _ = try have(4096)
-            entries += needle.withUnsafeBufferPointer { skipPlainEntries($0) }
+            entries += needle.withUnsafeBufferPointer { skipPlainEntries($0, before: ahead?.next) }
+            if let speculation = ahead, position >= speculation.next {
+                // Where the other thread's next jump starts: its entries are skipped. Past it: the
+                // thread began inside something else, and its jumps are dropped.
+                if position == speculation.next, let jump = speculation.take() {
+                    self.jump(to: jump.to)
+                    entries += jump.entries
+                    tookAhead = true
+                    if speculation.next == Int.max { ahead = nil }
+                } else {
+                    ahead = nil
+                }
+            }
             try skipMisc(allowDoctype: false)
             if try startsWith("</") {
                 try endTag(.dict)
@@ -159,10 +171,13 @@ extension XMLPlistStreamLookup {
 /// in C (`prefs_xml_skip_plain_entries`), on the CPU's vector instructions.
 extension XMLPlistStreamLookup {
     /// Moves past the run of such entries at `index` that are whole in the window and are neither
-    /// `needle` nor `CF$UID`; how many.
-    mutating func skipPlainEntries(_ needle: UnsafeBufferPointer<UInt8>) -> Int {
+    /// `needle` nor `CF$UID`, and that start before the file offset `limit`; how many.
+    mutating func skipPlainEntries(_ needle: UnsafeBufferPointer<UInt8>, before limit: Int?) -> Int {
         var count = 0
-        index += prefs_xml_skip_plain_entries(storage + index, end - index, needle.baseAddress, needle.count, &count)
+        var available = end - index
+        // The scan looks for tags only below its last 16 bytes.
+        if let limit { available = Swift.min(available, Swift.max(0, limit - position + 16)) }
+        index += prefs_xml_skip_plain_entries(storage + index, available, needle.baseAddress, needle.count, Int.max, &count)
         return count
     }
 }

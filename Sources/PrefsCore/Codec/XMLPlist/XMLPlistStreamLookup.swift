@@ -18,10 +18,40 @@ struct XMLPlistStreamLookup: ~Copyable {
     var index = 0
     var end = 0
     var atEnd = false
+    /// The second part's plain entries, being skipped on another thread (see `XMLPlistSpeculation`).
+    var ahead: XMLPlistSpeculation?
+    /// Whether this lookup took the other thread's result (for tests).
+    var tookAhead = false
 
-    static func lookup(_ key: String, in reader: FileReader, bufferSize: Int = 1 << 17) throws -> PrefValue? {
+    /// Where a second thread starts skipping entries: `automatic` is half way through a document of
+    /// `XMLPlistSpeculation.worthwhile` bytes or more, when there is another CPU; `at` an offset is
+    /// for tests and the fuzzer (the thread runs even on one CPU).
+    enum Split: Equatable, Sendable {
+        case automatic
+        case none
+        case at(Int)
+    }
+
+    static func lookup(_ key: String, in reader: FileReader, bufferSize: Int = 1 << 17, split: Split = .automatic) throws -> PrefValue? {
+        var tookAhead = false
+        return try lookup(key, in: reader, bufferSize: bufferSize, split: split, tookAhead: &tookAhead)
+    }
+
+    static func lookup(_ key: String, in reader: FileReader, bufferSize: Int, split: Split, tookAhead: inout Bool) throws -> PrefValue? {
+        let needle = Array(key.utf8)
         var stream = XMLPlistStreamLookup(reader, bufferSize: bufferSize)
-        return try stream.document(key: Array(key.utf8))
+        switch split {
+        case .automatic where reader.size >= XMLPlistSpeculation.worthwhile:
+            stream.ahead = XMLPlistSpeculation(reader: reader, from: reader.size / 2, needle: needle, bufferSize: bufferSize, evenOnOneCPU: false)
+        case .at(let offset):
+            stream.ahead = XMLPlistSpeculation(reader: reader, from: offset, needle: needle, bufferSize: bufferSize, evenOnOneCPU: true)
+        default:
+            break
+        }
+        defer { stream.ahead?.finish() }
+        let value = try stream.document(key: needle)
+        tookAhead = stream.tookAhead
+        return value
     }
 
     init(_ reader: FileReader, bufferSize: Int) {
@@ -33,6 +63,14 @@ struct XMLPlistStreamLookup: ~Copyable {
     deinit { storage.deallocate() }
 
     // MARK: The window
+
+    /// Empties the window, to go on reading from the file offset `offset` (ahead of `position`).
+    mutating func jump(to offset: Int) {
+        base = offset
+        index = 0
+        end = 0
+        atEnd = false
+    }
 
     /// Keeps the bytes from `index` on, and reads more after them (growing the window when they fill
     /// it); `atEnd` once the file has no more.
