@@ -31,7 +31,9 @@ final class OverlappedSHA256 {
         var thread = pthread_t()
         let context = Unmanaged.passUnretained(self).toOpaque()
         let started = prefs_start_thread_elsewhere(&thread, { context in
-            Unmanaged<OverlappedSHA256>.fromOpaque(context!).takeUnretainedValue().work()
+            // Without a reference of its own: one held here would keep the object alive past its
+            // owner, and its deinit (which joins this thread) would then run on this thread.
+            Unmanaged<OverlappedSHA256>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.work() }
             return nil
         }, context)
         if started == 0 { worker = thread }

@@ -48,7 +48,9 @@ final class XMLPlistSpeculation {
         capacity = Swift.max(bufferSize, 1024)
         var thread = pthread_t()
         let body: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
-            Unmanaged<XMLPlistSpeculation>.fromOpaque(context!).takeUnretainedValue().work()
+            // Without a reference of its own: one held here would keep the object alive past its
+            // owner, and its deinit (which joins this thread) would then run on this thread.
+            Unmanaged<XMLPlistSpeculation>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.work() }
             return nil
         }
         let context = Unmanaged.passUnretained(self).toOpaque()

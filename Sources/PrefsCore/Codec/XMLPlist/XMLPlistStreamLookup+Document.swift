@@ -56,6 +56,7 @@ extension XMLPlistStreamLookup {
                     tookAhead = true
                     if speculation.next == Int.max { ahead = nil }
                 } else {
+                    speculation.finish()
                     ahead = nil
                 }
             }
