@@ -128,7 +128,8 @@ struct XMLPlistPatch {
 
 extension XMLPlistParser {
     /// Checks a root dictionary and every value in it as `value` would, recording where each
-    /// `declared` key's entries are and where it would be inserted; nil for an empty `<dict/>` root.
+    /// `declared` key's entries are and where it would be inserted (in the order of `needles`); nil
+    /// for an empty `<dict/>` root.
     mutating func outline(_ root: StartTag, declared needles: [[UInt8]])
         throws -> (declared: [XMLPlistPatch.Declared], entryCount: Int, closeStart: Int)?
     {
