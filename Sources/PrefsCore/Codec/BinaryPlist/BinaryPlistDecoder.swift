@@ -68,7 +68,7 @@ struct BinaryPlistParser {
         objectCount = Int(objects)
         topObject = Int(top)
         offsetTable = Int(table)
-        memo = DecodeMemo(objectCount: objectCount, dense: decodingWhole)
+        memo = DecodeMemo(objectCount: objectCount, dense: decodingWhole || objectCount <= DecodeMemo.alwaysDense)
         try checkOffsetTable()
     }
 
@@ -133,9 +133,14 @@ struct BinaryPlistParser {
 
 /// What the decoder remembers per object: each decoded object (so shared objects are decoded once),
 /// its expanded value count, and whether it is being decoded (to catch a container that contains
-/// itself). Dense arrays when a whole document is decoded; dictionaries when only one value of a
-/// large document is.
+/// itself). Dense arrays when a whole document is decoded, or a small one; dictionaries when only one
+/// value of a large document is.
 struct DecodeMemo {
+    /// Up to this many objects the arrays are used even for one value: they cost a few kilobytes,
+    /// where the first `Set<Int>` and `Dictionary<Int, …>` of a run cost about 70k instructions each
+    /// (the runtime looks for `Int`'s `Hashable` conformance through every record of the binary).
+    static let alwaysDense = 1024
+
     private let dense: Bool
     private var values: [PrefValue?] = []
     private var sizes: [Int] = []
