@@ -134,11 +134,11 @@ struct FileDescriptor: ~Copyable {
     /// 105–113 ms.
     static let overlappedPiece = 1 << 20
 
-    /// Reads from where the file is to its end in pieces of up to `overlappedPiece`, two buffers in turn: `body`
-    /// gets each piece and a function that reads the next one into the other buffer, to call while
-    /// the piece is still being used — a large value's SHA-256 is computed on another thread
-    /// meanwhile (`BlobSink.write(_:while:)`), so reading the file overlaps hashing as writing the
-    /// blob does. A `body` that never calls it has the next piece read after it returns.
+    /// Reads from where the file is to its end in pieces of up to `overlappedPiece`, two buffers in
+    /// turn: `body` gets each piece and a function that reads the next one into the other buffer, to
+    /// call while the piece is still being used — a large value's SHA-256 is computed on another
+    /// thread meanwhile (`BlobSink.write(_:while:)`), so reading the file overlaps hashing as writing
+    /// the blob does. A `body` that never calls it has the next piece read after it returns.
     func forEachChunk(overlapping body: (UnsafeRawBufferPointer, _ readNext: () throws -> Void) throws -> Void) throws {
         let chunk = FileDescriptor.overlappedPiece
         let buffers = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * chunk, alignment: 64)
