@@ -31,29 +31,19 @@ struct BlobReader {
     /// blob is hashed on another thread while `body` runs and the next piece is read.
     func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         defer { file.close() }
-        let chunk = FileDescriptor.overlappedPiece
-        let buffers = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * chunk, alignment: 64)
-        defer { buffers.deallocate() }
-        var current = 0
-        func read(into half: Int) throws -> Int {
-            do { return try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffers[half * chunk..<(half + 1) * chunk])) } catch {
-                throw problem("cannot be read: \((error as? ConfinedError)?.reason ?? "\(error)")")
-            }
-        }
         let hasher = OverlappedSHA256()
         var total = 0
-        var count = try read(into: current)
-        while count > 0 {
-            total += count
+        try FileDescriptor.forEachPiece(reading: { buffer in
+            do { return try file.read(into: buffer) } catch {
+                throw problem("cannot be read: \((error as? ConfinedError)?.reason ?? "\(error)")")
+            }
+        }) { piece, readNext in
+            total += piece.count
             guard total <= reference.size else { throw problem("is damaged: it holds more than the \(reference.size) bytes its reference records") }
-            let piece = UnsafeRawBufferPointer(rebasing: buffers[current * chunk..<current * chunk + count])
-            var next = 0
             try hasher.update(piece) {
                 try body(piece)
-                next = try read(into: 1 - current)
+                try readNext()
             }
-            current = 1 - current
-            count = next
         }
         guard total == reference.size else { throw problem("is damaged: it holds \(total) bytes, its reference records \(reference.size)") }
         guard hasher.finish() == reference.sha256 else { throw problem("is damaged: its SHA-256 is not the one its reference records") }

@@ -140,19 +140,29 @@ struct FileDescriptor: ~Copyable {
     /// thread meanwhile (`BlobSink.write(_:while:)`), so reading the file overlaps hashing as writing
     /// the blob does. A `body` that never calls it has the next piece read after it returns.
     func forEachChunk(overlapping body: (UnsafeRawBufferPointer, _ readNext: () throws -> Void) throws -> Void) throws {
+        try FileDescriptor.forEachPiece(reading: { buffer in try read(into: buffer) }, body)
+    }
+
+    /// `forEachChunk(overlapping:)` of any source: `read` fills a buffer and tells how many bytes
+    /// came (0 at the end).
+    static func forEachPiece(reading read: (UnsafeMutableRawBufferPointer) throws -> Int,
+                             _ body: (UnsafeRawBufferPointer, _ readNext: () throws -> Void) throws -> Void) throws {
         let chunk = FileDescriptor.overlappedPiece
         let buffers = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * chunk, alignment: 64)
         defer { buffers.deallocate() }
-        var current = 0
-        var count = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffers[..<chunk]))
-        while count > 0 {
-            let other = UnsafeMutableRawBufferPointer(rebasing: buffers[(1 - current) * chunk..<(2 - current) * chunk])
-            var next: Int?
-            try body(UnsafeRawBufferPointer(rebasing: buffers[current * chunk..<current * chunk + count])) {
-                if next == nil { next = try read(into: other) }
+        // `read` is also called from the closure handed to `body`, never while `body` runs it.
+        try withoutActuallyEscaping(read) { read in
+            var current = 0
+            var count = try read(UnsafeMutableRawBufferPointer(rebasing: buffers[..<chunk]))
+            while count > 0 {
+                let other = UnsafeMutableRawBufferPointer(rebasing: buffers[(1 - current) * chunk..<(2 - current) * chunk])
+                var next: Int?
+                try body(UnsafeRawBufferPointer(rebasing: buffers[current * chunk..<current * chunk + count])) {
+                    if next == nil { next = try read(other) }
+                }
+                count = try next ?? read(other)
+                current = 1 - current
             }
-            count = try next ?? read(into: other)
-            current = 1 - current
         }
     }
 

@@ -16,18 +16,15 @@ public struct KeySet: Sequence, ExpressibleByArrayLiteral, Equatable, Sendable {
 
     public init(arrayLiteral keys: String...) { self.init(keys) }
 
-    public func contains(_ key: String) -> Bool { index(of: key) != nil }
-
-    /// Where `key` is in `sorted`.
-    public func index(of key: String) -> Int? {
+    public func contains(_ key: String) -> Bool {
         var low = 0, high = sorted.count
         while low < high {
             let middle = (low + high) / 2
             let order = sorted[middle].utf8Compare(key)
-            if order == 0 { return middle }
+            if order == 0 { return true }
             if order < 0 { low = middle + 1 } else { high = middle }
         }
-        return nil
+        return false
     }
 
     public var count: Int { sorted.count }

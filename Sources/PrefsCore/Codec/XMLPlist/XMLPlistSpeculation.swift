@@ -96,40 +96,25 @@ final class XMLPlistSpeculation {
         return jump
     }
 
-    /// The skipping, through its own window of the file; the window is kept at least half full, so
-    /// an entry longer than half of it ends the run, as one that is not plain does.
+    /// The skipping, through its own window of the file (a lookup's, which is never grown here):
+    /// kept at least half full, so an entry longer than half of it ends the run, as one that is not
+    /// plain does.
     private func work() {
-        let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-        defer { storage.deallocate() }
-        var base = next, index = 0, end = 0, atEnd = false
+        var stream = XMLPlistStreamLookup(reader, bufferSize: capacity)
+        stream.jump(to: next)
         var from = next, count = 0
         var found: [Jump] = []
-        func skip(needle: UnsafeBufferPointer<UInt8>?, max: Int) -> Int {
-            var skipped = 0
-            let moved = prefs_xml_skip_plain_entries(storage + index, end - index, needle?.baseAddress, needle?.count ?? prefs_no_needle(), max, &skipped)
-            index += moved
-            return skipped
-        }
         do {
             while true {
-                if !atEnd && end - index < capacity / 2 {
-                    if end > index { memmove(storage, storage + index, end - index) }
-                    base += index
-                    end -= index
-                    index = 0
-                    let wanted = Swift.min(capacity - end, reader.size - (base + end))
-                    let got = wanted > 0 ? try reader.read(at: base + end, into: UnsafeMutableRawBufferPointer(start: storage + end, count: wanted)) : 0
-                    end += got
-                    if got < wanted || wanted <= 0 { atEnd = true }
-                }
-                let before = index
-                count += needle.withUnsafeBufferPointer { skip(needle: $0, max: Int.max) }
-                guard index == before, atEnd || end - index >= capacity / 2 else { continue }
+                _ = try stream.have(capacity / 2)
+                let before = stream.position
+                count += needle.withUnsafeBufferPointer { stream.skipPlainEntries($0, before: nil) }
+                guard stream.position == before else { continue }
                 // Stopped: the entries so far are a jump. Over an entry of the key asked for (the one
                 // plain entry skipped with no needle), the next begins.
-                found.append(Jump(from: from, to: base + index, entries: count))
-                guard skip(needle: nil, max: 1) == 1 else { break }
-                from = base + index
+                found.append(Jump(from: from, to: stream.position, entries: count))
+                guard stream.skipPlainEntries(nil, before: nil, atMost: 1) == 1 else { break }
+                from = stream.position
                 count = 0
             }
             jumps = found

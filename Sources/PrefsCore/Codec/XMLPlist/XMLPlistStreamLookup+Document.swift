@@ -172,13 +172,14 @@ extension XMLPlistStreamLookup {
 /// in C (`prefs_xml_skip_plain_entries`), on the CPU's vector instructions.
 extension XMLPlistStreamLookup {
     /// Moves past the run of such entries at `index` that are whole in the window and are neither
-    /// `needle` nor `CF$UID`, and that start before the file offset `limit`; how many.
-    mutating func skipPlainEntries(_ needle: UnsafeBufferPointer<UInt8>, before limit: Int?) -> Int {
+    /// `needle` (none when nil) nor `CF$UID`, that start before the file offset `limit`, and at most
+    /// `most` of them; how many.
+    mutating func skipPlainEntries(_ needle: UnsafeBufferPointer<UInt8>?, before limit: Int?, atMost most: Int = Int.max) -> Int {
         var count = 0
         var available = end - index
         // The scan looks for tags only below its last 16 bytes.
         if let limit { available = Swift.min(available, Swift.max(0, limit - position + 16)) }
-        index += prefs_xml_skip_plain_entries(storage + index, available, needle.baseAddress, needle.count, Int.max, &count)
+        index += prefs_xml_skip_plain_entries(storage + index, available, needle?.baseAddress, needle?.count ?? prefs_no_needle(), most, &count)
         return count
     }
 }
