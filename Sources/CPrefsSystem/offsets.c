@@ -2,6 +2,7 @@
 // 32-bit numbers — eight at a time with AVX2 where the CPU has it (chosen at run time), one at a time
 // elsewhere.
 #include "CPrefsSystem.h"
+#include "cpu.h"
 
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #include <immintrin.h>
@@ -33,7 +34,7 @@ void prefs_be32_range(const uint8_t *p, size_t count, uint32_t *lowest, uint32_t
     uint32_t low = UINT32_MAX, high = 0;
     size_t i = 0;
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-    if (__builtin_cpu_supports("avx2")) i = range_avx2(p, count, &low, &high);
+    if (prefs_x86_avx2()) i = range_avx2(p, count, &low, &high);
 #endif
     for (; i < count; i++) {
         const uint8_t *q = p + 4 * i;

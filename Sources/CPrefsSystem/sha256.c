@@ -7,7 +7,7 @@
 #include "CPrefsSystem.h"
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
+#include "cpu.h"
 #include <immintrin.h>
 #define PREFS_SHA256_X86 1
 #elif defined(__aarch64__) && defined(__linux__)
@@ -35,13 +35,7 @@ static const uint32_t prefs_sha256_k[64] __attribute__((aligned(16))) = {
 
 #if defined(PREFS_SHA256_X86)
 
-int prefs_sha256_hardware(void) {
-    unsigned int eax, ebx, ecx, edx;
-    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return PREFS_SHA256_PORTABLE;
-    if (!(ecx & bit_SSSE3) || !(ecx & bit_SSE4_1)) return PREFS_SHA256_PORTABLE;
-    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return PREFS_SHA256_PORTABLE;
-    return (ebx & bit_SHA) ? PREFS_SHA256_X86_SHA : PREFS_SHA256_PORTABLE;
-}
+int prefs_sha256_hardware(void) { return prefs_x86_sha() ? PREFS_SHA256_X86_SHA : PREFS_SHA256_PORTABLE; }
 
 // Rounds 4i…4i+3: two SHA256RNDS2 on the state, kept as ABEF and CDGH, with the message words in
 // `cur` (W[4i…4i+3]). Meanwhile the schedule finishes the next four words in `next`, which holds
