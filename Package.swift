@@ -1,6 +1,13 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// The release build of prefs on Linux is linked by lld (shipped with the toolchain) with its code and
+// data split into a section per function and per variable, in the order Sources/prefs/startup.order
+// gives: what a short command touches then sits together, in fewer pages, and each page touched costs
+// a page fault (Tests/Benchmarks/make-startup-order.sh writes the list; README, Performance).
+let releaseOnLinux = BuildSettingCondition.when(platforms: [.linux], configuration: .release)
+let sectionPerSymbol = SwiftSetting.unsafeFlags(["-Xfrontend", "-function-sections"], releaseOnLinux)
+
 // prefs has no package dependencies: only what the Swift toolchain ships.
 let package = Package(
     name: "prefs",
@@ -11,12 +18,19 @@ let package = Package(
     targets: [
         // The library: value model, codecs, stores. Imports only the stdlib and Glibc so a static
         // `prefs` starts in about a millisecond.
-        .target(name: "PrefsCore", dependencies: ["CPrefsSystem"]),
+        .target(name: "PrefsCore", dependencies: ["CPrefsSystem"], swiftSettings: [sectionPerSymbol]),
         // What Swift cannot reach: the CPU's SHA-256 instructions (x86 SHA-NI, ARMv8 SHA2), chosen at run
         // time, the vector scans of the one-key lookups, and placing a helper thread on another CPU.
-        .target(name: "CPrefsSystem"),
+        .target(name: "CPrefsSystem", cSettings: [.unsafeFlags(["-ffunction-sections", "-fdata-sections"], releaseOnLinux)]),
         // The command: parses argv by hand, calls PrefsCore, prints, exits.
-        .executableTarget(name: "prefs", dependencies: ["PrefsCore"]),
+        .executableTarget(
+            name: "prefs", dependencies: ["PrefsCore"], exclude: ["startup.order"], swiftSettings: [sectionPerSymbol],
+            linkerSettings: [
+                .unsafeFlags([
+                    "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/prefs/startup.order",
+                    "-Xlinker", "--no-warn-symbol-ordering",
+                ], releaseOnLinux)
+            ]),
         // Shared by the test targets: fixture paths, temporary directories, running processes.
         .target(name: "PrefsTestSupport", dependencies: ["PrefsCore"], path: "Tests/PrefsTestSupport"),
         // A Foundation UserDefaults program, run by the interoperability tests.

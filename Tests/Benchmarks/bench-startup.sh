@@ -7,18 +7,22 @@
 # every conformance record of the binary). A Swift program that prints a line with only Glibc imported
 # is the floor. Start-up is most of what small reads and writes cost (see README, Performance): a
 # change that makes these figures jump has put a key path, a Set or Dictionary literal or a protocol
-# cast on the start-up path. Figures only.
+# cast on the start-up path. Beside them, the page faults of the binary as built (wait4's counts,
+# through Tools/peak-rss.c): each costs microseconds in a virtual machine, and the release link lays
+# out what short commands touch together (Sources/prefs/startup.order): a count that jumps means
+# that list is stale (Tests/Benchmarks/make-startup-order.sh writes it again). Figures only.
 # --smoke: the same (it takes seconds).
-#   Tests/Benchmarks/bench-startup.sh [--smoke]     (installs valgrind when missing)
+#   Tests/Benchmarks/bench-startup.sh [--smoke]     (installs valgrind and gcc when missing)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/Tests/Benchmarks/common.sh"
-bench_need valgrind:valgrind python3:python3
+bench_need valgrind:valgrind python3:python3 gcc:gcc
 bench_prefs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # valgrind cannot read the DWARF 5 that clang writes for the C target: count a copy without it.
 strip --strip-debug -o "$work/prefs" "$prefs"
+gcc -O2 -o "$work/peak-rss" "$root/Tests/Benchmarks/Tools/peak-rss.c"
 printf 'import Glibc\nputs("hello")\n' >"$work/hello.swift"
 swiftc -O -static-executable "$work/hello.swift" -o "$work/hello" 2>/dev/null
 strip --strip-debug "$work/hello"
@@ -29,12 +33,17 @@ for i in $(seq 0 9); do "$work/prefs" write ten "k$i" "value $i"; done
 python3 -c 'import plistlib, sys; d = plistlib.load(open(sys.argv[1], "rb")); open(sys.argv[2], "wb").write(plistlib.dumps(d, fmt=plistlib.FMT_BINARY))' \
   "$XDG_CONFIG_HOME/ten.plist" "$XDG_CONFIG_HOME/tenbin.plist"
 
-# count NAME COMMAND...: instructions, those under swift_getTypeByMangledName, and conformance scans.
+# count NAME COMMAND...: instructions, those under swift_getTypeByMangledName, conformance scans, and
+# the page faults of the command as built (the binary without its debug information is another file).
 count() {
-  local name=$1
+  local name=$1 faults
   shift
+  # Both runs start from the same suites (a write's second run would change nothing).
+  rm -rf "$work/saved" && cp -a "$XDG_CONFIG_HOME" "$work/saved"
   valgrind --tool=callgrind --callgrind-out-file="$work/cg" "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; return 1; }
-  python3 - "$work/cg" "$name" <<'PY'
+  rm -rf "$XDG_CONFIG_HOME" && cp -a "$work/saved" "$XDG_CONFIG_HOME"
+  if [ "$1" = "$work/prefs" ]; then faults=$("$work/peak-rss" --faults "$prefs" "${@:2}"); else faults=$("$work/peak-rss" --faults "$@"); fi
+  python3 - "$work/cg" "$name" "$faults" <<'PY'
 import re, subprocess, sys
 out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", sys.argv[1]], capture_output=True, text=True).stdout
 total = metadata = scans = 0
@@ -54,10 +63,10 @@ for i, line in enumerate(lines[:-1]):
     c = re.match(r"^calls=(\d+)", lines[i + 1])
     if m and c and m.group(1) in scan:
         scans += int(c.group(1))
-print(f"{sys.argv[2]:<38}{total:>12,}{metadata:>14,}{scans:>8}")
+print(f"{sys.argv[2]:<38}{total:>12,}{metadata:>14,}{scans:>8}{sys.argv[3]:>13}")
 PY
 }
-printf '%-38s%12s%14s%8s\n' "command" "instructions" "type metadata" "scans"
+printf '%-38s%12s%14s%8s%13s\n' "command" "instructions" "type metadata" "scans" "page faults"
 count "hello (Swift, Glibc only)" "$work/hello"
 count "prefs --version" "$work/prefs" --version
 count "prefs read, 1-key XML suite" "$work/prefs" read one k

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Writes Sources/prefs/startup.order: the functions and data a short command touches, in the order it
+# first touches them, which the release link (Package.swift) gives lld as --symbol-ordering-file so
+# that they sit together. Every page of the binary a command touches costs a page fault (a read of
+# code brings in 16 pages at a time, a write to data one), and a page fault in a virtual machine costs
+# several microseconds: spread over the 20 MB binary, the faults were a quarter of a one-key read
+# (see README, Performance). Run it after a change that moves a short command's code by much; a stale
+# list only makes start-up slower again (bench-startup.sh prints the page faults), never wrong.
+#
+# It builds the static release binary with a link map, runs the commands below under valgrind
+# (callgrind names the functions each runs; lackey, every address each short one reads or writes),
+# and names the addresses with nm. A symbol inside a large input section (the standard library's own
+# .text, .data and .bss, which are not split per function) goes last: naming it moves the whole
+# section, and placed first it would push everything else apart. The next release build links with
+# the new list (the script removes the binary, which SwiftPM does not relink for a changed list).
+#   Tests/Benchmarks/make-startup-order.sh     (installs valgrind when missing)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/Tests/Benchmarks/common.sh"
+bench_need valgrind:valgrind python3:python3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+(cd "$root" && swift build -q -c release --product prefs -Xswiftc -static-executable -Xlinker -Map="$work/prefs.map")
+# valgrind cannot read the DWARF 5 that clang writes for the C target: run a copy without it.
+strip --strip-debug -o "$work/prefs" "$root/.build/release/prefs"
+prefs=$work/prefs
+export XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none
+mkdir -p "$XDG_CONFIG_HOME"
+for i in $(seq 0 9); do "$prefs" write small "key$i" "value number $i"; done
+"$prefs" export small "$XDG_CONFIG_HOME/smallbin.plist" --format binary
+python3 - "$XDG_CONFIG_HOME" <<'PY'
+import plistlib, sys
+keys = {f"key{i}": f"value number {i}" for i in range(100000)}
+plistlib.dump(keys, open(sys.argv[1] + "/big.plist", "wb"))
+plistlib.dump(keys, open(sys.argv[1] + "/bigbin.plist", "wb"), fmt=plistlib.FMT_BINARY)
+PY
+head -c 3000000 /dev/urandom >"$work/blob"
+
+# The commands the benchmarks time and scripts run most: short reads and writes of small and large
+# XML and binary suites, a missing key, external data. callgrind names the functions each runs (its
+# numbering follows first use); lackey, which prints every address read or written, is too slow for
+# the large ones and names the data of the short ones.
+commands=(
+  "--version"
+  "read small key5" "read smallbin key5" "read small nokey" "read small" "read-type small key5"
+  "write small key5 changed" "write smallbin key5 changed" "write small key5 -int 5" "delete small key9" "domains"
+  "read big key77777" "read bigbin key77777" "write big key77777 changed" "write bigbin key77777 changed"
+  "write small blob -data @$work/blob" "read small blob --raw"
+)
+: >"$work/functions"
+: >"$work/data"
+for command in "${commands[@]}"; do
+  # shellcheck disable=SC2086 # the commands are words
+  valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/callgrind" "$prefs" $command >/dev/null 2>&1 || true
+  sed -n -E 's/^c?fn=\([0-9]+\) (.+)$/\1/p' "$work/callgrind" >>"$work/functions"
+  case $command in read\ big* | write\ big* | *blob*) continue ;; esac
+  # shellcheck disable=SC2086
+  valgrind --tool=lackey --trace-mem=yes --log-file="$work/lackey" "$prefs" $command >/dev/null 2>&1 || true
+  python3 -c 'import sys; seen = dict.fromkeys(l[3:].split(",", 1)[0] for l in open(sys.argv[1]) if l[:3] in (" L ", " S ", " M ")); print("\n".join(seen))' "$work/lackey" >>"$work/data"
+done
+
+nm -n -S --defined-only "$prefs" >"$work/nm"
+python3 - "$work/functions" "$work/data" "$work/nm" "$work/prefs.map" "$root/Sources/prefs/startup.order" <<'PY'
+import bisect, re, sys
+functions_path, data_path, nm_path, map_path, out_path = sys.argv[1:]
+# Symbols with their extents (nm -n -S: address size type name; a symbol without a size ends at the next).
+symbols = []
+for line in open(nm_path):
+    fields = line.split()
+    if len(fields) == 4:
+        symbols.append((int(fields[0], 16), int(fields[1], 16), fields[3]))
+    elif len(fields) == 3:
+        symbols.append((int(fields[0], 16), 0, fields[2]))
+starts = [s[0] for s in symbols]
+# Input sections from the link map: VMA LMA Size Align then file:(section).
+sections = []
+for line in open(map_path):
+    fields = line.split(None, 4)
+    if len(fields) == 5 and ":(" in fields[4] and fields[0] != "0":
+        sections.append((int(fields[0], 16), int(fields[2], 16)))
+sections.sort()
+section_starts = [s[0] for s in sections]
+LARGE = 64 * 1024
+by_name = {name: (start, size) for start, size, name in symbols}
+
+def large(address):
+    j = bisect.bisect_right(section_starts, address) - 1
+    return j >= 0 and sections[j][0] <= address < sections[j][0] + sections[j][1] and sections[j][1] >= LARGE
+
+def containing(address):
+    i = bisect.bisect_right(starts, address) - 1
+    if i < 0:
+        return None
+    start, size, name = symbols[i]
+    end = start + size if size else (starts[i + 1] if i + 1 < len(starts) else start + 1)
+    return name if start <= address < end else None
+
+early, late, named = [], [], set()
+def add(name, address):
+    if name is None or name in named:
+        return
+    named.add(name)
+    (late if large(address) else early).append(name)
+
+# callgrind names a function it has no symbol for by its address: skipped. glibc picks each string
+# function's variant for the CPU (IFUNC), and valgrind's CPU lacks AVX-512: with a variant that ran,
+# every variant of the same function is named.
+variants = {}
+for start, size, name in symbols:
+    m = re.match(r"__(\w+?)_(sse2|sse4|ssse3|avx|avx2|evex|avx512)", name)
+    if m:
+        variants.setdefault(m.group(1), []).append(name)
+for line in open(functions_path):
+    name = line.strip()
+    m = re.match(r"__(\w+?)_(sse2|sse4|ssse3|avx|avx2|evex|avx512)", name)
+    for each in variants.get(m.group(1), []) if m else [name]:
+        if each in by_name:
+            add(each, by_name[each][0])
+for line in open(data_path):
+    if line.strip():
+        address = int(line, 16)
+        add(containing(address), address)
+with open(out_path, "w") as out:
+    out.write("# Written by Tests/Benchmarks/make-startup-order.sh: lld's --symbol-ordering-file for the release link.\n")
+    out.write("".join(name + "\n" for name in early + late))
+print(f"{len(early)} symbols first, {len(late)} in large sections last: {out_path}")
+PY
+rm -f "$root/.build/release/prefs"
