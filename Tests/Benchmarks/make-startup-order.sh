@@ -105,14 +105,15 @@ def add(name, address):
 # callgrind names a function it has no symbol for by its address: skipped. glibc picks each string
 # function's variant for the CPU (IFUNC), and valgrind's CPU lacks AVX-512: with a variant that ran,
 # every variant of the same function is named.
+variant = re.compile(r"__(\w+?)_(sse2|sse4|ssse3|avx|avx2|evex|avx512)")
 variants = {}
 for start, size, name in symbols:
-    m = re.match(r"__(\w+?)_(sse2|sse4|ssse3|avx|avx2|evex|avx512)", name)
+    m = variant.match(name)
     if m:
         variants.setdefault(m.group(1), []).append(name)
 for line in open(functions_path):
     name = line.strip()
-    m = re.match(r"__(\w+?)_(sse2|sse4|ssse3|avx|avx2|evex|avx512)", name)
+    m = variant.match(name)
     for each in variants.get(m.group(1), []) if m else [name]:
         if each in by_name:
             add(each, by_name[each][0])
