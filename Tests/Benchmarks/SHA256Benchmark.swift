@@ -1,7 +1,9 @@
 // SHA-256 throughput of PrefsCore's implementations. Compiled by bench-sha256.sh into one module
 // with the PrefsCore sources (whole-module, -O) and the CPrefsSystem C files.
 //   sha256-benchmark memory REPS FILE            MB/s of each implementation on FILE's bytes in memory,
-//                                                and on as many bytes from a 64 KiB buffer in the cache
+//                                                and on as many bytes from a 64 KiB buffer in the cache;
+//                                                then of the tree digest (SHA256Tree: 1 MiB pieces hashed
+//                                                several at once) of the bytes in memory
 //   sha256-benchmark portable|accelerated FILE   FILE's digest, read in 1 MiB pieces as blobs are checked
 import Glibc
 
@@ -40,6 +42,14 @@ struct SHA256Benchmark {
                 }
                 let rate = Double(bytes.count) / 1e6 / best, cachedRate = Double(bytes.count / 65536 * 65536) / 1e6 / inCache
                 print("\(name)\t\(String(format: best * 1e3))\t\(String(format: rate))\t\(String(format: cachedRate))\t\(Hex.encode(digest))")
+            }
+            for (name, implementation) in implementations {
+                var best = Double.infinity
+                var digest: [UInt8] = []
+                for _ in 0..<Int(arguments[2])! {
+                    best = min(best, seconds { digest = SHA256Tree.hash(bytes, implementation: implementation) })
+                }
+                print("tree, \(name)\t\(String(format: best * 1e3))\t\(String(format: Double(bytes.count) / 1e6 / best))\t-\t\(Hex.encode(digest))")
             }
         case let mode:
             var hasher = SHA256(implementation: mode == "portable" ? .portable : fastest)

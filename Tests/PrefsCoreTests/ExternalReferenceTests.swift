@@ -24,8 +24,14 @@ import PrefsTestSupport
     }
 
     @Test func referencesParseOnlyWhenWellFormed() throws {
-        let reference = ExternalReference(kind: .data, size: 3, sha256: SHA256.hash([1, 2, 3]), directory: "k", uuid: ExternalReference.newUUID())
+        let reference = ExternalReference(kind: .data, size: 3, digest: .of([1, 2, 3]), directory: "k", uuid: ExternalReference.newUUID())
+        #expect(reference.digest.algorithm == .sha256Tree && reference.value.dictionary?["sha256-tree"] == .string(Hex.encode(SHA256Tree.hash([1, 2, 3]))))
         #expect(try ExternalReference.parse(reference.value) == reference)
+        // One written before the tree digest: the SHA-256 of the whole value.
+        var whole = reference
+        whole.digest = .of([1, 2, 3], by: .sha256)
+        #expect(whole.value.dictionary?["sha256"] == .string(Hex.encode(SHA256.hash([1, 2, 3]))) && whole.value.dictionary?["sha256-tree"] == nil)
+        #expect(try ExternalReference.parse(whole.value) == whole)
         #expect(ExternalReference.isUUID(reference.uuid))
         // Not references: no marker.
         #expect(try ExternalReference.parse(.string(reference.uuid)) == nil)
@@ -35,8 +41,9 @@ import PrefsTestSupport
         let edits: [(String, PrefValue?)] = [
             ("uuid", .string("../../etc/passwd")), ("uuid", .string(reference.uuid.uppercased())), ("key", .string("..")),
             ("key", .string("a/b")), ("key", .string(".hidden")), ("size", .integer(-1)), ("size", .string("3")),
-            ("sha256", .string("00")), ("type", .string("date")), (ExternalReference.marker, .integer(2)), ("extra", .bool(true)),
-            ("uuid", nil),
+            ("sha256-tree", .string("00")), ("sha256-tree", .integer(0)), ("sha256-tree", nil),
+            ("sha256", .string(Hex.encode(SHA256.hash([1, 2, 3])))),  // two digests
+            ("type", .string("date")), (ExternalReference.marker, .integer(2)), ("extra", .bool(true)), ("uuid", nil),
         ]
         for (field, value) in edits {
             var edited = fields

@@ -201,6 +201,50 @@ import Testing
         #expect(try box.prefs("check", "s").status == 0)
     }
 
+    /// A new blob's reference records the tree digest of README (SHA-256 of its 1 MiB pieces'
+    /// SHA-256 digests), computed here by Python on the source; a reference written before it, with
+    /// the SHA-256 of the whole value (`sha256sum`), still reads back and is still checked.
+    @Test func referencesRecordTheTreeDigestAndOlderOnesStillRead() throws {
+        let box = try ProcessSandbox()
+        for (key, size) in [("small", 300_000), ("large", 9 * 1_048_576 + 5)] {
+            let source = try box.directory.write(key, Self.random(size))
+            try #require(box.prefs("write", "s", key, "-data", "@" + source).status == 0)
+            let python = try runProcess("/usr/bin/python3", ["-c", """
+                import hashlib, sys
+                data = open(sys.argv[1], 'rb').read()
+                print(hashlib.sha256(b''.join(hashlib.sha256(data[i:i + (1 << 20)]).digest() for i in range(0, len(data), 1 << 20))).hexdigest())
+                """, source])
+            guard case .dictionary(var suite)? = try box.suite("s"), case .dictionary(var reference)? = suite[key] else {
+                Issue.record("no reference"); return
+            }
+            #expect(reference["sha256-tree"] == .string(String(python.outputText.prefix(64))), "\(key): \(python.error)")
+            #expect(reference["sha256"] == nil)
+            // As an older prefs wrote it.
+            reference["sha256-tree"] = nil
+            reference["sha256"] = .string(try Self.sha256(source))
+            suite[key] = .dictionary(reference)
+            try Data(PropertyList.encode(.dictionary(suite), as: .xml)).write(to: URL(fileURLWithPath: box.config + "/s.plist"))
+            #expect(try Self.sha256Read(box, "s", key) == Self.sha256(source), "\(key)")
+            #expect(try box.prefs("check", "s").status == 0)
+            // Writing the same value again keeps the blob (the same value, by the older digest).
+            let before = Self.blobs(box)
+            try #require(box.prefs("write", "s", key, "-data", "@" + source).status == 0)
+            #expect(Self.blobs(box) == before, "\(key)")
+            // And damage in place is still found by it.
+            let blob = box.data + "/prefs/external/" + (try #require(before.first { $0.hasPrefix("s/" + key + "/") }))
+            let handle = try #require(FileHandle(forUpdatingAtPath: blob))
+            try handle.seek(toOffset: UInt64(size / 2))
+            let byte = try #require(try handle.read(upToCount: 1)).first!
+            try handle.seek(toOffset: UInt64(size / 2))
+            try handle.write(contentsOf: Data([byte ^ 1]))
+            try handle.close()
+            let read = try box.prefs("read", "s", key, "--raw")
+            #expect(read.status == 65 && read.error.contains("its sha256 digest is not the one its reference records"), "\(key): \(read.error)")
+            try FileManager.default.removeItem(atPath: blob)
+            try #require(box.prefs("delete", "s", key).status == 0)
+        }
+    }
+
     /// A reference edited by hand: a path in its uuid or directory, a wrong hash or size, a missing
     /// blob. Reads fail with 65 and a message naming the key; the suite is not changed; under strace,
     /// no file outside the store (but the suite's own and the program's) is opened.
@@ -215,10 +259,11 @@ import Testing
         var edits: [(String, PrefValue?, String)] = [
             ("uuid", .string("../../../../../../etc/passwd"), "malformed reference"),
             ("key", .string("../../../../etc"), "malformed reference"),
-            ("sha256", .string(String(repeating: "0", count: 64)), "is damaged"),
+            ("sha256-tree", .string(String(repeating: "0", count: 64)), "is damaged"),
+            ("sha256", .string(String(repeating: "0", count: 64)), "malformed reference"),  // two digests
             ("size", .integer(5), "has 200000 bytes"),
             ("type", .string("date"), "malformed reference"),
-            ("sha256", nil, "malformed reference"),
+            ("sha256-tree", nil, "malformed reference"),
         ]
         edits.append(("uuid", .string("00000000-0000-4000-8000-000000000000"), "is missing"))
         for (field, replacement, message) in edits {

@@ -117,7 +117,9 @@ import Testing
     }
 
     /// A blob changed in place at the same size: every path that reads it fails with 65 naming the
-    /// blob, `read --raw` after streaming what it had (documented), and nothing is exported.
+    /// blob, `read --raw` after streaming what it had (documented), and nothing is exported. The
+    /// large one (past the size where two threads read and hash it) is damaged in the middle of a
+    /// piece, in its first and its last piece in turn.
     @Test func aBlobDamagedInPlaceIsNeverServedAsGood() throws {
         let box = try ProcessSandbox()
         let original = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 * 7) }
@@ -125,12 +127,17 @@ import Testing
         try #require(try box.prefs("write", "s", "k", "-data", "@" + source).status == 0)
         let text = try box.directory.write("text", String(repeating: "x", count: 200_000))
         try #require(try box.prefs("write", "s", "text", "-string-file", text).status == 0)
-        for key in ["k", "text"] {
+        let large = try box.directory.write("large", (0..<(9 << 20) + 5).map { UInt8(truncatingIfNeeded: $0 * 13 + $0 >> 12) })
+        try #require(try box.prefs("write", "s", "large", "-data", "@" + large).status == 0)
+        let sizes = ["k": 300_000, "text": 200_000, "large": (9 << 20) + 5]
+        for (key, offset) in [("k", 150_000), ("text", 150_000), ("large", 5 << 19), ("large", 3), ("large", (9 << 20) + 2)] {
             let keyDirectory = box.data + "/prefs/external/s/" + key
             let blob = keyDirectory + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: keyDirectory).first))
             let handle = try #require(FileHandle(forUpdatingAtPath: blob))
-            try handle.seek(toOffset: 150_000)
-            try handle.write(contentsOf: Data("y".utf8))
+            try handle.seek(toOffset: UInt64(offset))
+            let byte = try #require(try handle.read(upToCount: 1)).first!
+            try handle.seek(toOffset: UInt64(offset))
+            try handle.write(contentsOf: Data([byte == 0x79 ? 0x7A : 0x79]))
             try handle.close()
             for arguments in [["read", "s", key], ["read", "s", key, "--raw"], ["read-type", "s", key], ["export", "s", "-"],
                               ["export", "s", box.directory.file("out.plist")], ["read", "s"], ["read", "s", key, "--json"]] {
@@ -140,15 +147,23 @@ import Testing
                 let named = arguments.contains(key) ? key : "k"
                 #expect(read.error.contains("s: \(named): external value: blob \(named)/") && read.error.contains("is damaged"), "\(arguments): \(read.error)")
                 if arguments.contains("--raw") {
-                    #expect(read.output.count == (key == "k" ? 300_000 : 200_000), "--raw streams, then fails")
+                    #expect(read.output.count == sizes[key]!, "--raw streams, then fails")
                 } else if arguments == ["read", "s", key] {
                     // read DOMAIN KEY streams too (data as hex): the value, then the failure, no newline.
-                    #expect(read.output.count == (key == "k" ? 600_000 : 200_000), "\(arguments) streams, then fails")
+                    #expect(read.output.count == (key == "text" ? 1 : 2) * sizes[key]!, "\(arguments) streams, then fails")
                 } else {
                     #expect(read.output.isEmpty, "\(arguments) printed \(read.output.count) bytes")
                 }
             }
             #expect(!FileManager.default.fileExists(atPath: box.directory.file("out.plist")))
+            if key == "large" {
+                // Mended, for the next offset: read back whole again.
+                let mend = try #require(FileHandle(forUpdatingAtPath: blob))
+                try mend.seek(toOffset: UInt64(offset))
+                try mend.write(contentsOf: Data([try Fixtures.bytes(large)[offset]]))
+                try mend.close()
+                #expect(try box.prefs("read", "s", key, "--raw").output == Fixtures.bytes(large))
+            }
         }
         let check = try box.prefs("check", "s")
         #expect(check.status == 65 && check.outputText.components(separatedBy: "is damaged").count == 3, "\(check.outputText)")

@@ -4,7 +4,7 @@ enum LoadedValue {
     case inline(PrefValue)
     /// A large string or data value, streamed as it was read: into a new blob (`pending`, held until
     /// its suite is committed), or in a dry run only counted and hashed.
-    case streamed(kind: ExternalReference.Kind, size: Int, sha256: [UInt8], pending: PendingBlob?)
+    case streamed(kind: ExternalReference.Kind, size: Int, digest: BlobDigest, pending: PendingBlob?)
 }
 
 /// One suite of a dump, read and checked, not yet restored.
@@ -167,11 +167,11 @@ struct DumpParser {
         }
         guard !dryRun, let place else {
             try rest(&sink)
-            return .streamed(kind: kind, size: sink.size, sha256: sink.finish(), pending: nil)
+            return .streamed(kind: kind, size: sink.size, digest: sink.finish(), pending: nil)
         }
         let pending = try place.store.write(suite: place.suite, key: key, kind: kind) { try rest(&$0) }
         written.append((pending, place))
-        return .streamed(kind: kind, size: pending.reference.size, sha256: pending.reference.sha256, pending: pending)
+        return .streamed(kind: kind, size: pending.reference.size, digest: pending.reference.digest, pending: pending)
     }
 
     /// JSON text decoded as plain JSON (`plain`), or as a typed node.

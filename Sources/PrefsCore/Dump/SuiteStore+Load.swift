@@ -134,11 +134,12 @@ extension SuiteStore {
         case .inline(let value):
             if value == stored { return true }
             guard let reference, let (kind, bytes) = blobBytes(value) else { return false }
-            return reference.holds(kind: kind, size: bytes.count, sha256: SHA256.hash(bytes))
-        case .streamed(let kind, let size, let sha256, _):
-            if let reference { return reference.holds(kind: kind, size: size, sha256: sha256) }
+            return reference.holds(kind: kind, bytes: bytes)
+        case .streamed(let kind, let size, let digest, let pending):
+            if let reference, let pending, let place { return place.holdsSame(pending.reference, as: reference) }
+            if let reference { return reference.holds(kind: kind, size: size, digest: digest) }
             guard let (storedKind, bytes) = blobBytes(stored) else { return false }
-            return storedKind == kind && bytes.count == size && SHA256.hash(bytes) == sha256
+            return storedKind == kind && bytes.count == size && BlobDigest.of(bytes, by: digest.algorithm) == digest
         }
     }
 

@@ -46,10 +46,10 @@ struct EtcdBlobStore: BlobStore {
             try produce(&sink)
             if !buffer.isEmpty { try flush() }
             let size = sink.size, digest = sink.finish()
-            let header: PrefValue = ["size": .integer(Int64(size)), "sha256": .string(Hex.encode(digest)), "chunks": .integer(Int64(chunks)),
+            let header: PrefValue = ["size": .integer(Int64(size)), digest.algorithm.rawValue: .string(Hex.encode(digest.bytes)), "chunks": .integer(Int64(chunks)),
                                      "written": .integer(Int64(time(nil)))]
             _ = try etcd.txn(success: [.put(key: self.key(".external", suite, directory, uuid), value: try PropertyList.encode(header, as: .binary))])
-            return PendingBlob(reference: ExternalReference(kind: kind, size: size, sha256: digest, directory: directory, uuid: uuid),
+            return PendingBlob(reference: ExternalReference(kind: kind, size: size, digest: digest, directory: directory, uuid: uuid),
                                release: { [etcd] in try? etcd.revokeLease(lease) })
         } catch {
             let chunks = self.key(".chunks", suite, directory, uuid) + [0x2F]

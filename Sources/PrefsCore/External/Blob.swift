@@ -1,7 +1,7 @@
 import Glibc
 
-/// A blob being read, checked as it goes: every byte passes through SHA-256, and at the end the
-/// count and the digest must be the reference's. A blob changed after it was written (even in place,
+/// A blob being read, checked as it goes: every byte passes through SHA-256 (by the reference's
+/// `BlobDigest` algorithm), and at the end the count and the digest must be the reference's. A blob changed after it was written (even in place,
 /// at the same size) is therefore never served as good: whole reads fail before returning anything,
 /// and a stream fails at its end.
 struct BlobReader {
@@ -28,29 +28,71 @@ struct BlobReader {
     }
 
     /// Calls `body` with each piece, then checks the whole; the file is closed at the end. A large
-    /// blob is hashed on another thread while `body` runs and the next piece is read.
+    /// blob is hashed on another thread while `body` runs: a `sha256-tree` digest by a `TreeReader`,
+    /// whose worker reads and hashes pieces while this thread uses them (and hashes some when it has
+    /// nothing to use), a digest of the whole as one stream (`OverlappedHasher`) while this thread
+    /// uses a piece and reads the next.
     func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         defer { file.close() }
-        let hasher = OverlappedSHA256()
-        var total = 0
-        try FileDescriptor.forEachPiece(reading: { buffer in
+        let file = self.file, reference = self.reference
+        let read = { (buffer: UnsafeMutableRawBufferPointer) throws -> Int in
             do { return try file.read(into: buffer) } catch {
-                throw problem("cannot be read: \((error as? ConfinedError)?.reason ?? "\(error)")")
-            }
-        }) { piece, readNext in
-            total += piece.count
-            guard total <= reference.size else { throw problem("is damaged: it holds more than the \(reference.size) bytes its reference records") }
-            try hasher.update(piece) {
-                try body(piece)
-                try readNext()
+                throw BlobReader.problem(reference, "cannot be read: \((error as? ConfinedError)?.reason ?? "\(error)")")
             }
         }
+        var total = 0
+        func count(_ piece: UnsafeRawBufferPointer) throws {
+            total += piece.count
+            guard total <= reference.size else { throw problem("is damaged: it holds more than the \(reference.size) bytes its reference records") }
+        }
+        // `body` gets at most 1 MiB at a time: what it makes of a piece (hex, base64) is held whole.
+        func use(_ piece: UnsafeRawBufferPointer) throws {
+            for start in stride(from: 0, to: piece.count, by: SHA256Tree.pieceSize) {
+                try body(UnsafeRawBufferPointer(rebasing: piece[start..<min(start + SHA256Tree.pieceSize, piece.count)]))
+            }
+        }
+        let digest: BlobDigest
+        if reference.digest.algorithm == .sha256Tree && reference.size > OverlappedHasher.worthwhile {
+            digest = BlobDigest(.sha256Tree, try TreeReader.read(from: read) { piece in
+                try count(piece)
+                try use(piece)
+            })
+        } else {
+            let hasher = OverlappedHasher(reference.digest.algorithm)
+            try FileDescriptor.forEachPiece(reading: read) { piece, readNext in
+                try count(piece)
+                try hasher.update(piece) {
+                    try use(piece)
+                    try readNext()
+                }
+            }
+            digest = hasher.finish()
+        }
         guard total == reference.size else { throw problem("is damaged: it holds \(total) bytes, its reference records \(reference.size)") }
-        guard hasher.finish() == reference.sha256 else { throw problem("is damaged: its SHA-256 is not the one its reference records") }
+        guard digest == reference.digest else { throw problem("is damaged: its \(digest.algorithm.rawValue) digest is not the one its reference records") }
     }
 
-    func problem(_ text: String) -> ExternalReference.Problem {
+    func problem(_ text: String) -> ExternalReference.Problem { BlobReader.problem(reference, text) }
+
+    static func problem(_ reference: ExternalReference, _ text: String) -> ExternalReference.Problem {
         ExternalReference.Problem("blob \(reference.directory)/\(reference.uuid) \(text)")
+    }
+}
+
+extension BlobPlace {
+    /// Whether the blob `reference` names holds the value `previous` names: by their digests, or,
+    /// when `previous` records the other algorithm (written before the tree digest), by reading the
+    /// blob through that one.
+    func holdsSame(_ reference: ExternalReference, as previous: ExternalReference) -> Bool {
+        guard reference.kind == previous.kind && reference.size == previous.size else { return false }
+        guard reference.digest.algorithm != previous.digest.algorithm else { return reference.digest == previous.digest }
+        var hasher = BlobHasher(previous.digest.algorithm)
+        do {
+            try BlobReader(place: self, reference: reference).forEachChunk { hasher.update($0) }
+        } catch {
+            return false
+        }
+        return hasher.finish() == previous.digest
     }
 }
 

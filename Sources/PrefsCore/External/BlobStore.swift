@@ -10,7 +10,7 @@ public protocol BlobStore: Sendable {
                _ produce: (inout BlobSink) throws -> Void) throws -> PendingBlob
 
     /// Opens the blob a reference names for reading: there, and of the recorded size. (Its content is
-    /// checked against the reference's SHA-256 as it is read: see `BlobReader`.)
+    /// checked against the reference's digest as it is read: see `BlobReader`.)
     func open(_ reference: ExternalReference, suite: String) throws(ExternalReference.Problem) -> any BlobSource
 
     /// Deletes a blob no suite refers to any more, and what it leaves empty; a blob a writer holds is
@@ -78,11 +78,11 @@ public final class PendingBlob: @unchecked Sendable {
     deinit { release() }
 }
 
-/// Where a blob's bytes go as they are produced: written, hashed and counted on the way (the hashing
-/// of a large blob on another thread while it is written).
+/// Where a blob's bytes go as they are produced: written, hashed (`BlobDigest.Algorithm.current`)
+/// and counted on the way (the hashing of a large blob on another thread while it is written).
 public struct BlobSink {
     let output: (UnsafeRawBufferPointer) throws -> Void
-    let hasher = OverlappedSHA256()
+    let hasher = OverlappedHasher(.current)
     public private(set) var size = 0
 
     public init(_ output: @escaping (UnsafeRawBufferPointer) throws -> Void) { self.output = output }
@@ -102,5 +102,5 @@ public struct BlobSink {
     }
 
     /// The digest of everything written (the sink is spent).
-    mutating func finish() -> [UInt8] { hasher.finish() }
+    mutating func finish() -> BlobDigest { hasher.finish() }
 }

@@ -1,7 +1,10 @@
 /// What a suite holds in place of a value kept in external storage: a dictionary with the reserved
 /// marker key, so an ordinary value — a string that looks like a UUID, say — is never taken for one:
 ///
-///     { "$prefs.external" = 1; type = data; size = 5242880; sha256 = "9f86…"; key = "Avatar"; uuid = "…" }
+///     { "$prefs.external" = 1; type = data; size = 5242880; "sha256-tree" = "9f86…"; key = "Avatar"; uuid = "…" }
+///
+/// The digest is the blob's `BlobDigest`: `sha256-tree` since blobs are checked piece by piece,
+/// `sha256` (of the whole value) in references written before, which stay valid.
 ///
 /// `key` is the directory the blob is under (the key's safe name when it was written: a renamed key
 /// keeps its blob), `uuid` the blob's file name. Only top-level values of suites are ever external,
@@ -12,11 +15,11 @@ public struct ExternalReference: Equatable, Sendable {
     }
 
     public static let marker = "$prefs.external"
-    static let fields: Set<String> = [marker, "type", "size", "sha256", "key", "uuid"]
+    static let fields = Set([marker, "type", "size", "key", "uuid"] + BlobDigest.Algorithm.allCases.map(\.rawValue))
 
     public var kind: Kind
     public var size: Int
-    public var sha256: [UInt8]
+    public var digest: BlobDigest
     /// The directory under the suite's external directory (`directoryName(forKey:)`).
     public var directory: String
     public var uuid: String
@@ -40,12 +43,15 @@ public struct ExternalReference: Equatable, Sendable {
         case .integer(let n)? where n >= 0: size = Int(n)
         default: throw Problem("bad or missing size")
         }
-        guard case .string(let hex)? = fields["sha256"], let digest = Hex.decode(hex), digest.count == 32 else {
-            throw Problem("bad or missing sha256")
+        let digests = BlobDigest.Algorithm.allCases.filter { fields[$0.rawValue] != nil }
+        guard digests.count <= 1 else { throw Problem("more than one digest (\(digests.map(\.rawValue).joined(separator: ", ")))") }
+        guard let algorithm = digests.first else { throw Problem("missing digest (sha256-tree)") }
+        guard case .string(let hex)? = fields[algorithm.rawValue], let bytes = Hex.decode(hex), bytes.count == 32 else {
+            throw Problem("bad \(algorithm.rawValue)")
         }
         guard case .string(let directory)? = fields["key"], isDirectoryName(directory) else { throw Problem("bad or missing key directory") }
         guard case .string(let uuid)? = fields["uuid"], isUUID(uuid) else { throw Problem("bad or missing uuid") }
-        return ExternalReference(kind: kind, size: size, sha256: digest, directory: directory, uuid: uuid)
+        return ExternalReference(kind: kind, size: size, digest: BlobDigest(algorithm, bytes), directory: directory, uuid: uuid)
     }
 
     public struct Problem: Error, Equatable {
@@ -57,13 +63,19 @@ public struct ExternalReference: Equatable, Sendable {
     public var value: PrefValue {
         .dictionary([
             ExternalReference.marker: .integer(1), "type": .string(kind.rawValue), "size": .integer(Int64(size)),
-            "sha256": .string(Hex.encode(sha256)), "key": .string(directory), "uuid": .string(uuid),
+            digest.algorithm.rawValue: .string(Hex.encode(digest.bytes)), "key": .string(directory), "uuid": .string(uuid),
         ])
     }
 
-    /// Whether this reference's blob holds exactly such a value.
-    func holds(kind: Kind, size: Int, sha256: [UInt8]) -> Bool {
-        self.kind == kind && self.size == size && self.sha256 == sha256
+    /// Whether this reference's blob holds exactly such a value (false when the digest is by another
+    /// algorithm: see `holds(kind:bytes:)`).
+    func holds(kind: Kind, size: Int, digest: BlobDigest) -> Bool {
+        self.kind == kind && self.size == size && self.digest == digest
+    }
+
+    /// Whether this reference's blob holds exactly `bytes` of `kind`, by its own digest's algorithm.
+    func holds(kind: Kind, bytes: [UInt8]) -> Bool {
+        self.kind == kind && size == bytes.count && digest == BlobDigest.of(bytes, by: digest.algorithm)
     }
 
     /// Whether the marker key appears anywhere in `value`.

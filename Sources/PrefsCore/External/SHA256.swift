@@ -28,7 +28,8 @@ public struct SHA256: Sendable {
     private typealias Block = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
 
     public let implementation: Implementation
-    private var state: State = (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
+    private static let initialState: State = (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
+    private var state = SHA256.initialState
     /// The bytes of an unfinished block: the first `pendingCount` of it.
     private var pending: Block = (0, 0, 0, 0, 0, 0, 0, 0)
     private var pendingCount = 0
@@ -84,8 +85,48 @@ public struct SHA256: Sendable {
         }
         withUnsafeBytes(of: &tail) { compress(blocks: UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
         pendingCount = 0
+        return SHA256.digest(of: state)
+    }
+
+    /// H0…H7 big-endian.
+    private static func digest(of state: State) -> [UInt8] {
         let words = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
         return words.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * UInt32($0))) } }
+    }
+
+    /// The digests of inputs of the same length, a multiple of 64 bytes: on the x86 SHA extensions
+    /// four or two at once, about twice as fast as one after the other (`SHA256Tree`).
+    static func hash(lanes inputs: [UnsafeRawBufferPointer], implementation: Implementation = .fastest) -> [[UInt8]] {
+        let length = inputs.first?.count ?? 0
+        precondition(length % 64 == 0 && inputs.allSatisfy { $0.count == length }, "lanes of unequal or partial blocks")
+        guard implementation != .portable else {
+            return inputs.map { input in
+                var hasher = SHA256(implementation: .portable)
+                hasher.update(input)
+                return hasher.finish()
+            }
+        }
+        var states = [State](repeating: SHA256.initialState, count: inputs.count)
+        // Whole blocks, then the same last block for every lane: 0x80, zeros, the length in bits.
+        var padding: Block = (0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &padding) { padding in
+            padding[0] = 0x80
+            padding.storeBytes(of: (UInt64(length) &* 8).bigEndian, toByteOffset: 56, as: UInt64.self)
+        }
+        states.withUnsafeMutableBufferPointer { states in
+            let words: [UnsafeMutablePointer<UInt32>?] = states.indices.map { UnsafeMutableRawPointer(states.baseAddress! + $0).assumingMemoryBound(to: UInt32.self) }
+            withUnsafeBytes(of: &padding) { padding in
+                words.withUnsafeBufferPointer { words in
+                    if length > 0 {
+                        let blocks: [UnsafeRawPointer?] = inputs.map { $0.baseAddress }
+                        prefs_sha256_compress_lanes(words.baseAddress!, blocks, inputs.count, length / 64)
+                    }
+                    let last = [UnsafeRawPointer?](repeating: padding.baseAddress!, count: inputs.count)
+                    prefs_sha256_compress_lanes(words.baseAddress!, last, inputs.count, 1)
+                }
+            }
+        }
+        return states.map(SHA256.digest(of:))
     }
 
     /// Runs the compression function over whole 64-byte blocks.

@@ -207,14 +207,13 @@ final class ExternalTransaction {
                     // A streamed value for a suite whose format cannot hold a reference: inline.
                     contents[key] = try store.materialize(reference, place: place, domain: place.suite, key: key)
                 } else if let previous = originalReferences[bytesKey], previous.uuid != reference.uuid,
-                          previous.holds(kind: reference.kind, size: reference.size, sha256: reference.sha256), let old {
+                          place.holdsSame(reference, as: previous), let old {
                     contents[key] = old
                 }
             } else if ExternalReference.containsMarker(value) {
                 throw reserved(key)
             } else if canHoldReferences, let (kind, blob) = try externalBlob(for: value) {
-                let digest = SHA256.hash(blob)
-                if let previous = originalReferences[bytesKey], previous.holds(kind: kind, size: blob.count, sha256: digest), let old {
+                if let previous = originalReferences[bytesKey], previous.holds(kind: kind, bytes: blob), let old {
                     contents[key] = old
                 } else if writesBlobs {
                     let pending = try place.store.write(suite: place.suite, key: key, kind: kind) { sink in

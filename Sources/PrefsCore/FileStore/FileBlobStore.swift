@@ -44,7 +44,7 @@ public struct FileBlobStore: BlobStore {
             try produce(&sink)
             try file.sync()
             try file.commit(as: uuid)
-            let reference = ExternalReference(kind: kind, size: sink.size, sha256: sink.finish(), directory: keyDirectory, uuid: uuid)
+            let reference = ExternalReference(kind: kind, size: sink.size, digest: sink.finish(), directory: keyDirectory, uuid: uuid)
             return PendingBlob(reference: reference, release: file.close)
         } catch {
             file.abandon()

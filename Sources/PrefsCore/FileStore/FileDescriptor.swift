@@ -128,11 +128,12 @@ struct FileDescriptor: ~Copyable {
     }
 
     /// The piece of a stream hashed on another thread while this one does the I/O
-    /// (`OverlappedSHA256`): each piece handed over costs a wake-up of the other thread, tens of
-    /// microseconds in a virtual machine. Measured on 100 MB: `read --raw` to a new file 92 ms in
-    /// 256 KiB pieces, 76 ms in 1 MiB, no better in 2 or 4 MiB; `write -data @FILE` 126–132 ms and
-    /// 105–113 ms.
-    static let overlappedPiece = 1 << 20
+    /// (`OverlappedHasher`): each piece handed over costs a wake-up of the other thread, tens of
+    /// microseconds in a virtual machine. Measured on 100 MB with one SHA-256 of the whole: `read
+    /// --raw` to a new file 92 ms in 256 KiB pieces, 76 ms in 1 MiB, no better in 2 or 4 MiB; `write
+    /// -data @FILE` 126–132 ms and 105–113 ms. Two `SHA256Tree` pieces, so that a stream read from
+    /// its start hashes them two at a time.
+    static let overlappedPiece = 2 * SHA256Tree.pieceSize
 
     /// Reads from where the file is to its end in pieces of up to `overlappedPiece`, two buffers in
     /// turn: `body` gets each piece and a function that reads the next one into the other buffer, to

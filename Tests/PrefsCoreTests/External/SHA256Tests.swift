@@ -138,29 +138,137 @@ import PrefsTestSupport
         }
     }
 
-    /// Hashing on a second thread while the caller works with the same pieces: the same digest as
-    /// hashing them in turn, below and past the length where the thread starts, the body run once for
-    /// every piece, and a body that throws leaves the hasher usable and its thread stopped.
-    @Test func overlappedHashingMatchesHashingInTurn() throws {
+    /// Hashing on a second thread while the caller works with the same pieces, by either algorithm:
+    /// the same digest as hashing them in turn, below and past the length where the thread starts,
+    /// the body run once for every piece, and a body that throws leaves the hasher usable and its
+    /// thread stopped.
+    @Test(arguments: BlobDigest.Algorithm.allCases) func overlappedHashingMatchesHashingInTurn(_ algorithm: BlobDigest.Algorithm) throws {
         var generator = SeededGenerator(seed: 16)
-        for length in [0, 1000, OverlappedSHA256.worthwhile + 12_345, 3 * OverlappedSHA256.worthwhile] {
+        for length in [0, 1000, OverlappedHasher.worthwhile + 12_345, 3 * OverlappedHasher.worthwhile] {
             let bytes = Self.randomBytes(length, &generator)
-            let hasher = OverlappedSHA256()
+            let hasher = OverlappedHasher(algorithm)
             var copied: [UInt8] = []
             var offset = 0
             while offset < length {
-                let piece = min(length - offset, Int.random(in: 0...(1 << 20) + 17, using: &generator))
+                let piece = min(length - offset, Int.random(in: 0...(3 << 20) + 17, using: &generator))
                 bytes[offset..<offset + piece].withUnsafeBytes { piece in hasher.update(piece) { copied += piece } }
                 offset += piece
             }
             #expect(copied == bytes, "length \(length)")
-            #expect(hasher.finish() == SHA256.hash(bytes), "length \(length)")
+            #expect(hasher.finish() == BlobDigest.of(bytes, by: algorithm), "length \(length)")
         }
         struct Stop: Error {}
-        let bytes = Self.randomBytes(OverlappedSHA256.worthwhile + 1, &generator)
-        let hasher = OverlappedSHA256()
+        let bytes = Self.randomBytes(OverlappedHasher.worthwhile + 1, &generator)
+        let hasher = OverlappedHasher(algorithm)
         bytes.withUnsafeBytes { all in hasher.update(all) {} }
         #expect(throws: Stop.self) { try bytes.withUnsafeBytes { all in try hasher.update(all) { throw Stop() } } }
-        #expect(hasher.finish() == SHA256.hash(bytes + bytes))
+        #expect(hasher.finish() == BlobDigest.of(bytes + bytes, by: algorithm))
+    }
+
+    /// Several inputs hashed at once (four lanes, two, then one on x86) give each one's digest, at
+    /// any alignment, for every implementation.
+    @Test(arguments: implementations) func lanesAgreeWithOneAtATime(_ implementation: SHA256.Implementation) {
+        var generator = SeededGenerator(seed: 4)
+        for length in [0, 64, 640, 1 << 20] {
+            for lanes in [1, 2, 3, 4, 5, 7, 8] {
+                let source = Self.randomBytes(lanes * length + 1, &generator)
+                // Offset by one byte: the instructions must not need aligned input.
+                let digests = source.withUnsafeBytes { all in
+                    SHA256.hash(lanes: (0..<lanes).map { UnsafeRawBufferPointer(rebasing: all[1 + $0 * length..<1 + ($0 + 1) * length]) },
+                                implementation: implementation)
+                }
+                let expected = (0..<lanes).map { SHA256.hash(Array(source[1 + $0 * length..<1 + ($0 + 1) * length]), implementation: .portable) }
+                #expect(digests == expected, "\(lanes) lanes of \(length) bytes")
+            }
+        }
+    }
+
+    /// The tree digest as README defines it, computed by Python's hashlib on the same bytes, against
+    /// `SHA256Tree` fed whole and in random pieces, across the 1 MiB piece boundaries.
+    @Test(arguments: implementations) func treeDigestMatchesItsDefinitionComputedByPython(_ implementation: SHA256.Implementation) throws {
+        let directory = try TemporaryDirectory()
+        var generator = SeededGenerator(seed: 1 << 20)
+        let mebibyte = 1 << 20
+        let lengths = [0, 1, 1000, mebibyte - 1, mebibyte, mebibyte + 1, 2 * mebibyte, 2 * mebibyte + 1, 3 * mebibyte + 7, 4 * mebibyte,
+                       9 * mebibyte + 5]
+        var inputs: [[UInt8]] = []
+        for (index, length) in lengths.enumerated() {
+            inputs.append(Self.randomBytes(length, &generator))
+            _ = try directory.write("input\(index)", inputs[index])
+        }
+        let script = """
+            import hashlib, sys
+            for path in sys.argv[1:]:
+                data = open(path, 'rb').read()
+                pieces = b''.join(hashlib.sha256(data[i:i + (1 << 20)]).digest() for i in range(0, len(data), 1 << 20))
+                print(hashlib.sha256(pieces).hexdigest())
+            """
+        let run = try runProcess("/usr/bin/python3", ["-c", script] + lengths.indices.map { directory.file("input\($0)") })
+        let expected = run.outputText.split(separator: "\n").map(String.init)
+        try #require(expected.count == lengths.count, "\(run.error)")
+        #expect(expected[0] == Self.hex(SHA256.hash(Array("".utf8))), "the empty value has no piece")
+        for (index, bytes) in inputs.enumerated() {
+            #expect(Self.hex(SHA256Tree.hash(bytes, implementation: implementation)) == expected[index], "length \(bytes.count) whole")
+            var hasher = SHA256Tree(implementation: implementation)
+            var offset = 0
+            while offset < bytes.count {
+                let piece = min(bytes.count - offset, Int.random(in: 0...(5 * mebibyte / 2), using: &generator))
+                bytes[offset..<offset + piece].withUnsafeBytes { hasher.update($0) }
+                offset += piece
+            }
+            #expect(Self.hex(hasher.finish()) == expected[index], "length \(bytes.count) in pieces")
+        }
+    }
+
+    /// A stream read and hashed by `TreeReader`, with and without its worker, read back short (as
+    /// pipes and sockets do): every byte handed over once and in order, and the tree digest of it.
+    @Test func treeReaderHandsEveryByteOverInOrderAndHashesThem() throws {
+        var generator = SeededGenerator(seed: 3)
+        let piece = TreeReader.pieceSize
+        for length in [0, 1, piece - 1, piece, piece + 1, 3 * piece, 6 * piece + 12_345] {
+            let bytes = Self.randomBytes(length, &generator)
+            for withWorker in [true, false] {
+                var offset = 0
+                var shortReads = SeededGenerator(seed: UInt64(length))
+                let read = { (buffer: UnsafeMutableRawBufferPointer) -> Int in
+                    let count = min(bytes.count - offset, Int.random(in: 1...buffer.count, using: &shortReads))
+                    bytes[offset..<offset + count].withUnsafeBytes { buffer.copyMemory(from: $0) }
+                    offset += count
+                    return count
+                }
+                var used: [UInt8] = []
+                let digest = try TreeReader.read(from: read, withWorker: withWorker) { used += $0 }
+                #expect(used == bytes, "length \(length), worker \(withWorker)")
+                #expect(digest == SHA256Tree.hash(bytes), "length \(length), worker \(withWorker)")
+            }
+        }
+    }
+
+    /// A read or a use that fails, anywhere in the stream: the error comes back, nothing hangs, and
+    /// nothing is used after it (repeated, for the threads' every interleaving to have its chance).
+    @Test func treeReaderStopsCleanlyOnAnError() throws {
+        struct Failure: Error, Equatable { let at: Int }
+        var generator = SeededGenerator(seed: 5)
+        let bytes = Self.randomBytes(8 * TreeReader.pieceSize + 99, &generator)
+        for round in 0..<60 {
+            let failAt = Int.random(in: 0...bytes.count, using: &generator)
+            let withWorker = round % 4 != 3
+            var offset = 0
+            let read = { (buffer: UnsafeMutableRawBufferPointer) throws -> Int in
+                let count = min(bytes.count - offset, buffer.count)
+                if round % 2 == 0 && offset + count >= failAt && count > 0 { throw Failure(at: failAt) }
+                bytes[offset..<offset + count].withUnsafeBytes { buffer.copyMemory(from: $0) }
+                offset += count
+                return count
+            }
+            var used = 0
+            #expect(throws: Failure(at: failAt), "round \(round)") {
+                try TreeReader.read(from: read, withWorker: withWorker) { piece in
+                    used += piece.count
+                    if round % 2 == 1 && used >= failAt { throw Failure(at: failAt) }
+                }
+            }
+            #expect(used <= failAt + TreeReader.pieceSize, "round \(round): \(used) bytes used")
+        }
     }
 }

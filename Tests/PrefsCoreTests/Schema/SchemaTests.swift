@@ -65,7 +65,7 @@ import Testing
     /// An external value is checked by the kind its reference says.
     @Test func anExternalReferenceIsCheckedByItsKind() throws {
         let schema = try SchemaTests.schema(#"{"keys": {"s": {"type": "string"}, "d": {"type": "data"}}}"#)
-        let reference = ExternalReference(kind: .string, size: 200_000, sha256: Array(repeating: 1, count: 32), directory: "s", uuid: "00000000-0000-4000-8000-000000000000").value
+        let reference = ExternalReference(kind: .string, size: 200_000, digest: BlobDigest(.sha256Tree, Array(repeating: 1, count: 32)), directory: "s", uuid: "00000000-0000-4000-8000-000000000000").value
         #expect(schema.violation(key: "s", value: reference) == nil)
         #expect(schema.violation(key: "d", value: reference) == "expected a data, not a value of type string (kept in external storage)")
     }

@@ -1,13 +1,13 @@
 import CPrefsSystem
 import Glibc
 
-/// SHA-256 of a large stream computed on a second thread while the caller's thread does the I/O with
-/// the same bytes (`update(_:while:)`): copying a blob then costs the slower of the two, not their
-/// sum. The piece is only read by both threads, and it stays valid until both are done with it.
+/// The digest of a large stream (`BlobDigest`) computed on a second thread while the caller's
+/// thread does the I/O with the same bytes (`update(_:while:)`): copying a blob then costs the slower
+/// of the two, not their sum. The piece is only read by both threads, and it stays valid until both are done with it.
 /// The second thread starts once the stream is long enough to be worth it (`worthwhile`); before
 /// that, and if it cannot start, the hashing happens on the caller's thread.
-final class OverlappedSHA256 {
-    private var hasher = SHA256()
+final class OverlappedHasher {
+    private var hasher: BlobHasher
     private var piece = UnsafeRawBufferPointer(start: nil, count: 0)
     private var stopping = false
     /// Posted by the caller when `piece` is ready (or `stopping` set); by the worker when it is hashed.
@@ -21,7 +21,8 @@ final class OverlappedSHA256 {
     /// more than it saves.
     static let worthwhile = 4 << 20
 
-    init() {
+    init(_ algorithm: BlobDigest.Algorithm) {
+        hasher = BlobHasher(algorithm)
         sem_init(ready, 0, 0)
         sem_init(hashed, 0, 0)
     }
@@ -33,7 +34,7 @@ final class OverlappedSHA256 {
         let started = prefs_start_thread_elsewhere(&thread, { context in
             // Without a reference of its own: one held here would keep the object alive past its
             // owner, and its deinit (which joins this thread) would then run on this thread.
-            Unmanaged<OverlappedSHA256>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.work() }
+            Unmanaged<OverlappedHasher>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.work() }
             return nil
         }, context)
         if started == 0 { worker = thread }
@@ -59,7 +60,7 @@ final class OverlappedSHA256 {
     /// Hashes `piece` while `body` runs on this thread; returns when both are done.
     func update(_ piece: UnsafeRawBufferPointer, while body: () throws -> Void) rethrows {
         count += piece.count
-        if !triedWorker && count > OverlappedSHA256.worthwhile { startWorker() }
+        if !triedWorker && count > OverlappedHasher.worthwhile { startWorker() }
         guard worker != nil else {
             hasher.update(piece)
             return try body()
@@ -71,7 +72,7 @@ final class OverlappedSHA256 {
     }
 
     /// The digest of everything hashed; the worker is gone after it.
-    func finish() -> [UInt8] {
+    func finish() -> BlobDigest {
         stop()
         return hasher.finish()
     }
