@@ -186,6 +186,24 @@ import Testing
         #expect(try box.prefs("gc", "--grace", "0").status == 0)
     }
 
+    /// A value past the size where a second thread reads and hashes it (`TreeReader`, here reading
+    /// etcd's chunks): read back whole, checked, and a chunk cut short is found.
+    @Test func aNineMebibyteValueIsReadOnTwoThreadsAndChecked() throws {
+        let box = try Box(try Self.cluster.get())
+        let bytes = (0..<(9 << 20) + 5).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 9) }
+        let file = try box.sandbox.directory.write("big", bytes)
+        #expect(try box.prefs("write", "s", "big", "-data", "@" + file).status == 0)
+        #expect(try box.prefs("read", "s", "big", "--raw").output == bytes)
+        #expect(try box.prefs("check", "s").outputText == "s: 1 external value OK\n")
+        let prefix = String(box.url.split(separator: "/").last!)
+        let chunks = try box.cluster.etcdctl("get", "--prefix", "--keys-only", prefix + "/.chunks/s/big/").split(separator: "\n")
+        #expect(chunks.count == 10, "\(chunks)")
+        try box.cluster.etcdctl("put", String(try #require(chunks.dropFirst(4).first)), "short")
+        let read = try box.prefs("read", "s", "big", "--raw")
+        #expect(read.status == 65 && read.error.contains("s: big: external value: blob big/") && read.error.contains("is damaged"), "\(read.error)")
+        #expect(try box.prefs("check", "s").status == 65)
+    }
+
     /// gc --grace 0 in a loop while large values are written: every write that exited 0 reads back.
     @Test func aConcurrentGCLosesNoCommittedValue() throws {
         let box = try Box(try Self.cluster.get())
