@@ -1,4 +1,3 @@
-import CPrefsSystem
 import Glibc
 
 /// The digest of a large stream (`BlobDigest`) computed on a second thread while the caller's
@@ -6,7 +5,7 @@ import Glibc
 /// of the two, not their sum. The piece is only read by both threads, and it stays valid until both are done with it.
 /// The second thread starts once the stream is long enough to be worth it (`worthwhile`); before
 /// that, and if it cannot start, the hashing happens on the caller's thread.
-final class OverlappedHasher {
+final class OverlappedHasher: ThreadWorker {
     private var hasher: BlobHasher
     private var piece = UnsafeRawBufferPointer(start: nil, count: 0)
     private var stopping = false
@@ -27,18 +26,6 @@ final class OverlappedHasher {
         sem_init(hashed, 0, 0)
     }
 
-    private func startWorker() {
-        triedWorker = true
-        var thread = pthread_t()
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        let started = prefs_start_thread_elsewhere(&thread, { context in
-            // Without a reference of its own: one held here would keep the object alive past its
-            // owner, and its deinit (which joins this thread) would then run on this thread.
-            Unmanaged<OverlappedHasher>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.work() }
-            return nil
-        }, context)
-        if started == 0 { worker = thread }
-    }
 
     deinit {
         stop()
@@ -48,7 +35,7 @@ final class OverlappedHasher {
         hashed.deallocate()
     }
 
-    private func work() {
+    func work() {
         while true {
             while sem_wait(ready) != 0 {}
             if stopping { return }
@@ -60,7 +47,10 @@ final class OverlappedHasher {
     /// Hashes `piece` while `body` runs on this thread; returns when both are done.
     func update(_ piece: UnsafeRawBufferPointer, while body: () throws -> Void) rethrows {
         count += piece.count
-        if !triedWorker && count > OverlappedHasher.worthwhile { startWorker() }
+        if !triedWorker && count > OverlappedHasher.worthwhile {
+            triedWorker = true
+            worker = startThread()
+        }
         guard worker != nil else {
             hasher.update(piece)
             return try body()
