@@ -1,9 +1,9 @@
 import Glibc
 
 /// A blob being read, checked as it goes: every byte passes through SHA-256 (by the reference's
-/// `BlobDigest` algorithm), and at the end the count and the digest must be the reference's. A blob changed after it was written (even in place,
-/// at the same size) is therefore never served as good: whole reads fail before returning anything,
-/// and a stream fails at its end.
+/// `BlobDigest` algorithm), and at the end the count and the digest must be the reference's. A blob
+/// changed after it was written (even in place, at the same size) is therefore never served as
+/// good: whole reads fail before returning anything, and a stream fails at its end.
 struct BlobReader {
     let file: any BlobSource
     let reference: ExternalReference

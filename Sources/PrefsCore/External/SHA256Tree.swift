@@ -5,7 +5,7 @@
 ///
 /// One SHA-256 of a whole value is a single chain of blocks, each waiting for the one before: at
 /// most one SHA unit's speed (100 MB in about 55 ms here). The pieces' digests are independent, so
-/// four are computed at once on one core (`SHA256.hash(lanes:)`, 100 MB in about 29 ms), and on
+/// four are computed at once on one core (`SHA256.hash(lanes:)`, 100 MB in about 32 ms), and on
 /// several cores (`TreeReader`), which lets `read --raw` check a blob at about the speed it copies
 /// it. Whole pieces given together go four at a time, then two; anything else goes through one
 /// piece's hasher.
