@@ -85,7 +85,7 @@ int prefs_sha256_hardware(void) { return prefs_x86_sha() ? PREFS_SHA256_X86_SHA 
         cdgh##S = _mm_add_epi32(cdgh##S, cdghStart##S); \
     } while (0)
 
-// The 64 rounds of a block for each stream in STEP (one stream, or two interleaved).
+// The 64 rounds of a block for each stream in STEP (one stream, or two or four interleaved).
 #define PREFS_SHA_NI_BLOCK(STEP) \
     STEP(0, m0, m1, m3);         \
     STEP(1, m1, m2, m0);         \

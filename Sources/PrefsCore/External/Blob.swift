@@ -34,10 +34,9 @@ struct BlobReader {
     /// uses a piece and reads the next.
     func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         defer { file.close() }
-        let file = self.file, reference = self.reference
-        let read = { (buffer: UnsafeMutableRawBufferPointer) throws -> Int in
+        let read = { [self] (buffer: UnsafeMutableRawBufferPointer) throws -> Int in
             do { return try file.read(into: buffer) } catch {
-                throw BlobReader.problem(reference, "cannot be read: \((error as? ConfinedError)?.reason ?? "\(error)")")
+                throw problem("cannot be read: \((error as? ConfinedError)?.reason ?? "\(error)")")
             }
         }
         var total = 0
@@ -72,9 +71,7 @@ struct BlobReader {
         guard digest == reference.digest else { throw problem("is damaged: its \(digest.algorithm.rawValue) digest is not the one its reference records") }
     }
 
-    func problem(_ text: String) -> ExternalReference.Problem { BlobReader.problem(reference, text) }
-
-    static func problem(_ reference: ExternalReference, _ text: String) -> ExternalReference.Problem {
+    func problem(_ text: String) -> ExternalReference.Problem {
         ExternalReference.Problem("blob \(reference.directory)/\(reference.uuid) \(text)")
     }
 }

@@ -78,6 +78,11 @@ public struct SHA256Tree: Sendable {
     public mutating func finish() -> [UInt8] {
         if pieceCount > 0 { digests += piece.finish() }
         pieceCount = 0
-        return SHA256.hash(digests, implementation: implementation)
+        return SHA256Tree.root(of: digests, implementation: implementation)
+    }
+
+    /// The digest of a value whose pieces' digests (32 bytes each, in order) are `digests`.
+    static func root(of digests: [UInt8], implementation: SHA256.Implementation = .fastest) -> [UInt8] {
+        SHA256.hash(digests, implementation: implementation)
     }
 }

@@ -138,7 +138,7 @@ final class TreeReader: ThreadWorker {
                 pthread_cond_wait(changed, lock)
             }
         }
-        return SHA256.hash(digests)
+        return SHA256Tree.root(of: digests)
     }
 
     /// Reads the next piece into a free buffer: called and returns with `lock` held, which it lets
