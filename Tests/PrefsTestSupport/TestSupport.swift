@@ -36,6 +36,31 @@ public enum Fixtures {
     public static func text(_ relative: String) throws -> String {
         try String(contentsOfFile: packageRoot + "/" + relative, encoding: .utf8)
     }
+
+    /// Writes `bytes` over a file's own at `offset`, in place (the same inode and size): damage, or
+    /// its mending.
+    public static func overwrite(_ path: String, at offset: Int, with bytes: [UInt8]) throws {
+        guard let handle = FileHandle(forUpdatingAtPath: path) else { throw TestFailure("cannot open \(path)") }
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64(offset))
+        try handle.write(contentsOf: Data(bytes))
+    }
+
+    /// The tree digest (`sha256-tree`, as README defines it) of each file, in lowercase hex, computed by
+    /// CPython's hashlib: an oracle independent of PrefsCore's SHA-256.
+    public static func sha256TreeByPython(_ paths: [String]) throws -> [String] {
+        let script = """
+            import hashlib, sys
+            for path in sys.argv[1:]:
+                data = open(path, 'rb').read()
+                pieces = b''.join(hashlib.sha256(data[i:i + (1 << 20)]).digest() for i in range(0, len(data), 1 << 20))
+                print(hashlib.sha256(pieces).hexdigest())
+            """
+        let run = try runProcess("/usr/bin/python3", ["-c", script] + paths)
+        let digests = run.outputText.split(separator: "\n").map(String.init)
+        guard run.status == 0, digests.count == paths.count else { throw TestFailure("python3: \(run.error)") }
+        return digests
+    }
 }
 
 public struct TestFailure: Error, CustomStringConvertible {

@@ -209,15 +209,10 @@ import Testing
         for (key, size) in [("small", 300_000), ("large", 9 * 1_048_576 + 5)] {
             let source = try box.directory.write(key, Self.random(size))
             try #require(box.prefs("write", "s", key, "-data", "@" + source).status == 0)
-            let python = try runProcess("/usr/bin/python3", ["-c", """
-                import hashlib, sys
-                data = open(sys.argv[1], 'rb').read()
-                print(hashlib.sha256(b''.join(hashlib.sha256(data[i:i + (1 << 20)]).digest() for i in range(0, len(data), 1 << 20))).hexdigest())
-                """, source])
             guard case .dictionary(var suite)? = try box.suite("s"), case .dictionary(var reference)? = suite[key] else {
                 Issue.record("no reference"); return
             }
-            #expect(reference["sha256-tree"] == .string(String(python.outputText.prefix(64))), "\(key): \(python.error)")
+            #expect(reference["sha256-tree"] == .string(try Fixtures.sha256TreeByPython([source])[0]), "\(key)")
             #expect(reference["sha256"] == nil)
             // As an older prefs wrote it.
             reference["sha256-tree"] = nil
@@ -232,12 +227,7 @@ import Testing
             #expect(Self.blobs(box) == before, "\(key)")
             // And damage in place is still found by it.
             let blob = box.data + "/prefs/external/" + (try #require(before.first { $0.hasPrefix("s/" + key + "/") }))
-            let handle = try #require(FileHandle(forUpdatingAtPath: blob))
-            try handle.seek(toOffset: UInt64(size / 2))
-            let byte = try #require(try handle.read(upToCount: 1)).first!
-            try handle.seek(toOffset: UInt64(size / 2))
-            try handle.write(contentsOf: Data([byte ^ 1]))
-            try handle.close()
+            try Fixtures.overwrite(blob, at: size / 2, with: [try Fixtures.bytes(blob)[size / 2] ^ 1])
             let read = try box.prefs("read", "s", key, "--raw")
             #expect(read.status == 65 && read.error.contains("its sha256 digest is not the one its reference records"), "\(key): \(read.error)")
             try FileManager.default.removeItem(atPath: blob)

@@ -133,12 +133,8 @@ import Testing
         for (key, offset) in [("k", 150_000), ("text", 150_000), ("large", 5 << 19), ("large", 3), ("large", (9 << 20) + 2)] {
             let keyDirectory = box.data + "/prefs/external/s/" + key
             let blob = keyDirectory + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: keyDirectory).first))
-            let handle = try #require(FileHandle(forUpdatingAtPath: blob))
-            try handle.seek(toOffset: UInt64(offset))
-            let byte = try #require(try handle.read(upToCount: 1)).first!
-            try handle.seek(toOffset: UInt64(offset))
-            try handle.write(contentsOf: Data([byte == 0x79 ? 0x7A : 0x79]))
-            try handle.close()
+            let byte = try Fixtures.bytes(blob)[offset]
+            try Fixtures.overwrite(blob, at: offset, with: [byte == 0x79 ? 0x7A : 0x79])
             for arguments in [["read", "s", key], ["read", "s", key, "--raw"], ["read-type", "s", key], ["export", "s", "-"],
                               ["export", "s", box.directory.file("out.plist")], ["read", "s"], ["read", "s", key, "--json"]] {
                 let read = try runProcess(Paths.binary, arguments, environment: box.environment)
@@ -158,10 +154,7 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: box.directory.file("out.plist")))
             if key == "large" {
                 // Mended, for the next offset: read back whole again.
-                let mend = try #require(FileHandle(forUpdatingAtPath: blob))
-                try mend.seek(toOffset: UInt64(offset))
-                try mend.write(contentsOf: Data([try Fixtures.bytes(large)[offset]]))
-                try mend.close()
+                try Fixtures.overwrite(blob, at: offset, with: [byte])
                 #expect(try box.prefs("read", "s", key, "--raw").output == Fixtures.bytes(large))
             }
         }

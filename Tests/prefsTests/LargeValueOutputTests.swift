@@ -49,10 +49,7 @@ func peakMemory(_ box: ProcessSandbox, _ arguments: [String], output: String = "
         #expect(try box.prefs("write", "app", "v", "-data", "@" + source).status == 0)
         let blobs = try FileManager.default.subpathsOfDirectory(atPath: box.data + "/prefs/external/app").filter { !$0.hasSuffix("v") && $0.contains("/") }
         let blob = box.data + "/prefs/external/app/" + (try #require(blobs.first))
-        let handle = try #require(FileHandle(forUpdatingAtPath: blob))
-        try handle.seek(toOffset: 100)
-        handle.write(Data([8]))
-        try handle.close()
+        try Fixtures.overwrite(blob, at: 100, with: [8])
         let run = try box.prefs("read", "app", "v")
         #expect(run.status == 65)
         #expect(run.error.hasPrefix("prefs: app: v: external value: blob "), "\(run.error)")

@@ -196,16 +196,7 @@ import PrefsTestSupport
             inputs.append(Self.randomBytes(length, &generator))
             _ = try directory.write("input\(index)", inputs[index])
         }
-        let script = """
-            import hashlib, sys
-            for path in sys.argv[1:]:
-                data = open(path, 'rb').read()
-                pieces = b''.join(hashlib.sha256(data[i:i + (1 << 20)]).digest() for i in range(0, len(data), 1 << 20))
-                print(hashlib.sha256(pieces).hexdigest())
-            """
-        let run = try runProcess("/usr/bin/python3", ["-c", script] + lengths.indices.map { directory.file("input\($0)") })
-        let expected = run.outputText.split(separator: "\n").map(String.init)
-        try #require(expected.count == lengths.count, "\(run.error)")
+        let expected = try Fixtures.sha256TreeByPython(lengths.indices.map { directory.file("input\($0)") })
         #expect(expected[0] == Self.hex(SHA256.hash(Array("".utf8))), "the empty value has no piece")
         for (index, bytes) in inputs.enumerated() {
             #expect(Self.hex(SHA256Tree.hash(bytes, implementation: implementation)) == expected[index], "length \(bytes.count) whole")
