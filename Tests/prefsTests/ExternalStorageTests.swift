@@ -221,8 +221,16 @@ import Testing
             try Data(PropertyList.encode(.dictionary(suite), as: .xml)).write(to: URL(fileURLWithPath: box.config + "/s.plist"))
             #expect(try Self.sha256Read(box, "s", key) == Self.sha256(source), "\(key)")
             #expect(try box.prefs("check", "s").status == 0)
-            // Writing the same value again keeps the blob (the same value, by the older digest).
+            // Its dump loaded back is the same value, by the older digest: in a dry run (the value
+            // only hashed) as when loaded.
             let before = Self.blobs(box)
+            let dump = try box.prefs("dump")
+            try #require(dump.status == 0)
+            for load in [try box.prefs("load", "--dry-run", "-", input: dump.output), try box.prefs("load", "-", input: dump.output)] {
+                #expect(load.status == 0 && load.outputText.hasPrefix("unchanged\ts\n"), "\(key): \(load.outputText)")
+            }
+            #expect(Self.blobs(box) == before, "\(key)")
+            // Writing the same value again keeps the blob (the same value, by the older digest).
             try #require(box.prefs("write", "s", key, "-data", "@" + source).status == 0)
             #expect(Self.blobs(box) == before, "\(key)")
             // And damage in place is still found by it.

@@ -3,8 +3,9 @@ enum LoadedValue {
     /// Decoded in memory.
     case inline(PrefValue)
     /// A large string or data value, streamed as it was read: into a new blob (`pending`, held until
-    /// its suite is committed), or in a dry run only counted and hashed.
-    case streamed(kind: ExternalReference.Kind, size: Int, digest: BlobDigest, pending: PendingBlob?)
+    /// its suite is committed, its digest the reference's), or in a dry run only counted and hashed,
+    /// by every algorithm a stored reference may record, so that it compares with an older one too.
+    case streamed(kind: ExternalReference.Kind, size: Int, digests: [BlobDigest], pending: PendingBlob?)
 }
 
 /// One suite of a dump, read and checked, not yet restored.
@@ -159,19 +160,20 @@ struct DumpParser {
             guard kind == .string || base64.finish() else { throw reader.failure("\(suite.displayName): \(key): the data is not base64") }
             return .inline(kind == .data ? .data(head) : .string(String(decoding: head, as: UTF8.self)))
         }
-        var sink = BlobSink { _ in }
         func rest(_ sink: inout BlobSink) throws {
             try head.withUnsafeBytes { try sink.write($0) }
             while let piece = try reader.nextStringPiece() { try decoded(piece, reader).withUnsafeBytes { try sink.write($0) } }
             guard kind == .string || base64.finish() else { throw reader.failure("\(suite.displayName): \(key): the data is not base64") }
         }
         guard !dryRun, let place else {
+            var whole = BlobHasher(.sha256)
+            var sink = BlobSink { whole.update($0) }
             try rest(&sink)
-            return .streamed(kind: kind, size: sink.size, digest: sink.finish(), pending: nil)
+            return .streamed(kind: kind, size: sink.size, digests: [sink.finish(), whole.finish()], pending: nil)
         }
         let pending = try place.store.write(suite: place.suite, key: key, kind: kind) { try rest(&$0) }
         written.append((pending, place))
-        return .streamed(kind: kind, size: pending.reference.size, digest: pending.reference.digest, pending: pending)
+        return .streamed(kind: kind, size: pending.reference.size, digests: [pending.reference.digest], pending: pending)
     }
 
     /// JSON text decoded as plain JSON (`plain`), or as a typed node.

@@ -135,11 +135,11 @@ extension SuiteStore {
             if value == stored { return true }
             guard let reference, let (kind, bytes) = blobBytes(value) else { return false }
             return reference.holds(kind: kind, bytes: bytes)
-        case .streamed(let kind, let size, let digest, let pending):
+        case .streamed(let kind, let size, let digests, let pending):
             if let reference, let pending, let place { return place.holdsSame(pending.reference, as: reference) }
-            if let reference { return reference.holds(kind: kind, size: size, digest: digest) }
-            guard let (storedKind, bytes) = blobBytes(stored) else { return false }
-            return storedKind == kind && bytes.count == size && BlobDigest.of(bytes, by: digest.algorithm) == digest
+            if let reference { return digests.contains { reference.holds(kind: kind, size: size, digest: $0) } }
+            guard let (storedKind, bytes) = blobBytes(stored), storedKind == kind && bytes.count == size else { return false }
+            return BlobDigest.of(bytes, by: digests[0].algorithm) == digests[0]
         }
     }
 
