@@ -66,7 +66,7 @@ extension SuiteStore {
                 try sink.write(bytes, while: readNext)
             }
             try head.withUnsafeBytes { try put($0) {} }
-            do { try input.forEachChunk(overlapping: put) } catch let error as FileDescriptor.Errno { throw readError(error) }
+            do { try input.forEachChunk(after: head.count, overlapping: put) } catch let error as FileDescriptor.Errno { throw readError(error) }
             if validator?.finish() == false { throw PrefsError.malformed(source: name, format: nil, reason: "not UTF-8 text") }
         }
         return .external(pending)

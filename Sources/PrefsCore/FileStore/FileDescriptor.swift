@@ -140,13 +140,16 @@ struct FileDescriptor: ~Copyable {
     /// call while the piece is still being used — a large value's SHA-256 is computed on another
     /// thread meanwhile (`BlobSink.write(_:while:)`), so reading the file overlaps hashing as writing
     /// the blob does. A `body` that never calls it has the next piece read after it returns.
-    func forEachChunk(overlapping body: (UnsafeRawBufferPointer, _ readNext: () throws -> Void) throws -> Void) throws {
-        try FileDescriptor.forEachPiece(reading: { buffer in try read(into: buffer) }, body)
+    /// When `streamed` bytes of the stream came before (a head read to decide where the value goes),
+    /// the first piece is shorter, so that the ones after it start on a multiple of
+    /// `overlappedPiece` in the whole stream and their `SHA256Tree` pieces are hashed two at a time.
+    func forEachChunk(after streamed: Int = 0, overlapping body: (UnsafeRawBufferPointer, _ readNext: () throws -> Void) throws -> Void) throws {
+        try FileDescriptor.forEachPiece(after: streamed, reading: { buffer in try read(into: buffer) }, body)
     }
 
     /// `forEachChunk(overlapping:)` of any source: `read` fills a buffer and tells how many bytes
     /// came (0 at the end).
-    static func forEachPiece(reading read: (UnsafeMutableRawBufferPointer) throws -> Int,
+    static func forEachPiece(after streamed: Int = 0, reading read: (UnsafeMutableRawBufferPointer) throws -> Int,
                              _ body: (UnsafeRawBufferPointer, _ readNext: () throws -> Void) throws -> Void) throws {
         let chunk = FileDescriptor.overlappedPiece
         let buffers = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * chunk, alignment: 64)
@@ -154,7 +157,7 @@ struct FileDescriptor: ~Copyable {
         // `read` is also called from the closure handed to `body`, never while `body` runs it.
         try withoutActuallyEscaping(read) { read in
             var current = 0
-            var count = try read(UnsafeMutableRawBufferPointer(rebasing: buffers[..<chunk]))
+            var count = try read(UnsafeMutableRawBufferPointer(rebasing: buffers[..<(chunk - streamed % chunk)]))
             while count > 0 {
                 let other = UnsafeMutableRawBufferPointer(rebasing: buffers[(1 - current) * chunk..<(2 - current) * chunk])
                 var next: Int?

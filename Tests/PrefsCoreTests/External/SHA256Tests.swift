@@ -235,6 +235,31 @@ import PrefsTestSupport
         }
     }
 
+    /// A file read after a head of it was (`write -data @FILE` deciding inline or external): every
+    /// byte after the head handed over once and in order, and every piece but the last ending on a multiple
+    /// of two `SHA256Tree` pieces of the whole stream, so that its pieces are hashed two at a time.
+    @Test func piecesReadAfterAHeadEndOnTreePieces() throws {
+        var generator = SeededGenerator(seed: 5)
+        let chunk = FileDescriptor.overlappedPiece
+        for (head, length) in [(0, 3 * chunk + 7), (4097, 3 * chunk), (chunk, 2 * chunk + 1), (chunk + 1, chunk - 1), (100, 0)] {
+            let bytes = Self.randomBytes(length, &generator)
+            var offset = 0
+            var used: [UInt8] = []
+            var ends: [Int] = []
+            try FileDescriptor.forEachPiece(after: head, reading: { buffer in
+                let count = min(bytes.count - offset, buffer.count)
+                bytes[offset..<offset + count].withUnsafeBytes { buffer.copyMemory(from: $0) }
+                offset += count
+                return count
+            }) { piece, _ in
+                used += piece
+                ends.append(head + used.count)
+            }
+            #expect(used == bytes, "head \(head), length \(length)")
+            #expect(ends.dropLast().allSatisfy { $0 % chunk == 0 }, "head \(head), length \(length): \(ends)")
+        }
+    }
+
     /// A read or a use that fails, anywhere in the stream: the error comes back, nothing hangs, and
     /// nothing is used after it (repeated, for the threads' every interleaving to have its chance).
     @Test func treeReaderStopsCleanlyOnAnError() throws {
