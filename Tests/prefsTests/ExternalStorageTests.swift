@@ -243,6 +243,36 @@ import Testing
         }
     }
 
+    /// Reads racing a writer that keeps replacing an external value. The writer removes each old
+    /// blob once the suite naming the new one is committed, so a read that loaded the suite just
+    /// before finds its blob gone; it reads the suite again and answers with the new value. Every
+    /// `read --raw` (its bytes one of the two values), `read-type` and `export` succeeds.
+    @Test func readsRacingAWriterThatReplacesAnExternalValueNeverFail() throws {
+        let box = try ProcessSandbox()
+        box.extraEnvironment["PREFS_EXTERNAL_THRESHOLD"] = "100"
+        let a = try box.directory.write("a", Self.random(3000))
+        let b = try box.directory.write("b", Self.random(3001))
+        try #require(box.prefs("write", "s", "k", "-data", "@" + a).status == 0)
+        let run = try box.shell("""
+            cd "\(box.directory.path)"
+            (for i in $(seq 200); do prefs write s k -data @b && prefs write s k -data @a || exit 9; done) &
+            writer=$!
+            reads=0 failures=0
+            while kill -0 $writer 2>/dev/null; do
+              prefs read s k --raw >out 2>>errors && { cmp -s out a || cmp -s out b; } || failures=$((failures + 1))
+              prefs read-type s k >/dev/null 2>>errors || failures=$((failures + 1))
+              prefs export s - >/dev/null 2>>errors || failures=$((failures + 1))
+              reads=$((reads + 3))
+            done
+            wait $writer || echo "the writer failed"
+            echo "$reads reads, $failures failed"
+            head -3 errors
+            """, timeout: 600)
+        #expect(run.status == 0 && run.outputText.contains(" reads, 0 failed"), "\(run.outputText)")
+        let reads = Int(run.outputText.prefix { $0 != " " }) ?? 0
+        #expect(reads >= 150, "\(run.outputText)")
+    }
+
     /// A reference edited by hand: a path in its uuid or directory, a wrong hash or size, a missing
     /// blob. Reads fail with 65 and a message naming the key; the suite is not changed; under strace,
     /// no file outside the store (but the suite's own and the program's) is opened.

@@ -33,8 +33,8 @@ public enum PrefsError: Error, Equatable, Sendable {
     /// A value given contains the key reserved for external-storage references.
     case reservedKey(domain: String, key: String, reserved: String)
     /// A value in external storage cannot be trusted: its reference is malformed, or its blob is
-    /// missing or does not match the reference's size and SHA-256.
-    case badExternalValue(domain: String, key: String, reason: String)
+    /// missing (`missing`) or does not match the reference's size and digest.
+    case badExternalValue(domain: String, key: String, reason: String, missing: Bool = false)
     case fileNotFound(path: String)
     case cannotRead(path: String, errno: Int32)
     case cannotWrite(path: String, errno: Int32)

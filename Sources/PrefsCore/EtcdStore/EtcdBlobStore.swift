@@ -72,7 +72,7 @@ struct EtcdBlobStore: BlobStore {
         let name = "blob \(reference.directory)/\(reference.uuid)"
         let found: (size: Int, chunks: Int, written: Int64)?
         do { found = try header(suite, reference.directory, reference.uuid) } catch { throw ExternalReference.Problem("\(name) cannot be read: \(error)") }
-        guard let found else { throw ExternalReference.Problem("\(name) is missing") }
+        guard let found else { throw ExternalReference.Problem("\(name) is missing", missing: true) }
         guard found.size == reference.size else { throw ExternalReference.Problem("\(name) has \(found.size) bytes, the reference says \(reference.size)") }
         return EtcdBlobSource(store: self, suite: suite, reference: reference, size: found.size, chunks: found.chunks)
     }

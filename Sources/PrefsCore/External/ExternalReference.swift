@@ -56,7 +56,12 @@ public struct ExternalReference: Equatable, Sendable {
 
     public struct Problem: Error, Equatable {
         public let reason: String
-        init(_ reason: String) { self.reason = reason }
+        /// The blob is not there at all.
+        public let missing: Bool
+        init(_ reason: String, missing: Bool = false) {
+            self.reason = reason
+            self.missing = missing
+        }
     }
 
     /// The dictionary a suite stores.

@@ -93,16 +93,35 @@ extension SuiteStore {
                 return value
             }
         } catch let problem as ExternalReference.Problem {
-            throw PrefsError.badExternalValue(domain: domain, key: key, reason: problem.reason)
+            throw PrefsError.badExternalValue(domain: domain, key: key, reason: problem.reason, missing: problem.missing)
         }
     }
 
     /// A domain's stored contents with every external value read in (what `export` and `find` see).
     public func loadMaterialized(_ domain: Domain) throws -> StoredSuite? {
-        let location = try location(of: domain)
-        guard var suite = try load(at: location) else { return nil }
-        suite.contents = try materializedContents(suite.contents, place: try blobPlace(for: location), domain: domain.displayName)
-        return suite
+        try rereadingReplaced {
+            let location = try location(of: domain)
+            guard var suite = try load(at: location) else { return nil }
+            suite.contents = try materializedContents(suite.contents, place: try blobPlace(for: location), domain: domain.displayName)
+            return suite
+        }
+    }
+
+    /// Runs `read` (which reads stored values and opens their blobs) again, up to twice, when a blob
+    /// it went for was missing: a writer that replaces an external value removes the old blob as soon
+    /// as the suite naming the new one is committed, and a read that loaded the suite just before
+    /// still names the old one. Read again, it finds the new value. A blob that really is missing is
+    /// missing every time (65). Only the opening of a blob can find it missing, before any of it was
+    /// used, so nothing is handed over twice.
+    func rereadingReplaced<T>(_ read: () throws -> T) throws -> T {
+        var attempt = 0
+        while true {
+            do {
+                return try read()
+            } catch PrefsError.badExternalValue(_, _, _, missing: true) where attempt < 2 {
+                attempt += 1
+            }
+        }
     }
 
     func materializedContents(_ contents: PrefDictionary, place: BlobPlace?, domain: String) throws -> PrefDictionary {
@@ -123,7 +142,7 @@ extension SuiteStore {
         do throws(ExternalReference.Problem) {
             return Blob(reader: try BlobReader(place: place, reference: reference), domain: place.suite, key: key)
         } catch {
-            throw PrefsError.badExternalValue(domain: place.suite, key: key, reason: error.reason)
+            throw PrefsError.badExternalValue(domain: place.suite, key: key, reason: error.reason, missing: error.missing)
         }
     }
 

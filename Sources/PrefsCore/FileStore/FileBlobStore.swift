@@ -60,7 +60,7 @@ public struct FileBlobStore: BlobStore {
         do {
             file = try fileSystem.openConfinedFile(path)
         } catch {
-            if case .missing = error { throw ExternalReference.Problem("blob \(reference.directory)/\(reference.uuid) is missing") }
+            if case .missing = error { throw ExternalReference.Problem("blob \(reference.directory)/\(reference.uuid) is missing", missing: true) }
             throw ExternalReference.Problem(error.reason)
         }
         do {

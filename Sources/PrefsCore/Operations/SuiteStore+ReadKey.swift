@@ -13,22 +13,26 @@ extension SuiteStore {
     /// unreadable file) is still thrown.
     public func read(_ path: KeyPath, in domain: Domain, scope: ReadScope, fallback: PrefValue? = nil, streaming: Bool) throws -> ReadAnswer {
         do {
-            guard streaming, path.components.count == 1, domain != .standardInput else {
-                let (value, origin) = try value(at: path, in: domain, scope: scope)
-                return .value(value, origin)
-            }
-            let (value, origin) = try value(at: path, in: domain, scope: scope, materializing: false)
-            // Only a reference needs its blob place (which reads the layers again).
-            guard ExternalReference.isMarked(value) else { return .value(value, origin) }
-            let place = try layers(of: domain, scope: scope).blobPlace(for: origin)
-            guard let blob = try openExternal(value, place: place, key: path.display) else { return .value(value, origin) }
-            guard blob.kind == .string || blob.kind == .data else {
-                return .value(try materialized(value, place: place, domain: place?.suite ?? domain.displayName, key: path.first), origin)
-            }
-            return .blob(blob, origin)
+            return try rereadingReplaced { try readOnce(path, in: domain, scope: scope, streaming: streaming) }
         } catch let error as PrefsError where fallback != nil && SuiteStore.isAbsence(error) {
             return .value(fallback!, .commandLine("--default"))
         }
+    }
+
+    private func readOnce(_ path: KeyPath, in domain: Domain, scope: ReadScope, streaming: Bool) throws -> ReadAnswer {
+        guard streaming, path.components.count == 1, domain != .standardInput else {
+            let (value, origin) = try valueOnce(at: path, in: domain, scope: scope, materializing: true)
+            return .value(value, origin)
+        }
+        let (value, origin) = try valueOnce(at: path, in: domain, scope: scope, materializing: false)
+        // Only a reference needs its blob place (which reads the layers again).
+        guard ExternalReference.isMarked(value) else { return .value(value, origin) }
+        let place = try layers(of: domain, scope: scope).blobPlace(for: origin)
+        guard let blob = try openExternal(value, place: place, key: path.display) else { return .value(value, origin) }
+        guard blob.kind == .string || blob.kind == .data else {
+            return .value(try materialized(value, place: place, domain: place?.suite ?? domain.displayName, key: path.first), origin)
+        }
+        return .blob(blob, origin)
     }
 
     /// `read --raw` with `--default`: the bytes of the value at `path`, or of `fallback` (a string or

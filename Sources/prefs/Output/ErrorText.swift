@@ -34,7 +34,7 @@ extension PrefsError {
             return "\(domain): \(key): \(stored), not \(ValueOutput.line(expected)) (--if-equals); nothing changed"
         case .reservedKey(let domain, let key, let reserved):
             return "\(domain): \(key): a dictionary with the key \"\(reserved)\" is reserved for external-storage references"
-        case .badExternalValue(let domain, let key, let reason):
+        case .badExternalValue(let domain, let key, let reason, _):
             return "\(domain): \(key): external value: \(reason)"
         case .fileNotFound(let path):
             return "\(path): no such file"
