@@ -104,6 +104,7 @@ public final class CountingFileSystem: FileSystem, @unchecked Sendable {
     public func confinedEntries(_ directory: ConfinedPath) throws(ConfinedError) -> [ConfinedEntry] { try base.confinedEntries(directory) }
 
     public func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> ConfinedRemoval { try base.removeIfUnused(path) }
+    public func isSettled(_ path: ConfinedPath) -> Bool { base.isSettled(path) }
 
     public func removeConfinedDirectoryIfEmpty(_ path: ConfinedPath) -> Bool { base.removeConfinedDirectoryIfEmpty(path) }
 }

@@ -273,6 +273,39 @@ import Testing
         #expect(reads >= 150, "\(run.outputText)")
     }
 
+    /// `check` beside writers at work finds nothing wrong: not the unfinished blob of a write still
+    /// streaming from a FIFO, nor the blob a writer has written but not committed yet, nor the old
+    /// blob a committed change is about to remove. (What killed writers leave is still found:
+    /// `killedLargeWritesNeverLeaveADanglingReference`.)
+    @Test func checkBesideWritersAtWorkFindsNothingWrong() throws {
+        let box = try ProcessSandbox()
+        box.extraEnvironment["PREFS_EXTERNAL_THRESHOLD"] = "100"
+        let a = try box.directory.write("a", Self.random(3000))
+        let b = try box.directory.write("b", Self.random(3001))
+        try #require(box.prefs("write", "s", "k", "-data", "@" + a).status == 0)
+        let run = try box.shell("""
+            cd "\(box.directory.path)"
+            mkfifo fifo
+            prefs write s streaming -data @fifo & streaming=$!
+            exec 6>fifo; head -c 3000 a >&6; sleep 0.3
+            prefs check s >/dev/null || echo "check failed beside a streaming writer"
+            exec 6>&-; wait $streaming || echo "the streaming write failed"
+            (for i in $(seq 150); do prefs write s k -data @b && prefs write s k -data @a || exit 9; done) &
+            writer=$!
+            checks=0 failures=0
+            while kill -0 $writer 2>/dev/null; do
+              prefs check s >out 2>&1 || { failures=$((failures + 1)); echo "exit $?" >>report; cat out >>report; }
+              checks=$((checks + 1))
+            done
+            wait $writer || echo "the writer failed"
+            echo "$checks checks, $failures failed"
+            if [ -f report ]; then head -4 report; fi
+            """, timeout: 600)
+        #expect(run.status == 0 && run.outputText.hasSuffix("checks, 0 failed\n"), "\(run.outputText)")
+        let checks = Int(run.outputText.prefix { $0 != " " }) ?? 0
+        #expect(checks >= 50, "\(run.outputText)")
+    }
+
     /// A reference edited by hand: a path in its uuid or directory, a wrong hash or size, a missing
     /// blob. Reads fail with 65 and a message naming the key; the suite is not changed; under strace,
     /// no file outside the store (but the suite's own and the program's) is opened.

@@ -128,8 +128,15 @@ struct EtcdBlobStore: BlobStore {
     }
 
     func removeIfUnused(_ blob: BlobEntry, suite: String) throws -> ConfinedRemoval {
-        let uuid = blob.isUnfinished ? String(blob.name.dropFirst(BlobEntry.temporaryPrefix.count)) : blob.name
-        return try removeUnlessPending(suite, blob.directory, uuid) ? .removed : .inUse
+        try removeUnlessPending(suite, blob.directory, uuid(of: blob)) ? .removed : .inUse
+    }
+
+    func isSettled(_ blob: BlobEntry, suite: String) -> Bool {
+        (try? etcd.range(key(".pending", suite, blob.directory, uuid(of: blob)), keysOnly: true).kvs.isEmpty) ?? true
+    }
+
+    private func uuid(of blob: BlobEntry) -> String {
+        blob.isUnfinished ? String(blob.name.dropFirst(BlobEntry.temporaryPrefix.count)) : blob.name
     }
 }
 

@@ -26,6 +26,10 @@ public protocol BlobStore: Sendable {
 
     /// Removes a blob no reference names, unless a writer holds it; then what that leaves empty.
     func removeIfUnused(_ blob: BlobEntry, suite: String) throws -> ConfinedRemoval
+
+    /// Whether an inventory's blob is still there and no writer holds it (as one does while it writes
+    /// the blob and until the change that refers to it is committed).
+    func isSettled(_ blob: BlobEntry, suite: String) -> Bool
 }
 
 /// A blob as an inventory lists it.

@@ -36,12 +36,27 @@ extension SuiteStore {
 
     /// Checks every reference of a suite — the blob is there, of the recorded size and SHA-256 (read in
     /// full) — and lists the blobs no reference names (orphans, including unfinished ones a killed
-    /// writer left) and anything in the suite's blob directory that is not a blob.
+    /// writer left) and anything in the suite's blob directory that is not a blob. Writers at work
+    /// meanwhile are no problems: the suite and its blobs are listed while no change can commit (so
+    /// none commits between the two), a blob a writer holds or is about to remove is no orphan, and a
+    /// blob found missing because a change replaced its value since is passed over.
     public func checkExternal(_ domain: Domain) throws -> ExternalReport {
         let place = try blobPlace(checking: domain)
+        let location = try location(of: domain)
+        let (contents, inventory) = try storage(for: location).withChangesHeld(location, creating: false) {
+            (try load(at: location)?.contents ?? PrefDictionary(), place.store.inventory(of: place.suite))
+        }
+        /// Whether a change replaced or removed the value since the suite was listed.
+        func replacedSince(_ entry: PrefDictionary.Element) -> Bool {
+            switch Result(catching: { try load(at: location) }) {
+            case .success(let suite?): return suite.contents[entry.key] != entry.value
+            case .success(nil): return true
+            case .failure: return false
+            }
+        }
         var report = ExternalReport()
         var referenced = Set<String>()
-        for entry in try load(domain)?.contents ?? PrefDictionary() {
+        for entry in contents {
             let reference: ExternalReference
             do {
                 guard let found = try ExternalReference.parse(entry.value) else {
@@ -59,13 +74,22 @@ extension SuiteStore {
             referenced.insert(reference.directory + "/" + reference.uuid)
             do {
                 try BlobReader(place: place, reference: reference).forEachChunk { _ in }
+            } catch let problem as ExternalReference.Problem where problem.missing && replacedSince(entry) {
+                continue
             } catch {
                 report.problems.append("\(place.suite): \(entry.key): \((error as? ExternalReference.Problem)?.reason ?? "\(error)")")
             }
         }
-        let inventory = place.store.inventory(of: place.suite)
         report.problems += inventory.problems
-        for blob in inventory.blobs where !referenced.contains(blob.id) {
+        // A blob no reference names that no writer holds may still be a writer's in passing: one just
+        // created and not yet locked, or the old blob of a change just committed and not yet removed.
+        // It is left over only if it is still there, and unlocked, a moment later.
+        var leftOver = inventory.blobs.filter { !referenced.contains($0.id) && place.store.isSettled($0, suite: place.suite) }
+        if !leftOver.isEmpty {
+            usleep(50_000)
+            leftOver = leftOver.filter { place.store.isSettled($0, suite: place.suite) }
+        }
+        for blob in leftOver {
             report.problems.append("\(place.suite): \(blob.isUnfinished ? "unfinished blob" : "orphan blob") \(blob.id) (\(blob.size) bytes)")
         }
         return report

@@ -126,6 +126,10 @@ public struct FileBlobStore: BlobStore {
         }
     }
 
+    public func isSettled(_ blob: BlobEntry, suite: String) -> Bool {
+        fileSystem.isSettled(directory(of: suite).appending(blob.directory).appending(blob.name))
+    }
+
     public func removeIfUnused(_ blob: BlobEntry, suite: String) throws -> ConfinedRemoval {
         let path = directory(of: suite).appending(blob.directory).appending(blob.name)
         let removal: ConfinedRemoval

@@ -83,6 +83,10 @@ public protocol FileSystem: Sendable {
     /// never removed or followed (`.symlink`).
     func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> ConfinedRemoval
 
+    /// Whether a regular file is there and no writer holds it (`createConfinedFile`'s lock); true
+    /// when it cannot be opened for another reason (a symlink, a file that cannot be read).
+    func isSettled(_ path: ConfinedPath) -> Bool
+
     /// Removes a directory when it is empty (never a symlink); whether it did.
     @discardableResult
     func removeConfinedDirectoryIfEmpty(_ path: ConfinedPath) -> Bool

@@ -89,6 +89,15 @@ extension InMemoryFileSystem {
         }
     }
 
+    public func isSettled(_ path: ConfinedPath) -> Bool {
+        do {
+            return try locked { (s: inout State) throws(ConfinedError) -> Bool in s.sharedLocks[try s.fileNode(path).inode, default: 0] == 0 }
+        } catch {
+            if case .missing = error { return false }
+            return true
+        }
+    }
+
     public func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> ConfinedRemoval {
         try locked { (s: inout State) throws(ConfinedError) -> ConfinedRemoval in
             let found: (node: String, inode: UInt64)

@@ -133,6 +133,17 @@ extension LocalFileSystem {
         return entries.sorted { $0.name.utf8Compare($1.name) < 0 }
     }
 
+    public func isSettled(_ path: ConfinedPath) -> Bool {
+        do {
+            let parent = try openConfinedDirectory(path.parent, create: false)
+            let file = try openRegularFile(path, in: parent)
+            return (try? file.tryLock(LOCK_EX)) ?? true
+        } catch {
+            if case .missing = error { return false }
+            return true
+        }
+    }
+
     public func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> ConfinedRemoval {
         let parent: FileDescriptor
         do {
