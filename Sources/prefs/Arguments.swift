@@ -56,7 +56,7 @@ enum Arguments {
         }
         guard let verb = CommandTable.verb(named: first) else {
             if first.hasPrefix("-") {
-                let hint = Suggestions.hint(for: first, among: CommandTable.global.map { "--" + $0.name })
+                let hint = Suggestions.hint(for: first, among: CommandTable.global.map(\.spelling))
                 throw PrefsError.usage("unknown option '\(first)'\(hint.isEmpty ? " (see prefs --help)" : hint)")
             }
             let hint = Suggestions.hint(for: first, among: CommandTable.verbs.map(\.name))

@@ -13,6 +13,9 @@ import Testing
         (["frobnicate"], "unknown verb 'frobnicate' (see prefs --help)"),
         (["x"], "unknown verb 'x' (see prefs --help)"),
         (["--verison"], "unknown option '--verison' (did you mean --version?)"),
+        // The host options are spelled with one dash, as in `defaults`: the hint gives that spelling.
+        (["--currentHost", "read"], "unknown option '--currentHost' (did you mean -currentHost?)"),
+        (["--host", "x", "read"], "unknown option '--host' (did you mean -host?)"),
         (["read", "app", "--jsn"], "read: unknown option '--jsn' (did you mean --json?)"),
         (["export", "app", "-", "--fromat", "json"], "export: unknown option '--fromat' (did you mean --format?)"),
         (["write", "app", "k", "v", "--dryrun"], "write: unknown option '--dryrun' (did you mean --dry-run?)"),
