@@ -12,6 +12,30 @@ import Testing
         try #require(mkfifo(path, 0o600) == 0)
     }
 
+    /// A suite file its user cannot read (mode 000) is "cannot read", 74, for every verb: a write
+    /// opens the file for reading to lock it. Run as nobody when the tests run as root, whom no
+    /// mode stops.
+    @Test(.enabled(if: getuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+                   "as root, needs /usr/bin/setpriv to run prefs as a user a file's mode stops"))
+    func anUnreadableSuiteIsCannotReadForEveryVerb() throws {
+        let box = try ProcessSandbox()
+        try #require(try box.prefs("write", "s", "k", "1").status == 0)
+        let path = box.config + "/s.plist"
+        let before = try Fixtures.bytes(path)
+        var user = ""
+        if getuid() == 0 {
+            try #require(try box.shell("chown -R 65534:65534 \"$HOME\"").status == 0)
+            user = "setpriv --reuid=65534 --regid=65534 --clear-groups "
+        }
+        try #require(chmod(path, 0) == 0)
+        for arguments in ["read s", "read s k", "dump -", "write s k 2", "delete s k", "rename s k j"] {
+            let run = try box.shell(user + "prefs " + arguments)
+            #expect(run.status == 74 && run.error == "prefs: \(path): cannot read: permission denied\n", "\(arguments): \(run.status) \(run.error)")
+        }
+        try #require(chmod(path, 0o600) == 0)
+        #expect(try Fixtures.bytes(path) == before)
+    }
+
     @Test func aFIFOInTheStoreIsRefusedNotWaitedFor() throws {
         let box = try ProcessSandbox()
         try fifo(box.config + "/ff.plist")

@@ -185,7 +185,9 @@ public struct LocalFileSystem: FileSystem {
                 throw PrefsError.cannotWrite(path: path, errno: error.code)
             }
         } catch {
-            throw PrefsError.cannotWrite(path: path, errno: error.code)
+            // The file is opened for reading (a lock needs no more): one that cannot be is unreadable,
+            // as a read of it says, whatever the writer meant to do next.
+            throw PrefsError.cannotRead(path: path, errno: error.code)
         }
     }
 
