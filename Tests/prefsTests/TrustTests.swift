@@ -87,6 +87,20 @@ import Testing
         #expect(path.status == 64 && path.error == "prefs: XDG_CONFIG_HOME=/tmp/\\xff: give UTF-8 text\n", "\(path.error)")
     }
 
+    /// A bad environment variable while every suite is read (`read`, `find`, `defaults read`): one
+    /// line, whatever the number of suites, nothing on standard output, 64, as for one suite.
+    @Test func aBadVariableIsReportedOnceWhenEverySuiteIsRead() throws {
+        let box = try ProcessSandbox()
+        for name in ["a", "b", "c"] { try #require(try box.prefs("write", name, "k", "v").status == 0) }
+        for script in ["XDG_DATA_HOME=$'\\xff' prefs read", "XDG_DATA_HOME=$'\\xff' prefs find v",
+                       "XDG_DATA_HOME=$'\\xff' prefs read s", "env -u XDG_CONFIG_HOME -u HOME prefs read",
+                       "env -u XDG_CONFIG_HOME -u HOME prefs find v"] {
+            let run = try box.shell(script)
+            #expect(run.status == 64 && run.output.isEmpty, "\(script): \(run.status) \(run.outputText)")
+            #expect(run.error.hasPrefix("prefs: ") && run.error.split(separator: "\n").count == 1, "\(script): \(run.error)")
+        }
+    }
+
     /// A symlink loop, a name that is not UTF-8 or a FIFO in the configuration directory: listed
     /// verbs skip it with one warning each and go on; the exit status is the other suites'.
     @Test func aBadEntryAmongTheSuitesIsSkippedWithAWarning() throws {

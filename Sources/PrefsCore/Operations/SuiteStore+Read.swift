@@ -54,11 +54,20 @@ extension SuiteStore {
         /// Entries passed over while listing (warnings), and suites that could not be read (errors).
         public var skipped: [SkippedEntry] = []
         public var failures: [PrefsError] = []
+
+        /// Keeps a suite's failure; a usage error (a bad environment variable, which every suite
+        /// would hit alike) is thrown instead, so it is reported once and nothing is printed.
+        mutating func add(failure error: any Error) throws {
+            let failure = error as? PrefsError ?? .internalError("\(error)")
+            if failure.exitStatus == .usage { throw failure }
+            failures.append(failure)
+        }
     }
 
     /// Every suite's stored values (external ones read in), then the global suite's, as `defaults read`
-    /// lists them. A suite that cannot be read is kept as a failure; the others are still read.
-    public func everySuite() -> EverySuite {
+    /// lists them. A suite that cannot be read is kept as a failure; the others are still read. A
+    /// usage error (64) ends the listing at once.
+    public func everySuite() throws -> EverySuite {
         var result = EverySuite()
         var domains: [Domain] = [.global]
         do {
@@ -66,13 +75,13 @@ extension SuiteStore {
             result.skipped = listing.skipped
             domains = listing.names.map { Domain.suite($0) } + domains
         } catch {
-            result.failures.append(error as? PrefsError ?? .internalError("\(error)"))
+            try result.add(failure: error)
         }
         for domain in domains {
             do {
                 if let suite = try loadMaterialized(domain) { result.suites.append((domain, suite.contents)) }
             } catch {
-                result.failures.append(error as? PrefsError ?? .internalError("\(error)"))
+                try result.add(failure: error)
             }
         }
         return result

@@ -23,7 +23,7 @@ enum FindCommand: Command {
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         guard !(values.json && values.null) else { throw PrefsError.usage("find: --json and --null cannot be combined") }
-        let every = context.store.everySuite()
+        let every = try context.store.everySuite()
         context.report(every)
         let matches = SuiteStore.find(operands[0], in: every.suites)
         if values.json {

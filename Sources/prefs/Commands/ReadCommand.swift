@@ -39,7 +39,7 @@ enum ReadCommand: Command {
         let output = ReadOutput(values: values, context: context)
         guard let argument = operands.first else {
             guard !values.origin && values.defaults.isEmpty else { throw PrefsError.usage("read: --origin and --defaults need a domain") }
-            let every = context.store.everySuite()
+            let every = try context.store.everySuite()
             try output.print(everySuite: every)
             return every.failures.first?.exitStatus ?? .success
         }

@@ -33,7 +33,7 @@ enum DefaultsVerbs {
     /// `read` alone: every domain's stored values, as one dictionary keyed by domain (the global
     /// domain as `Apple Global Domain`).
     static func readAll(_ context: CommandContext) throws {
-        let every = context.store.everySuite()
+        let every = try context.store.everySuite()
         report(every, context)
         var all = PrefDictionary()
         for (domain, contents) in every.suites { all[DefaultsMessages.name(domain)] = .dictionary(contents) }
@@ -52,7 +52,7 @@ enum DefaultsVerbs {
     /// `Found N keys in domain 'D': {…}` with the keys that match (every key, when the name does).
     /// Nothing found is said on standard error, with exit 0.
     static func find(_ word: String, _ context: CommandContext) throws {
-        let every = context.store.everySuite()
+        let every = try context.store.everySuite()
         report(every, context)
         let needle = word.lowercased()
         func matches(_ value: PrefValue) -> Bool {

@@ -119,7 +119,7 @@ import Testing
         #expect(throws: PrefsError.keyNotFound(domain: "s", key: ":Window:Nope")) {
             try store.exportedValue(of: .suite("s"), effective: false, defaults: [], keys: [KeyPath(["Window", "Nope"])])
         }
-        let matches = SuiteStore.find("HELLO", in: store.everySuite().suites)
+        let matches = SuiteStore.find("HELLO", in: try store.everySuite().suites)
         #expect(matches.map { $0.key?.display } == [":Window:Title", "other"])
     }
 }
