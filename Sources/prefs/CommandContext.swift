@@ -97,7 +97,8 @@ final class StandardStream: @unchecked Sendable {
 /// Runs one command line: parse, dispatch, report an error as one line, return the exit status.
 ///
 /// Standard output that cannot be written is an error of its own: a full disk (or any failure but
-/// EPIPE) is 74 with a message, unless the command had already failed; a reader that went away
+/// EPIPE) gets a message, and is 74 unless the command had already failed (or found nothing: 1, 4),
+/// whose status is kept, the first failure; a reader that went away
 /// (EPIPE: `prefs domains | head -1`) ends prefs quietly with the command's own status, as ripgrep
 /// does (SIGPIPE is ignored so that a write reports it instead of killing the process).
 enum CommandLineTool {
@@ -118,9 +119,8 @@ enum CommandLineTool {
     static func run(_ arguments: [String], context: CommandContext) -> ExitStatus {
         let status = dispatch(arguments, context: context)
         guard let failure = context.outputFailure(), failure != EPIPE else { return status }
-        guard status == .success || status == .changed else { return status }
         context.printError(PrefsError.outputFailed(errno: failure).message)
-        return .cannotRead
+        return status == .success || status == .changed ? .cannotRead : status
     }
 
     static func dispatch(_ arguments: [String], context: CommandContext) -> ExitStatus {

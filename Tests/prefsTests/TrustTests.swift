@@ -168,7 +168,7 @@ import Testing
     }
 
     /// Output that cannot be written: a full disk is 74 with a message (after the change was made,
-    /// for a write that prints); a reader that went away ends prefs quietly with status 0.
+    /// for a write that prints; the command's own status when it had failed); a reader that went away ends prefs quietly with status 0.
     @Test func standardOutputFailuresAreReported() throws {
         let box = try ProcessSandbox()
         let big = try box.directory.write("big", [UInt8](repeating: 0x41, count: 300_000))
@@ -180,6 +180,16 @@ import Testing
             #expect(run.error == "prefs: standard output: cannot write: no space left on device\n", "\(command): \(run.error)")
         }
         #expect(try box.prefs("read", "s", "n").outputText == "1\n", "the counter was changed before its output failed")
+        // A command that had already failed keeps its status (the first failure), and its lost
+        // output still gets the message: check's report of an orphan blob, find's empty JSON list.
+        let orphans = box.data + "/prefs/external/s/k"
+        try FileManager.default.createDirectory(atPath: orphans, withIntermediateDirectories: true)
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: orphans + "/11111111-1111-4111-8111-111111111111"))
+        for (command, status) in [("prefs check s", Int32(65)), ("prefs find zzz --json", 1)] {
+            let run = try box.shell(command + " > /dev/full")
+            #expect(run.status == status, "\(command): \(run.status)")
+            #expect(run.error == "prefs: standard output: cannot write: no space left on device\n", "\(command): \(run.error)")
+        }
         for command in ["prefs read s big --raw", "prefs read s big", "prefs export s -", "prefs read s"] {
             let run = try box.shell("set -o pipefail; " + command + " | head -c 10 > /dev/null")
             #expect(run.status == 0 && run.error.isEmpty, "\(command): \(run.status) \(run.error)")
