@@ -121,6 +121,40 @@ import Testing
         #expect(try runProcess(Paths.binary, ["write", "app", "k", "changed"], environment: environment).status == 0)
     }
 
+    /// A 240-byte suite name, too long for `.NAME.plist.prefs-RANDOM` in a file name: it is written
+    /// and rewritten, and the temporary file of a writer killed in the middle of a write (an 8 MB
+    /// value kept in the suite) is removed by the next write.
+    @Test func aLongSuiteNameIsWrittenAndAKilledWritersTemporaryRemoved() throws {
+        let box = try ProcessSandbox()
+        box.extraEnvironment["PREFS_EXTERNAL_THRESHOLD"] = "1G"
+        let name = String(repeating: "n", count: 240)
+        for value in ["1", "2"] {
+            let run = try box.prefs("write", name, "k", value)
+            #expect(run.status == 0 && run.error.isEmpty, "\(run.status) \(run.error)")
+        }
+        #expect(try box.prefs("read", name, "k").outputText == "2\n")
+        let big = try box.directory.write("big", [UInt8](repeating: 0x41, count: 8_000_000))
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: Paths.binary)
+        writer.arguments = ["write", name, "big", "-data", "@" + big]
+        writer.environment = box.environment
+        try writer.run()
+        var temporaries: [String] = []
+        for _ in 0..<20_000 where temporaries.isEmpty && writer.isRunning {
+            temporaries = try box.files().filter { $0.hasPrefix(".") }
+            if temporaries.isEmpty { usleep(500) }
+        }
+        kill(writer.processIdentifier, SIGKILL)
+        writer.waitUntilExit()
+        try #require(temporaries.count == 1 && temporaries[0].utf8.count <= 255, "no temporary file seen: \(temporaries)")
+        let left = try box.files()
+        try #require(left == [temporaries[0], name + ".plist"].sorted(), "\(left)")
+        #expect(try box.prefs("write", name, "k", "3").status == 0)
+        #expect(try box.files() == [name + ".plist"])
+        let suite = try box.suite(name)
+        #expect(suite == ["k": "3"], "\(String(describing: suite))")
+    }
+
     /// A loop of writes, each setting a counter and a large value derived from it in one write,
     /// killed with SIGKILL at a random moment after its first write landed: the suite always parses,
     /// always holds a counter with its own value (never half of a write), and the temporary files a

@@ -158,15 +158,6 @@ extension FileSystem {
     }
 }
 
-/// Naming of the temporary files `replace` writes: `.NAME.prefs-RANDOM` beside NAME.
-enum TemporaryName {
-    static func prefix(for name: String) -> String { "." + name + ".prefs-" }
-
-    static func make(for name: String) -> String {
-        prefix(for: name) + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-    }
-}
-
 /// `path` split into its directory and last component.
 func splitPath(_ path: String) -> (directory: String, name: String) {
     guard let slash = path.lastIndex(of: "/") else { return (".", path) }

@@ -122,8 +122,10 @@ public final class InMemoryFileSystem: FileSystem, Sendable {
             case nil: break
             }
             let (directory, name) = splitPath(target)
-            let stale = (directory == "/" ? "/" : directory + "/") + TemporaryName.prefix(for: name)
-            for path in s.nodes.keys where path.hasPrefix(stale) { s.nodes[path] = nil }
+            let parent = directory == "/" ? "/" : directory + "/"
+            for path in s.nodes.keys where path.hasPrefix(parent) && TemporaryName.isTemporary(String(path.dropFirst(parent.count)), of: name) {
+                s.nodes[path] = nil
+            }
             s.clock += 1
             s.nodes[target] = .file(bytes: bytes, mode: mode, inode: UInt64(s.clock), modified: s.clock)
         }

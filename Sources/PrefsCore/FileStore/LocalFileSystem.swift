@@ -197,8 +197,7 @@ public struct LocalFileSystem: FileSystem {
     /// written — by a `replace(_:newFileMode:streaming:commit:)`, which writes without the file's
     /// lock — and is left alone.
     func removeStaleTemporaries(in directory: String, for name: String, except own: String? = nil) {
-        let prefix = TemporaryName.prefix(for: name)
-        for entry in (try? contentsOfDirectory(directory)) ?? [] where entry.hasPrefix(prefix) && entry != own {
+        for entry in (try? contentsOfDirectory(directory)) ?? [] where entry != own && TemporaryName.isTemporary(entry, of: name) {
             let path = directory + "/" + entry
             let raw = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
             guard raw >= 0 else {

@@ -262,6 +262,32 @@ final class StoreFixture {
         #expect(try fixture.names("config") == [".other.plist.prefs-dead2", "app.plist"])
     }
 
+    /// A suite name that leaves no room in a file name for `.NAME.plist.prefs-RANDOM` (240 bytes;
+    /// its file, 246, fits): its temporaries are named with a head of the name and a hash of all of
+    /// it, it is written and rewritten, and a write removes its killed writers' leftovers — never a
+    /// temporary of a suite whose name starts the same, nor of one whose name is the start of it.
+    @Test(arguments: FileSystemKind.allCases)
+    func aLongSuiteNameIsWrittenAndItsStaleTemporariesRemoved(kind: FileSystemKind) throws {
+        let fixture = try StoreFixture(kind)
+        let name = String(repeating: "é", count: 120)        // 240 bytes: the head is cut between characters
+        let twin = String(repeating: "é", count: 119) + "ee"  // the same head, another hash
+        let plain = String(repeating: "é", count: 100)       // its temporary's name is plain
+        for other in [twin, plain] { try fixture.put("config/\(other).plist", StoreContractTests.xml) }
+        let leftovers = [name, twin, plain].map { TemporaryName.make(for: $0 + ".plist") }
+        #expect(TemporaryName.isTemporary(leftovers[0], of: name + ".plist") && leftovers[0].utf8.count <= 255)
+        for leftover in leftovers { try fixture.put("config/" + leftover, Array("half".utf8)) }
+        try fixture.store.update(.suite(name)) { $0["k"] = "new" }
+        try fixture.store.update(.suite(name)) { $0["k"] = "newer" }
+        #expect(try fixture.store.load(.suite(name))?.contents["k"] == "newer")
+        #expect(try fixture.names("config") == ([name, twin, plain].map { $0 + ".plist" } + leftovers.dropFirst()).sorted())
+        // A name a plain temporary's prefix starts is not its owner: `.NAME.plist.prefs-x.plist.prefs-1`
+        // belongs to the suite NAME.plist.prefs-x, not NAME.
+        try fixture.put("config/.\(plain).plist.prefs-x.plist.prefs-1", Array("half".utf8))
+        try fixture.store.update(.suite(plain)) { $0["k"] = "new" }
+        #expect(try fixture.names("config").contains(".\(plain).plist.prefs-x.plist.prefs-1"))
+        #expect(!(try fixture.names("config").contains(leftovers[2])))
+    }
+
     /// A temporary file another writer still holds (its `flock`) is no writer's leftover: the next
     /// write leaves it, and the first write after that writer is gone removes it.
     @Test func aTemporaryStillBeingWrittenIsLeftAlone() throws {
