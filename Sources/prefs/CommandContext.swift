@@ -117,13 +117,15 @@ enum CommandLineTool {
     }
 
     static func run(_ arguments: [String], context: CommandContext) -> ExitStatus {
-        let status = dispatch(arguments, context: context)
-        guard let failure = context.outputFailure(), failure != EPIPE else { return status }
+        var reported = false
+        let status = dispatch(arguments, context: context, reported: &reported)
+        guard let failure = context.outputFailure(), failure != EPIPE, !reported else { return status }
         context.printError(PrefsError.outputFailed(errno: failure).message)
         return status == .success || status == .changed ? .cannotRead : status
     }
 
-    static func dispatch(_ arguments: [String], context: CommandContext) -> ExitStatus {
+    /// `reported`: whether the command's error was the failure of standard output, already printed.
+    static func dispatch(_ arguments: [String], context: CommandContext, reported: inout Bool) -> ExitStatus {
         do {
             let invocation = try Arguments.parse(arguments)
             switch invocation.action {
@@ -147,6 +149,7 @@ enum CommandLineTool {
             return .success
         } catch let error as PrefsError {
             context.printError(error.message(hinting: context.fileSystem))
+            if case .outputFailed = error { reported = true }
             return error.exitStatus
         } catch {
             context.printError("internal error: \(error)")
