@@ -25,12 +25,12 @@ extension EtcdClient {
 
     /// Runs `success` when every comparison holds, else `failure`, atomically.
     public func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation] = []) throws -> EtcdTxnResult {
-        try call("/v3/kv/txn", EtcdRequestBody.txn(compare: compare, success: success, failure: failure)) { message in
+        try call("/v3/kv/txn", EtcdRequestBody.txn(compare: compare, success: success, failure: failure)) { message, resent in
             let revision = try message.headerRevision()
             let ranges = try message.objects("responses").compactMap { response in
                 try response.object("response_range")?.range(revision: revision)
             }
-            return EtcdTxnResult(succeeded: try message.bool("succeeded"), revision: revision, ranges: ranges)
+            return EtcdTxnResult(succeeded: try message.bool("succeeded"), revision: revision, ranges: ranges, resent: resent)
         }
     }
 

@@ -86,7 +86,8 @@ public final class EtcdClient: Sendable {
     ///
     /// A request the server may have received before its connection failed is sent again to the
     /// next endpoint, as etcd's own clients do: a put or delete then applies twice (to the same
-    /// effect), and a transaction may find its own earlier effect.
+    /// effect), and a transaction may find its own earlier effect (`EtcdTxnResult.resent` says it
+    /// was sent more than once; the suite store then checks whether an earlier send committed).
     func withEndpoints<T>(deadline: Double, stop: Int32? = nil, _ exchange: (EtcdEndpoint, Double) throws -> T) throws -> T {
         guard !endpoints.isEmpty else { throw PrefsError.unavailable(endpoints: [], reason: "no endpoint given") }
         var lastFailure = "no endpoint answered within \(timeout) s"
@@ -146,32 +147,40 @@ public final class EtcdClient: Sendable {
     /// `withEndpoints` does. `streamed`: the answer is a stream (`{"result": …}` lines) of which the
     /// first message is the answer.
     func call<T>(_ path: String, _ fields: EtcdRequestBody.Fields, streamed: Bool = false, _ decode: (EtcdMessage) throws -> T) throws -> T {
+        try call(path, fields, streamed: streamed) { message, _ in try decode(message) }
+    }
+
+    /// `call`, telling `decode` whether the request was sent more than once (to any endpoint, or
+    /// again on a new connection): an earlier send may have been applied.
+    func call<T>(_ path: String, _ fields: EtcdRequestBody.Fields, streamed: Bool = false, _ decode: (EtcdMessage, _ resent: Bool) throws -> T) throws -> T {
         let body = try EtcdRequestBody.encode(fields)
         let deadline = MonotonicClock.now() + timeout
+        var sends = 0
         return try withEndpoints(deadline: deadline) { endpoint, attemptDeadline in
             let source = "etcd \(endpoint) \(path)"
             let headers = try authorization(for: endpoint, deadline: attemptDeadline)
-            let (status, response) = try roundTrip(endpoint, path, body, headers: headers, deadline: attemptDeadline)
+            let (status, response) = try roundTrip(endpoint, path, body, headers: headers, deadline: attemptDeadline) { sends += 1 }
             guard status == 200 else { throw EtcdRefusal.from(status: status, body: response, source: source) }
-            guard streamed else { return try decode(EtcdMessage(json: response, source: source)) }
+            guard streamed else { return try decode(EtcdMessage(json: response, source: source), sends > 1) }
             let first = response.split(separator: 0x0A).first { !$0.allSatisfy { $0 == 0x20 || $0 == 0x0D } } ?? []
             let message = try EtcdMessage(json: Array(first), source: source)
             if let refusal = message.refusal() { throw refusal }
             guard let result = try message.object("result") else { throw message.failure("result", "an object") }
-            return try decode(result)
+            return try decode(result, sends > 1)
         }
     }
 
     /// One request and its response on a connection to `endpoint`: an idle one when there is one
     /// (tried again on a new connection if the server had closed it meanwhile), else a new one.
     func roundTrip(_ endpoint: EtcdEndpoint, _ path: String, _ body: [UInt8], headers: [(String, String)],
-                   deadline: Double) throws(NetworkFailure) -> (status: Int, body: [UInt8]) {
+                   deadline: Double, sending: () -> Void = {}) throws(NetworkFailure) -> (status: Int, body: [UInt8]) {
         var connection = checkOutIdle(endpoint)
         let reused = connection != nil
         while true {
             let current: HTTPConnection
             if let connection { current = connection } else { current = try open(endpoint, deadline: deadline) }
             do {
+                sending()
                 let response = try current.post(path, body: body, headers: headers, deadline: deadline)
                 if current.reusable { checkIn(current, endpoint) }
                 return response

@@ -88,11 +88,15 @@ public struct EtcdTxnResult: Sendable, Equatable {
     public let revision: Int64
     /// The answers of the branch's range operations, in order.
     public let ranges: [EtcdRange]
+    /// The request was sent more than once (after a connection loss or a timeout): an earlier send
+    /// may have committed, so a failed compare may be this transaction's own earlier effect.
+    public let resent: Bool
 
-    public init(succeeded: Bool, revision: Int64, ranges: [EtcdRange]) {
+    public init(succeeded: Bool, revision: Int64, ranges: [EtcdRange], resent: Bool = false) {
         self.succeeded = succeeded
         self.revision = revision
         self.ranges = ranges
+        self.resent = resent
     }
 }
 

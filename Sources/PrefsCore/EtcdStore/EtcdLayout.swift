@@ -7,7 +7,8 @@
 ///     PREFIX/.schemas/NAME/MEMBER          the schema for NAME (`keys`, `allowUndeclaredKeys`, …)
 ///     PREFIX/.suites/PLACE                 one key per suite that exists (PLACE: SUITE,
 ///                                          .GlobalPreferences, .registered/NAME or .schemas/NAME); every change
-///                                          rewrites it, so its revision is the suite's version
+///                                          rewrites it, so its revision is the suite's version;
+///                                          its value is a random tag of the change that wrote it
 ///     PREFIX/.locks/PLACE                  held (on a lease) by `gc` while no change may commit
 ///     PREFIX/.external/SUITE/KEYDIR/UUID   a blob's header (size, SHA-256, chunks, time written)
 ///     PREFIX/.chunks/SUITE/KEYDIR/UUID/N   its bytes, up to 1 MiB per chunk (N: 8 decimal digits)

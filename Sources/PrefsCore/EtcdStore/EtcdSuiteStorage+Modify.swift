@@ -32,12 +32,39 @@ extension EtcdSuiteStorage {
                 let values = layout.values(of: place)
                 operations = [.delete(key: values, rangeEnd: EtcdClient.prefixEnd(values))]
             }
-            operations.append(removesSuite ? .delete(key: layout.marker(of: place)) : .put(key: layout.marker(of: place), value: []))
+            let nonce = EtcdSuiteStorage.newNonce()
+            operations.append(removesSuite ? .delete(key: layout.marker(of: place)) : .put(key: layout.marker(of: place), value: nonce))
             try checkLimits(operations, location: location)
             change.willCommit()
-            if try etcd.txn(compare: compares(snapshot, place: place, keys: keys), success: operations).succeeded { return true }
+            if try commit(operations, place: place, snapshot: snapshot, keys: keys, nonce: removesSuite ? nil : nonce) { return true }
             guard wait.pause() else { throw PrefsError.lockUnavailable(path: describe(location), seconds: wait.timeout) }
         }
+    }
+
+    /// Bytes that tag one commit: the suite's marker holds the tag of the change that last wrote it.
+    static func newNonce() -> [UInt8] { (0..<16).map { _ in UInt8.random(in: 0...255) } }
+
+    /// Runs a change's transaction: whether it committed. The client sends a transaction again when
+    /// a connection fails before its answer (`EtcdTxnResult.resent`), so a failed compare may be its
+    /// own earlier send's effect; it is then looked for, not applied a second time. A change that
+    /// keeps the suite writes `nonce` into the marker: the earlier send committed when the marker's
+    /// first change after the snapshot wrote it (the marker is followed back through its revisions).
+    /// A removal (`nonce` nil) leaves no tag: it counts as committed when the marker the snapshot
+    /// read is gone and nothing wrote it since.
+    func commit(_ operations: [EtcdOperation], place: [UInt8], snapshot: Snapshot, keys: [String]?, nonce: [UInt8]?) throws -> Bool {
+        let marker = layout.marker(of: place)
+        let result = try etcd.txn(compare: compares(snapshot, place: place, keys: keys), success: operations, failure: [.range(key: marker)])
+        if result.succeeded { return true }
+        guard result.resent else { return false }
+        let current = result.ranges.first?.kvs.first
+        guard let nonce else { return snapshot.marker != nil && current == nil }
+        let before = snapshot.marker?.modRevision ?? 0
+        var found = current
+        while let kv = found, kv.modRevision > before {
+            if kv.value == nonce { return true }
+            found = try etcd.range(marker, rangeEnd: nil, limit: 0, keysOnly: false, countOnly: false, revision: kv.modRevision - 1).kvs.first
+        }
+        return false
     }
 
     /// What must still hold for a change to commit: the suite's marker (which every change rewrites)
@@ -89,7 +116,7 @@ extension EtcdSuiteStorage {
             let contents = try contents(of: snapshot, place: place, location: location)
             let values = layout.values(of: place)
             let operations: [EtcdOperation] = [.delete(key: values, rangeEnd: EtcdClient.prefixEnd(values)), .delete(key: layout.marker(of: place))]
-            if try etcd.txn(compare: compares(snapshot, place: place, keys: nil), success: operations).succeeded { return contents }
+            if try commit(operations, place: place, snapshot: snapshot, keys: nil, nonce: nil) { return contents }
             guard wait.pause() else { throw PrefsError.lockUnavailable(path: describe(location), seconds: wait.timeout) }
         }
     }

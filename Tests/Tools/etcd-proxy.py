@@ -1,0 +1,69 @@
+# An HTTP proxy in front of one etcd member, for the tests (EtcdProxy.swift starts it).
+# usage: etcd-proxy.py LISTEN UPSTREAM MODE   (LISTEN 0: any free port; the port is printed on a line)
+# MODE: pass (forward everything), drop-commit (forward a conditional write transaction, then close
+# the client's connection without answering, DROPS times: its answer is lost after it committed),
+# slow-commit (forward one, then wait SLEEP seconds before answering), blackhole (accept, read,
+# never answer). The proxy exits when its standard input ends (the test that started it is gone).
+import socket, sys, threading, http.client, os, time
+listen = int(sys.argv[1]); upstream = sys.argv[2]; mode = sys.argv[3]
+uphost, upport = upstream.rsplit(':', 1)
+drops = [int(os.environ.get('DROPS', '1'))]
+lock = threading.Lock()
+
+def readreq(f):
+    line = f.readline()
+    if not line: return None
+    hdrs = {}
+    while True:
+        l = f.readline()
+        if l in (b'\r\n', b'\n', b''): break
+        k, v = l.decode().split(':', 1); hdrs[k.strip().lower()] = v.strip()
+    n = int(hdrs.get('content-length', '0')); body = f.read(n)
+    return line.split()[1].decode(), hdrs, body
+
+def handle(c):
+    f = c.makefile('rb')
+    try:
+        while True:
+            r = readreq(f)
+            if r is None: return
+            path, h, body = r
+            if mode == 'blackhole':
+                time.sleep(3600)
+            up = http.client.HTTPConnection(uphost, int(upport), timeout=30)
+            hh = {k: v for k, v in h.items() if k in ('content-type', 'authorization', 'grpc-metadata-hasleader')}
+            up.request('POST', path, body, hh)
+            resp = up.getresponse()
+            if path == '/v3/watch':
+                c.sendall(b'HTTP/1.1 %d OK\r\nTransfer-Encoding: chunked\r\n\r\n' % resp.status)
+                while True:
+                    d = resp.read1(65536)
+                    if not d: break
+                    c.sendall(b'%x\r\n' % len(d) + d + b'\r\n')
+                return
+            data = resp.read()
+            w = path == '/v3/kv/txn' and (b'request_put' in body or b'request_delete_range' in body) and b'"compare":[]' not in body
+            if w and mode == 'drop-commit':
+                with lock:
+                    go = drops[0] > 0
+                    if go: drops[0] -= 1
+                if go:
+                    sys.stderr.write('dropped the answer to a committed txn\n'); c.close(); return
+            if w and mode == 'slow-commit':
+                time.sleep(float(os.environ.get('SLEEP', '3')))
+            c.sendall(b'HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n' % (resp.status, len(data)) + data)
+    except Exception as e:
+        sys.stderr.write('err %r\n' % e)
+    finally:
+        try: c.close()
+        except Exception: pass
+
+def watch_stdin():
+    while sys.stdin.buffer.read(4096): pass
+    os._exit(0)
+
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('127.0.0.1', listen)); s.listen(64)
+print(s.getsockname()[1], flush=True)
+threading.Thread(target=watch_stdin, daemon=True).start()
+while True:
+    c, _ = s.accept(); threading.Thread(target=handle, args=(c,), daemon=True).start()
