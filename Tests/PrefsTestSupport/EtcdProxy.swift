@@ -3,7 +3,8 @@ import Foundation
 /// An HTTP proxy in front of one etcd member (Tests/Tools/etcd-proxy.py, run by python3) that
 /// misbehaves on purpose: `drop-commit` forwards a conditional write transaction and then closes
 /// the client's connection without its answer (`drops` times), so the client sends it again to the
-/// next endpoint after it committed; `slow-commit` answers one after `sleep` seconds. It listens on
+/// next endpoint after it committed; `slow-commit` answers one after `sleep` seconds; `norange` never
+/// answers a range request (the suites still read, their external values do not). It listens on
 /// a free loopback port of its own and exits when this process closes its standard input (deinit,
 /// or this process ending in any way).
 public final class EtcdProxy: @unchecked Sendable {

@@ -3,7 +3,8 @@
 # MODE: pass (forward everything), drop-commit (forward a conditional write transaction, then close
 # the client's connection without answering, DROPS times: its answer is lost after it committed),
 # slow-commit (forward one, then wait SLEEP seconds before answering), blackhole (accept, read,
-# never answer). The proxy exits when its standard input ends (the test that started it is gone).
+# never answer), norange (never answer a range request: suites, read by transactions, still read;
+# the blobs of external values, read by ranges, do not). The proxy exits when its standard input ends (the test that started it is gone).
 import socket, sys, threading, http.client, os, time
 listen = int(sys.argv[1]); upstream = sys.argv[2]; mode = sys.argv[3]
 uphost, upport = upstream.rsplit(':', 1)
@@ -28,7 +29,7 @@ def handle(c):
             r = readreq(f)
             if r is None: return
             path, h, body = r
-            if mode == 'blackhole':
+            if mode == 'blackhole' or (mode == 'norange' and path == '/v3/kv/range'):
                 time.sleep(3600)
             up = http.client.HTTPConnection(uphost, int(upport), timeout=30)
             hh = {k: v for k, v in h.items() if k in ('content-type', 'authorization', 'grpc-metadata-hasleader')}

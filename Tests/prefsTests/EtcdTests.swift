@@ -23,6 +23,11 @@ import Testing
 
         @discardableResult
         func prefs(_ arguments: String..., input: [UInt8] = [], environment extra: [String: String] = [:]) throws -> ProcessResult {
+            try prefs(arguments, input: input, environment: extra)
+        }
+
+        @discardableResult
+        func prefs(_ arguments: [String], input: [UInt8] = [], environment extra: [String: String] = [:]) throws -> ProcessResult {
             try runProcess(Paths.binary, arguments, input: input, environment: environment.merging(extra) { $1 })
         }
 
@@ -230,6 +235,30 @@ import Testing
         let read = try box.prefs("read", "s", "big", "--raw")
         #expect(read.status == 65 && read.error.contains("s: big: external value: blob big/") && read.error.contains("is damaged"), "\(read.error)")
         #expect(try box.prefs("check", "s").status == 65)
+    }
+
+    /// A store that stops answering while a large value is read is unavailable (69, its one-line
+    /// message), not a damaged value; a chunk that is gone is 65 with the blob's problem, no dump.
+    @Test func aStoreOutageWhileReadingABlobIs69AndAMissingChunkIsItsProblem() throws {
+        let cluster = try Self.cluster.get()
+        let box = try Box(cluster)
+        let bytes = (0..<(2 << 20) + 100).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }
+        let file = try box.sandbox.directory.write("big", bytes)
+        #expect(try box.prefs("write", "s", "big", "-data", "@" + file).status == 0)
+        let proxy = try EtcdProxy(upstream: cluster.clientEndpoints[0], mode: "norange")
+        let prefix = String(box.url.split(separator: "/").last!)
+        let cut = ["PREFS_STORE": "etcd://\(proxy.endpoint)/\(prefix)", "PREFS_ETCD_TIMEOUT": "1"]
+        for arguments in [["read", "s", "big", "--raw"], ["read", "s", "big"], ["check", "s"]] {
+            let run = try box.prefs(arguments, environment: cut)
+            #expect(run.status == 69 && !run.error.contains("unavailable(") && run.error.split(separator: "\n").count == 1,
+                    "\(arguments): \(run.status) \(run.error)")
+        }
+        let chunks = try box.cluster.etcdctl("get", "--prefix", "--keys-only", prefix + "/.chunks/s/big/").split(separator: "\n")
+        try #require(chunks.count == 3, "\(chunks)")
+        try box.cluster.etcdctl("del", String(chunks[2]))
+        let read = try box.prefs("read", "s", "big", "--raw")
+        #expect(read.status == 65 && read.error.hasPrefix("prefs: s: big: external value: blob big/") && read.error.hasSuffix(" is missing chunk 2\n")
+                && !read.error.contains("Problem("), "\(read.error)")
     }
 
     /// gc --grace 0 in a loop while large values are written: every write that exited 0 reads back.

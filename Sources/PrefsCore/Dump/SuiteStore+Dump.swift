@@ -102,7 +102,7 @@ extension SuiteStore {
                 do throws(ExternalReference.Problem) {
                     blob = Blob(reader: try BlobReader(place: place, reference: reference), domain: suite.displayName, key: entry.key)
                 } catch {
-                    throw PrefsError.badExternalValue(domain: suite.displayName, key: entry.key, reason: error.reason)
+                    throw error.error(domain: suite.displayName, key: entry.key)
                 }
                 try out.streamedNode(reference.kind) { piece in try blob.forEachChunk(piece) }
             }

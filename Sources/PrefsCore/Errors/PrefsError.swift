@@ -134,3 +134,13 @@ extension PrefsError {
         }
     }
 }
+
+extension PrefsError {
+    /// A store on the network that did not answer or refused (69, 77…): not a fault of the data read.
+    var isStoreFailure: Bool {
+        switch self {
+        case .unavailable, .storeRefused: return true
+        default: return false
+        }
+    }
+}

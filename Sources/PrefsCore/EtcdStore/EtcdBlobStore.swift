@@ -60,9 +60,15 @@ struct EtcdBlobStore: BlobStore {
     }
 
     /// A blob's header: its size and chunk count; nil when there is none.
-    func header(_ suite: String, _ directory: String, _ uuid: String) throws -> (size: Int, chunks: Int, written: Int64)? {
-        guard let kv = try etcd.range(key(".external", suite, directory, uuid)).kvs.first,
-              case .dictionary(let fields) = try PropertyList.decode(kv.value, as: .binary),
+    /// Reads it at `revision` (0: the latest). The store's failures are thrown as they are; a header
+    /// that is not a binary property list is `ExternalReference.Problem`.
+    func header(_ suite: String, _ directory: String, _ uuid: String, revision: Int64 = 0) throws -> (size: Int, chunks: Int, written: Int64)? {
+        let name = "blob \(directory)/\(uuid)"
+        guard let kv = try etcd.range(key(".external", suite, directory, uuid), rangeEnd: nil, limit: 0, keysOnly: false, countOnly: false,
+                                      revision: revision).kvs.first else { return nil }
+        let decoded: PrefValue
+        do { decoded = try PropertyList.decode(kv.value, as: .binary) } catch { throw ExternalReference.Problem("\(name) has a header that is not a binary property list") }
+        guard case .dictionary(let fields) = decoded,
               case .integer(let size)? = fields["size"], case .integer(let chunks)? = fields["chunks"] else { return nil }
         if case .integer(let written)? = fields["written"] { return (Int(size), Int(chunks), written) }
         return (Int(size), Int(chunks), 0)
@@ -71,7 +77,9 @@ struct EtcdBlobStore: BlobStore {
     func open(_ reference: ExternalReference, suite: String) throws(ExternalReference.Problem) -> any BlobSource {
         let name = "blob \(reference.directory)/\(reference.uuid)"
         let found: (size: Int, chunks: Int, written: Int64)?
-        do { found = try header(suite, reference.directory, reference.uuid) } catch { throw ExternalReference.Problem("\(name) cannot be read: \(error)") }
+        do { found = try header(suite, reference.directory, reference.uuid) } catch {
+            throw ExternalReference.Problem.reading(error) { "\(name) cannot be read: " + $0 }
+        }
         guard let found else { throw ExternalReference.Problem("\(name) is missing", missing: true) }
         guard found.size == reference.size else { throw ExternalReference.Problem("\(name) has \(found.size) bytes, the reference says \(reference.size)") }
         return EtcdBlobSource(store: self, suite: suite, reference: reference, size: found.size, chunks: found.chunks)

@@ -19,10 +19,8 @@ struct BlobReader {
         bytes.reserveCapacity(reference.size)
         do {
             try forEachChunk { bytes.append(contentsOf: $0) }
-        } catch let problem as ExternalReference.Problem {
-            throw problem
         } catch {
-            throw ExternalReference.Problem("\(error)")
+            throw ExternalReference.Problem.reading(error) { $0 }
         }
         return bytes
     }
@@ -36,7 +34,7 @@ struct BlobReader {
         defer { file.close() }
         let read = { [self] (buffer: UnsafeMutableRawBufferPointer) throws -> Int in
             do { return try file.read(into: buffer) } catch {
-                throw problem("cannot be read: \((error as? ConfinedError)?.reason ?? "\(error)")")
+                throw ExternalReference.Problem.reading(error) { problem("cannot be read: " + $0).reason }
             }
         }
         var total = 0
@@ -113,7 +111,7 @@ public struct Blob {
                     do throws(FileDescriptor.Errno) { try output.writeAll(piece) } catch { throw PrefsError.outputFailed(errno: error.code) }
                 }
             } catch let problem as ExternalReference.Problem {
-                throw PrefsError.badExternalValue(domain: domain, key: key, reason: problem.reason)
+                throw problem.error(domain: domain, key: key)
             }
         }
     }
@@ -125,7 +123,7 @@ public struct Blob {
         do {
             try reader.forEachChunk { bytes.append(contentsOf: $0) }
         } catch let problem as ExternalReference.Problem {
-            throw PrefsError.badExternalValue(domain: domain, key: key, reason: problem.reason)
+            throw problem.error(domain: domain, key: key)
         }
         return bytes
     }
@@ -135,7 +133,7 @@ public struct Blob {
         do {
             try reader.forEachChunk { _ in }
         } catch let problem as ExternalReference.Problem {
-            throw PrefsError.badExternalValue(domain: domain, key: key, reason: problem.reason)
+            throw problem.error(domain: domain, key: key)
         }
     }
 }

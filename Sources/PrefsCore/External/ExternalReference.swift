@@ -58,9 +58,35 @@ public struct ExternalReference: Equatable, Sendable {
         public let reason: String
         /// The blob is not there at all.
         public let missing: Bool
+        /// The store holding the blob could not be reached or refused the read (etcd unavailable:
+        /// 69): that error, not a damaged value, is what the read reports.
+        public let failure: PrefsError?
         init(_ reason: String, missing: Bool = false) {
             self.reason = reason
             self.missing = missing
+            failure = nil
+        }
+
+        init(failure: PrefsError) {
+            reason = "\(failure)"
+            missing = false
+            self.failure = failure
+        }
+
+        /// What a read of `key` in `domain` reports: the store's failure, else a bad external value (65).
+        func error(domain: String, key: String) -> PrefsError {
+            failure ?? .badExternalValue(domain: domain, key: key, reason: reason, missing: missing)
+        }
+
+        /// A blob store's failure to read: the store's own error when it could not be reached or
+        /// refused, a problem already found as it is, else `reason` with the error's text.
+        static func reading(_ error: any Error, _ reason: (String) -> String) -> Problem {
+            switch error {
+            case let problem as Problem: return problem
+            case let failure as PrefsError where failure.isStoreFailure: return Problem(failure: failure)
+            case let confined as ConfinedError: return Problem(reason(confined.reason))
+            default: return Problem(reason("\(error)"))
+            }
         }
     }
 

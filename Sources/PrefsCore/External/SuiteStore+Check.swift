@@ -74,6 +74,8 @@ extension SuiteStore {
             referenced.insert(reference.directory + "/" + reference.uuid)
             do {
                 try BlobReader(place: place, reference: reference).forEachChunk { _ in }
+            } catch let problem as ExternalReference.Problem where problem.failure != nil {
+                throw problem.failure!
             } catch let problem as ExternalReference.Problem where problem.missing && replacedSince(entry) {
                 continue
             } catch {

@@ -93,7 +93,7 @@ extension SuiteStore {
                 return value
             }
         } catch let problem as ExternalReference.Problem {
-            throw PrefsError.badExternalValue(domain: domain, key: key, reason: problem.reason, missing: problem.missing)
+            throw problem.error(domain: domain, key: key)
         }
     }
 
@@ -142,7 +142,7 @@ extension SuiteStore {
         do throws(ExternalReference.Problem) {
             return Blob(reader: try BlobReader(place: place, reference: reference), domain: place.suite, key: key)
         } catch {
-            throw PrefsError.badExternalValue(domain: place.suite, key: key, reason: error.reason, missing: error.missing)
+            throw error.error(domain: place.suite, key: key)
         }
     }
 

@@ -68,7 +68,7 @@ extension Blob {
         do {
             try reader.forEachChunk(body)
         } catch let problem as ExternalReference.Problem {
-            throw PrefsError.badExternalValue(domain: domain, key: key, reason: problem.reason)
+            throw problem.error(domain: domain, key: key)
         }
     }
 }
