@@ -8,6 +8,9 @@ import Glibc
 struct EtcdBlobStore: BlobStore {
     let etcd: any EtcdKV
     let layout: EtcdLayout
+    /// The revision blobs are opened and read at (0: the latest): the suite's, for a watch that reads
+    /// each change's state, since the next change may already have removed the blob it named.
+    var revision: Int64 = 0
     /// Bytes per chunk: well under etcd's 1.5 MiB request limit.
     static let chunkSize = 1 << 20
     static let leaseSeconds: Int64 = 60
@@ -77,7 +80,7 @@ struct EtcdBlobStore: BlobStore {
     func open(_ reference: ExternalReference, suite: String) throws(ExternalReference.Problem) -> any BlobSource {
         let name = "blob \(reference.directory)/\(reference.uuid)"
         let found: (size: Int, chunks: Int, written: Int64)?
-        do { found = try header(suite, reference.directory, reference.uuid) } catch {
+        do { found = try header(suite, reference.directory, reference.uuid, revision: revision) } catch {
             throw ExternalReference.Problem.reading(error) { "\(name) cannot be read: " + $0 }
         }
         guard let found else { throw ExternalReference.Problem("\(name) is missing", missing: true) }
@@ -173,7 +176,8 @@ final class EtcdBlobSource: BlobSource, @unchecked Sendable {
         while count < buffer.count {
             if pending.isEmpty {
                 guard next < chunks else { break }
-                guard let kv = try store.etcd.range(store.chunk(suite, reference.directory, reference.uuid, next)).kvs.first else {
+                guard let kv = try store.etcd.range(store.chunk(suite, reference.directory, reference.uuid, next), rangeEnd: nil, limit: 0, keysOnly: false,
+                                                    countOnly: false, revision: store.revision).kvs.first else {
                     throw ExternalReference.Problem("blob \(reference.directory)/\(reference.uuid) is missing chunk \(next)")
                 }
                 pending = kv.value[...]

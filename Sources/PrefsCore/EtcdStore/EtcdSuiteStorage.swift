@@ -164,5 +164,5 @@ public struct EtcdSuiteStorage: SuiteStorage {
         }
     }
 
-    public func blobStore() throws -> (any BlobStore)? { EtcdBlobStore(etcd: etcd, layout: layout) }
+    public func blobStore() throws -> (any BlobStore)? { EtcdBlobStore(etcd: etcd, layout: layout, revision: revision) }
 }

@@ -21,8 +21,9 @@ public final class EtcdWatcher: ValueWatcher {
         self.client = client
     }
 
-    /// The values at `revision` (0: the latest). A revision etcd has compacted away is read as the
-    /// latest: what a later revision shows is reported then instead.
+    /// The values at `revision` (0: the latest), external values' blobs included. A revision etcd has
+    /// compacted away (the suite's, or a blob's) is read as the latest: what a later revision shows
+    /// is reported then instead.
     func values(at revision: Int64) throws -> [(key: String, value: PrefValue?)] {
         func read(_ storage: EtcdSuiteStorage) throws -> [(key: String, value: PrefValue?)] {
             try SuiteWatcher.values(of: try layers.on(SuiteStore(storage: storage, files: layers.store.files)), keys: keys)

@@ -198,4 +198,24 @@ import Testing
         // One connection for the put, one for the stream, and more: etcd ended the stream.
         #expect(client.state.withLock { $0.connectionsOpened } >= 3)
     }
+
+    /// A watch reads each change's state at its revision, external values included: the blob an
+    /// older revision names is read at that revision, though the next overwrite removed it since.
+    @Test func aPinnedRevisionReadsTheBlobsItNamed() throws {
+        let client = try SharedEtcd.client()
+        let prefix = String(decoding: uniquePrefix().dropLast(), as: UTF8.self)
+        let environment = Environment(["XDG_CONFIG_HOME": "/c", "XDG_DATA_HOME": "/d", "XDG_DATA_DIRS": "/p", "PREFS_EXTERNAL_THRESHOLD": "1K"])
+        let storage = EtcdSuiteStorage(etcd: client, prefix: prefix, name: "etcd://test/" + prefix, environment: environment)
+        let files = FileSuiteStorage(fileSystem: InMemoryFileSystem(), environment: environment)
+        let store = SuiteStore(storage: storage, files: files)
+        let first = String(repeating: "a", count: 4000), second = String(repeating: "b", count: 4000)
+        _ = try store.update(.suite("s")) { $0["big"] = .string(first) }
+        let revision = try client.range(bytes(prefix)).revision
+        _ = try store.update(.suite("s")) { $0["big"] = .string(second) }
+        let blobs = bytes(prefix + "/.external/")
+        #expect(try client.range(blobs, rangeEnd: EtcdClient.prefixEnd(blobs)).kvs.count == 1, "the first blob is gone")
+        let then = SuiteStore(storage: storage.at(revision: revision), files: files)
+        #expect(try then.loadMaterialized(.suite("s"))?.contents["big"] == .string(first))
+        #expect(try store.loadMaterialized(.suite("s"))?.contents["big"] == .string(second))
+    }
 }
