@@ -273,6 +273,27 @@ import Testing
         #expect(reads >= 150, "\(run.outputText)")
     }
 
+    /// Writing the value already stored changes nothing wherever it is kept: a small value kept
+    /// external (`--external`) rewritten plainly or with `--inline`, and a small inline one rewritten
+    /// with `--external`, all exit 0 under `--exit-code`, as their dry runs say, and the file keeps
+    /// its inode. A different value still follows the size rule.
+    @Test func anEqualValueStaysWhereItIsWhateverThePlacementFlag() throws {
+        let box = try ProcessSandbox()
+        try #require(box.prefs("write", "s", "small", "--external", "-string", "x").status == 0)
+        try #require(box.prefs("write", "s", "plain", "-string", "y").status == 0)
+        let path = box.config + "/s.plist"
+        let inode = try #require(FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? UInt64)
+        for arguments in [["small", "-string", "x"], ["small", "--inline", "-string", "x"], ["plain", "--external", "-string", "y"]] {
+            let dry = try runProcess(Paths.binary, ["write", "s"] + arguments + ["--exit-code", "--dry-run"], environment: box.environment)
+            let real = try runProcess(Paths.binary, ["write", "s"] + arguments + ["--exit-code"], environment: box.environment)
+            #expect(dry.status == 0 && real.status == 0, "\(arguments): \(dry.status) \(real.status) \(real.error)")
+        }
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? UInt64 == inode)
+        #expect(Self.blobs(box).count == 1)
+        #expect(try box.prefs("write", "s", "small", "-string", "z", "--exit-code").status == 3)
+        #expect(Self.blobs(box).isEmpty)
+    }
+
     /// `check` beside writers at work finds nothing wrong: not the unfinished blob of a write still
     /// streaming from a FIFO, nor the blob a writer has written but not committed yet, nor the old
     /// blob a committed change is about to remove. (What killed writers leave is still found:

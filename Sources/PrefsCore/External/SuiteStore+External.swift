@@ -231,10 +231,12 @@ final class ExternalTransaction {
                 }
             } else if ExternalReference.containsMarker(value) {
                 throw reserved(key)
+            } else if let previous = originalReferences[bytesKey], let old, let (kind, bytes) = SuiteStore.blobBytes(value),
+                      previous.holds(kind: kind, bytes: bytes) {
+                // The value the blob holds: a no-op, wherever the value would go (--inline too).
+                contents[key] = old
             } else if canHoldReferences, let (kind, blob) = try externalBlob(for: value) {
-                if let previous = originalReferences[bytesKey], previous.holds(kind: kind, bytes: blob), let old {
-                    contents[key] = old
-                } else if writesBlobs {
+                if writesBlobs {
                     let pending = try place.store.write(suite: place.suite, key: key, kind: kind) { sink in
                         try blob.withUnsafeBytes { try sink.write($0) }
                     }
