@@ -243,16 +243,24 @@ import Testing
         }
     }
 
+    /// A sandbox with two values of about 3000 bytes in files `a` and `b` of its directory, an
+    /// external threshold of 100 bytes, and `a` written as `s k`: for shell scripts that run there
+    /// and alternate the two.
+    static func sandboxAlternating() throws -> ProcessSandbox {
+        let box = try ProcessSandbox()
+        box.extraEnvironment["PREFS_EXTERNAL_THRESHOLD"] = "100"
+        let a = try box.directory.write("a", random(3000))
+        _ = try box.directory.write("b", random(3001))
+        try #require(box.prefs("write", "s", "k", "-data", "@" + a).status == 0)
+        return box
+    }
+
     /// Reads racing a writer that keeps replacing an external value. The writer removes each old
     /// blob once the suite naming the new one is committed, so a read that loaded the suite just
     /// before finds its blob gone; it reads the suite again and answers with the new value. Every
     /// `read --raw` (its bytes one of the two values), `read-type` and `export` succeeds.
     @Test func readsRacingAWriterThatReplacesAnExternalValueNeverFail() throws {
-        let box = try ProcessSandbox()
-        box.extraEnvironment["PREFS_EXTERNAL_THRESHOLD"] = "100"
-        let a = try box.directory.write("a", Self.random(3000))
-        let b = try box.directory.write("b", Self.random(3001))
-        try #require(box.prefs("write", "s", "k", "-data", "@" + a).status == 0)
+        let box = try Self.sandboxAlternating()
         let run = try box.shell("""
             cd "\(box.directory.path)"
             (for i in $(seq 200); do prefs write s k -data @b && prefs write s k -data @a || exit 9; done) &
@@ -299,11 +307,7 @@ import Testing
     /// blob a committed change is about to remove. (What killed writers leave is still found:
     /// `killedLargeWritesNeverLeaveADanglingReference`.)
     @Test func checkBesideWritersAtWorkFindsNothingWrong() throws {
-        let box = try ProcessSandbox()
-        box.extraEnvironment["PREFS_EXTERNAL_THRESHOLD"] = "100"
-        let a = try box.directory.write("a", Self.random(3000))
-        let b = try box.directory.write("b", Self.random(3001))
-        try #require(box.prefs("write", "s", "k", "-data", "@" + a).status == 0)
+        let box = try Self.sandboxAlternating()
         let run = try box.shell("""
             cd "\(box.directory.path)"
             mkfifo fifo
