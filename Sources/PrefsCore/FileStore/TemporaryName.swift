@@ -20,9 +20,7 @@ enum TemporaryName {
         guard name.utf8.count > longestPlain else { return "." + name + ".prefs-" }
         var head = Substring(name)
         while head.utf8.count > longHead { head = head.dropLast() }
-        let hash = SHA256.hash(Array(name.utf8)).prefix(hashDigits / 2).map { byte in
-            String(byte >> 4, radix: 16) + String(byte & 0xF, radix: 16)
-        }.joined()
+        let hash = Hex.encode(Array(SHA256.hash(Array(name.utf8)).prefix(hashDigits / 2)))
         return "." + head + "." + hash + ".prefs~"
     }
 
