@@ -202,7 +202,7 @@ complete -c prefs -n "__prefs_no_verb" -a gc -d 'remove orphan blobs from extern
 complete -c prefs -n "__prefs_no_verb" -a help -d 'show help for prefs or for one verb'
 complete -c prefs -n "__prefs_no_verb" -l help -s h -d 'show help'
 complete -c prefs -n "__prefs_no_verb" -l version -d 'print the version'
-complete -c prefs -n "__prefs_no_verb" -l store -x -d 'keep suites in etcd: etcd://HOST:PORT[,HOST:PORT...][/PREFIX]'
+complete -c prefs -n "__prefs_no_verb" -l store -x -d 'keep suites in etcd: etcd:// or etcds://HOST:PORT[,HOST:PORT...][/PREFIX]'
 complete -c prefs -n "__prefs_no_verb" -o currentHost -d 'the ByHost suites of this machine'
 complete -c prefs -n "__prefs_no_verb" -o host -x -d 'the ByHost suites of host NAME'
 

@@ -51,6 +51,10 @@ public enum PrefsError: Error, Equatable, Sendable {
     /// A store on the network refused a request: its gRPC status `code` and message (a request too
     /// large, too many operations in one transaction, bad credentials, no leader…).
     case storeRefused(endpoint: String, code: Int, message: String)
+    /// TLS with an `etcds://` endpoint failed for a reason no retry mends: its certificate was
+    /// refused (unknown issuer, another name, expired), it refused ours or wanted one, or it does not
+    /// speak TLS. Nothing was sent to it.
+    case tlsRefused(endpoint: String, reason: String)
     /// Another writer held the lock of `path` for longer than the bounded wait.
     case lockUnavailable(path: String, seconds: Double)
     /// A broken invariant; a bug in prefs.
@@ -82,6 +86,7 @@ public enum PrefsError: Error, Equatable, Sendable {
             case 4, 14: return .unavailable          // DEADLINE_EXCEEDED, UNAVAILABLE (no leader)
             default: return .internalError
             }
+        case .tlsRefused: return .noPermission
         case .internalError: return .internalError
         }
     }
@@ -139,7 +144,7 @@ extension PrefsError {
     /// A store on the network that did not answer or refused (69, 77…): not a fault of the data read.
     var isStoreFailure: Bool {
         switch self {
-        case .unavailable, .storeRefused: return true
+        case .unavailable, .storeRefused, .tlsRefused: return true
         default: return false
         }
     }

@@ -52,6 +52,8 @@ extension PrefsError {
             return "no store endpoint answered (\(endpoints.joined(separator: ", "))): \(reason)"
         case .storeRefused(let endpoint, _, let message):
             return "\(endpoint): \(message)"
+        case .tlsRefused(let endpoint, let reason):
+            return "\(endpoint): TLS: \(reason)"
         case .schemaViolation(let domain, let key, let reason, let schema):
             return "\(domain): \(key): \(reason) (schema \(schema)); nothing changed (--no-schema stores it anyway)"
         case .schemaNotFound(let domain):
