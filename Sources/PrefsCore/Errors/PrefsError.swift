@@ -51,6 +51,9 @@ public enum PrefsError: Error, Equatable, Sendable {
     /// A store on the network refused a request: its gRPC status `code` and message (a request too
     /// large, too many operations in one transaction, bad credentials, no leader…).
     case storeRefused(endpoint: String, code: Int, message: String)
+    /// A change was sent to a store on the network (`domain`, as messages name it) and no answer
+    /// came, nor to the transaction that would have told: it may or may not have been applied.
+    case outcomeUnknown(domain: String, reason: String)
     /// Another writer held the lock of `path` for longer than the bounded wait.
     case lockUnavailable(path: String, seconds: Double)
     /// A broken invariant; a bug in prefs.
@@ -75,6 +78,7 @@ public enum PrefsError: Error, Equatable, Sendable {
         case .symlinkInStore(_, let writing): return writing ? .cannotWrite : .dataError
         case .lockUnavailable: return .lockUnavailable
         case .unavailable: return .unavailable
+        case .outcomeUnknown: return .outcomeUnknown
         case .storeRefused(_, let code, _):
             switch code {
             case 3, 8, 11: return .dataError         // INVALID_ARGUMENT, RESOURCE_EXHAUSTED, OUT_OF_RANGE

@@ -127,6 +127,9 @@ public final class InMemoryEtcd: EtcdKV {
         return 60
     }
 
+    /// The leases that live (granted, not revoked nor expired).
+    public var leases: [Int64] { state.withLock { $0.leases.sorted() } }
+
     /// Ends a lease as its TTL running out would: its keys go.
     public func expire(_ id: Int64) {
         state.withLock { state in
