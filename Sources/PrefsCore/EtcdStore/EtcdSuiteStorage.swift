@@ -163,7 +163,17 @@ public struct EtcdSuiteStorage: SuiteStorage {
         return (found, loaded)
     }
 
-    public func checkStorable(_ contents: PrefDictionary, format: PlistFormat?) throws {}
+    /// Every value must fit one etcd request (a dry run says so as the change would): a value kept
+    /// inline (registered defaults, or under the external threshold) of more than about 1.5 MiB.
+    public func checkStorable(_ contents: PrefDictionary, format: PlistFormat?) throws {
+        for entry in contents {
+            let bytes = try PropertyList.encode(entry.value, as: .binary).count + layout.prefix.count + entry.key.utf8.count + 64
+            guard bytes <= EtcdSuiteStorage.batchBytes else {
+                throw PrefsError.invalidValue(domain: nil, key: entry.key, flag: nil, given: nil,
+                    reason: "this value takes \(bytes) bytes, and etcd takes at most 1.5 MiB in one request (its --max-request-bytes); nothing changed")
+            }
+        }
+    }
 
     public func registrationLocations(for name: String) throws -> [SuiteLocation] {
         [.registered(name)] + (try environment.shippedFiles("defaults", name: name).map { .file($0) })
