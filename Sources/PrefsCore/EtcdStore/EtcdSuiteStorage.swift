@@ -2,9 +2,10 @@ import Glibc
 
 /// Suites in etcd (`PREFS_STORE=etcd://…` or `--store`), for a fleet of machines that must see the
 /// same settings: one etcd key per top-level suite key (`EtcdLayout`), each value a binary property
-/// list. Every change is one etcd transaction — a compare-and-swap on the revisions of what it read
-/// (the suite's marker, the keys it touched), retried on conflict — so concurrent writers through
-/// any member lose nothing, and no change is ever half-applied.
+/// list. Every change commits with one etcd transaction — a compare-and-swap on the revisions of
+/// what it read (the suite's marker, the keys it touched), retried on conflict — so concurrent
+/// writers through any member lose nothing, and no change is ever half-applied; one too large for
+/// a transaction writes its new generation in batches first, which readers ignore until then.
 public struct EtcdSuiteStorage: SuiteStorage {
     let etcd: any EtcdKV
     let layout: EtcdLayout
