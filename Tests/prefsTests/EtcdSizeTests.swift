@@ -66,7 +66,7 @@ import Testing
         let before = try box.prefs("export", "big", "-", "--format", "json").output
         let script = """
             prefs import big '\(new)' --replace & pid=$!
-            until [ -n "$(etcdctl --endpoints=\(box.cluster.clientEndpoints[0]) get --prefix --keys-only --limit=1 '\(prefix)/big/.2/')" ]; do :; done
+            until [ -n "$(etcdctl --endpoints=\(box.cluster.clientEndpoints[0]) get --prefix --keys-only --limit=1 '\(prefix)/big/.2/')" ] || ! kill -0 $pid; do :; done
             kill -9 $pid; wait $pid; echo "status $?"
             """
         let run = try box.shell(script)
