@@ -116,6 +116,46 @@ final class HookedEtcd: EtcdKV, @unchecked Sendable {
         #expect(try store.load(.suite("s"))?.contents == Self.suite(1000, "new"))
     }
 
+    /// A small change that commits while a large one writes its batches: the large one reads again
+    /// and writes its generation again, on top of it; nothing of the first attempt is left.
+    @Test func aLargeChangeOvertakenByASmallOneIsWrittenAgain() throws {
+        #expect(try store.update(.suite("s")) { $0 = Self.suite(2, "old") })
+        let interrupted = Mutex(false)
+        let runs = Mutex(0)
+        etcd.set { _, success, pass in
+            let result = try pass()
+            if HookedEtcd.isBatch(success), !interrupted.withLock({ done in
+                let was = done
+                done = true
+                return was
+            }) {
+                #expect(try self.store.update(.suite("s"), keys: ["x"]) { $0["x"] = "small" })
+            }
+            return result
+        }
+        #expect(try store.update(.suite("s")) { contents in
+            runs.withLock { $0 += 1 }
+            for entry in Self.suite(400, "new") { contents[entry.key] = entry.value }
+        })
+        etcd.set(nil)
+        #expect(runs.withLock { $0 } == 2)
+        var expected = Self.suite(400, "new")
+        expected["x"] = "small"
+        #expect(try store.load(.suite("s"))?.contents == expected)
+        #expect(keys.filter { $0.hasPrefix("prefs/s/") }.count == 401 && keys.allSatisfy { !$0.hasPrefix("prefs/s/k") })
+    }
+
+    /// A few keys whose values together pass 1.5 MiB: read alone first, then the whole suite, which
+    /// goes to a new generation.
+    @Test func aFewKeysTooLargeTogetherForOneRequestAreWrittenWhole() throws {
+        let value = PrefValue.data([UInt8](repeating: 9, count: 100_000))
+        #expect(try store.update(.suite("s")) { $0["keep"] = 1 })
+        let names = (0..<20).map { "big\($0)" }
+        #expect(try store.update(.suite("s"), keys: KeySet(names)) { contents in for name in names { contents[name] = value } })
+        #expect(try store.load(.suite("s"))?.contents.count == 21)
+        #expect(keys.contains("prefs/s/.1/keep") && keys.contains("prefs/s/.1/big19"))
+    }
+
     /// A writer killed between batches leaves the old suite as it was; what it wrote is collected
     /// once its hold is gone, by `gc` or by the next large change.
     @Test func aWriterKilledMidwayLeavesTheOldSuiteAndItsLeftoversAreCollected() throws {
