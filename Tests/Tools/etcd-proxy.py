@@ -6,7 +6,9 @@
 # never answer), norange (never answer a range request: suites, read by transactions, still read;
 # the blobs of external values, read by ranges, do not), commit-then-blackhole (forward the first
 # conditional write transaction, close the client's connection without its answer, then never answer
-# anything again: a commit whose answer is lost while no endpoint answers). The proxy exits when its standard input ends (the test that started it is gone).
+# anything again: a commit whose answer is lost while no endpoint answers), hold-commit:PATH (forward
+# the first conditional write transaction, create PATH.held, wait for PATH.release, then close the
+# client's connection without its answer; pass everything else). The proxy exits when its standard input ends (the test that started it is gone).
 import socket, sys, threading, http.client, os, time
 listen = int(sys.argv[1]); upstream = sys.argv[2]; mode = sys.argv[3]
 uphost, upport = upstream.rsplit(':', 1)
@@ -60,6 +62,14 @@ def handle(c):
             if w and mode == 'commit-then-blackhole':
                 with lock: dead[0] = True
                 sys.stderr.write('dropped the answer to a committed txn; answering nothing from now on\n'); c.close(); return
+            if w and mode.startswith('hold-commit:'):
+                with lock:
+                    go = not dead[0]; dead[0] = True
+                if go:
+                    held = mode.split(':', 1)[1]
+                    open(held + '.held', 'w').close()
+                    while not os.path.exists(held + '.release'): time.sleep(0.005)
+                    sys.stderr.write('dropped the answer to a committed txn after a hold\n'); c.close(); return
             c.sendall(b'HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n' % (resp.status, len(data)) + data)
     except Exception as e:
         sys.stderr.write('err %r\n' % e)

@@ -102,4 +102,36 @@ import Testing
         #expect(none.status == 69, "\(none.status) \(none.error)")
         #expect(try box.prefs("read", "c", "n").outputText == "1\n")
     }
+
+    /// A real quorum loss: the commit goes through member 0 (held by the proxy once answered), two
+    /// members of three are killed, and the answer is lost: no endpoint can tell (member 0 has no
+    /// leader), so 76; with the members back, the value shows the change was applied once.
+    @Test func aCommitWhoseClusterLosesQuorumBeforeItsAnswerIsAnUnknownOutcome() throws {
+        let cluster = try EtcdCluster(members: 3)
+        let box = try Box(cluster)
+        let prefix = box.url.split(separator: "/").last!
+        #expect(try box.prefs("write", "c", "n", "-int", "0").status == 0)
+        let hold = box.sandbox.directory.file("hold")
+        let proxy = try EtcdProxy(upstream: cluster.clientEndpoints[0], mode: "hold-commit:" + hold)
+        let endpoints = ([proxy.endpoint] + cluster.clientEndpoints.dropFirst()).joined(separator: ",")
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: Paths.binary)
+        writer.arguments = ["write", "c", "n", "-int-add", "1"]
+        writer.environment = box.environment.merging(["PREFS_STORE": "etcd://\(endpoints)/\(prefix)", "PREFS_ETCD_TIMEOUT": "4"]) { $1 }
+        let output = Pipe(), error = Pipe()
+        (writer.standardOutput, writer.standardError) = (output, error)
+        try writer.run()
+        // The proxy holds the answer of the committed transaction: lose the quorum, then the answer.
+        while !FileManager.default.fileExists(atPath: hold + ".held") && writer.isRunning { usleep(1000) }
+        cluster.kill(member: 1)
+        cluster.kill(member: 2)
+        try box.sandbox.directory.write("hold.release", [])
+        let printed = output.fileHandleForReading.readDataToEndOfFile(), message = error.fileHandleForReading.readDataToEndOfFile()
+        writer.waitUntilExit()
+        let text = String(decoding: printed + message, as: UTF8.self)
+        #expect(writer.terminationStatus == 76 && text.contains("may or may not have been applied"), "\(writer.terminationStatus) \(text)")
+        try cluster.restart(member: 1)
+        try cluster.restart(member: 2)
+        #expect(try box.prefs("read", "c", "n").outputText == "1\n", "it was applied, once")
+    }
 }
