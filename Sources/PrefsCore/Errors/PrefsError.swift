@@ -55,6 +55,9 @@ public enum PrefsError: Error, Equatable, Sendable {
     /// refused (unknown issuer, another name, expired), it refused ours or wanted one, or it does not
     /// speak TLS. Nothing was sent to it.
     case tlsRefused(endpoint: String, reason: String)
+    /// A change was sent to a store on the network (`domain`, as messages name it) and no answer
+    /// came, nor to the transaction that would have told: it may or may not have been applied.
+    case outcomeUnknown(domain: String, reason: String)
     /// Another writer held the lock of `path` for longer than the bounded wait.
     case lockUnavailable(path: String, seconds: Double)
     /// A broken invariant; a bug in prefs.
@@ -79,6 +82,7 @@ public enum PrefsError: Error, Equatable, Sendable {
         case .symlinkInStore(_, let writing): return writing ? .cannotWrite : .dataError
         case .lockUnavailable: return .lockUnavailable
         case .unavailable: return .unavailable
+        case .outcomeUnknown: return .outcomeUnknown
         case .storeRefused(_, let code, _):
             switch code {
             case 3, 8, 11: return .dataError         // INVALID_ARGUMENT, RESOURCE_EXHAUSTED, OUT_OF_RANGE

@@ -50,6 +50,8 @@ extension PrefsError {
             return "standard output: cannot write: \(PrefsError.describe(errno: code))"
         case .unavailable(let endpoints, let reason):
             return "no store endpoint answered (\(endpoints.joined(separator: ", "))): \(reason)"
+        case .outcomeUnknown(let domain, let reason):
+            return "\(domain): the change was sent and no answer came back (\(reason)): it may or may not have been applied; read it back before trying again"
         case .storeRefused(let endpoint, _, let message):
             return "\(endpoint): \(message)"
         case .tlsRefused(let endpoint, let reason):
