@@ -6,7 +6,8 @@
 # The tests use libplist's plistutil and CPython's plistlib as oracles, bash, zsh and fish to drive
 # the completions, mandoc to check the man page, strace to prove that a hand-edited external-storage
 # reference opens nothing outside the store, sha256sum to check blob hashes, and etcd with etcdctl
-# (the etcd store's tests start real clusters on loopback ports). Some run a tool by
+# (the etcd store's tests start real clusters on loopback ports), and ss (iproute2) to count the
+# bytes an etcd watch receives. Some run a tool by
 # its absolute path, so the check is for that path.
 #   Tests/run-tests.sh [SWIFT TEST OPTIONS...]
 set -euo pipefail
@@ -20,6 +21,7 @@ command -v mandoc >/dev/null || need+=(mandoc)
 [ -x /usr/bin/strace ] || need+=(strace)
 [ -x /usr/bin/etcd ] || need+=(etcd-server)
 [ -x /usr/bin/etcdctl ] || need+=(etcd-client)
+[ -x /usr/bin/ss ] || [ -x /bin/ss ] || need+=(iproute2)
 [ -x /usr/bin/sha256sum ] && [ -x /usr/bin/timeout ] || need+=(coreutils)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing ${need[*]}" >&2
