@@ -7,8 +7,9 @@
 # the completions, mandoc to check the man page, strace to prove that a hand-edited external-storage
 # reference opens nothing outside the store, sha256sum to check blob hashes, and etcd with etcdctl
 # (the etcd store's tests start real clusters on loopback ports, with TLS certificates that
-# openssl makes). Building needs OpenSSL's headers and static libraries (libssl-dev). Some run a
-# tool by its absolute path, so the check is for that path.
+# openssl makes), and ss (iproute2) to count the bytes an etcd watch receives. Building needs
+# OpenSSL's headers and static libraries (libssl-dev). Some run a tool by its absolute path, so the
+# check is for that path.
 #   Tests/run-tests.sh [SWIFT TEST OPTIONS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +24,7 @@ command -v mandoc >/dev/null || need+=(mandoc)
 [ -x /usr/bin/etcdctl ] || need+=(etcd-client)
 [ -x /usr/bin/openssl ] || need+=(openssl)
 [ -f /usr/include/openssl/ssl.h ] && [ -f /usr/lib/"$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)"/libssl.a ] || need+=(libssl-dev)
+[ -x /usr/bin/ss ] || [ -x /bin/ss ] || need+=(iproute2)
 [ -x /usr/bin/sha256sum ] && [ -x /usr/bin/timeout ] || need+=(coreutils)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing ${need[*]}" >&2

@@ -118,6 +118,26 @@ public final class EtcdCluster: @unchecked Sendable {
         try waitUntilHealthy(member: index)
     }
 
+    /// Stops a member's process with SIGSTOP: it keeps its connections open and answers nothing (as
+    /// a stuck process, or a machine cut off without a reset, would) until `resume(member:)`.
+    public func pause(member index: Int) throws { try signal(member: index, SIGSTOP) }
+
+    /// Lets a paused member run again (SIGCONT).
+    public func resume(member index: Int) throws { try signal(member: index, SIGCONT) }
+
+    /// The process ID of a running member's etcd (the child of its guardian shell).
+    public func pid(member index: Int) throws -> pid_t {
+        guard let guardian = lock.withLock({ guardians[index] }) else { throw TestFailure("member \(index) is not running") }
+        let parent = guardian.process.processIdentifier
+        let children = (try? String(contentsOfFile: "/proc/\(parent)/task/\(parent)/children", encoding: .utf8)) ?? ""
+        guard let child = children.split(separator: " ").first.flatMap({ pid_t($0) }) else { throw TestFailure("member \(index) has no etcd process") }
+        return child
+    }
+
+    private func signal(member index: Int, _ signal: Int32) throws {
+        guard Foundation.kill(try pid(member: index), signal) == 0 else { throw TestFailure("kill: errno \(errno)") }
+    }
+
     /// The index of the member that is the leader now (waiting out an election, up to 5 s).
     public func leaderIndex() throws -> Int {
         let until = Date().addingTimeInterval(5)
