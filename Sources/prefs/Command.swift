@@ -7,7 +7,8 @@ protocol CommandValues: Sendable {
 
 /// A verb: what `--help` says of it, its typed options, and the code that runs it — parses the
 /// operands, calls one PrefsCore operation, prints.
-protocol Command {
+/// (`SendableMetatype`: the command table's `@Sendable` closures call the command's static members.)
+protocol Command: SendableMetatype {
     associatedtype Values: CommandValues
     static var verb: Verb { get }
     static var options: [Option<Values>] { get }

@@ -109,6 +109,6 @@ enum CFormat {
     static func g(_ value: Double, significantDigits: Int) -> String {
         var buffer = [CChar](repeating: 0, count: 64)
         _ = withVaList([Int32(significantDigits), value]) { vsnprintf(&buffer, buffer.count, "%.*g", $0) }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
