@@ -51,6 +51,9 @@ struct VerbSpec: Sendable {
 
     var options: [OptionSpec] { optionSpecs() }
     var name: String { verb.name }
+    /// Whether the verb changes stored data: it has `--dry-run` (no "did you mean" leads to it
+    /// from a word that is more than one slip away).
+    var changesData: Bool { options.contains { $0.name == "dry-run" } }
     var usage: String { "prefs \(verb.name)" + (verb.operands.isEmpty ? "" : " \(verb.operands)") }
 
     func option(named name: String) -> OptionSpec? {
