@@ -213,7 +213,7 @@ _prefs() {
             rename) _prefs_offer --exit-code --dry-run --schema --no-schema --help ;;
             register) _prefs_offer --replace --delete --schema --no-schema --exit-code --dry-run --help ;;
             domains) _prefs_offer --null --help ;;
-            find) _prefs_offer --json --null --help ;;
+            find) _prefs_offer --json --compact --null --help ;;
             export) _prefs_offer --format --keys --effective --defaults --lossy --compact --help ;;
             import) _prefs_offer --replace --if-absent --format --dry-run --exit-code --schema --no-schema --help ;;
             migrate) _prefs_offer --from --keys --bool-keys --rename --infer-types --decode-json-strings --overwrite --skip-errors --dry-run --exit-code --schema --no-schema --help ;;

@@ -218,7 +218,7 @@ _prefs() {
                 _prefs_choices
             fi ;;
         domains) _arguments -S '(-0 --null)'{-0,--null}'[end each name with NUL]' '--help[show help]' ;;
-        find) _arguments -S '--json[print the matches as JSON]' '(-0 --null)'{-0,--null}'[end each match with NUL]' '--help[show help]' '1:word:' ;;
+        find) _arguments -S '--json[print the matches as JSON]' '--compact[print the JSON on one line]' '(-0 --null)'{-0,--null}'[end each match with NUL]' '--help[show help]' '1:word:' ;;
         lint) _arguments -S '--help[show help]' '*:file:_files' ;;
         export)
             _arguments -S '--format[output format]:format:(xml binary openstep json typed-json)' \

@@ -119,5 +119,5 @@ extension Option where Values: DocumentOptions {
     static var lossy: Option {
         .flag("lossy", "with JSON, write dates as ISO 8601 strings and data as base64 (else they are refused: JSON has no such types)") { $0.lossy = $1 }
     }
-    static var compact: Option { .flag("compact", "write JSON (or typed JSON) on one line") { $0.compact = $1 } }
+    static var compact: Option { .flag("compact", "write JSON (or typed JSON) on one line; with no format given, JSON") { $0.compact = $1 } }
 }
