@@ -219,7 +219,7 @@ _prefs() {
             migrate) _prefs_offer --from --keys --bool-keys --rename --infer-types --decode-json-strings --overwrite --skip-errors --dry-run --exit-code --schema --no-schema --help ;;
             describe) _prefs_offer --schema --choices --null --help ;;
             check) _prefs_offer --schema --help ;;
-            watch) _prefs_offer --json --initial --once --timeout --help ;;
+            watch) _prefs_offer --json --compact --initial --once --timeout --help ;;
             dump) _prefs_offer --registered --help ;;
             load) _prefs_offer --dry-run --exit-code --no-schema --help ;;
             gc) _prefs_offer --grace --dry-run --exit-code --help ;;

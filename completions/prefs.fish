@@ -266,6 +266,7 @@ complete -c prefs -n "__prefs_verb load" -l no-schema -d 'restore the values wit
 complete -c prefs -n "__prefs_position watch 0" -F
 complete -c prefs -n "__prefs_verb watch; and not __prefs_position watch 0; and not __prefs_after --timeout" -a "(__prefs_keys | string split0)" -d key
 complete -c prefs -n "__prefs_verb watch" -l json -d 'print each change as a JSON object on one line'
+complete -c prefs -n "__prefs_verb watch" -l compact -d 'the same as --json'
 complete -c prefs -n "__prefs_verb watch" -l initial -d 'print the current values first'
 complete -c prefs -n "__prefs_verb watch" -l once -d 'exit after the first change'
 complete -c prefs -n "__prefs_verb watch" -l timeout -x -d 'stop after SECONDS (with --once: exit 1 if no change came)'

@@ -251,7 +251,7 @@ _prefs() {
                 '1:domain:_prefs_suites' '2:source:_prefs_suites_and_files' && return
             [[ $state == keys ]] && _sequence _prefs_key_list "$operands[2]" ;;
         watch)
-            _arguments -S '--json[print each change as a JSON object on one line]' \
+            _arguments -S '--json[print each change as a JSON object on one line]' '--compact[the same as --json]' \
                 '--initial[print the current values first]' \
                 '--once[exit after the first change]' \
                 '--timeout[stop after SECONDS (with --once: exit 1 if no change came)]:seconds: ' '--help[show help]' \

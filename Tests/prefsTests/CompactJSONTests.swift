@@ -3,8 +3,8 @@ import Testing
 @testable import PrefsCore
 
 /// Whoever asks for compact JSON gets one line of JSON, from every verb that prints JSON: `read`
-/// (`--json --compact`, or `--compact` alone), `find` and `export` (no format given); run through
-/// the built binary.
+/// (`--json --compact`, or `--compact` alone), `find`, `export` (no format given) and `watch`; run
+/// through the built binary.
 @Suite struct CompactJSONTests {
     static func sandbox() throws -> ProcessSandbox {
         let box = try ProcessSandbox()
@@ -31,6 +31,17 @@ import Testing
         #expect(run.outputText == output)
         let document = run.outputText.hasSuffix("\n") ? String(run.outputText.dropLast()) : run.outputText
         #expect(!document.contains("\n"))
+    }
+
+    /// `watch` prints a JSON object per line already: `--compact` asks for that form too.
+    @Test func watchTakesCompactForItsJSONLines() throws {
+        let box = try Self.sandbox()
+        let run = try runProcess(Paths.binary, ["watch", "app", "--compact", "--initial", "--timeout", "0"], environment: box.environment)
+        #expect(run.status == 0)
+        #expect(run.error == "")
+        let lines = run.outputText.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines.allSatisfy { $0.hasPrefix("{\"suite\":\"app\",") && $0.hasSuffix("}") }, "\(run.outputText)")
     }
 
     /// `--compact` is JSON's: with a form that is not JSON it is still refused, naming both.
