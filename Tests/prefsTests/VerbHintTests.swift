@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
+@testable import prefs
 
 /// "Did you mean" by meaning: another tool's verb gets prefs's verb for the same thing, a spelling
 /// hint never leads from a harmless word to a verb that deletes or changes data, `prefs help WORD`
@@ -72,6 +73,18 @@ import Testing
         let run = try runProcess(Paths.binary, arguments, environment: box.environment)
         #expect(run.status == 64)
         #expect(run.error == error)
+    }
+
+    /// Every other tool's verb leads to verbs of the table (the first word of each alternative), and
+    /// none is itself a verb of prefs.
+    @Test func synonymsNameVerbsOfTheTable() {
+        let names = Set(CommandTable.verbs.map(\.name))
+        for (word, meant) in Suggestions.synonyms {
+            #expect(!names.contains(word), "\(word) is a verb")
+            for alternative in meant.components(separatedBy: ", or ") {
+                #expect(names.contains(String(alternative.prefix { $0 != " " })), "\(word) -> \(meant)")
+            }
+        }
     }
 
     /// Edit distance (with swaps), as the hint counts slips.
