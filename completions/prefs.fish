@@ -229,6 +229,7 @@ complete -c prefs -n "__prefs_verb read read-type" -l origin -d 'say where each 
 complete -c prefs -n "__prefs_verb read read-type" -l stored -d 'only the stored values'
 complete -c prefs -n "__prefs_verb read read-type export" -l defaults -r -F -d 'registered defaults for this run'
 complete -c prefs -n "__prefs_verb find" -l json -d 'print the matches as JSON'
+complete -c prefs -n "__prefs_verb find" -l compact -d 'print the JSON on one line'
 complete -c prefs -n "__prefs_verb read domains find" -s 0 -l null -d 'end each name with NUL, not a newline'
 complete -c prefs -n "__prefs_verb write delete rename register reset import migrate" -l exit-code -d 'exit 3 when something changed'
 complete -c prefs -n "__prefs_verb write delete rename register reset import migrate" -l dry-run -d 'print what would change'
@@ -265,6 +266,7 @@ complete -c prefs -n "__prefs_verb load" -l no-schema -d 'restore the values wit
 complete -c prefs -n "__prefs_position watch 0" -F
 complete -c prefs -n "__prefs_verb watch; and not __prefs_position watch 0; and not __prefs_after --timeout" -a "(__prefs_keys | string split0)" -d key
 complete -c prefs -n "__prefs_verb watch" -l json -d 'print each change as a JSON object on one line'
+complete -c prefs -n "__prefs_verb watch" -l compact -d 'the same as --json'
 complete -c prefs -n "__prefs_verb watch" -l initial -d 'print the current values first'
 complete -c prefs -n "__prefs_verb watch" -l once -d 'exit after the first change'
 complete -c prefs -n "__prefs_verb watch" -l timeout -x -d 'stop after SECONDS (with --once: exit 1 if no change came)'

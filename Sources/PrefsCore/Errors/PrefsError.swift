@@ -38,6 +38,8 @@ public enum PrefsError: Error, Equatable, Sendable {
     case fileNotFound(path: String)
     case cannotRead(path: String, errno: Int32)
     case cannotWrite(path: String, errno: Int32)
+    /// A kernel limit on inotify (`limit`: "watch" or "instance"; `setting`: its sysctl) was reached.
+    case inotifyLimit(path: String, limit: String, setting: String)
     /// A symlink was found inside external storage, where nothing is followed: a write through it is
     /// refused (73), a read or check reports it (65).
     case symlinkInStore(path: String, writing: Bool)
@@ -77,7 +79,7 @@ public enum PrefsError: Error, Equatable, Sendable {
         case .schemaViolation: return .dataError
         case .conditionFailed: return .conditionFailed
         case .fileNotFound: return .noInput
-        case .cannotRead, .outputFailed: return .cannotRead
+        case .cannotRead, .outputFailed, .inotifyLimit: return .cannotRead
         case .cannotWrite: return .cannotWrite
         case .symlinkInStore(_, let writing): return writing ? .cannotWrite : .dataError
         case .lockUnavailable: return .lockUnavailable

@@ -42,6 +42,8 @@ extension PrefsError {
             return "\(path): cannot read: \(PrefsError.describe(errno: code))"
         case .cannotWrite(let path, let code):
             return "\(path): cannot write: \(PrefsError.describe(errno: code))"
+        case .inotifyLimit(let path, let limit, let setting):
+            return "\(path): cannot watch: the inotify \(limit) limit (\(setting)) was reached; raise it with sysctl"
         case .symlinkInStore(let path, let writing):
             return "\(path): is a symbolic link; external storage follows none\(writing ? ", so nothing is written through it" : "")"
         case .badEnvironment(let name, let value, let accepted):
