@@ -30,8 +30,8 @@
 /// that compares the marker, points it at the new generation and deletes the other generations (a
 /// delete of a range is one operation whatever it removes). A one-key read is one transaction: the
 /// marker and the key in each generation; a whole suite, the marker and each generation's range.
-/// A watch is one watch on the markers (`PREFIX/.suites/`). The size rule: any number of keys; each value must fit one
-/// request (1.5 MiB with the rest of it), else the change is refused whole (65).
+/// A watch is one watch on the markers (`PREFIX/.suites/`). The size rule: any number of keys; each
+/// value must fit one request (1.5 MiB with the rest of it), else the change is refused whole (65).
 struct EtcdLayout: Sendable {
     let prefix: [UInt8]
 
