@@ -109,6 +109,6 @@ import Testing
             #expect(prefs([verb.name, "--help"]).output == help.output)
         }
         #expect(prefs(["help", "nope"]).status == .usage)
-        #expect(prefs(["--version"]).output == "prefs \(CommandTable.version)\n")
+        #expect(prefs(["--version"]).output == "prefs \(CommandTable.version)\nTLS for etcds:// stores: \(TLSLibrary.version)\n")
     }
 }
