@@ -32,6 +32,16 @@ struct EtcdMessage {
 
     func has(_ name: String) -> Bool { fields[name] != nil }
 
+    /// An answer whose shape etcd never gives: 65 naming the endpoint and the request.
+    func unexpected(_ reason: String) -> PrefsError {
+        .malformed(source: source, format: nil, reason: "not an answer etcd gives: \(reason)")
+    }
+
+    /// Every answer of etcd's KV service has a header with the store's revision.
+    func requireHeader() throws {
+        guard try object("header")?.int64("revision") ?? 0 > 0 else { throw unexpected("no header with the store's revision") }
+    }
+
     func int64(_ name: String) throws -> Int64 {
         switch fields[name] {
         case nil: return 0
@@ -120,6 +130,10 @@ struct EtcdMessage {
 struct EtcdRefusal: Error, Equatable {
     let code: Int
     let message: String
+    /// The error came in etcd's gateway's error body. False: an HTTP status without it (a redirect,
+    /// a grpc-proxy's or web server's 404, an HTML 500): what answered is no etcd gateway, and the
+    /// client tries the next endpoint (`code` is then 14, UNAVAILABLE).
+    var fromGateway = true
 
     /// The cluster is between leaders or a member is going: another member, or a moment later,
     /// will answer.
@@ -133,20 +147,28 @@ struct EtcdRefusal: Error, Equatable {
     var asksToLogIn: Bool { message.contains("invalid auth token") || message.contains("user name is empty") }
 
     /// The gRPC codes etcd uses for a refused login (INVALID_ARGUMENT) and for a request without a
-    /// user while auth is on become UNAUTHENTICATED (16), so both exit 77 like a bad token.
+    /// user while auth is on become UNAUTHENTICATED (16), so both exit 77 like a bad token. A request
+    /// over gRPC's message limit (RESOURCE_EXHAUSTED from gRPC itself, where etcd's own "request is
+    /// too large" is INVALID_ARGUMENT) becomes INVALID_ARGUMENT (3, exit 65), so RESOURCE_EXHAUSTED
+    /// (8, exit 73) means a full quota ("database space exceeded").
     var normalized: EtcdRefusal {
         if message.contains("authentication failed") || message.contains("user name is empty") || message.contains("invalid auth token") {
             return EtcdRefusal(code: 16, message: message)
         }
+        if code == 8 && message.contains("larger than max") { return EtcdRefusal(code: 3, message: message) }
         return self
     }
 
-    /// An error response's body as etcd's gateway writes it, or the HTTP status when it is not JSON.
+    /// An error response's body as etcd's gateway writes it (`{"error", "code", "message"}`), or,
+    /// when the body is not that, "answered HTTP STATUS" (with its first line of text, if any), not
+    /// `fromGateway`.
     static func from(status: Int, body: [UInt8], source: String) -> EtcdRefusal {
-        if let message = try? EtcdMessage(json: body, source: source), let refusal = message.refusal() {
+        if let message = try? EtcdMessage(json: body, source: source), message.has("code"), let refusal = message.refusal() {
             return refusal
         }
-        let text = String(decoding: body.prefix(200), as: UTF8.self)
-        return EtcdRefusal(code: status == 404 ? 12 : 2, message: "HTTP status \(status)\(text.isEmpty ? "" : ": " + text)")
+        let line = String(decoding: body.prefix(200), as: UTF8.self).split(whereSeparator: \.isNewline).first
+        let text = line.map { String($0.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }) } ?? ""
+        return EtcdRefusal(code: 14, message: "answered HTTP \(status)\(text.isEmpty ? "" : " (" + text + ")"): not an etcd v3 gateway",
+                           fromGateway: false)
     }
 }
