@@ -78,10 +78,10 @@ public enum PrefsError: Error, Equatable, Sendable {
         case .symlinkInStore(_, let writing): return writing ? .cannotWrite : .dataError
         case .lockUnavailable, .leaseExpired: return .lockUnavailable
         case .unavailable: return .unavailable
-        case .storeRefused(_, let code, _):
+        case .storeRefused(_, let code, let message):
             switch code {
-            case 3, 11: return .dataError            // INVALID_ARGUMENT, OUT_OF_RANGE
-            case 8: return .cannotWrite              // RESOURCE_EXHAUSTED: the quota is full
+            case 8 where message.hasSuffix("database space exceeded"): return .cannotWrite  // the quota is full
+            case 3, 8, 11: return .dataError         // INVALID_ARGUMENT, RESOURCE_EXHAUSTED, OUT_OF_RANGE
             case 7, 16: return .noPermission         // PERMISSION_DENIED, UNAUTHENTICATED
             case 4, 14: return .unavailable          // DEADLINE_EXCEEDED, UNAVAILABLE (no leader)
             default: return .internalError

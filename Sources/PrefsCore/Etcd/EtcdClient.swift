@@ -13,8 +13,8 @@ import Synchronization
 /// with short pauses, until `timeout` seconds after the call began; then the call throws
 /// `PrefsError.unavailable` naming every endpoint and the last failure. When every endpoint of two
 /// rounds in a row refused the connection or was no gateway — nothing is listening, not a member
-/// slow to answer — the call throws it at once (the second round, a quarter second later, lets a
-/// restarting member come back). Any other error etcd sends is `PrefsError.storeRefused` with its
+/// slow to answer — a unary call throws it at once (the second round, a quarter second later, lets
+/// a restarting member come back); a watch reconnecting keeps trying until its timeout. Any other error etcd sends is `PrefsError.storeRefused` with its
 /// gRPC code and message (a refused login, or a request without one while auth is on, is code 16:
 /// exit 77; a full quota, code 8: exit 73). An answer that has not the shape etcd gives (a missing
 /// field, fewer responses than operations, a key outside the range asked for) is
@@ -95,7 +95,11 @@ public final class EtcdClient: Sendable {
     /// next endpoint, as etcd's own clients do: a put or delete then applies twice (to the same
     /// effect), and a transaction may find its own earlier effect (`EtcdTxnResult.resent` says it
     /// was sent more than once; the suite store then checks whether an earlier send committed).
-    func withEndpoints<T>(deadline: Double, stop: Int32? = nil, _ exchange: (EtcdEndpoint, Double) throws -> T) throws -> T {
+    ///
+    /// `failFast` (unary calls): when every endpoint of two rounds in a row refused the connection
+    /// or was no gateway, the call ends then, not at `deadline`. A watch reconnecting keeps trying
+    /// until its deadline: it outlives a member's restart.
+    func withEndpoints<T>(deadline: Double, stop: Int32? = nil, failFast: Bool = false, _ exchange: (EtcdEndpoint, Double) throws -> T) throws -> T {
         guard !endpoints.isEmpty else { throw PrefsError.unavailable(endpoints: [], reason: "no endpoint given") }
         var lastFailure = "no endpoint answered within \(timeout) s"
         var loggedInAgain = false
@@ -118,12 +122,12 @@ public final class EtcdClient: Sendable {
                 }
                 everyOneRefused = everyOneRefused && refused
             }
-            refusedRounds = everyOneRefused ? refusedRounds + 1 : 0
+            refusedRounds = everyOneRefused && failFast ? refusedRounds + 1 : 0
             let now = MonotonicClock.now()
             guard now < deadline, refusedRounds < 2 else {
                 throw PrefsError.unavailable(endpoints: endpoints.map(\.description), reason: lastFailure)
             }
-            if MonotonicClock.sleep(until: min(deadline, now + (everyOneRefused ? 0.25 : pause)), watching: stop) { throw NetworkFailure.stopped }
+            if MonotonicClock.sleep(until: min(deadline, now + (refusedRounds > 0 ? 0.25 : pause)), watching: stop) { throw NetworkFailure.stopped }
             pause = min(pause * 2, 0.25)
         }
     }
@@ -184,7 +188,7 @@ public final class EtcdClient: Sendable {
         let body = try EtcdRequestBody.encode(fields)
         let deadline = MonotonicClock.now() + timeout
         var sends = 0
-        return try withEndpoints(deadline: deadline) { endpoint, attemptDeadline in
+        return try withEndpoints(deadline: deadline, failFast: true) { endpoint, attemptDeadline in
             let source = "etcd \(endpoint) \(path)"
             let headers = try authorization(for: endpoint, deadline: attemptDeadline)
             let (status, response) = try roundTrip(endpoint, path, body, headers: headers, deadline: attemptDeadline) { sends += 1 }

@@ -147,23 +147,19 @@ struct EtcdRefusal: Error, Equatable {
     var asksToLogIn: Bool { message.contains("invalid auth token") || message.contains("user name is empty") }
 
     /// The gRPC codes etcd uses for a refused login (INVALID_ARGUMENT) and for a request without a
-    /// user while auth is on become UNAUTHENTICATED (16), so both exit 77 like a bad token. A request
-    /// over gRPC's message limit (RESOURCE_EXHAUSTED from gRPC itself, where etcd's own "request is
-    /// too large" is INVALID_ARGUMENT) becomes INVALID_ARGUMENT (3, exit 65), so RESOURCE_EXHAUSTED
-    /// (8, exit 73) means a full quota ("database space exceeded").
+    /// user while auth is on become UNAUTHENTICATED (16), so both exit 77 like a bad token.
     var normalized: EtcdRefusal {
         if message.contains("authentication failed") || message.contains("user name is empty") || message.contains("invalid auth token") {
             return EtcdRefusal(code: 16, message: message)
         }
-        if code == 8 && message.contains("larger than max") { return EtcdRefusal(code: 3, message: message) }
         return self
     }
 
-    /// An error response's body as etcd's gateway writes it (`{"error", "code", "message"}`), or,
-    /// when the body is not that, "answered HTTP STATUS" (with its first line of text, if any), not
-    /// `fromGateway`.
+    /// An error response's body as etcd's gateway writes it (a unary call's `{"error", "code",
+    /// "message"}`, a stream's `{"error": {"grpc_code", …}}`), or, when the body is not that,
+    /// "answered HTTP STATUS" (with its first line of text, if any), not `fromGateway`.
     static func from(status: Int, body: [UInt8], source: String) -> EtcdRefusal {
-        if let message = try? EtcdMessage(json: body, source: source), message.has("code"), let refusal = message.refusal() {
+        if let message = try? EtcdMessage(json: body, source: source), let refusal = message.refusal() {
             return refusal
         }
         let line = String(decoding: body.prefix(200), as: UTF8.self).split(whereSeparator: \.isNewline).first

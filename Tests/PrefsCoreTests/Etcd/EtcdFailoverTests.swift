@@ -55,6 +55,17 @@ import Testing
         #expect(client.state.withLock { $0.connectAttempts } == [dead[0]: 2, dead[1]: 2])
     }
 
+    /// A watch reconnecting outlives a member's restart: refused connections are retried until
+    /// its timeout, not given up after two rounds as a unary call does.
+    @Test func aWatchKeepsTryingRefusedEndpointsUntilItsTimeout() throws {
+        let client = EtcdClient(endpoints: [try deadEndpoint()], timeout: 1)
+        var error: PrefsError?
+        let took = seconds { error = prefsError { _ = try client.watch(bytes("k"), fromRevision: 0, deadline: nil) { _, _ in false } } }
+        guard case .unavailable? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(took >= 1)
+        #expect(client.state.withLock { $0.connectAttempts.values.first ?? 0 } > 2)
+    }
+
     @Test func aSilentServerNeverHangsTheCall() throws {
         let silent = try SilentListener()
         let client = EtcdClient(endpoints: [silent.endpoint], timeout: 1)
