@@ -99,6 +99,24 @@ import Testing
         #expect(try revision(cluster) == before)
     }
 
+    /// A user who may only read the prefix can check it.
+    @Test func aReadOnlyUserCanCheck() throws {
+        let cluster = try EtcdCluster(members: 1)
+        let box = try EtcdTests.Box(cluster)
+        let file = try box.sandbox.directory.write("big", Array(repeating: 7, count: 300_000))
+        try #require(box.prefs("write", "s", "big", "-data", "@" + file).status == 0)
+        let prefix = String(box.url.split(separator: "/").last!)
+        try cluster.etcdctl("role", "add", "reader")
+        try cluster.etcdctl("role", "grant-permission", "reader", "read", "--prefix=true", prefix + "/")
+        try cluster.etcdctl("user", "add", "ro:ro-password")
+        try cluster.etcdctl("user", "grant-role", "ro", "reader")
+        try cluster.enableAuth(rootPassword: "root-password")
+        let reader = ["PREFS_ETCD_USER": "ro", "PREFS_ETCD_PASSWORD": "ro-password"]
+        #expect(try box.prefs("write", "s", "k", "v", environment: reader).status == 77, "the user may not write")
+        let check = try box.prefs("check", "s", environment: reader)
+        #expect(check.status == 0 && check.outputText == "s: 1 external value OK\n", "\(check.status) \(check.error)")
+    }
+
     @Test func gcHonoursTheGraceOfAnUnfinishedBlobAndSaysWhatItFreed() throws {
         let cluster = try EtcdCluster(members: 1)
         let box = try EtcdTests.Box(cluster)
