@@ -83,6 +83,8 @@ extension EtcdClient {
     @discardableResult
     public func keepAlive(_ id: Int64) throws -> Int64 {
         try call("/v3/lease/keepalive", [("ID", .integer(id))], streamed: true) { result in
+            // etcd names the lease in every answer, a lease not found too (its TTL left out: 0).
+            guard try result.int64("ID") == id else { throw result.unexpected("a keep-alive answer names another lease, or none") }
             let ttl = try result.int64("TTL")
             guard ttl > 0 else { throw EtcdRefusal(code: 5, message: "etcdserver: requested lease not found") }
             return ttl
