@@ -14,9 +14,11 @@ import Synchronization
 /// `PrefsError.unavailable` naming every endpoint and the last failure. When every endpoint of two
 /// rounds in a row refused the connection or was no gateway — nothing is listening, not a member
 /// slow to answer — a unary call throws it at once (the second round, a quarter second later, lets
-/// a restarting member come back); a watch reconnecting keeps trying until its timeout. Any other error etcd sends is `PrefsError.storeRefused` with its
-/// gRPC code and message (a refused login, or a request without one while auth is on, is code 16:
-/// exit 77; a full quota, code 8: exit 73). An answer that has not the shape etcd gives (a missing
+/// a restarting member come back); a watch reconnecting keeps trying until its timeout.
+///
+/// Any other error etcd sends is `PrefsError.storeRefused` with its gRPC code and message (a refused
+/// login, or a request without one while auth is on, is code 16: exit 77; a full quota, code 8
+/// "database space exceeded": exit 73). An answer that has not the shape etcd gives (a missing
 /// field, fewer responses than operations, a key outside the range asked for) is
 /// `PrefsError.malformed` naming the endpoint, never taken for an absence and never retried; so is
 /// a response over the limits (64 KiB of head, 64 MiB of body), never an allocation.
