@@ -57,6 +57,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: box.data + "/prefs/schemas"))
     }
 
+    /// `load` streams its document, but a part it holds in memory — a value that is not a suite's
+    /// large string or data, a registered default, a name — is bounded as a document is.
+    @Test func whatLoadHoldsIsBounded() throws {
+        let box = try ProcessSandbox()
+        let head = #"{"prefs-typed-json": 1, "value": {"dictionary": {"prefs-dump": {"integer": 1}, "suites": {"dictionary": {"app": {"dictionary": {"k": {"array": [{"string": ""#
+        let tail = #""}]}}}}}}}}"#
+        // Its reading goes byte by byte through 256 MiB: a watchdog for a loaded machine, not a limit.
+        let run = try box.shell("{ printf '%s' '\(head)'; head -c \(DocumentInput.maximumSize + 1) /dev/zero | tr '\\0' a; printf '%s' '\(tail)'; } | prefs load -",
+                                timeout: 900)
+        #expect(run.status == 65 && run.error.hasPrefix("prefs: standard input: typed JSON: byte ") && run.error.hasSuffix(": a value larger than 256 MiB held in memory\n"),
+                "\(run.status) \(run.error)")
+        #expect(!FileManager.default.fileExists(atPath: box.config) && !FileManager.default.fileExists(atPath: box.data))
+    }
+
     /// At the bound exactly, a document is read (and here refused for what it holds, not its size).
     @Test func aSchemaOfExactlyTheBoundIsRead() throws {
         let box = try ProcessSandbox()

@@ -152,7 +152,10 @@ struct DumpParser {
             return bytes
         }
         var head: [UInt8] = []
-        while head.count <= threshold || place == nil, let piece = try reader.nextStringPiece() { head += try decoded(piece, reader) }
+        while head.count <= threshold || place == nil, let piece = try reader.nextStringPiece() {
+            head += try decoded(piece, reader)
+            try reader.checkHeld(head.count)
+        }
         if !reader.inString {
             guard kind == .string || base64.finish() else { throw reader.failure("\(suite.displayName): \(key): the data is not base64") }
             return .inline(kind == .data ? .data(head) : .string(String(decoding: head, as: UTF8.self)))
