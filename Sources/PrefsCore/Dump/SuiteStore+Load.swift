@@ -46,7 +46,8 @@ extension SuiteStore {
             }
             checks = try suites.map(checkBeforeWriting)
         } catch {
-            for (blob, place) in written { discard([blob], place: place) }
+            // The last written first, so each blob's new directories are empty when it goes.
+            for (blob, place) in written.reversed() { discard([blob], place: place) }
             throw error
         }
         var report = LoadReport()
