@@ -70,7 +70,12 @@ extension LocalFileSystem {
         var created: [ConfinedPath] = []
         while true {
             attempts += 1
-            let parent = try openConfinedDirectory(directory, create: true, created: &created)
+            let parent: FileDescriptor
+            do {
+                parent = try openConfinedDirectory(directory, create: true, created: &created)
+            } catch .system(_, errno: ENOENT) where attempts < 100 {
+                continue  // a directory on the way was removed by a concurrent cleanup (emptied, or a failed write's)
+            }
             let candidate = name()
             let file: FileDescriptor
             do {
