@@ -57,6 +57,18 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: box.data + "/prefs/schemas"))
     }
 
+    /// `-data @FILE` streams a suite's large value into its blob with no bound, but a value kept
+    /// inline (registered defaults, `--inline`) is held in memory, and bounded as a document is.
+    @Test(.serialized, arguments: ["prefs register s k -data @SOURCE", "prefs write s k -data @SOURCE --inline", "prefs write s k -string-file SOURCE --inline"])
+    func aValueKeptInlineIsBounded(command: String) throws {
+        let box = try ProcessSandbox()
+        for (source, name) in [("/dev/zero", "/dev/zero"), ("- < /dev/zero", "standard input")] {
+            let run = try box.shell(command.replacingOccurrences(of: "SOURCE", with: source))
+            #expect(run.status == 65 && run.error == "prefs: \(name): value kept inline: larger than 256 MiB\n", "\(command) \(source): \(run.status) \(run.error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: box.config) && !FileManager.default.fileExists(atPath: box.data))
+    }
+
     /// `load` streams its document, but a part it holds in memory — a value that is not a suite's
     /// large string or data, a registered default, a name — is bounded as a document is.
     @Test func whatLoadHoldsIsBounded() throws {
