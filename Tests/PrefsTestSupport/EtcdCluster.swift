@@ -45,6 +45,8 @@ public final class EtcdCluster: @unchecked Sendable {
     /// The scratch directory: a data directory and a log per member.
     public let directory: String
     public let lifetime: Double
+    /// More options for every member (`--quota-backend-bytes 300000`…), after the usual ones.
+    public let extraArguments: [String]
     private let lock = NSLock()
     private var guardians: [Int: Guardian] = [:]
     private var rootPassword: String?
@@ -60,7 +62,7 @@ public final class EtcdCluster: @unchecked Sendable {
 
     /// Starts `count` members and waits until each one answers with a leader (a few hundred ms for
     /// one member, about a second for three). Fails, never skips, when etcd is not installed.
-    public init(members count: Int = 1, lifetime: Double = 300, tls: TLS? = nil) throws {
+    public init(members count: Int = 1, lifetime: Double = 300, tls: TLS? = nil, extraArguments: [String] = []) throws {
         for path in [EtcdCluster.etcdPath, EtcdCluster.etcdctlPath] where !FileManager.default.isExecutableFile(atPath: path) {
             throw TestFailure("\(path) not found: install etcd 3.4 or later (Debian: etcd-server, etcd-client)")
         }
@@ -70,6 +72,7 @@ public final class EtcdCluster: @unchecked Sendable {
         directory = String(cString: made)
         self.lifetime = lifetime
         self.tls = tls
+        self.extraArguments = extraArguments
         let ports = try EtcdCluster.freePorts(2 * count)
         members = (0..<count).map { Member(name: "m\($0)", clientPort: ports[2 * $0], peerPort: ports[2 * $0 + 1]) }
         do {
@@ -218,6 +221,7 @@ public final class EtcdCluster: @unchecked Sendable {
             arguments += ["--cert-file", tls.certificate, "--key-file", tls.key]
             if tls.clientCertAuth { arguments += ["--client-cert-auth", "--trusted-ca-file", tls.ca] }
         }
+        arguments += extraArguments
         let ends = try EtcdCluster.socketPair()
         // The guardian: starts etcd, then waits for a line ("kill": stop the member) or end of file
         // (this process died: stop it and remove the scratch directory), or the lifetime to pass.

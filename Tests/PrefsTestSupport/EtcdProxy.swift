@@ -4,7 +4,9 @@ import Foundation
 /// misbehaves on purpose: `drop-commit` forwards a conditional write transaction and then closes
 /// the client's connection without its answer (`drops` times), so the client sends it again to the
 /// next endpoint after it committed; `slow-commit` answers one after `sleep` seconds; `norange` never
-/// answers a range request (the suites still read, their external values do not). It listens on
+/// answers a range request (the suites still read, their external values do not); `hollow`,
+/// `foreignkey` and `status` give answers etcd never gives (see the script; `environment` sets
+/// FOREIGN, STATUS, BODY, LOCATION). It listens on
 /// a free loopback port of its own and exits when this process closes its standard input (deinit,
 /// or this process ending in any way).
 public final class EtcdProxy: @unchecked Sendable {
@@ -12,13 +14,13 @@ public final class EtcdProxy: @unchecked Sendable {
     private let process = Process()
     private let input = Pipe()
 
-    public init(upstream: String, mode: String, drops: Int = 1, sleep: Double = 4) throws {
+    public init(upstream: String, mode: String, drops: Int = 1, sleep: Double = 4, environment: [String: String] = [:]) throws {
         let script = Fixtures.packageRoot + "/Tests/Tools/etcd-proxy.py"
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { throw TestFailure("/usr/bin/python3 not found (Debian: python3)") }
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [script, "0", upstream, mode]
-        process.environment = ["DROPS": String(drops), "SLEEP": String(sleep), "PATH": "/usr/bin:/bin"]
+        process.environment = ["DROPS": String(drops), "SLEEP": String(sleep), "PATH": "/usr/bin:/bin"].merging(environment) { $1 }
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

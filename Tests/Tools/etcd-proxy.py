@@ -8,8 +8,12 @@
 # conditional write transaction, close the client's connection without its answer, then never answer
 # anything again: a commit whose answer is lost while no endpoint answers), hold-commit:PATH (forward
 # the first conditional write transaction, create PATH.held, wait for PATH.release, then close the
-# client's connection without its answer; pass everything else). The proxy exits when its standard input ends (the test that started it is gone).
-import socket, sys, threading, http.client, os, time
+# client's connection without its answer; pass everything else), hollow (answer every POST 200
+# {"header":{"revision":"10"}} without asking etcd: no responses, no "succeeded"), foreignkey (add
+# the key FOREIGN, escaped as in a URL, to every answer of a range over several keys), status (answer
+# every POST with the HTTP status STATUS, the body BODY and, if set, a Location header LOCATION;
+# nothing reaches etcd). The proxy exits when its standard input ends (the test that started it is gone).
+import socket, sys, threading, http.client, os, time, json, base64, plistlib, urllib.parse
 listen = int(sys.argv[1]); upstream = sys.argv[2]; mode = sys.argv[3]
 uphost, upport = upstream.rsplit(':', 1)
 drops = [int(os.environ.get('DROPS', '1'))]
@@ -38,6 +42,8 @@ def handle(c):
                 time.sleep(3600)
             if mode == 'commit-then-blackhole' and dead[0]:
                 time.sleep(3600)
+            if mode in ('hollow', 'status'):
+                canned(c, path); continue
             up = http.client.HTTPConnection(uphost, int(upport), timeout=30)
             hh = {k: v for k, v in h.items() if k in ('content-type', 'authorization', 'grpc-metadata-hasleader')}
             up.request('POST', path, body, hh)
@@ -50,6 +56,8 @@ def handle(c):
                     c.sendall(b'%x\r\n' % len(d) + d + b'\r\n')
                 return
             data = resp.read()
+            if mode == 'foreignkey' and resp.status == 200 and path in ('/v3/kv/range', '/v3/kv/txn'):
+                data = foreign(path, body, data)
             w = path == '/v3/kv/txn' and (b'request_put' in body or b'request_delete_range' in body) and b'"compare":[]' not in body
             if w and mode == 'drop-commit':
                 with lock:
@@ -76,6 +84,33 @@ def handle(c):
     finally:
         try: c.close()
         except Exception: pass
+
+def canned(c, path):
+    if mode == 'hollow':
+        status, body, extra = 200, b'{"header":{"revision":"10"}}', b'Content-Type: application/json\r\n'
+    else:
+        status, body = int(os.environ['STATUS']), os.environ.get('BODY', '').encode()
+        extra = b'Content-Type: text/html\r\n'
+        if os.environ.get('LOCATION'): extra += b'Location: %s\r\n' % os.environ['LOCATION'].encode()
+    c.sendall(b'HTTP/1.1 %d X\r\n%sContent-Length: %d\r\n\r\n' % (status, extra, len(body)) + body)
+
+def foreign(path, body, data):
+    # The key FOREIGN, with a binary plist string as its value, at the end of each answer to a range
+    # over several keys (a request with a range_end).
+    key = urllib.parse.unquote_to_bytes(os.environ['FOREIGN'])
+    kv = {'key': base64.b64encode(key).decode(), 'value': base64.b64encode(plistlib.dumps('evil', fmt=plistlib.FMT_BINARY)).decode(),
+          'create_revision': '2', 'mod_revision': '2', 'version': '1'}
+    request, answer = json.loads(body), json.loads(data)
+    def add(asked, got):
+        if asked.get('range_end'):
+            got['kvs'] = got.get('kvs', []) + [kv]; got['count'] = str(int(got.get('count', '0')) + 1)
+    if path == '/v3/kv/range':
+        add(request, answer)
+    else:
+        ops = request.get('success', []) if answer.get('succeeded') else request.get('failure', [])
+        for op, response in zip(ops, answer.get('responses', [])):
+            if 'request_range' in op and 'response_range' in response: add(op['request_range'], response['response_range'])
+    return json.dumps(answer).encode()
 
 def watch_stdin():
     while sys.stdin.buffer.read(4096): pass

@@ -22,11 +22,17 @@ import Testing
     }
 
     @Test func everyJSONTestSuiteYDocumentWithAnObjectRootImportsAndEveryOtherIsRefused() throws {
-        var imported = 0, refusedKeys = 0
+        var imported = 0, refusedKeys = 0, givenTwice = 0
         for file in try Fixtures.conformanceFiles("json/test_parsing").filter({ ImportConformanceTests.name($0).hasPrefix("y_") }) {
             let run = try ImportConformanceTests.importing(file)
             let text = try Fixtures.bytes(file)
             let isObject = (try? JSONSerialization.jsonObject(with: Data(text), options: [.fragmentsAllowed])) is [String: Any]
+            // A document to import names each key once (y_object_duplicated_key…): valid JSON, refused.
+            if isObject, run.error.contains("is given twice in one object") {
+                givenTwice += 1
+                #expect(run.status == .dataError && run.untouched, "\(file): \(run.status) \(run.error)")
+                continue
+            }
             if isObject {
                 guard case .dictionary(let document) = try PropertyList.decodeForImport(text).value else { Issue.record("\(file)"); continue }
                 // A suite never stores the empty key or a key with NUL (y_object_empty_key,
@@ -45,7 +51,7 @@ import Testing
                 #expect(run.status == .dataError && run.untouched, "\(file): \(run.status)")
             }
         }
-        #expect(imported == 10 && refusedKeys == 2)
+        #expect(imported == 8 && refusedKeys == 2 && givenTwice == 2)
     }
 
     /// An empty top-level key, or NUL in a key at any depth: what no suite stores.

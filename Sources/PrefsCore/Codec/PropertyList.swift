@@ -18,14 +18,14 @@ public enum PropertyList {
 
     /// Decodes a document to import: in `format` when given, else in the format its content shows.
     /// JSON may set root members to `null`, which means "delete this key": those keys are returned
-    /// apart (a `null` anywhere else is still an error). Plain JSON named by `format` is read as
-    /// plain JSON even when it looks like typed JSON.
+    /// apart (a `null` anywhere else is still an error); a key given twice in one object is an
+    /// error. Plain JSON named by `format` is read as plain JSON even when it looks like typed JSON.
     public static func decodeForImport(_ bytes: [UInt8], as given: PlistFormat? = nil) throws
         -> (value: PrefValue, format: PlistFormat, deletedKeys: [String])
     {
         let format = try given ?? detect(bytes)
         guard format == .json || format == .typedJSON else { return (try decode(bytes, as: format), format, []) }
-        let (parsed, deepest, nullKeys) = try JSONTextDecoder.parse(bytes, nulls: .rootMembers)
+        let (parsed, deepest, nullKeys) = try JSONTextDecoder.parse(bytes, nulls: .rootMembers, duplicates: .refuse)
         guard let json = parsed else { throw PrefsError.internalError("null accepted") }
         if given == .typedJSON || (given == nil && TypedJSON.isTypedDocument(json)) {
             guard nullKeys.isEmpty else {

@@ -33,14 +33,14 @@ struct DumpParser {
     /// The suites read so far, and every blob written (removed if the dump turns out bad).
     var suites: [LoadedSuite] = []
     var written: [(PendingBlob, BlobPlace)] = []
-    var suitePositions: [SuiteLocation: Int] = [:]
 
     /// The document: `{"prefs-typed-json": 1, "value": {"dictionary": {…}}}`, members in any order.
     mutating func parse() throws {
         var (typed, value, version) = (false, false, false)
         guard try reader.openObject() else { throw reader.failure("the document is empty, not a dump") }
+        var seen = Set<[UInt8]>()
         repeat {
-            switch try reader.memberKey() {
+            switch try once(try reader.memberKey(), in: &seen) {
             case TypedJSON.marker:
                 guard try decode(try reader.rawValue(), plain: true) == .integer(TypedJSON.version) else {
                     throw reader.failure("unsupported \(TypedJSON.marker) version")
@@ -64,19 +64,22 @@ struct DumpParser {
     mutating func body() throws -> Bool {
         var version = false
         guard try reader.openObject() else { return false }
+        var seen = Set<[UInt8]>()
         repeat {
-            let key = try reader.memberKey()
+            let key = try once(try reader.memberKey(), in: &seen)
             if key == SuiteStore.dumpMarker {
                 guard try decode(try reader.rawValue()) == .integer(SuiteStore.dumpVersion) else {
                     throw reader.failure("a dump of version \(SuiteStore.dumpVersion) is what this prefs reads")
                 }
                 version = true
             } else if key == DumpedSuite.Section.suitesByHost.rawValue {
-                try dictionaryNode { parser, host in
-                    try parser.dictionaryNode { parser, name in try parser.suite(section: .suitesByHost, name: name, host: host) }
+                try dictionaryNode(within: key) { parser, host in
+                    try parser.dictionaryNode(within: "\(key) of host \(host)") { parser, name in
+                        try parser.suite(section: .suitesByHost, name: name, host: host)
+                    }
                 }
             } else if let section = DumpedSuite.Section(rawValue: key) {
-                try dictionaryNode { parser, name in try parser.suite(section: section, name: name) }
+                try dictionaryNode(within: key) { parser, name in try parser.suite(section: section, name: name) }
             } else {
                 throw reader.failure("unknown part \"\(key)\" of a dump")
             }
@@ -84,16 +87,24 @@ struct DumpParser {
         return version
     }
 
-    /// `{"dictionary": {NAME: …, …}}`, calling `member` with each name, its value next.
-    mutating func dictionaryNode(_ member: (inout DumpParser, String) throws -> Void) throws {
+    /// `key`, unless it was `seen` in its object (`within`) before: a dump names everything once.
+    /// Names are told apart by their bytes, as a suite tells keys apart (NFC and NFD are two).
+    func once(_ key: String, in seen: inout Set<[UInt8]>, within: String? = nil) throws -> String {
+        guard seen.insert(Array(key.utf8)).inserted else { throw reader.failure("\(within.map { "in \($0), " } ?? "")\"\(key)\" is given twice") }
+        return key
+    }
+
+    /// `{"dictionary": {NAME: …, …}}`, calling `member` with each name (none twice), its value next.
+    mutating func dictionaryNode(within: String, _ member: (inout DumpParser, String) throws -> Void) throws {
         guard try reader.openObject(), try reader.memberKey() == "dictionary" else { throw reader.failure("expected {\"dictionary\": …}") }
         if try reader.openObject() {
-            repeat { try member(&self, try reader.memberKey()) } while try reader.nextMember()
+            var seen = Set<[UInt8]>()
+            repeat { try member(&self, try once(try reader.memberKey(), in: &seen, within: within)) } while try reader.nextMember()
         }
         guard try !reader.nextMember() else { throw reader.failure("expected an object with one key naming the type") }
     }
 
-    /// One suite: its values, each checked. A name given twice: the last one wins, as in JSON.
+    /// One suite: its values, each checked (its name and its keys are each given once).
     mutating func suite(section: DumpedSuite.Section, name: String, host: String? = nil) throws {
         guard let location = DumpedSuite.location(section: section, name: name, host: host) else {
             throw reader.failure("\"\(name)\" does not name a suite (in \(section.rawValue)\(host.map { " for host \"\($0)\"" } ?? ""))")
@@ -102,24 +113,10 @@ struct DumpParser {
         // Only a suite's own values go to external storage (not registered defaults).
         let place = section == .suites ? try store.blobPlace(for: location) : nil
         var loaded = LoadedSuite(suite: suite, place: place)
-        // Where each key is (by its bytes, as a suite tells keys apart), so a suite of any size is
-        // read in linear time.
-        var positions: [[UInt8]: Int] = [:]
-        try dictionaryNode { parser, key in
-            let value = try parser.value(key: key, suite: suite, place: place, streaming: section == .suites)
-            if let old = positions[Array(key.utf8)] {
-                loaded.entries[old] = (key, value)
-            } else {
-                positions[Array(key.utf8)] = loaded.entries.count
-                loaded.entries.append((key, value))
-            }
+        try dictionaryNode(within: suite.displayName) { parser, key in
+            loaded.entries.append((key, try parser.value(key: key, suite: suite, place: place, streaming: section == .suites)))
         }
-        if let old = suitePositions[location] {
-            suites[old] = loaded
-        } else {
-            suitePositions[location] = suites.count
-            suites.append(loaded)
-        }
+        suites.append(loaded)
     }
 
     /// A typed node `{"TYPE": …}`: a large string or data value streamed, anything else decoded.
@@ -134,7 +131,7 @@ struct DumpParser {
         } else {
             let body = try reader.rawValue()
             do {
-                value = .inline(try TypedJSON.value(of: .dictionary([type: try PropertyList.decode(body, as: .json)]), path: "", depth: 0))
+                value = .inline(try TypedJSON.value(of: .dictionary([type: try DumpParser.json(body)]), path: "", depth: 0))
             } catch let error as PrefsError {
                 throw reader.failure("\(suite.displayName): \(key): \(PrefsError.reason(of: error))")
             }
@@ -155,7 +152,10 @@ struct DumpParser {
             return bytes
         }
         var head: [UInt8] = []
-        while head.count <= threshold || place == nil, let piece = try reader.nextStringPiece() { head += try decoded(piece, reader) }
+        while head.count <= threshold || place == nil, let piece = try reader.nextStringPiece() {
+            head += try decoded(piece, reader)
+            try reader.checkHeld(head.count)
+        }
         if !reader.inString {
             guard kind == .string || base64.finish() else { throw reader.failure("\(suite.displayName): \(key): the data is not base64") }
             return .inline(kind == .data ? .data(head) : .string(String(decoding: head, as: UTF8.self)))
@@ -176,10 +176,17 @@ struct DumpParser {
         return .streamed(kind: kind, size: pending.reference.size, digests: [pending.reference.digest], pending: pending)
     }
 
+    /// Plain JSON in which no object names a key twice.
+    static func json(_ text: [UInt8]) throws -> PrefValue {
+        let (json, deepest, _) = try JSONTextDecoder.parse(text, nulls: .refuse, duplicates: .refuse)
+        try JSONTextDecoder.checkDepth(deepest)
+        return json ?? .dictionary([:])
+    }
+
     /// JSON text decoded as plain JSON (`plain`), or as a typed node.
     func decode(_ text: [UInt8], plain: Bool = false) throws -> PrefValue {
         do {
-            let json = try PropertyList.decode(text, as: .json)
+            let json = try DumpParser.json(text)
             return plain ? json : try TypedJSON.value(of: json, path: "", depth: 0)
         } catch let error as PrefsError {
             throw reader.failure(PrefsError.reason(of: error))

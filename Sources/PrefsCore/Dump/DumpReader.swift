@@ -86,11 +86,23 @@ struct DumpReader {
         return key
     }
 
+    /// What is held in memory of a dump at once (a name, a value that is not streamed) is at most
+    /// this, as a document read whole is.
+    static let maximumHeld = DocumentInput.maximumSize
+
+    /// Fails when `count` bytes are more than a dump may have held at once.
+    func checkHeld(_ count: Int) throws {
+        guard count <= DumpReader.maximumHeld else { throw failure("a value larger than \(DumpReader.maximumHeld >> 20) MiB held in memory") }
+    }
+
     /// A whole string, as a key or a name is.
     mutating func string() throws -> String {
         try openString()
         var bytes: [UInt8] = []
-        while let piece = try nextStringPiece() { bytes += piece }
+        while let piece = try nextStringPiece() {
+            bytes += piece
+            try checkHeld(bytes.count)
+        }
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -174,6 +186,7 @@ struct DumpReader {
         var quoted = false
         var escaped = false
         while let byte = try peek() {
+            if text.count > DumpReader.maximumHeld { try checkHeld(text.count) }
             if quoted {
                 text.append(byte)
                 position += 1

@@ -21,16 +21,19 @@ public struct LoadReport: Sendable {
 }
 
 extension SuiteStore {
-    /// `load FILE|-`: restores a dump (`dump`). The whole document is read and checked first — a
-    /// malformed one (65) changes nothing; its large string and data values go, as they are read, into
-    /// new blobs of their suites (never held in memory), which are removed if it turns out bad. Then
-    /// each suite is made exactly the dump's contents, in one atomic change of its own (all or nothing
-    /// per suite): keys the dump does not have are removed, and an equal suite is not written. A suite
-    /// that fails is reported and the others are still restored. Suites the dump does not hold are
-    /// left alone. With `dryRun`, every check is made and nothing is written (no blob, no lock).
+    /// `load FILE|-`: restores a dump (`dump`). All or nothing for the document: it is read and
+    /// checked whole first — its structure, names (none twice) and values, then each suite's keys,
+    /// values and schema as its restore will check them — and a fault anywhere (65) changes nothing;
+    /// its large string and data values go, as they are read, into new blobs of their suites (never
+    /// held in memory), which are removed then. Then each suite is made exactly the dump's contents,
+    /// in one atomic change of its own: keys the dump does not have are removed, and an equal suite
+    /// is not written. A suite whose store fails (a corrupt file, a held lock) is reported and the
+    /// others are still restored. Suites the dump does not hold are left alone. With `dryRun`, every
+    /// check is made and nothing is written (no blob, no lock).
     public func load(from source: String, dryRun: Bool) throws -> LoadReport {
         var suites: [LoadedSuite] = []
         var written: [(PendingBlob, BlobPlace)] = []
+        let checks: [Result<LoadReport.Outcome, PrefsError>]
         let threshold = try environment.externalThreshold()
         do {
             try withReader(of: source) { read in
@@ -41,15 +44,17 @@ extension SuiteStore {
                     try parser.parse()
                 }
             }
+            checks = try suites.map(checkBeforeWriting)
         } catch {
-            for (blob, place) in written { discard([blob], place: place) }
+            // The last written first, so each blob's new directories are empty when it goes.
+            for (blob, place) in written.reversed() { discard([blob], place: place) }
             throw error
         }
         var report = LoadReport()
-        for suite in suites {
+        for (suite, check) in zip(suites, checks) {
             let outcome: LoadReport.Outcome
             do {
-                outcome = dryRun ? try preview(suite) : try restore(suite)
+                outcome = dryRun ? try check.get() : try restore(suite)
             } catch let error as PrefsError {
                 outcome = .failed(error)
             }
@@ -86,9 +91,23 @@ extension SuiteStore {
         return changed ? .restored(added: counts.added, replaced: counts.replaced, removed: counts.removed) : .unchanged
     }
 
-    /// What restoring would do, checked as a change checks it, with nothing written.
-    func preview(_ loaded: LoadedSuite) throws -> LoadReport.Outcome {
-        let stored = try load(at: loaded.suite.location)
+    /// What restoring a suite would do, checked as its change will check it, with nothing written:
+    /// a fault of the document (a key no suite stores, a value its file's format cannot hold or its
+    /// schema refuses) is thrown; one of the store (its file or its schema cannot be read now) is
+    /// the result's failure, left for the restore to meet and report.
+    func checkBeforeWriting(_ loaded: LoadedSuite) throws -> Result<LoadReport.Outcome, PrefsError> {
+        let stored: StoredSuite?
+        let schema: LoadedSchema?
+        do {
+            stored = try load(at: loaded.suite.location)
+            schema = try self.schema(for: target(of: loaded.suite))
+        } catch let error as PrefsError {
+            return .failure(error)
+        }
+        return .success(try check(loaded, against: stored, schema: schema))
+    }
+
+    func check(_ loaded: LoadedSuite, against stored: StoredSuite?, schema: LoadedSchema?) throws -> LoadReport.Outcome {
         let before = stored?.contents ?? PrefDictionary()
         // A streamed value stands in as a string: what the checks look at is the keys and the format.
         let after = SuiteStore.contents(of: loaded) { _ in .string("") }
@@ -97,9 +116,21 @@ extension SuiteStore {
         }
         try after.checkStoredKeys(comparedTo: before, domain: loaded.suite.displayName)
         if !after.isEmpty { try storage(for: loaded.suite.location).checkStorable(after, format: stored?.format) }
+        if let schema { try check(loaded, against: before, schema: schema) }
         let counts = SuiteStore.counts(from: before, to: loaded, place: loaded.place)
         guard counts != (0, 0, 0) || (stored == nil && !after.isEmpty) else { return .unchanged }
         return .restored(added: counts.0, replaced: counts.1, removed: counts.2)
+    }
+
+    /// The suite's schema applied to the values a restore changes (a streamed one is checked by its
+    /// restore, once its blob is written).
+    func check(_ loaded: LoadedSuite, against before: PrefDictionary, schema: LoadedSchema) throws {
+        for (key, value) in loaded.entries {
+            guard case .inline(let new) = value, before[key] != new else { continue }
+            if let reason = schema.schema.violation(key: key, value: new) {
+                throw PrefsError.schemaViolation(domain: loaded.suite.displayName, key: KeyPath.escape(key), reason: reason, schema: schema.source)
+            }
+        }
     }
 
     /// The contents a loaded suite restores, a streamed value given by `streamed`.

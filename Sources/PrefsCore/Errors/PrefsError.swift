@@ -62,6 +62,9 @@ public enum PrefsError: Error, Equatable, Sendable {
     case outcomeUnknown(domain: String, reason: String)
     /// Another writer held the lock of `path` for longer than the bounded wait.
     case lockUnavailable(path: String, seconds: Double)
+    /// This writer was stalled past the `seconds` lease that held its new value (`path`) in the
+    /// store: nothing changed, a retry may succeed.
+    case leaseExpired(path: String, seconds: Double)
     /// A broken invariant; a bug in prefs.
     case internalError(String)
     /// A value breaks the suite's schema (`schema`: the file, or where the store keeps it):
@@ -82,11 +85,12 @@ public enum PrefsError: Error, Equatable, Sendable {
         case .cannotRead, .outputFailed, .inotifyLimit: return .cannotRead
         case .cannotWrite: return .cannotWrite
         case .symlinkInStore(_, let writing): return writing ? .cannotWrite : .dataError
-        case .lockUnavailable: return .lockUnavailable
+        case .lockUnavailable, .leaseExpired: return .lockUnavailable
         case .unavailable: return .unavailable
         case .outcomeUnknown: return .outcomeUnknown
-        case .storeRefused(_, let code, _):
+        case .storeRefused(_, let code, let message):
             switch code {
+            case 8 where message.hasSuffix("database space exceeded"): return .cannotWrite  // the quota is full
             case 3, 8, 11: return .dataError         // INVALID_ARGUMENT, RESOURCE_EXHAUSTED, OUT_OF_RANGE
             case 7, 16: return .noPermission         // PERMISSION_DENIED, UNAUTHENTICATED
             case 4, 14: return .unavailable          // DEADLINE_EXCEEDED, UNAVAILABLE (no leader)

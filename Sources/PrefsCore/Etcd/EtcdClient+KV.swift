@@ -5,7 +5,10 @@ extension EtcdClient {
     public func range(_ key: [UInt8], rangeEnd: [UInt8]? = nil, limit: Int64 = 0, keysOnly: Bool = false, countOnly: Bool = false,
                       revision: Int64 = 0) throws -> EtcdRange {
         let fields = EtcdRequestBody.range(key, rangeEnd: rangeEnd, limit: limit, keysOnly: keysOnly, countOnly: countOnly, revision: revision)
-        return try call("/v3/kv/range", fields) { try $0.range() }
+        return try call("/v3/kv/range", fields) { message in
+            try message.requireHeader()
+            return try message.range().checked(asked: key, rangeEnd: rangeEnd, limit: limit, countOnly: countOnly, by: message)
+        }
     }
 
     /// Stores `value` at `key`; returns the store's new revision.
@@ -23,14 +26,39 @@ extension EtcdClient {
         }
     }
 
-    /// Runs `success` when every comparison holds, else `failure`, atomically.
+    /// Runs `success` when every comparison holds, else `failure`, atomically. The answer has the
+    /// shape etcd gives, or the call throws `.malformed` naming the endpoint: one response per
+    /// operation of the branch that ran, each of its operation's kind, every key a range returns
+    /// inside the range asked for; a transaction without comparisons says it succeeded (etcd leaves
+    /// `succeeded` out when false, so its absence is taken as false only where a comparison could fail).
     public func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation] = []) throws -> EtcdTxnResult {
         try call("/v3/kv/txn", EtcdRequestBody.txn(compare: compare, success: success, failure: failure)) { message, resent in
+            try message.requireHeader()
             let revision = try message.headerRevision()
-            let ranges = try message.objects("responses").compactMap { response in
-                try response.object("response_range")?.range(revision: revision)
+            let succeeded = try message.bool("succeeded")
+            guard succeeded || !compare.isEmpty else {
+                throw message.unexpected("a transaction without comparisons did not say it succeeded")
             }
-            return EtcdTxnResult(succeeded: try message.bool("succeeded"), revision: revision, ranges: ranges, resent: resent)
+            let operations = succeeded ? success : failure
+            let responses = try message.objects("responses")
+            guard responses.count == operations.count else {
+                throw message.unexpected("\(responses.count) responses to the \(operations.count) operations of the \(succeeded ? "success" : "failure") branch")
+            }
+            var ranges: [EtcdRange] = []
+            for (operation, response) in zip(operations, responses) {
+                switch operation {
+                case .range(let key, let rangeEnd, _, _):
+                    guard let answer = try response.object("response_range") else { throw message.unexpected("a range has no response_range") }
+                    ranges.append(try answer.range(revision: revision).checked(asked: key, rangeEnd: rangeEnd, by: message))
+                case .put:
+                    guard try response.object("response_put") != nil else { throw message.unexpected("a put has no response_put") }
+                case .delete:
+                    guard try response.object("response_delete_range") != nil else {
+                        throw message.unexpected("a delete has no response_delete_range")
+                    }
+                }
+            }
+            return EtcdTxnResult(succeeded: succeeded, revision: revision, ranges: ranges, resent: resent)
         }
     }
 
@@ -39,7 +67,9 @@ extension EtcdClient {
         try call("/v3/lease/grant", [("TTL", .integer(ttl))]) { message in
             let error = try message.string("error")
             guard error.isEmpty else { throw EtcdRefusal(code: 2, message: error) }
-            return try message.int64("ID")
+            let id = try message.int64("ID")
+            guard id != 0, try message.int64("TTL") > 0 else { throw message.unexpected("a granted lease has no ID or TTL") }
+            return id
         }
     }
 
@@ -53,6 +83,8 @@ extension EtcdClient {
     @discardableResult
     public func keepAlive(_ id: Int64) throws -> Int64 {
         try call("/v3/lease/keepalive", [("ID", .integer(id))], streamed: true) { result in
+            // etcd names the lease in every answer, a lease not found too (its TTL left out: 0).
+            guard try result.int64("ID") == id else { throw result.unexpected("a keep-alive answer names another lease, or none") }
             let ttl = try result.int64("TTL")
             guard ttl > 0 else { throw EtcdRefusal(code: 5, message: "etcdserver: requested lease not found") }
             return ttl

@@ -8,11 +8,20 @@ import Synchronization
 /// endpoint list in this process. A member that refuses the connection, resets it, or does not
 /// answer within its share of the time left (divided evenly among the endpoints still to try) is
 /// skipped for the next; so is one that answers "no leader", "leader changed" or "request timed
-/// out". Rounds over the endpoints go on, with short pauses, until `timeout` seconds after the call
-/// began; then the call throws `PrefsError.unavailable` naming every endpoint and the last failure.
-/// Any other error etcd sends is `PrefsError.storeRefused` with its gRPC code and message (a
-/// refused login, or a request without one while auth is on, is code 16: exit 77). A response over
-/// the limits (64 KiB of head, 64 MiB of body) is `storeRefused` code 8, never an allocation.
+/// out", and one that is no etcd gateway (an HTTP status other than 200 without etcd's error body:
+/// a redirect, a grpc-proxy's or web server's 404, an HTML 500). Rounds over the endpoints go on,
+/// with short pauses, until `timeout` seconds after the call began; then the call throws
+/// `PrefsError.unavailable` naming every endpoint and the last failure. When every endpoint of two
+/// rounds in a row refused the connection or was no gateway — nothing is listening, not a member
+/// slow to answer — a unary call throws it at once (the second round, a quarter second later, lets
+/// a restarting member come back); a watch reconnecting keeps trying until its timeout.
+///
+/// Any other error etcd sends is `PrefsError.storeRefused` with its gRPC code and message (a refused
+/// login, or a request without one while auth is on, is code 16: exit 77; a full quota, code 8
+/// "database space exceeded": exit 73). An answer that has not the shape etcd gives (a missing
+/// field, fewer responses than operations, a key outside the range asked for) is
+/// `PrefsError.malformed` naming the endpoint, never taken for an absence and never retried; so is
+/// a response over the limits (64 KiB of head, 64 MiB of body), never an allocation.
 ///
 /// With credentials, the client logs in before its first request and sends the token with every
 /// request; a token the member does not know (it expired, auth was turned off and on, the member
@@ -105,15 +114,21 @@ public final class EtcdClient: Sendable {
     /// next endpoint, as etcd's own clients do: a put or delete then applies twice (to the same
     /// effect), and a transaction may find its own earlier effect (`EtcdTxnResult.resent` says it
     /// was sent more than once; the suite store then checks whether an earlier send committed).
-    func withEndpoints<T>(deadline: Double, stop: Int32? = nil, _ exchange: (EtcdEndpoint, Double) throws -> T) throws -> T {
+    ///
+    /// `failFast` (unary calls): when every endpoint of two rounds in a row refused the connection
+    /// or was no gateway, the call ends then, not at `deadline`. A watch reconnecting keeps trying
+    /// until its deadline: it outlives a member's restart.
+    func withEndpoints<T>(deadline: Double, stop: Int32? = nil, failFast: Bool = false, _ exchange: (EtcdEndpoint, Double) throws -> T) throws -> T {
         guard !endpoints.isEmpty else { throw PrefsError.unavailable(endpoints: [], reason: "no endpoint given") }
         var lastFailure = "no endpoint answered within \(timeout) s"
         var loggedInAgain = false
         var pause = 0.025
+        var refusedRounds = 0
         while true {
             let order = rotation()
+            var everyOneRefused = true
             for (position, endpoint) in order.enumerated() {
-                var again = true
+                var again = true, refused = false
                 while again && MonotonicClock.now() < deadline {
                     do {
                         let result = try exchange(endpoint, EtcdClient.attemptDeadline(deadline, endpointsLeft: order.count - position))
@@ -121,13 +136,29 @@ public final class EtcdClient: Sendable {
                         return result
                     } catch {
                         again = try recover(from: error, at: endpoint, loggedInAgain: &loggedInAgain, lastFailure: &lastFailure)
+                        refused = !again && EtcdClient.isRefusal(error)
                     }
                 }
+                everyOneRefused = everyOneRefused && refused
             }
+            refusedRounds = everyOneRefused && failFast ? refusedRounds + 1 : 0
             let now = MonotonicClock.now()
-            guard now < deadline else { throw PrefsError.unavailable(endpoints: endpoints.map(\.description), reason: lastFailure) }
-            if MonotonicClock.sleep(until: min(deadline, now + pause), watching: stop) { throw NetworkFailure.stopped }
+            guard now < deadline, refusedRounds < 2 else {
+                throw PrefsError.unavailable(endpoints: endpoints.map(\.description), reason: lastFailure)
+            }
+            if MonotonicClock.sleep(until: min(deadline, now + (refusedRounds > 0 ? 0.25 : pause)), watching: stop) { throw NetworkFailure.stopped }
             pause = min(pause * 2, 0.25)
+        }
+    }
+
+    /// A failure that says the endpoint cannot serve at all, at once: nothing listens on its port
+    /// (ECONNREFUSED), or what answers is no etcd gateway. Not a timeout, a reset or "no leader",
+    /// which a member slow or between leaders gives.
+    static func isRefusal(_ error: Error) -> Bool {
+        switch error {
+        case NetworkFailure.system(let doing, let code): return code == ECONNREFUSED && doing == "connecting"
+        case let refusal as EtcdRefusal: return !refusal.fromGateway
+        default: return false
         }
     }
 
@@ -139,11 +170,14 @@ public final class EtcdClient: Sendable {
         case let failure as NetworkFailure:
             if failure == .stopped { throw failure }
             if case .tooLarge = failure {
-                throw PrefsError.storeRefused(endpoint: endpoint.description, code: 8, message: failure.description)
+                throw PrefsError.malformed(source: "etcd \(endpoint)", format: nil, reason: failure.description)
             }
             // A certificate refused is refused on every round: the call ends here.
             if case .tls(let reason) = failure { throw PrefsError.tlsRefused(endpoint: endpoint.description, reason: reason) }
             lastFailure = "\(endpoint): \(failure)"
+            return false
+        case let refusal as EtcdRefusal where !refusal.fromGateway:
+            lastFailure = "\(endpoint) \(refusal.message)"
             return false
         case let refusal as EtcdRefusal:
             if refusal.asksToLogIn && credentials != nil && !loggedInAgain {
@@ -175,7 +209,7 @@ public final class EtcdClient: Sendable {
         let body = try EtcdRequestBody.encode(fields)
         let deadline = MonotonicClock.now() + timeout
         var sends = 0
-        return try withEndpoints(deadline: deadline) { endpoint, attemptDeadline in
+        return try withEndpoints(deadline: deadline, failFast: true) { endpoint, attemptDeadline in
             let source = "etcd \(endpoint) \(path)"
             let headers = try authorization(for: endpoint, deadline: attemptDeadline)
             let (status, response) = try roundTrip(endpoint, path, body, headers: headers, deadline: attemptDeadline) { sends += 1 }

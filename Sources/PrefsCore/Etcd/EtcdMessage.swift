@@ -32,6 +32,16 @@ struct EtcdMessage {
 
     func has(_ name: String) -> Bool { fields[name] != nil }
 
+    /// An answer whose shape etcd never gives: 65 naming the endpoint and the request.
+    func unexpected(_ reason: String) -> PrefsError {
+        .malformed(source: source, format: nil, reason: "not an answer etcd gives: \(reason)")
+    }
+
+    /// Every answer of etcd's KV service has a header with the store's revision.
+    func requireHeader() throws {
+        guard try object("header")?.int64("revision") ?? 0 > 0 else { throw unexpected("no header with the store's revision") }
+    }
+
     func int64(_ name: String) throws -> Int64 {
         switch fields[name] {
         case nil: return 0
@@ -120,6 +130,10 @@ struct EtcdMessage {
 struct EtcdRefusal: Error, Equatable {
     let code: Int
     let message: String
+    /// The error came in etcd's gateway's error body. False: an HTTP status without it (a redirect,
+    /// a grpc-proxy's or web server's 404, an HTML 500): what answered is no etcd gateway, and the
+    /// client tries the next endpoint (`code` is then 14, UNAVAILABLE).
+    var fromGateway = true
 
     /// The cluster is between leaders or a member is going: another member, or a moment later,
     /// will answer.
@@ -141,18 +155,22 @@ struct EtcdRefusal: Error, Equatable {
         return self
     }
 
-    /// An error response's body as etcd's gateway writes it, or the HTTP status when it is not JSON.
+    /// An error response's body as etcd's gateway writes it (a unary call's `{"error", "code",
+    /// "message"}`, a stream's `{"error": {"grpc_code", …}}`), or, when the body is not that,
+    /// "answered HTTP STATUS" (with its first line of text, if any), not `fromGateway`.
     static func from(status: Int, body: [UInt8], source: String) -> EtcdRefusal {
         if let message = try? EtcdMessage(json: body, source: source), let refusal = message.refusal() {
             return refusal
         }
-        let text = String(decoding: body.prefix(200), as: UTF8.self)
+        let line = String(decoding: body.prefix(200), as: UTF8.self).split(whereSeparator: \.isNewline).first
+        let text = line.map { String($0.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }) } ?? ""
         if status == 400 && text.hasPrefix("CommonName of client") {
             // etcd 3.4 with auth on takes a certificate's CN as the user over gRPC only; its JSON
             // gateway refuses any request whose client certificate has one.
             return EtcdRefusal(code: 16, message: "with auth on, etcd's JSON gateway refuses a client certificate that has a CommonName: "
                                + "use one without a CN, and PREFS_ETCD_USER and PREFS_ETCD_PASSWORD")
         }
-        return EtcdRefusal(code: status == 404 ? 12 : 2, message: "HTTP status \(status)\(text.isEmpty ? "" : ": " + text)")
+        return EtcdRefusal(code: 14, message: "answered HTTP \(status)\(text.isEmpty ? "" : " (" + text + ")"): not an etcd v3 gateway",
+                           fromGateway: false)
     }
 }

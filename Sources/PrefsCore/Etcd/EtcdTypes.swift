@@ -60,6 +60,29 @@ public struct EtcdRange: Sendable, Equatable {
     }
 }
 
+extension EtcdRange {
+    /// This answer, after checking it could be etcd's to a range of [key, rangeEnd) (just `key`
+    /// without `rangeEnd`): every key inside, in increasing order, no more than `limit` (0: any),
+    /// none with `countOnly`. Else `.malformed`, from `message`'s endpoint: a key outside would be
+    /// cut as if it were inside (`zzzz/evil` shown as a key of the suite asked for).
+    func checked(asked key: [UInt8], rangeEnd: [UInt8]?, limit: Int64 = 0, countOnly: Bool = false, by message: EtcdMessage) throws -> EtcdRange {
+        if countOnly, !kvs.isEmpty { throw message.unexpected("a count-only range returned keys") }
+        if limit > 0, kvs.count > limit { throw message.unexpected("a range limited to \(limit) keys returned \(kvs.count)") }
+        var previous: [UInt8]?
+        for kv in kvs {
+            guard EtcdKeys.contains(kv.key, from: key, to: rangeEnd) else {
+                throw message.unexpected("key \(ByteText.escaped(kv.key)) is outside the range asked for")
+            }
+            if let previous, !previous.lexicographicallyPrecedes(kv.key) {
+                throw message.unexpected("key \(ByteText.escaped(kv.key)) is out of order or repeated")
+            }
+            previous = kv.key
+        }
+        if Int64(kvs.count) > count, !countOnly { throw message.unexpected("a range returned \(kvs.count) keys and counted \(count)") }
+        return self
+    }
+}
+
 /// One condition of a transaction. A key that does not exist has version, create and mod revision 0.
 public enum EtcdCompare: Sendable {
     /// The key's (with `rangeEnd`: every key in [key, rangeEnd)'s) last-modified revision.

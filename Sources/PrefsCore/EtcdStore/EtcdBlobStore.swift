@@ -4,7 +4,9 @@ import Glibc
 /// `PREFIX/.external/…` (`EtcdLayout`): the chunks are written first, then the header, and only then
 /// does a suite refer to the blob — the same blob → commit → cleanup order as the file store. While
 /// it is written and until its suite is committed, a pending key on a lease holds it: `gc` never
-/// removes a held blob, and a writer that dies lets go when its lease runs out.
+/// removes a held blob, and a writer that dies lets go when its lease runs out. A blob being written
+/// has a start key under `PREFIX/.started/…` holding the time it began (the header replaces it), so
+/// `gc --grace` spares an unfinished blob as young as a finished one.
 struct EtcdBlobStore: BlobStore {
     let etcd: any EtcdKV
     let layout: EtcdLayout
@@ -24,16 +26,26 @@ struct EtcdBlobStore: BlobStore {
         return key(".chunks", suite, directory, uuid) + Array(("/" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits).utf8)
     }
 
+    /// Writes a blob under a pending key on a lease of `leaseSeconds`, renewed after each chunk. A
+    /// writer stalled past its lease (stopped, swapped out) finds it gone when it goes on: `gc` may
+    /// have taken its chunks meanwhile, so it stops, removes what it wrote, and throws
+    /// `.leaseExpired` (75: nothing changed, a retry may succeed). The header is written only while
+    /// the pending key is still there.
     func write(suite: String, key: String, kind: ExternalReference.Kind, _ produce: (inout BlobSink) throws -> Void) throws -> PendingBlob {
         let directory = ExternalReference.directoryName(forKey: key), uuid = ExternalReference.newUUID()
+        let pending = self.key(".pending", suite, directory, uuid)
+        let expired = PrefsError.leaseExpired(path: "\(suite): \(key)", seconds: Double(EtcdBlobStore.leaseSeconds))
         let lease = try etcd.grantLease(ttl: EtcdBlobStore.leaseSeconds)
         do {
-            _ = try etcd.txn(success: [.put(key: self.key(".pending", suite, directory, uuid), value: [], lease: lease)])
+            let started = try PropertyList.encode(.integer(Int64(time(nil))), as: .binary)
+            _ = try EtcdBlobStore.renewing(expired) {
+                try etcd.txn(success: [.put(key: pending, value: [], lease: lease), .put(key: self.key(".started", suite, directory, uuid), value: started)])
+            }
             var buffer: [UInt8] = []
             var chunks = 0
             func flush() throws {
                 _ = try etcd.txn(success: [.put(key: chunk(suite, directory, uuid, chunks), value: buffer)])
-                try etcd.keepAlive(lease)
+                _ = try EtcdBlobStore.renewing(expired) { try etcd.keepAlive(lease) }
                 chunks += 1
                 buffer.removeAll(keepingCapacity: true)
             }
@@ -51,14 +63,27 @@ struct EtcdBlobStore: BlobStore {
             let size = sink.size, digest = sink.finish()
             let header: PrefValue = ["size": .integer(Int64(size)), digest.algorithm.rawValue: .string(Hex.encode(digest.bytes)), "chunks": .integer(Int64(chunks)),
                                      "written": .integer(Int64(time(nil)))]
-            _ = try etcd.txn(success: [.put(key: self.key(".external", suite, directory, uuid), value: try PropertyList.encode(header, as: .binary))])
+            let written = try etcd.txn(compare: [.version(key: pending, op: .greater, 0)],
+                                       success: [.put(key: self.key(".external", suite, directory, uuid), value: try PropertyList.encode(header, as: .binary)),
+                                                 .delete(key: self.key(".started", suite, directory, uuid))])
+            guard written.succeeded else { throw expired }
             return PendingBlob(reference: ExternalReference(kind: kind, size: size, digest: digest, directory: directory, uuid: uuid),
                                release: { [etcd] in try? etcd.revokeLease(lease) })
         } catch {
             let chunks = self.key(".chunks", suite, directory, uuid) + [0x2F]
-            _ = try? etcd.txn(success: [.delete(key: chunks, rangeEnd: EtcdClient.prefixEnd(chunks))])
+            _ = try? etcd.txn(success: [.delete(key: chunks, rangeEnd: EtcdClient.prefixEnd(chunks)), .delete(key: self.key(".started", suite, directory, uuid))])
             try? etcd.revokeLease(lease)
             throw error
+        }
+    }
+
+    /// Runs `body`, an etcd request on the writer's lease: "lease not found" (NOT_FOUND, 5) means
+    /// it expired while the writer was stalled, and becomes `expired`.
+    static func renewing<T>(_ expired: PrefsError, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch PrefsError.storeRefused(_, 5, let message) where message.contains("lease not found") {
+            throw expired
         }
     }
 
@@ -92,16 +117,17 @@ struct EtcdBlobStore: BlobStore {
         _ = try? removeUnlessPending(suite, reference.directory, reference.uuid)
     }
 
-    /// Deletes a blob's header and chunks in one transaction, unless its pending key is held.
+    /// Deletes a blob's header, start key and chunks in one transaction, unless its pending key is held.
     func removeUnlessPending(_ suite: String, _ directory: String, _ uuid: String) throws -> Bool {
         let chunks = key(".chunks", suite, directory, uuid) + [0x2F]
         return try etcd.txn(compare: [.version(key: key(".pending", suite, directory, uuid), op: .equal, 0)],
-                            success: [.delete(key: key(".external", suite, directory, uuid)), .delete(key: chunks, rangeEnd: EtcdClient.prefixEnd(chunks))]).succeeded
+                            success: [.delete(key: key(".external", suite, directory, uuid)), .delete(key: key(".started", suite, directory, uuid)),
+                                      .delete(key: chunks, rangeEnd: EtcdClient.prefixEnd(chunks))]).succeeded
     }
 
     func suites() throws -> [String] {
         var names = Set<String>()
-        for area in [".external", ".chunks"] {
+        for area in [".external", ".chunks", ".started"] {
             let prefix = layout.area(area)
             for kv in try etcd.range(prefix, rangeEnd: EtcdClient.prefixEnd(prefix), keysOnly: true).kvs {
                 let rest = kv.key.dropFirst(prefix.count)
@@ -125,25 +151,53 @@ struct EtcdBlobStore: BlobStore {
                 seen.insert(parts[0] + "/" + parts[1])
                 inventory.blobs.append(BlobEntry(directory: parts[0], name: parts[1], size: found.size, modified: found.written))
             }
-            // Chunks with no header: a writer that died before it finished.
-            let chunks = layout.blobs(".chunks", suite: suite)
-            for kv in try etcd.range(chunks, rangeEnd: EtcdClient.prefixEnd(chunks), keysOnly: true).kvs {
-                let parts = kv.key.dropFirst(chunks.count).split(separator: 0x2F).map { String(decoding: $0, as: UTF8.self) }
-                guard parts.count == 3, seen.insert(parts[0] + "/" + parts[1]).inserted else { continue }
-                inventory.blobs.append(BlobEntry(directory: parts[0], name: BlobEntry.temporaryPrefix + parts[1], size: 0, modified: 0))
-            }
+            inventory.blobs += try unfinished(suite, finished: seen)
         } catch {
             inventory.problems.append("\(suite): \(error)")
         }
         return inventory
     }
 
+    /// Blobs with no header — a writer at work, or one that died before it finished — from their
+    /// start keys and chunks: the time the writer began (0 when a writer from before start keys left
+    /// no start key) and the bytes of their chunks (every one but the last is whole).
+    func unfinished(_ suite: String, finished: Set<String>) throws -> [BlobEntry] {
+        var found: [String: (directory: String, uuid: String, chunks: Int, started: Int64)] = [:]
+        let chunks = layout.blobs(".chunks", suite: suite), starts = layout.blobs(".started", suite: suite)
+        for kv in try etcd.range(chunks, rangeEnd: EtcdClient.prefixEnd(chunks), keysOnly: true).kvs {
+            let parts = kv.key.dropFirst(chunks.count).split(separator: 0x2F).map { String(decoding: $0, as: UTF8.self) }
+            guard parts.count == 3, !finished.contains(parts[0] + "/" + parts[1]) else { continue }
+            found[parts[0] + "/" + parts[1], default: (parts[0], parts[1], 0, 0)].chunks += 1
+        }
+        for kv in try etcd.range(starts, rangeEnd: EtcdClient.prefixEnd(starts)).kvs {
+            let parts = kv.key.dropFirst(starts.count).split(separator: 0x2F).map { String(decoding: $0, as: UTF8.self) }
+            guard parts.count == 2, !finished.contains(parts[0] + "/" + parts[1]) else { continue }
+            guard case .integer(let started)? = try? PropertyList.decode(kv.value, as: .binary) else { continue }
+            found[parts[0] + "/" + parts[1], default: (parts[0], parts[1], 0, 0)].started = started
+        }
+        return try found.keys.sorted().map { id in
+            let blob = found[id]!
+            var size = 0
+            if blob.chunks > 0 {
+                let last = try etcd.range(chunk(suite, blob.directory, blob.uuid, blob.chunks - 1)).kvs.first?.value.count ?? 0
+                size = (blob.chunks - 1) * EtcdBlobStore.chunkSize + last
+            }
+            return BlobEntry(directory: blob.directory, name: BlobEntry.temporaryPrefix + blob.uuid, size: size, modified: blob.started)
+        }
+    }
+
     func removeIfUnused(_ blob: BlobEntry, suite: String) throws -> ConfinedRemoval {
         try removeUnlessPending(suite, blob.directory, uuid(of: blob)) ? .removed : .inUse
     }
 
+    /// No pending key holds the blob, and its header, start key or a chunk is still there.
     func isSettled(_ blob: BlobEntry, suite: String) -> Bool {
-        (try? etcd.range(key(".pending", suite, blob.directory, uuid(of: blob)), keysOnly: true).kvs.isEmpty) ?? true
+        let uuid = uuid(of: blob), chunks = key(".chunks", suite, blob.directory, uuid) + [0x2F]
+        let reads: [EtcdOperation] = [.range(key: key(".pending", suite, blob.directory, uuid), keysOnly: true),
+                                      .range(key: key(blob.isUnfinished ? ".started" : ".external", suite, blob.directory, uuid), keysOnly: true),
+                                      .range(key: chunks, rangeEnd: EtcdClient.prefixEnd(chunks), keysOnly: true)]
+        guard let ranges = try? etcd.txn(success: reads).ranges, ranges.count == 3 else { return true }
+        return ranges[0].kvs.isEmpty && !(ranges[1].kvs.isEmpty && ranges[2].kvs.isEmpty)
     }
 
     private func uuid(of blob: BlobEntry) -> String {

@@ -66,10 +66,17 @@ public final class PendingBlob: @unchecked Sendable {
     public let reference: ExternalReference
     private let releaseHold: () -> Void
     private var released = false
+    /// Removes what writing the blob made around it (directories), once the blob is removed.
+    let removeMade: () -> Void
 
-    public init(reference: ExternalReference, release: @escaping () -> Void) {
+    public convenience init(reference: ExternalReference, release: @escaping () -> Void) {
+        self.init(reference: reference, release: release, removeMade: {})
+    }
+
+    init(reference: ExternalReference, release: @escaping () -> Void, removeMade: @escaping () -> Void) {
         self.reference = reference
         releaseHold = release
+        self.removeMade = removeMade
     }
 
     /// Drops the hold: the blob is now referenced by its suite, or has been removed.

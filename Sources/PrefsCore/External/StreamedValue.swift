@@ -42,14 +42,20 @@ extension SuiteStore {
         do { info = try input.status() } catch { throw readError(error) }
         guard info.st_mode & S_IFMT != S_IFDIR else { throw PrefsError.cannotRead(path: name, errno: EISDIR) }
         guard let place = try blobPlace(for: target), placement != .inline else {
-            do { return try inline(try input.readAll(sizeHint: Int(info.st_size))) } catch let error as FileDescriptor.Errno { throw readError(error) }
+            // Held in memory, as a document is: bounded as one.
+            let limit = DocumentInput.maximumSize
+            let bytes: [UInt8]
+            do { bytes = try input.readAll(sizeHint: Swift.min(Int(info.st_size), limit), limit: limit) } catch { throw readError(error) }
+            guard bytes.count <= limit else { throw DocumentInput.tooLarge(name, limit: limit, what: "value kept inline") }
+            return try inline(bytes)
         }
         let threshold = try environment.externalThreshold()
         // The first threshold + 1 bytes decide, unless told: a value that ends within them is inline.
         var head: [UInt8] = []
         if placement == .automatic {
             if info.st_mode & S_IFMT == S_IFREG && Int(info.st_size) <= threshold {
-                do { head = try input.readAll(sizeHint: Int(info.st_size)) } catch { throw readError(error) }
+                // At most threshold + 1 bytes, should the file have grown: then the rest is streamed.
+                do { head = try input.readAll(sizeHint: Int(info.st_size), limit: threshold) } catch { throw readError(error) }
                 if head.count <= threshold { return try inline(head) }
             } else {
                 head = [UInt8](repeating: 0, count: threshold + 1)

@@ -36,16 +36,17 @@ extension SuiteStore {
 
     /// Checks every reference of a suite — the blob is there, of the recorded size and SHA-256 (read in
     /// full) — and lists the blobs no reference names (orphans, including unfinished ones a killed
-    /// writer left) and anything in the suite's blob directory that is not a blob. Writers at work
-    /// meanwhile are no problems: the suite and its blobs are listed while no change can commit (so
-    /// none commits between the two), a blob a writer holds or is about to remove is no orphan, and a
-    /// blob found missing because a change replaced its value since is passed over.
+    /// writer left) and anything in the suite's blob directory that is not a blob. It only reads: it
+    /// takes no lock and writes nothing (a read-only user of a store, or one that is full, can check
+    /// it). Writers at work meanwhile are no problems: the blobs are listed before the suite is read,
+    /// so a blob a change commits in between is listed and referenced, or not listed and then read
+    /// through its reference; a blob a writer holds or is about to remove is no orphan, and a blob
+    /// found missing because a change replaced its value since is passed over.
     public func checkExternal(_ domain: Domain) throws -> ExternalReport {
         let place = try blobPlace(checking: domain)
         let location = try location(of: domain)
-        let (contents, inventory) = try storage(for: location).withChangesHeld(location, creating: false) {
-            (try load(at: location)?.contents ?? PrefDictionary(), place.store.inventory(of: place.suite))
-        }
+        let inventory = place.store.inventory(of: place.suite)
+        let contents = try load(at: location)?.contents ?? PrefDictionary()
         /// Whether a change replaced or removed the value since the suite was listed.
         func replacedSince(_ entry: PrefDictionary.Element) -> Bool {
             switch Result(catching: { try load(at: location) }) {
@@ -86,10 +87,15 @@ extension SuiteStore {
         // A blob no reference names that no writer holds may still be a writer's in passing: one just
         // created and not yet locked, or the old blob of a change just committed and not yet removed.
         // It is left over only if it is still there, and unlocked, a moment later.
+        // One a writer held while the suite was read and has committed since is named by the suite
+        // as it is now (a writer lets go of its blob only after its commit).
         var leftOver = inventory.blobs.filter { !referenced.contains($0.id) && place.store.isSettled($0, suite: place.suite) }
         if !leftOver.isEmpty {
             usleep(50_000)
             leftOver = leftOver.filter { place.store.isSettled($0, suite: place.suite) }
+            let current = try load(at: location)?.contents ?? PrefDictionary()
+            let named = Set(current.compactMap { entry in (try? ExternalReference.parse(entry.value)).map { $0.directory + "/" + $0.uuid } })
+            leftOver.removeAll { named.contains($0.id) }
         }
         for blob in leftOver {
             report.problems.append("\(place.suite): \(blob.isUnfinished ? "unfinished blob" : "orphan blob") \(blob.id) (\(blob.size) bytes)")

@@ -58,6 +58,7 @@ extension SuiteStore {
     func discard(_ pending: [PendingBlob], place: BlobPlace?) {
         for blob in pending { blob.release() }
         discard(pending.map(\.reference), place: place)
+        for blob in pending.reversed() { blob.removeMade() }
     }
 
     /// The external value a stored value refers to; nil when it is not a reference (or its place keeps
@@ -263,6 +264,7 @@ final class ExternalTransaction {
             for reference in orphaned + unreferencedWritten.map(\.reference) { place.store.remove(reference, suite: place.suite) }
         } else if !committing {
             for blob in written { place.store.remove(blob.reference, suite: place.suite) }
+            for blob in written.reversed() { blob.removeMade() }
         }
     }
 

@@ -25,6 +25,18 @@ public struct ConfinedPath: Equatable, Sendable {
 
     /// The first `count` components' path, for naming the one that failed.
     func prefix(_ count: Int) -> ConfinedPath { ConfinedPath(base: base, Array(components.prefix(count))) }
+
+    /// The base and its ancestors that `exists` says are not there (outermost first), each as a
+    /// path of no component: the directories that making the base with its parents makes.
+    func missingBase(exists: (String) -> Bool) -> [ConfinedPath] {
+        var missing: [ConfinedPath] = []
+        var directory = base
+        while directory != "/" && directory != "." && !directory.isEmpty && !exists(directory) {
+            missing.insert(ConfinedPath(base: directory, []), at: 0)
+            directory = splitPath(directory).directory
+        }
+        return missing
+    }
 }
 
 /// One entry of a directory as `lstat` sees it: a symlink is reported as one, never followed.
@@ -60,6 +72,10 @@ public protocol ConfinedFile: BlobSource {
     func commit(as name: String) throws
     /// Unlinks a new file that was not committed.
     func abandon()
+    /// The directories `createConfinedFile` made for a new file, outermost first (the base itself,
+    /// `ConfinedPath(base:, [])`, when it made that): what to remove again, when empty, if the file
+    /// is given up, so that a failed write leaves no directory behind.
+    var createdDirectories: [ConfinedPath] { get }
 }
 
 /// What `removeIfUnused` did.

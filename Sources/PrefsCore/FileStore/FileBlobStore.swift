@@ -45,13 +45,22 @@ public struct FileBlobStore: BlobStore {
             try file.sync()
             try file.commit(as: uuid)
             let reference = ExternalReference(kind: kind, size: sink.size, digest: sink.finish(), directory: keyDirectory, uuid: uuid)
-            return PendingBlob(reference: reference, release: file.close)
+            let made = file.createdDirectories
+            return PendingBlob(reference: reference, release: file.close, removeMade: { removeIfEmpty(made) })
         } catch {
             file.abandon()
             file.close()
+            removeIfEmpty(file.createdDirectories)
             if let error = error as? ConfinedError { throw error.writing }
             throw error
         }
+    }
+
+    /// Removes directories a write made, innermost first, those that are empty (one already gone,
+    /// or holding another writer's blob, stays as it is): a write that failed, or a blob removed
+    /// before it was ever committed, leaves none behind.
+    func removeIfEmpty(_ made: [ConfinedPath]) {
+        for directory in made.reversed() { fileSystem.removeConfinedDirectoryIfEmpty(directory) }
     }
 
     public func open(_ reference: ExternalReference, suite: String) throws(ExternalReference.Problem) -> any BlobSource {

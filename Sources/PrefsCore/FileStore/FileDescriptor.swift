@@ -90,10 +90,12 @@ struct FileDescriptor: ~Copyable {
         return count
     }
 
-    /// Everything up to end of file. `sizeHint` (the file's size) lets the whole file arrive in one
-    /// buffer that is never zero-filled first.
-    func readAll(sizeHint: Int = 0) throws(Errno) -> [UInt8] {
-        var capacity = Swift.max(sizeHint + 1, 4096)
+    /// Everything up to end of file, or the first `limit + 1` bytes of a longer one: reading stops
+    /// there, so a source that never ends (`/dev/zero`, a pipe) is not read for ever and a caller
+    /// tells "larger than `limit`" by the count. `sizeHint` (the file's size) lets the whole file
+    /// arrive in one buffer that is never zero-filled first.
+    func readAll(sizeHint: Int = 0, limit: Int = Int.max - 1) throws(Errno) -> [UInt8] {
+        var capacity = Swift.min(Swift.max(sizeHint + 1, 4096), limit + 1)
         var result = [UInt8]()
         while true {
             var failure: Errno?
@@ -107,8 +109,8 @@ struct FileDescriptor: ~Copyable {
             }
             if let failure { throw failure }
             result += chunk
-            if chunk.count < capacity { return result }
-            capacity *= 2
+            if chunk.count < capacity || result.count > limit { return result }
+            capacity = Swift.min(capacity * 2, limit + 1 - result.count)
         }
     }
 

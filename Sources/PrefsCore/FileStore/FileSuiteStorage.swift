@@ -37,8 +37,18 @@ public struct FileSuiteStorage: SuiteStorage {
 
     public func load(_ location: SuiteLocation) throws -> StoredSuite? {
         let file = try path(of: location)
-        if !location.isFile { try checkNotSpecial(file) }
-        return try load(path: file)
+        guard location.isFile else {
+            try checkNotSpecial(file)
+            return try load(path: file)
+        }
+        // A file named on the command line may be a pipe or a device, whose end is not known
+        // before it comes: it is read as a document is, at most `DocumentInput.maximumSize`.
+        guard try fileSystem.status(of: file)?.isSpecial == true else { return try load(path: file) }
+        do {
+            return try FileSuiteStorage.decode(try DocumentInput(fileSystem: fileSystem).fileBytes(file), path: file)
+        } catch PrefsError.fileNotFound {
+            return nil
+        }
     }
 
     /// A file the store reads by itself (a suite's, the global suite's, a registration, a

@@ -8,6 +8,10 @@ public protocol FileSystem: Sendable {
     /// cannot be read (a directory, no permission).
     func contents(of path: String) throws -> [UInt8]
 
+    /// `contents(of:)` of a file that may be larger than `limit`, or never end (a device, a FIFO):
+    /// reading stops after `limit + 1` bytes, so more than `limit` bytes back means "too large".
+    func contents(of path: String, atMost limit: Int) throws -> [UInt8]
+
     /// Runs `body` with the whole file, like `contents(of:)`, without promising an array: for large
     /// files the real file system reads into memory that costs fewer page faults.
     func withContents<T>(of path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T
@@ -114,6 +118,11 @@ public struct FileStatus: Equatable, Sendable {
 }
 
 extension FileSystem {
+    /// The whole file (a file system whose files all have an end).
+    public func contents(of path: String, atMost limit: Int) throws -> [UInt8] {
+        Array(try contents(of: path).prefix(limit + 1))
+    }
+
     public func withContents<T>(of path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
         try contents(of: path).withUnsafeBufferPointer(body)
     }

@@ -44,7 +44,10 @@ extension InMemoryFileSystem.State {
 
 extension InMemoryFileSystem {
     public func createConfinedFile(in directory: ConfinedPath, name: () -> String) throws(ConfinedError) -> any ConfinedFile {
-        let (node, candidate, inode) = try locked { (s: inout State) throws(ConfinedError) -> (String, String, UInt64) in
+        let (node, candidate, inode, created) = try locked { (s: inout State) throws(ConfinedError) -> (String, String, UInt64, [ConfinedPath]) in
+            // What is missing now is what this call makes (the mutex is held throughout).
+            let created = directory.missingBase { s.nodes[s.resolve(normalize($0))] != nil }
+                + directory.components.indices.map { directory.prefix($0 + 1) }.filter { (try? s.directoryNode($0, create: false)) == nil }
             let parent = try s.directoryNode(directory, create: true)
             for _ in 0..<100 {
                 let candidate = name()
@@ -54,11 +57,12 @@ extension InMemoryFileSystem {
                 let inode = UInt64(s.clock)
                 s.nodes[node] = .file(bytes: [], mode: 0o600, inode: inode, modified: Int64(time(nil)) * 1_000_000_000)
                 s.sharedLocks[inode, default: 0] += 1
-                return (node, candidate, inode)
+                return (node, candidate, inode, created)
             }
             throw .system(directory, errno: EEXIST)
         }
-        return InMemoryConfinedFile(fileSystem: self, node: node, path: directory.appending(candidate), inode: inode, isNew: true)
+        return InMemoryConfinedFile(fileSystem: self, node: node, path: directory.appending(candidate), inode: inode, isNew: true,
+                                    createdDirectories: created)
     }
 
     public func openConfinedFile(_ path: ConfinedPath) throws(ConfinedError) -> any ConfinedFile {
@@ -114,9 +118,8 @@ extension InMemoryFileSystem {
     }
 
     public func removeConfinedDirectoryIfEmpty(_ path: ConfinedPath) -> Bool {
-        guard !path.components.isEmpty else { return false }
-        return (try? locked { (s: inout State) throws(ConfinedError) -> Bool in
-            let node = try s.directoryNode(path.parent, create: false) + "/" + path.name
+        (try? locked { (s: inout State) throws(ConfinedError) -> Bool in
+            let node = path.components.isEmpty ? s.resolve(normalize(path.base)) : try s.directoryNode(path.parent, create: false) + "/" + path.name
             guard case .directory? = s.nodes[node], !s.nodes.keys.contains(where: { $0.hasPrefix(node + "/") }) else { return false }
             s.nodes[node] = nil
             return true
@@ -132,15 +135,17 @@ final class InMemoryConfinedFile: ConfinedFile, @unchecked Sendable {
     private var path: ConfinedPath
     private let inode: UInt64
     private let isNew: Bool
+    let createdDirectories: [ConfinedPath]
     private var offset = 0
     private var closed = false
 
-    init(fileSystem: InMemoryFileSystem, node: String, path: ConfinedPath, inode: UInt64, isNew: Bool) {
+    init(fileSystem: InMemoryFileSystem, node: String, path: ConfinedPath, inode: UInt64, isNew: Bool, createdDirectories: [ConfinedPath] = []) {
         self.fileSystem = fileSystem
         self.node = node
         self.path = path
         self.inode = inode
         self.isNew = isNew
+        self.createdDirectories = createdDirectories
     }
 
     deinit { close() }

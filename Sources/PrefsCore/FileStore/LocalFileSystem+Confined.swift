@@ -7,31 +7,43 @@ extension LocalFileSystem {
     /// The directory at `path`, open; with `create`, missing ones are made (0700) and synced into
     /// their parent.
     func openConfinedDirectory(_ path: ConfinedPath, create: Bool) throws(ConfinedError) -> FileDescriptor {
+        var created: [ConfinedPath] = []
+        return try openConfinedDirectory(path, create: create, created: &created)
+    }
+
+    /// `openConfinedDirectory(_:create:)`, adding to `created` each directory it made.
+    func openConfinedDirectory(_ path: ConfinedPath, create: Bool, created: inout [ConfinedPath]) throws(ConfinedError) -> FileDescriptor {
         var current: FileDescriptor
         do {
             current = try FileDescriptor.open(path.base, O_RDONLY | O_DIRECTORY)
         } catch .notFound where create {
+            let missing = path.missingBase { (try? status(of: $0)) != nil }
             do { try createDirectory(path.base, mode: 0o700) } catch { throw .system(path.prefix(0), errno: ENOENT) }
+            created += missing
             do { current = try FileDescriptor.open(path.base, O_RDONLY | O_DIRECTORY) } catch { throw .system(path.prefix(0), errno: error.code) }
         } catch {
             throw error == .notFound ? .missing(path.prefix(0)) : .system(path.prefix(0), errno: error.code)
         }
         for (i, component) in path.components.enumerated() {
-            current = try openDirectory(component, in: current, create: create, naming: path.prefix(i + 1))
+            current = try openDirectory(component, in: current, create: create, naming: path.prefix(i + 1), created: &created)
         }
         return current
     }
 
     /// One component below `parent`, never through a symlink.
     private func openDirectory(_ name: String, in parent: borrowing FileDescriptor, create: Bool,
-                               naming path: ConfinedPath) throws(ConfinedError) -> FileDescriptor {
+                               naming path: ConfinedPath, created: inout [ConfinedPath]) throws(ConfinedError) -> FileDescriptor {
         for _ in 0..<10 {
             do {
                 return try parent.open(name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
             } catch {
                 switch error.code {
                 case ENOENT where create:
-                    guard mkdirat(parent.raw, name, 0o700) == 0 || errno == EEXIST else { throw .system(path, errno: errno) }
+                    if mkdirat(parent.raw, name, 0o700) == 0 {
+                        created.append(path)
+                    } else if errno != EEXIST {
+                        throw .system(path, errno: errno)
+                    }
                     _ = fsync(parent.raw)
                 case ENOENT: throw .missing(path)
                 case ELOOP, ENOTDIR: throw kindError(name, in: parent, path: path, code: error.code)
@@ -55,9 +67,15 @@ extension LocalFileSystem {
 
     public func createConfinedFile(in directory: ConfinedPath, name: () -> String) throws(ConfinedError) -> any ConfinedFile {
         var attempts = 0
+        var created: [ConfinedPath] = []
         while true {
             attempts += 1
-            let parent = try openConfinedDirectory(directory, create: true)
+            let parent: FileDescriptor
+            do {
+                parent = try openConfinedDirectory(directory, create: true, created: &created)
+            } catch .system(_, errno: ENOENT) where attempts < 100 {
+                continue  // a directory on the way was removed by a concurrent cleanup (emptied, or a failed write's)
+            }
             let candidate = name()
             let file: FileDescriptor
             do {
@@ -78,7 +96,7 @@ extension LocalFileSystem {
             } catch {
                 throw .system(directory.appending(candidate), errno: error.code)
             }
-            return LocalConfinedFile(file, directory: parent, path: directory.appending(candidate), isNew: true)
+            return LocalConfinedFile(file, directory: parent, path: directory.appending(candidate), isNew: true, createdDirectories: created)
         }
     }
 
@@ -176,7 +194,9 @@ extension LocalFileSystem {
     }
 
     public func removeConfinedDirectoryIfEmpty(_ path: ConfinedPath) -> Bool {
-        guard !path.components.isEmpty, let parent = try? openConfinedDirectory(path.parent, create: false) else { return false }
+        // The base is not confined (it is found as any path is).
+        if path.components.isEmpty { return rmdir(path.base) == 0 }
+        guard let parent = try? openConfinedDirectory(path.parent, create: false) else { return false }
         return unlinkat(parent.raw, path.name, AT_REMOVEDIR) == 0
     }
 }
@@ -191,12 +211,15 @@ final class LocalConfinedFile: ConfinedFile, @unchecked Sendable {
     private let directory: FileDescriptor
     private var path: ConfinedPath
     private let isNew: Bool
+    let createdDirectories: [ConfinedPath]
 
-    init(_ file: consuming FileDescriptor, directory: consuming FileDescriptor, path: ConfinedPath, isNew: Bool) {
+    init(_ file: consuming FileDescriptor, directory: consuming FileDescriptor, path: ConfinedPath, isNew: Bool,
+         createdDirectories: [ConfinedPath] = []) {
         self.file = consume file
         self.directory = directory
         self.path = path
         self.isNew = isNew
+        self.createdDirectories = createdDirectories
     }
 
     /// Runs `body` with the open file; `.system(EBADF)` once closed.

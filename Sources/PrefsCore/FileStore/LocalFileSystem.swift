@@ -5,9 +5,13 @@ public struct LocalFileSystem: FileSystem {
     public init() {}
 
     public func contents(of path: String) throws -> [UInt8] {
+        try contents(of: path, atMost: Int.max - 1)
+    }
+
+    public func contents(of path: String, atMost limit: Int) throws -> [UInt8] {
         let file = try openForReading(path)
         do {
-            return try file.readAll(sizeHint: try file.status().st_size.asInt)
+            return try file.readAll(sizeHint: Swift.min(try file.status().st_size.asInt, limit), limit: limit)
         } catch {
             throw PrefsError.cannotRead(path: path, errno: error.code)
         }

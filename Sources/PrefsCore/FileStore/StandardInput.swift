@@ -1,9 +1,10 @@
 /// Standard input, read whole (for `-` in place of a file).
 public enum StandardInput {
-    public static func read() throws -> [UInt8] {
+    /// All of it, or its first `limit + 1` bytes when it is longer (`FileDescriptor.readAll`).
+    public static func read(atMost limit: Int = Int.max - 1) throws -> [UInt8] {
         try FileDescriptor.borrowing(0) { input in
             do throws(FileDescriptor.Errno) {
-                return try input.readAll()
+                return try input.readAll(limit: limit)
             } catch {
                 throw PrefsError.cannotRead(path: "standard input", errno: error.code)
             }

@@ -7,9 +7,35 @@ public struct DocumentInput: Sendable {
     /// How messages name a source.
     public static func name(of source: String) -> String { source == "-" ? "standard input" : source }
 
-    /// The bytes of a file or of standard input (`-`).
-    public func bytes(from source: String) throws -> [UInt8] {
-        source == "-" ? try StandardInput.read() : try fileSystem.contents(of: source)
+    /// The largest document read whole (`import`, `migrate`, `register`, `lint`, `-json @FILE`…).
+    public static let maximumSize = 256 << 20
+
+    /// The bytes of a file or of standard input (`-`), of any kind (a pipe, a FIFO, a device): at
+    /// most `limit`, checked as they are read, so a source that never ends is refused (65) once
+    /// more came; `what` names the kind of document in that message.
+    public func bytes(from source: String, atMost limit: Int = DocumentInput.maximumSize, what: String = "document") throws -> [UInt8] {
+        guard source == "-" else { return try fileBytes(source, atMost: limit, what: what) }
+        let bytes = try StandardInput.read(atMost: limit)
+        guard bytes.count <= limit else { throw DocumentInput.tooLarge(DocumentInput.name(of: source), limit: limit, what: what) }
+        return bytes
+    }
+
+    /// `bytes(from:atMost:what:)` of a file (`-` is a file named so).
+    public func fileBytes(_ path: String, atMost limit: Int = DocumentInput.maximumSize, what: String = "document") throws -> [UInt8] {
+        let bytes = try fileSystem.contents(of: path, atMost: limit)
+        guard bytes.count <= limit else { throw DocumentInput.tooLarge(path, limit: limit, what: what) }
+        return bytes
+    }
+
+    /// A document larger than the most it may be (a whole number of MiB, or of KiB).
+    public static func tooLarge(_ name: String, limit: Int, what: String) -> PrefsError {
+        let size = limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"
+        return .malformed(source: name, format: nil, reason: "\(what): larger than \(size)")
+    }
+
+    /// A system file the store reads whole (`/etc/passwd`), at most `limit` bytes.
+    static func read(_ path: String, atMost limit: Int, what: String) throws -> [UInt8] {
+        try DocumentInput(fileSystem: LocalFileSystem()).fileBytes(path, atMost: limit, what: what)
     }
 
     /// The dictionary a document holds, decoded by its content (or by `decode`); errors, and a root

@@ -62,21 +62,25 @@ extension SuiteStore {
         return store
     }
 
-    /// The schema at a location; nil when there is none. A file larger than `Schema.maximumSize`
-    /// is refused before it is read, and with `regularOnly` so is a FIFO or a device (an installed
-    /// or shipped schema is read on every write: one must never block it).
+    /// The schema at a location; nil when there is none. A file is read at most `Schema.maximumSize`
+    /// bytes (checked as it is read: a pipe or a device that never ends is refused too), and with
+    /// `regularOnly` a FIFO or a device is refused (an installed or shipped schema is read on every
+    /// write: one must never block it).
     func loadSchema(at location: SuiteLocation, regularOnly: Bool = false) throws -> LoadedSchema? {
-        if let files = storage(for: location) as? FileSuiteStorage {
-            // Most suites have no schema: its path worked out once, one stat, and nothing opened.
-            let path = try files.path(of: location)
-            guard let status = try fileSystem.status(of: path) else { return nil }
-            if status.size > Schema.maximumSize {
-                throw PrefsError.malformed(source: path, format: nil, reason: "schema: larger than \(Schema.maximumSize >> 20) MiB")
-            }
-            if regularOnly && status.isSpecial { throw PrefsError.malformed(source: path, format: nil, reason: "schema: not a regular file") }
+        guard let files = storage(for: location) as? FileSuiteStorage else {
+            return try load(at: location).map { try loadedSchema($0, at: location) }
         }
-        guard let stored = try load(at: location) else { return nil }
-        return try loadedSchema(stored, at: location)
+        // Most suites have no schema: its path worked out once, one stat, and nothing opened.
+        let path = try files.path(of: location)
+        guard let status = try fileSystem.status(of: path) else { return nil }
+        if regularOnly && status.isSpecial { throw PrefsError.malformed(source: path, format: nil, reason: "schema: not a regular file") }
+        let bytes: [UInt8]
+        do {
+            bytes = try DocumentInput(fileSystem: fileSystem).fileBytes(path, atMost: Schema.maximumSize, what: "schema")
+        } catch PrefsError.fileNotFound {
+            return nil
+        }
+        return try loadedSchema(try FileSuiteStorage.decode(bytes, path: path), at: location)
     }
 
     /// The name a change's suite files its schema under; nil for a file that is no suite's and for
@@ -132,14 +136,8 @@ extension SuiteStore {
             throw PrefsError.usage("\(domain.displayName): a file has no schema; name a suite")
         }
         let input = DocumentInput(fileSystem: fileSystem)
-        if source != "-", let size = try fileSystem.status(of: source)?.size, size > Schema.maximumSize {
-            throw PrefsError.malformed(source: source, format: nil, reason: "schema: larger than \(Schema.maximumSize >> 20) MiB")
-        }
-        let bytes = try input.bytes(from: source)
+        let bytes = try input.bytes(from: source, atMost: Schema.maximumSize, what: "schema")
         let sourceName = DocumentInput.name(of: source)
-        guard bytes.count <= Schema.maximumSize else {
-            throw PrefsError.malformed(source: sourceName, format: nil, reason: "schema: larger than \(Schema.maximumSize >> 20) MiB")
-        }
         let document = try input.dictionary(from: source) { _ in try PropertyList.decode(bytes).value }
         _ = try Schema(document: document, source: sourceName)
         // Installed, it must still be small enough to be read: an XML file is larger than its JSON.

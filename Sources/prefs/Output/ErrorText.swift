@@ -64,6 +64,8 @@ extension PrefsError {
             return "\(domain): no schema"
         case .lockUnavailable(let path, let seconds):
             return "\(path): another writer held the lock for \(seconds) s; try again (or set PREFS_LOCK_TIMEOUT)"
+        case .leaseExpired(let path, let seconds):
+            return "\(path): the write stalled past its \(seconds) s lease on the new value in the store; nothing changed; try again"
         }
     }
 

@@ -138,8 +138,9 @@ extension HelpText {
     static let loadDetails = """
                 Reads a document dump wrote (FILE, or - for standard input), checks all of it, then
                 makes each suite in it exactly its dumped contents, each in one atomic change: keys
-                it lacks are removed; suites it does not hold are left alone. A malformed document
-                changes nothing (65). Prints one line per suite (restored, unchanged or failed) and a
-                summary; a suite that fails does not stop the others (exit with its status).
+                it lacks are removed; suites it does not hold are left alone. A document with a
+                fault anywhere (malformed, a name given twice, a key or value a suite refuses)
+                changes nothing (65). Prints one line per suite (restored, unchanged or failed) and
+                a summary; a suite whose store fails does not stop the others (exit with its status).
                 """
 }

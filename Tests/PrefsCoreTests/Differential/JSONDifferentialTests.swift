@@ -6,8 +6,9 @@ import Testing
 /// order, repeated keys, escapes of every kind, numbers in many spellings, objects large enough for
 /// the radix sort of keys) and, for each, what `json.loads` reads in a canonical form; PrefsCore
 /// decodes the same bytes and must give the same form. A third of the documents set root members
-/// to null, read as `import` reads them: the deleted keys must be those whose last member is null,
-/// in document order.
+/// to null, read with `import`'s null policy: the deleted keys must be those whose last member is
+/// null, in document order. (`import` itself refuses a key given twice: a document with one is
+/// refused naming a key, any other decodes the same.)
 @Suite(.serialized) struct JSONDifferentialTests {
     static let generator = #"""
         import json, random, struct, sys
@@ -116,9 +117,15 @@ import Testing
         for i in 0..<count {
             let bytes = try Fixtures.bytes(scratch.file("\(i).json"))
             let expected = try String(contentsOfFile: scratch.file("\(i).expected"), encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-            let (value, format, deleted) = try PropertyList.decodeForImport(bytes)
-            #expect(format == .json)
+            let (parsed, _, deleted) = try JSONTextDecoder.parse(bytes, nulls: .rootMembers, duplicates: .lastWins)
+            let value = try #require(parsed)
             #expect(JSONDifferentialTests.canonical(value) == expected[0], "seed \(seed) document \(i)")
+            do {
+                let imported = try PropertyList.decodeForImport(bytes)
+                #expect(imported.format == .json && imported.value == value && imported.deletedKeys == deleted, "seed \(seed) document \(i)")
+            } catch let error as PrefsError {
+                #expect(PrefsError.reason(of: error).hasSuffix("is given twice in one object"), "seed \(seed) document \(i): \(error)")
+            }
             #expect(deleted.map { $0.utf8.map { String(format: "%02x", $0) }.joined() }.joined(separator: ",") == expected[1],
                     "seed \(seed) document \(i): deleted keys")
             if i % 3 != 0 {  // no nulls: plain decoding reads the same

@@ -50,7 +50,7 @@ extension JSONParser {
         var dictionary = PrefDictionary(sortedEntries: members.entries)
         if let base = members.spansBase {
             let deletedKeys: [String]
-            (dictionary, deletedKeys) = finish(&members, spansFrom: base, deletions: deletions)
+            (dictionary, deletedKeys) = try finish(&members, spansFrom: base, deletions: deletions)
             nullKeys += deletedKeys
             keySpans.removeLast(keySpans.count - base)
         }
@@ -87,18 +87,20 @@ extension JSONParser {
     }
 
     /// The dictionary of all the members (their keys are `keySpans[base...]`), sorted; of equal
-    /// keys the last in the document wins. With `deletions`, a null member that wins deletes its key:
-    /// those keys are returned, in document order.
-    func finish(_ members: inout Members, spansFrom base: Int, deletions: Bool) -> (PrefDictionary, deletedKeys: [String]) {
+    /// keys the last in the document wins (or, with `duplicates` `.refuse`, the first repeated one is
+    /// an error). With `deletions`, a null member that wins deletes its key: those keys are
+    /// returned, in document order.
+    func finish(_ members: inout Members, spansFrom base: Int, deletions: Bool) throws -> (PrefDictionary, deletedKeys: [String]) {
         let count = members.entries.count + members.values.count
-        return unescaped.withUnsafeBufferPointer { arena in
+        return try unescaped.withUnsafeBufferPointer { arena in
             // The sort keys: on the stack for small objects.
-            withUnsafeTemporaryAllocation(of: SortKey.self, capacity: count) { keys in
+            try withUnsafeTemporaryAllocation(of: SortKey.self, capacity: count) { keys in
                 for i in 0..<count {
                     let span = keySpans[base + i]
                     (keys.baseAddress! + i).initialize(to: SortKey(rest: UInt64(i), start: start(of: span, arena: arena), count: span.count))
                 }
                 JSONParser.sort(keys)
+                if duplicates == .refuse { try refuseRepeated(keys, spansFrom: base) }
                 return entries(of: &members, in: keys, spansFrom: base, deletions: deletions)
             }
         }
@@ -123,6 +125,15 @@ extension JSONParser {
             }
         }
         return (PrefDictionary(sortedEntries: entries), deleted.sorted().map { text(keySpans[base + $0]) })
+    }
+
+    /// Fails naming the key given again earliest in the document, at that place when its bytes are
+    /// the document's (a key with escapes is named at the end of its object).
+    func refuseRepeated(_ keys: UnsafeMutableBufferPointer<SortKey>, spansFrom base: Int) throws {
+        guard let again = keys.filter(\.repeatsPrevious).min(by: { $0.index < $1.index }) else { return }
+        let span = keySpans[base + again.index]
+        let key = String(decoding: UnsafeBufferPointer(start: again.start, count: again.count), as: UTF8.self)
+        throw failure("the key \"\(key)\" is given twice in one object", at: span.inArena ? nil : span.offset - 1)
     }
 
     /// Moves an element out (no reference counting), leaving a placeholder.

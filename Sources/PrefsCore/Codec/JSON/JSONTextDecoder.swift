@@ -5,7 +5,9 @@
 ///   a fraction or exponent is a `.real`, correctly rounded (`1.000000000000000005` is 1.0, `1e-999` is
 ///   0.0); one too large for a Double (`1e400`) is an error, never infinity.
 /// - Duplicate keys: the last value wins, as in JavaScript and Python (JSONTestSuite requires
-///   accepting them). Keys are compared by bytes, so NFC and NFD spellings are two keys and both stay.
+///   accepting them), unless `duplicates` is `.refuse`: a document that changes suites (`import`,
+///   `load`) names each key once, and one given twice is an error naming it. Keys are compared by
+///   bytes, so NFC and NFD spellings are two keys and both stay.
 /// - Strings: must be valid UTF-8; a `\u` escape of a lone surrogate is an error (Swift strings
 ///   cannot hold one and replacing it would change the data); raw control characters are errors.
 /// - A UTF-8 byte-order mark at the start is skipped; UTF-16 and UTF-32 input is refused.
@@ -40,11 +42,21 @@ public enum JSONTextDecoder {
         case rootMembers
     }
 
+    /// What a key given twice in one object is.
+    enum DuplicatePolicy {
+        /// The last member wins.
+        case lastWins
+        /// An error naming the key.
+        case refuse
+    }
+
     /// The value (nil for a `null` document, where allowed), the container nesting depth (allowing
     /// the deeper nesting typed JSON needs), and the root members that were null (`.rootMembers`).
-    static func parse(_ bytes: [UInt8], nulls: NullPolicy) throws -> (PrefValue?, deepest: Int, nullKeys: [String]) {
+    static func parse(_ bytes: [UInt8], nulls: NullPolicy, duplicates: DuplicatePolicy = .lastWins) throws
+        -> (PrefValue?, deepest: Int, nullKeys: [String])
+    {
         try bytes.withUnsafeBufferPointer { buffer in
-            var parser = JSONParser(bytes: buffer, nulls: nulls)
+            var parser = JSONParser(bytes: buffer, nulls: nulls, duplicates: duplicates)
             let value = try parser.document()
             return (value, parser.deepest, parser.nullKeys)
         }
@@ -54,6 +66,7 @@ public enum JSONTextDecoder {
 struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     let nulls: JSONTextDecoder.NullPolicy
+    let duplicates: JSONTextDecoder.DuplicatePolicy
     var index = 0
     /// The root members whose value was null (the last of equal keys decides), with `.rootMembers`.
     var nullKeys: [String] = []
@@ -66,9 +79,10 @@ struct JSONParser {
     var unescaped: [UInt8] = []
     static let maxDepth = 2 * DecodingLimits.maxDepth + 2
 
-    init(bytes: UnsafeBufferPointer<UInt8>, nulls: JSONTextDecoder.NullPolicy) {
+    init(bytes: UnsafeBufferPointer<UInt8>, nulls: JSONTextDecoder.NullPolicy, duplicates: JSONTextDecoder.DuplicatePolicy = .lastWins) {
         self.bytes = bytes
         self.nulls = nulls
+        self.duplicates = duplicates
     }
 
     func failure(_ reason: String, at offset: Int? = nil) -> PrefsError {
