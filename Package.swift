@@ -18,10 +18,13 @@ let package = Package(
     targets: [
         // The library: value model, codecs, stores. Imports only the stdlib and Glibc so a static
         // `prefs` starts in about a millisecond.
-        .target(name: "PrefsCore", dependencies: ["CPrefsSystem"], swiftSettings: [sectionPerSymbol]),
+        .target(name: "PrefsCore", dependencies: ["CPrefsSystem", "CPrefsTLS"], swiftSettings: [sectionPerSymbol]),
         // What Swift cannot reach: the CPU's SHA-256 instructions (x86 SHA-NI, ARMv8 SHA2), chosen at run
         // time, the vector scans of the one-key lookups, and placing a helper thread on another CPU.
         .target(name: "CPrefsSystem", cSettings: [.unsafeFlags(["-ffunction-sections", "-fdata-sections"], releaseOnLinux)]),
+        // TLS for `etcds://` stores, through the system's OpenSSL (Debian: libssl-dev); nothing of it
+        // runs before a TLS store is used (cpu.c).
+        .target(name: "CPrefsTLS", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         // The command: parses argv by hand, calls PrefsCore, prints, exits.
         .executableTarget(
             name: "prefs", dependencies: ["PrefsCore"], exclude: ["startup.order"], swiftSettings: [sectionPerSymbol],

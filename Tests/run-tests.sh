@@ -6,8 +6,10 @@
 # The tests use libplist's plistutil and CPython's plistlib as oracles, bash, zsh and fish to drive
 # the completions, mandoc to check the man page, strace to prove that a hand-edited external-storage
 # reference opens nothing outside the store, sha256sum to check blob hashes, and etcd with etcdctl
-# (the etcd store's tests start real clusters on loopback ports). Some run a tool by
-# its absolute path, so the check is for that path.
+# (the etcd store's tests start real clusters on loopback ports, with TLS certificates that
+# openssl makes), and ss (iproute2) to count the bytes an etcd watch receives. Building needs
+# OpenSSL's headers and static libraries (libssl-dev). Some run a tool by its absolute path, so the
+# check is for that path.
 #   Tests/run-tests.sh [SWIFT TEST OPTIONS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +22,9 @@ command -v mandoc >/dev/null || need+=(mandoc)
 [ -x /usr/bin/strace ] || need+=(strace)
 [ -x /usr/bin/etcd ] || need+=(etcd-server)
 [ -x /usr/bin/etcdctl ] || need+=(etcd-client)
+[ -x /usr/bin/openssl ] || need+=(openssl)
+[ -f /usr/include/openssl/ssl.h ] && [ -f /usr/lib/"$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)"/libssl.a ] || need+=(libssl-dev)
+[ -x /usr/bin/ss ] || [ -x /bin/ss ] || need+=(iproute2)
 [ -x /usr/bin/sha256sum ] && [ -x /usr/bin/timeout ] || need+=(coreutils)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing ${need[*]}" >&2

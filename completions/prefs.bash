@@ -213,13 +213,13 @@ _prefs() {
             rename) _prefs_offer --exit-code --dry-run --schema --no-schema --help ;;
             register) _prefs_offer --replace --delete --schema --no-schema --exit-code --dry-run --help ;;
             domains) _prefs_offer --null --help ;;
-            find) _prefs_offer --json --null --help ;;
+            find) _prefs_offer --json --compact --null --help ;;
             export) _prefs_offer --format --keys --effective --defaults --lossy --compact --help ;;
             import) _prefs_offer --replace --if-absent --format --dry-run --exit-code --schema --no-schema --help ;;
             migrate) _prefs_offer --from --keys --bool-keys --rename --infer-types --decode-json-strings --overwrite --skip-errors --dry-run --exit-code --schema --no-schema --help ;;
             describe) _prefs_offer --schema --choices --null --help ;;
             check) _prefs_offer --schema --help ;;
-            watch) _prefs_offer --json --initial --once --timeout --help ;;
+            watch) _prefs_offer --json --compact --initial --once --timeout --help ;;
             dump) _prefs_offer --registered --help ;;
             load) _prefs_offer --dry-run --exit-code --no-schema --help ;;
             gc) _prefs_offer --grace --dry-run --exit-code --help ;;

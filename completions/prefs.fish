@@ -202,7 +202,7 @@ complete -c prefs -n "__prefs_no_verb" -a gc -d 'remove orphan blobs from extern
 complete -c prefs -n "__prefs_no_verb" -a help -d 'show help for prefs or for one verb'
 complete -c prefs -n "__prefs_no_verb" -l help -s h -d 'show help'
 complete -c prefs -n "__prefs_no_verb" -l version -d 'print the version'
-complete -c prefs -n "__prefs_no_verb" -l store -x -d 'keep suites in etcd: etcd://HOST:PORT[,HOST:PORT...][/PREFIX]'
+complete -c prefs -n "__prefs_no_verb" -l store -x -d 'keep suites in etcd: etcd:// or etcds://HOST:PORT[,HOST:PORT...][/PREFIX]'
 complete -c prefs -n "__prefs_no_verb" -o currentHost -d 'the ByHost suites of this machine'
 complete -c prefs -n "__prefs_no_verb" -o host -x -d 'the ByHost suites of host NAME'
 
@@ -229,6 +229,7 @@ complete -c prefs -n "__prefs_verb read read-type" -l origin -d 'say where each 
 complete -c prefs -n "__prefs_verb read read-type" -l stored -d 'only the stored values'
 complete -c prefs -n "__prefs_verb read read-type export" -l defaults -r -F -d 'registered defaults for this run'
 complete -c prefs -n "__prefs_verb find" -l json -d 'print the matches as JSON'
+complete -c prefs -n "__prefs_verb find" -l compact -d 'print the JSON on one line'
 complete -c prefs -n "__prefs_verb read domains find" -s 0 -l null -d 'end each name with NUL, not a newline'
 complete -c prefs -n "__prefs_verb write delete rename register reset import migrate" -l exit-code -d 'exit 3 when something changed'
 complete -c prefs -n "__prefs_verb write delete rename register reset import migrate" -l dry-run -d 'print what would change'
@@ -265,6 +266,7 @@ complete -c prefs -n "__prefs_verb load" -l no-schema -d 'restore the values wit
 complete -c prefs -n "__prefs_position watch 0" -F
 complete -c prefs -n "__prefs_verb watch; and not __prefs_position watch 0; and not __prefs_after --timeout" -a "(__prefs_keys | string split0)" -d key
 complete -c prefs -n "__prefs_verb watch" -l json -d 'print each change as a JSON object on one line'
+complete -c prefs -n "__prefs_verb watch" -l compact -d 'the same as --json'
 complete -c prefs -n "__prefs_verb watch" -l initial -d 'print the current values first'
 complete -c prefs -n "__prefs_verb watch" -l once -d 'exit after the first change'
 complete -c prefs -n "__prefs_verb watch" -l timeout -x -d 'stop after SECONDS (with --once: exit 1 if no change came)'

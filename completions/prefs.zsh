@@ -218,7 +218,7 @@ _prefs() {
                 _prefs_choices
             fi ;;
         domains) _arguments -S '(-0 --null)'{-0,--null}'[end each name with NUL]' '--help[show help]' ;;
-        find) _arguments -S '--json[print the matches as JSON]' '(-0 --null)'{-0,--null}'[end each match with NUL]' '--help[show help]' '1:word:' ;;
+        find) _arguments -S '--json[print the matches as JSON]' '--compact[print the JSON on one line]' '(-0 --null)'{-0,--null}'[end each match with NUL]' '--help[show help]' '1:word:' ;;
         lint) _arguments -S '--help[show help]' '*:file:_files' ;;
         export)
             _arguments -S '--format[output format]:format:(xml binary openstep json typed-json)' \
@@ -251,7 +251,7 @@ _prefs() {
                 '1:domain:_prefs_suites' '2:source:_prefs_suites_and_files' && return
             [[ $state == keys ]] && _sequence _prefs_key_list "$operands[2]" ;;
         watch)
-            _arguments -S '--json[print each change as a JSON object on one line]' \
+            _arguments -S '--json[print each change as a JSON object on one line]' '--compact[the same as --json]' \
                 '--initial[print the current values first]' \
                 '--once[exit after the first change]' \
                 '--timeout[stop after SECONDS (with --once: exit 1 if no change came)]:seconds: ' '--help[show help]' \

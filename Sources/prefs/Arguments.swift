@@ -59,7 +59,7 @@ enum Arguments {
                 let hint = Suggestions.hint(for: first, among: CommandTable.global.map(\.spelling))
                 throw PrefsError.usage("unknown option '\(first)'\(hint.isEmpty ? " (see prefs --help)" : hint)")
             }
-            let hint = Suggestions.hint(for: first, among: CommandTable.verbs.map(\.name))
+            let hint = Suggestions.verbHint(for: first)
             throw PrefsError.usage("unknown verb '\(first)'\(hint.isEmpty ? " (see prefs --help)" : hint)")
         }
         var invocation = Invocation(action: .verb(verb.name))
@@ -96,19 +96,32 @@ enum Arguments {
             }
         }
         if invocation.wantsHelp { return invocation }
-        guard verb.verb.operandCount.contains(invocation.operands.count) else {
-            throw PrefsError.usage("usage: \(verb.usage)" + singleDashHint(invocation.operands, verb: verb))
-        }
+        try checkCount(invocation.operands, of: verb)
         return invocation
     }
 
-    /// ` (-json is not an option: did you mean --json?)` when an operand is one of the verb's long
-    /// options spelled with one dash, as `defaults` spells its flags.
-    static func singleDashHint(_ operands: [String], verb: VerbSpec) -> String {
-        for word in operands where word.hasPrefix("-") && !word.hasPrefix("--") && word.count > 2 {
-            if verb.option(named: String(word.dropFirst())) != nil { return " (\(word) is not an option: did you mean -\(word)?)" }
+    /// The verb takes this many operands; else a usage error naming the word too many (or the
+    /// usage, for too few).
+    static func checkCount(_ operands: [String], of verb: VerbSpec) throws {
+        let most = verb.verb.operandCount.upperBound
+        guard operands.count <= most else {
+            // One word too many: the one spelled like an option (`-json`), else the first beyond.
+            if let slip = singleDashSlip(operands, verb: verb) {
+                throw PrefsError.usage("\(verb.name): unexpected argument '\(slip)' (\(slip) is not an option: did you mean -\(slip)?)")
+            }
+            throw PrefsError.usage("\(verb.name): unexpected argument '\(operands[most])' (usage: \(verb.usage))")
         }
-        return ""
+        guard verb.verb.operandCount.contains(operands.count) else {
+            throw PrefsError.usage("usage: \(verb.usage)" + (singleDashSlip(operands, verb: verb).map { " (\($0) is not an option: did you mean -\($0)?)" } ?? ""))
+        }
+    }
+
+    /// An operand that is one of the verb's long options spelled with one dash (`-json`), as
+    /// `defaults` spells its flags.
+    static func singleDashSlip(_ operands: [String], verb: VerbSpec) -> String? {
+        operands.first { word in
+            word.hasPrefix("-") && !word.hasPrefix("--") && word.count > 2 && verb.option(named: String(word.dropFirst())) != nil
+        }
     }
 
     /// The option `word` spells as `-C`, when the verb has one with that short spelling.

@@ -7,7 +7,8 @@ protocol CommandValues: Sendable {
 
 /// A verb: what `--help` says of it, its typed options, and the code that runs it — parses the
 /// operands, calls one PrefsCore operation, prints.
-protocol Command {
+/// (`SendableMetatype`: the command table's `@Sendable` closures call the command's static members.)
+protocol Command: SendableMetatype {
     associatedtype Values: CommandValues
     static var verb: Verb { get }
     static var options: [Option<Values>] { get }
@@ -50,6 +51,9 @@ struct VerbSpec: Sendable {
 
     var options: [OptionSpec] { optionSpecs() }
     var name: String { verb.name }
+    /// Whether the verb changes stored data: it has `--dry-run` (no "did you mean" leads to it
+    /// from a word that is more than one slip away).
+    var changesData: Bool { options.contains { $0.name == "dry-run" } }
     var usage: String { "prefs \(verb.name)" + (verb.operands.isEmpty ? "" : " \(verb.operands)") }
 
     func option(named name: String) -> OptionSpec? {

@@ -133,7 +133,7 @@ enum CommandLineTool {
                 context.writeOutput(Array(HelpText.overview().utf8))
                 return .success
             case .version:
-                context.print("prefs \(CommandTable.version)")
+                context.print("prefs \(CommandTable.version)\nTLS for etcds:// stores: \(TLSLibrary.version)")
                 return .success
             case .verb(let name):
                 guard let verb = CommandTable.verb(named: name) else { throw PrefsError.internalError("verb \(name) vanished") }

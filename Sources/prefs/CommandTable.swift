@@ -11,7 +11,7 @@ enum CommandTable {
         OptionSpec(name: "help", short: nil, value: nil, choices: [], repeatable: false, summary: "show this help (also -h)"),
         OptionSpec(name: "version", short: nil, value: nil, choices: [], repeatable: false, summary: "print the version"),
         OptionSpec(name: "store", short: nil, value: "URL", choices: [], repeatable: false,
-                   summary: "before the verb: keep suites in etcd (etcd://HOST:PORT[,HOST:PORT...][/PREFIX]; default $PREFS_STORE, else files)"),
+                   summary: "before the verb: keep suites in etcd (etcd://HOST:PORT[,HOST:PORT...][/PREFIX], etcds://... for TLS; default $PREFS_STORE, else files)"),
         OptionSpec(name: "currentHost", short: nil, value: nil, choices: [], repeatable: false,
                    summary: "before the verb: the suites of this machine (ByHost; host ID $PREFS_HOST_ID, else /etc/machine-id)", singleDash: true),
         OptionSpec(name: "host", short: nil, value: "NAME", choices: [], repeatable: false,

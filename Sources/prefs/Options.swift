@@ -80,7 +80,7 @@ struct Option<Values>: Sendable {
 }
 
 /// The options every verb that changes a suite takes.
-protocol ChangeOptions {
+protocol ChangeOptions: SendableMetatype {
     var exitCode: Bool { get set }
     var dryRun: Bool { get set }
 }
@@ -91,7 +91,7 @@ extension Option where Values: ChangeOptions {
 }
 
 /// The options of the verbs that read what an application sees.
-protocol LayerOptions {
+protocol LayerOptions: SendableMetatype {
     var origin: Bool { get set }
     var stored: Bool { get set }
     var defaults: [String] { get set }
@@ -110,7 +110,7 @@ extension Option where Values: LayerOptions {
 }
 
 /// The options of the verbs that write a value as a document (`export`, `read --format`).
-protocol DocumentOptions {
+protocol DocumentOptions: SendableMetatype {
     var lossy: Bool { get set }
     var compact: Bool { get set }
 }
@@ -119,5 +119,5 @@ extension Option where Values: DocumentOptions {
     static var lossy: Option {
         .flag("lossy", "with JSON, write dates as ISO 8601 strings and data as base64 (else they are refused: JSON has no such types)") { $0.lossy = $1 }
     }
-    static var compact: Option { .flag("compact", "write JSON (or typed JSON) on one line") { $0.compact = $1 } }
+    static var compact: Option { .flag("compact", "write JSON (or typed JSON) on one line; with no format given, JSON") { $0.compact = $1 } }
 }

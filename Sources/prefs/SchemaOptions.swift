@@ -2,7 +2,7 @@ import PrefsCore
 
 /// The options of the verbs that store values: check them against another schema file for this
 /// run (`--schema FILE`), or not at all (`--no-schema`).
-protocol SchemaOptions {
+protocol SchemaOptions: SendableMetatype {
     var schema: String? { get set }
     var noSchema: Bool { get set }
 }

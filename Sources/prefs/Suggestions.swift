@@ -1,7 +1,29 @@
-/// "Did you mean …?" for a mistyped verb or option: the candidates closest to the word typed, by
-/// edit distance (insertions, deletions, substitutions and swaps of two neighbours each count 1), at
-/// most 2 away — 1 for a word of one or two characters, which is close to everything.
+/// "Did you mean …?" for a mistyped verb or option. A verb other tools use (`get`, `set`, `rm`,
+/// `ls`…) gets the verb that means the same; any other word the candidates closest to it by edit
+/// distance (insertions, deletions, substitutions and swaps of two neighbours each count 1), at most
+/// 2 away — 1 for a word of one or two characters, which is close to everything. A verb that changes
+/// data (one with `--dry-run`) is suggested only for a slip of one character (in a word of one or two,
+/// only for two swapped): `set` is not `reset`, `ge` not `gc`.
 enum Suggestions {
+    /// What other tools call prefs's verbs (git config, kubectl, dconf, shells…).
+    static let synonyms: [String: String] = [
+        "get": "read", "show": "read", "cat": "read", "print": "read", "view": "read",
+        "set": "write", "put": "write",
+        "remove": "delete", "rm": "delete", "unset": "delete", "del": "delete", "erase": "delete",
+        "list": "domains, or read DOMAIN --keys", "ls": "domains, or read DOMAIN --keys",
+        "mv": "rename", "move": "rename",
+        "grep": "find", "search": "find",
+        "type": "read-type",
+    ]
+
+    /// ` (did you mean write?)` for a word typed where a verb goes, or "" when nothing fits.
+    static func verbHint(for word: String) -> String {
+        if let meant = synonyms[word.lowercased()] { return " (did you mean \(meant)?)" }
+        let verbs = CommandTable.verbs
+        let found = closest(to: word, among: verbs.map(\.name), oneSlipOnly: Set(verbs.filter(\.changesData).map(\.name)))
+        return found.isEmpty ? "" : " (did you mean \(found.joined(separator: " or "))?)"
+    }
+
     /// ` (did you mean X?)`, ` (did you mean X or Y?)`, or "" when nothing is close.
     static func hint(for word: String, among candidates: [String]) -> String {
         let found = closest(to: word, among: candidates)
@@ -9,10 +31,15 @@ enum Suggestions {
         return " (did you mean \(found.joined(separator: " or "))?)"
     }
 
-    /// The candidates at the smallest distance from `word`, when it is small enough; in their order.
-    static func closest(to word: String, among candidates: [String]) -> [String] {
+    /// The candidates at the smallest distance from `word`, when it is small enough (for those in
+    /// `oneSlipOnly`, one slip: a swap in a word of one or two characters); in their order.
+    static func closest(to word: String, among candidates: [String], oneSlipOnly: Set<String> = []) -> [String] {
         let limit = word.count <= 2 ? 1 : 2
-        let scored = candidates.map { ($0, distance(word, $0)) }.filter { $0.1 <= limit }
+        func close(_ candidate: String, _ distance: Int) -> Bool {
+            guard oneSlipOnly.contains(candidate) else { return distance <= limit }
+            return distance <= 1 && (word.count > 2 || word.sorted() == candidate.sorted())
+        }
+        let scored = candidates.map { ($0, distance(word, $0)) }.filter { close($0.0, $0.1) }
         guard let best = scored.map(\.1).min() else { return [] }
         return scored.filter { $0.1 == best }.map(\.0)
     }

@@ -3,7 +3,10 @@
 # (`prefs read S K` vs `etcdctl get`) and one-key write (`prefs write S K -int N` vs `etcdctl put`),
 # timed with hyperfine (per-process wall time) in ROUNDS interleaved rounds of 10 runs each, so at
 # least 30 runs per command; prints the median of every run with the ratio prefs/etcdctl (goal:
-# ≤ 0.25). Then the file store, to show that the etcd store cost it nothing: read and write of a
+# ≤ 0.25). The same over TLS (`etcds://`, each member also listening on an https port that requires
+# client certificates; certificates from Tests/Tools/make-certificates.sh, ECDSA P-256), both clients
+# with the same files and a new connection and handshake per process (goals: read ≤ 0.35×, write
+# ≤ 0.5×). Then the file store, to show that the etcd store cost it nothing: read and write of a
 # 10-key suite by this build and, with BEFORE=REV, by the build of git revision REV, in the same
 # rounds (goal: ≤ 1.05× before). Both clusters' members fsync (etcd's default), so writes compare
 # durable with durable. Not a test: figures only. --smoke: one round of two runs.
@@ -35,19 +38,28 @@ fi
 # Three members on free loopback ports.
 read -r -a ports < <(python3 -c '
 import socket
-s = [socket.socket() for _ in range(6)]
+s = [socket.socket() for _ in range(9)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(" ".join(str(x.getsockname()[1]) for x in s))')
+mkdir "$work/certs"
+(cd "$work/certs" && "$root/Tests/Tools/make-certificates.sh" >/dev/null)
+certs=$work/certs
 cluster=""
 for i in 0 1 2; do cluster+="${cluster:+,}m$i=http://127.0.0.1:${ports[$((3 + i))]}"; done
 for i in 0 1 2; do
-  etcd --name "m$i" --data-dir "$data/m$i" --listen-client-urls "http://127.0.0.1:${ports[$i]}" \
-    --advertise-client-urls "http://127.0.0.1:${ports[$i]}" --listen-peer-urls "http://127.0.0.1:${ports[$((3 + i))]}" \
+  clients="http://127.0.0.1:${ports[$i]},https://127.0.0.1:${ports[$((6 + i))]}"
+  etcd --name "m$i" --data-dir "$data/m$i" --listen-client-urls "$clients" --advertise-client-urls "$clients" \
+    --cert-file "$certs/server.pem" --key-file "$certs/server.key" --client-cert-auth --trusted-ca-file "$certs/ca.pem" \
+    --listen-peer-urls "http://127.0.0.1:${ports[$((3 + i))]}" \
     --initial-advertise-peer-urls "http://127.0.0.1:${ports[$((3 + i))]}" --initial-cluster "$cluster" \
     --initial-cluster-state new --initial-cluster-token "bench$$" >"$work/m$i.log" 2>&1 &
   pids+=($!)
 done
 endpoints="127.0.0.1:${ports[0]},127.0.0.1:${ports[1]},127.0.0.1:${ports[2]}"
+tls_endpoints="127.0.0.1:${ports[6]},127.0.0.1:${ports[7]},127.0.0.1:${ports[8]}"
+tls_etcdctl="etcdctl --endpoints https://${tls_endpoints//,/,https://} --cacert $certs/ca.pem --cert $certs/client-root.pem --key $certs/client-root.key"
+export PREFS_ETCD_CACERT=$certs/ca.pem PREFS_ETCD_CERT=$certs/client-root.pem PREFS_ETCD_KEY=$certs/client-root.key
+tls_prefs="env PREFS_STORE=etcds://$tls_endpoints/bench $prefs"
 export ETCDCTL_API=3
 for _ in $(seq 100); do etcdctl --endpoints "$endpoints" endpoint health >/dev/null 2>&1 && break; sleep 0.1; done
 etcdctl --endpoints "$endpoints" endpoint health >/dev/null 2>&1 || { cat "$work"/m*.log >&2; exit 1; }
@@ -69,6 +81,13 @@ for round in $(seq "$rounds"); do
     --prepare "$prefs write s k -int 0" "$prefs write s k -int 1" \
     --prepare "etcdctl --endpoints $endpoints put plain/k 0" "etcdctl --endpoints $endpoints put plain/k 1" >/dev/null
   times "$work/w.json" | paste -d' ' <(printf 'write-prefs\nwrite-etcdctl\n') - >>"$work/times"
+  # The same over TLS.
+  hyperfine -N -w 1 -r "$runs" --export-json "$work/r.json" "$tls_prefs read s k" "$tls_etcdctl get plain/k" >/dev/null
+  times "$work/r.json" | paste -d' ' <(printf 'tls-read-prefs\ntls-read-etcdctl\n') - >>"$work/times"
+  hyperfine -N -w 1 -r "$runs" --export-json "$work/w.json" \
+    --prepare "$tls_prefs write s k -int 0" "$tls_prefs write s k -int 1" \
+    --prepare "$tls_etcdctl put plain/k 0" "$tls_etcdctl put plain/k 1" >/dev/null
+  times "$work/w.json" | paste -d' ' <(printf 'tls-write-prefs\ntls-write-etcdctl\n') - >>"$work/times"
   # The file store: this build, and the one before (PREFS_STORE empty: files).
   commands=("env PREFS_STORE= $prefs read files key5")
   [ -n "$before" ] && commands+=("env PREFS_STORE= $before read files key5")
@@ -87,9 +106,11 @@ for line in open(sys.argv[1]):
     runs[name] += map(float, values)
 m = {name: statistics.median(values) * 1e3 for name, values in runs.items()}
 print(f"{'case':<34}{'ms':>9}{'peer ms':>10}{'ratio':>9}{'runs':>6}")
-for op in ("read", "write"):
-    p, e = m[f"{op}-prefs"], m[f"{op}-etcdctl"]
-    print(f"{'etcd one-key ' + op + ' vs etcdctl':<34}{p:>9.2f}{e:>10.2f}{p / e:>8.2f}x{len(runs[op + '-prefs']):>6}")
+for tls in ("", "tls-"):
+    for op in ("read", "write"):
+        p, e = m[f"{tls}{op}-prefs"], m[f"{tls}{op}-etcdctl"]
+        name = ("TLS " if tls else "") + "etcd one-key " + op + " vs etcdctl"
+        print(f"{name:<34}{p:>9.2f}{e:>10.2f}{p / e:>8.2f}x{len(runs[tls + op + '-prefs']):>6}")
 for op in ("read", "write"):
     now = m[f"files-{op}"]
     if f"files-{op}-before" in m:

@@ -10,7 +10,9 @@
 # cast on the start-up path. Beside them, the page faults of the binary as built (wait4's counts,
 # through Tools/peak-rss.c): each costs microseconds in a virtual machine, and the release link lays
 # out what short commands touch together (Sources/prefs/startup.order): a count that jumps means
-# that list is stale (Tests/Benchmarks/make-startup-order.sh writes it again). Figures only.
+# that list is stale (Tests/Benchmarks/make-startup-order.sh writes it again). Last, how many of
+# OpenSSL's functions ran (its CPU set-up before main among them, each CPUID a trap to the hypervisor):
+# none should, since a command on files never speaks TLS (Sources/CPrefsTLS/cpu.c). Figures only.
 # --smoke: the same (it takes seconds).
 #   Tests/Benchmarks/bench-startup.sh [--smoke]     (installs valgrind and gcc when missing)
 set -euo pipefail
@@ -56,6 +58,8 @@ for line in out.splitlines():
 # recorded to that function (names are given once, then referred to by number).
 calls = open(sys.argv[1]).read()
 names = {m.group(1): m.group(2) for m in re.finditer(r"^c?fn=\((\d+)\) (.+)$", calls, re.M)}
+# (OPENSSL_cpuid_setup is prefs's own, which does nothing before TLS is used.)
+openssl = sum(1 for v in names.values() if re.match(r"(OPENSSL_|ossl_|SSL_|CRYPTO_|ERR_|EVP_)", v) and not v.startswith("OPENSSL_cpuid_setup"))
 scan = {k for k, v in names.items() if v.startswith("swift_conformsToProtocolMaybeInstantiateSuperclasses(") and "::$_" not in v}
 lines = calls.splitlines()
 for i, line in enumerate(lines[:-1]):
@@ -63,10 +67,10 @@ for i, line in enumerate(lines[:-1]):
     c = re.match(r"^calls=(\d+)", lines[i + 1])
     if m and c and m.group(1) in scan:
         scans += int(c.group(1))
-print(f"{sys.argv[2]:<38}{total:>12,}{metadata:>14,}{scans:>8}{sys.argv[3]:>13}")
+print(f"{sys.argv[2]:<38}{total:>12,}{metadata:>14,}{scans:>8}{sys.argv[3]:>13}{openssl:>9}")
 PY
 }
-printf '%-38s%12s%14s%8s%13s\n' "command" "instructions" "type metadata" "scans" "page faults"
+printf '%-38s%12s%14s%8s%13s%9s\n' "command" "instructions" "type metadata" "scans" "page faults" "OpenSSL"
 count "hello (Swift, Glibc only)" "$work/hello"
 count "prefs --version" "$work/prefs" --version
 count "prefs read, 1-key XML suite" "$work/prefs" read one k

@@ -32,15 +32,18 @@ bench_copy() {
 bench_build_core() {
   local sources_root=$1 output=$2
   shift 2
-  local objects source sources
+  local objects source sources target
   objects=$(mktemp -d)
-  for source in "$root"/Sources/CPrefsSystem/*.c; do
-    clang -O2 -c -I "$root/Sources/CPrefsSystem/include" "$source" -o "$objects/$(basename "$source" .c).o"
+  for target in CPrefsSystem CPrefsTLS; do
+    [ -d "$root/Sources/$target" ] || continue
+    for source in "$root/Sources/$target"/*.c; do
+      clang -O2 -c -I "$root/Sources/$target/include" "$source" -o "$objects/$target-$(basename "$source" .c).o"
+    done
+    printf 'module %s {\n  header "%s"\n  export *\n}\n' "$target" "$root/Sources/$target/include/$target.h" >>"$objects/module.modulemap"
   done
-  printf 'module CPrefsSystem {\n  header "%s"\n  export *\n}\n' "$root/Sources/CPrefsSystem/include/CPrefsSystem.h" >"$objects/module.modulemap"
   mapfile -t sources < <(find "$sources_root/Sources/PrefsCore" -name '*.swift' | sort)
   swiftc -O -wmo -parse-as-library -module-name PrefsCore -Xcc -fmodule-map-file="$objects/module.modulemap" \
-    -I "$root/Sources/CPrefsSystem/include" "${sources[@]}" "$@" "$objects"/*.o -o "$output"
+    "${sources[@]}" "$@" "$objects"/*.o -lssl -lcrypto -o "$output"
   rm -rf "$objects"
 }
 

@@ -18,7 +18,30 @@ public final class EtcdCluster: @unchecked Sendable {
         var peerURL: String { "http://127.0.0.1:\(peerPort)" }
     }
 
+    /// A cluster whose client URLs are https: the server's certificate and key, the CA that
+    /// etcdctl trusts, the client certificate it presents, and whether members require one
+    /// (`--client-cert-auth`, with `ca` as the trusted CA for clients).
+    public struct TLS: Sendable {
+        public var certificate: String
+        public var key: String
+        public var ca: String
+        public var client: (certificate: String, key: String)
+        public var clientCertAuth: Bool
+
+        public init(certificate: String, key: String, ca: String, client: (certificate: String, key: String), clientCertAuth: Bool) {
+            (self.certificate, self.key, self.ca, self.client, self.clientCertAuth) = (certificate, key, ca, client, clientCertAuth)
+        }
+
+        /// The server and CA of `certificates`, etcdctl as `root`.
+        public init(_ certificates: TestCertificates, clientCertAuth: Bool = true) {
+            self.init(certificate: certificates.server.certificate, key: certificates.server.key, ca: certificates.ca,
+                      client: certificates.client("root"), clientCertAuth: clientCertAuth)
+        }
+    }
+
     public let members: [Member]
+    /// Set when the client URLs are https.
+    public let tls: TLS?
     /// The scratch directory: a data directory and a log per member.
     public let directory: String
     public let lifetime: Double
@@ -37,7 +60,7 @@ public final class EtcdCluster: @unchecked Sendable {
 
     /// Starts `count` members and waits until each one answers with a leader (a few hundred ms for
     /// one member, about a second for three). Fails, never skips, when etcd is not installed.
-    public init(members count: Int = 1, lifetime: Double = 300) throws {
+    public init(members count: Int = 1, lifetime: Double = 300, tls: TLS? = nil) throws {
         for path in [EtcdCluster.etcdPath, EtcdCluster.etcdctlPath] where !FileManager.default.isExecutableFile(atPath: path) {
             throw TestFailure("\(path) not found: install etcd 3.4 or later (Debian: etcd-server, etcd-client)")
         }
@@ -46,6 +69,7 @@ public final class EtcdCluster: @unchecked Sendable {
         guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed in \(base)") }
         directory = String(cString: made)
         self.lifetime = lifetime
+        self.tls = tls
         let ports = try EtcdCluster.freePorts(2 * count)
         members = (0..<count).map { Member(name: "m\($0)", clientPort: ports[2 * $0], peerPort: ports[2 * $0 + 1]) }
         do {
@@ -67,9 +91,16 @@ public final class EtcdCluster: @unchecked Sendable {
 
     public var endpoints: [EtcdEndpoint] { members.map { EtcdEndpoint(host: "127.0.0.1", port: $0.clientPort) } }
 
-    /// `etcd://127.0.0.1:P1,127.0.0.1:P2…/PREFIX` (no path without a prefix).
+    /// `etcd://127.0.0.1:P1,127.0.0.1:P2…/PREFIX` (no path without a prefix); `etcds://` with TLS.
     public func url(prefix: String? = nil) -> String {
-        "etcd://" + clientEndpoints.joined(separator: ",") + (prefix.map { "/" + $0 } ?? "")
+        (tls == nil ? "etcd://" : "etcds://") + clientEndpoints.joined(separator: ",") + (prefix.map { "/" + $0 } ?? "")
+    }
+
+    /// What etcdctl is given to reach the members (`https://` and certificates with TLS).
+    private func etcdctlOptions(endpoints: [String]) -> [String] {
+        guard let tls else { return ["--endpoints=" + endpoints.joined(separator: ",")] }
+        return ["--endpoints=" + endpoints.map { "https://" + $0 }.joined(separator: ","),
+                "--cacert=" + tls.ca, "--cert=" + tls.client.certificate, "--key=" + tls.client.key]
     }
 
     public func isRunning(member index: Int) -> Bool { lock.withLock { guardians[index] != nil } }
@@ -87,12 +118,32 @@ public final class EtcdCluster: @unchecked Sendable {
         try waitUntilHealthy(member: index)
     }
 
+    /// Stops a member's process with SIGSTOP: it keeps its connections open and answers nothing (as
+    /// a stuck process, or a machine cut off without a reset, would) until `resume(member:)`.
+    public func pause(member index: Int) throws { try signal(member: index, SIGSTOP) }
+
+    /// Lets a paused member run again (SIGCONT).
+    public func resume(member index: Int) throws { try signal(member: index, SIGCONT) }
+
+    /// The process ID of a running member's etcd (the child of its guardian shell).
+    public func pid(member index: Int) throws -> pid_t {
+        guard let guardian = lock.withLock({ guardians[index] }) else { throw TestFailure("member \(index) is not running") }
+        let parent = guardian.process.processIdentifier
+        let children = (try? String(contentsOfFile: "/proc/\(parent)/task/\(parent)/children", encoding: .utf8)) ?? ""
+        guard let child = children.split(separator: " ").first.flatMap({ pid_t($0) }) else { throw TestFailure("member \(index) has no etcd process") }
+        return child
+    }
+
+    private func signal(member index: Int, _ signal: Int32) throws {
+        guard Foundation.kill(try pid(member: index), signal) == 0 else { throw TestFailure("kill: errno \(errno)") }
+    }
+
     /// The index of the member that is the leader now (waiting out an election, up to 5 s).
     public func leaderIndex() throws -> Int {
         let until = Date().addingTimeInterval(5)
         while true {
             let running = members.indices.filter { isRunning(member: $0) }
-            let output = try? etcdctl(["endpoint", "status", "-w", "json", "--endpoints=" + running.map { members[$0].clientEndpoint }.joined(separator: ",")])
+            let output = try? etcdctl(["endpoint", "status", "-w", "json"] + etcdctlOptions(endpoints: running.map { members[$0].clientEndpoint }))
             if let output, let index = EtcdCluster.leader(inStatus: output, members: members) { return index }
             guard Date() < until else { throw TestFailure("no leader among members \(running): \(output ?? "etcdctl failed")") }
             Thread.sleep(forTimeInterval: 0.05)
@@ -132,7 +183,7 @@ public final class EtcdCluster: @unchecked Sendable {
     @discardableResult
     public func etcdctl(_ arguments: [String]) throws -> String {
         let running = members.indices.filter { isRunning(member: $0) }.map { members[$0].clientEndpoint }
-        var options = ["--endpoints=" + running.joined(separator: ","), "--command-timeout=5s", "--dial-timeout=2s"]
+        var options = etcdctlOptions(endpoints: running) + ["--command-timeout=5s", "--dial-timeout=2s"]
         if let password = lock.withLock({ rootPassword }) { options.append("--user=root:\(password)") }
         let result = try runProcess(EtcdCluster.etcdctlPath, options + arguments, timeout: 30)
         guard result.status == 0 else {
@@ -153,15 +204,20 @@ public final class EtcdCluster: @unchecked Sendable {
 
     private func start(member index: Int, initial: Bool) throws {
         let member = members[index]
+        let scheme = tls == nil ? "http" : "https"
         var arguments = [
             "--name", member.name, "--data-dir", directory + "/" + member.name,
-            "--listen-client-urls", "http://\(member.clientEndpoint)", "--advertise-client-urls", "http://\(member.clientEndpoint)",
+            "--listen-client-urls", "\(scheme)://\(member.clientEndpoint)", "--advertise-client-urls", "\(scheme)://\(member.clientEndpoint)",
             "--listen-peer-urls", member.peerURL, "--initial-advertise-peer-urls", member.peerURL,
             "--initial-cluster", members.map { "\($0.name)=\($0.peerURL)" }.joined(separator: ","),
             "--initial-cluster-token", (directory as NSString).lastPathComponent,
             "--heartbeat-interval", "50", "--election-timeout", "250", "--logger", "zap", "--log-level", "warn",
         ]
         if initial { arguments += ["--initial-cluster-state", "new"] }
+        if let tls {
+            arguments += ["--cert-file", tls.certificate, "--key-file", tls.key]
+            if tls.clientCertAuth { arguments += ["--client-cert-auth", "--trusted-ca-file", tls.ca] }
+        }
         let ends = try EtcdCluster.socketPair()
         // The guardian: starts etcd, then waits for a line ("kill": stop the member) or end of file
         // (this process died: stop it and remove the scratch directory), or the lifetime to pass.
@@ -206,7 +262,12 @@ public final class EtcdCluster: @unchecked Sendable {
     private func waitUntilHealthy(member index: Int) throws {
         let until = Date().addingTimeInterval(10)
         while Date() < until {
-            if let answer = EtcdCluster.httpGet(port: members[index].clientPort, path: "/health"), answer.contains("\"health\":\"true\"") {
+            if tls != nil {
+                let result = try? runProcess(EtcdCluster.etcdctlPath, ["endpoint", "health", "--command-timeout=1s"]
+                                             + etcdctlOptions(endpoints: [members[index].clientEndpoint]), timeout: 10)
+                if result?.status == 0 { return }
+            } else if let answer = EtcdCluster.httpGet(port: members[index].clientPort, path: "/health"),
+                      answer.contains("\"health\":\"true\"") {
                 return
             }
             guard isRunning(member: index), lock.withLock({ guardians[index]?.process.isRunning }) == true else { break }

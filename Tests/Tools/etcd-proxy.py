@@ -4,12 +4,17 @@
 # the client's connection without answering, DROPS times: its answer is lost after it committed),
 # slow-commit (forward one, then wait SLEEP seconds before answering), blackhole (accept, read,
 # never answer), norange (never answer a range request: suites, read by transactions, still read;
-# the blobs of external values, read by ranges, do not). The proxy exits when its standard input ends (the test that started it is gone).
+# the blobs of external values, read by ranges, do not), commit-then-blackhole (forward the first
+# conditional write transaction, close the client's connection without its answer, then never answer
+# anything again: a commit whose answer is lost while no endpoint answers), hold-commit:PATH (forward
+# the first conditional write transaction, create PATH.held, wait for PATH.release, then close the
+# client's connection without its answer; pass everything else). The proxy exits when its standard input ends (the test that started it is gone).
 import socket, sys, threading, http.client, os, time
 listen = int(sys.argv[1]); upstream = sys.argv[2]; mode = sys.argv[3]
 uphost, upport = upstream.rsplit(':', 1)
 drops = [int(os.environ.get('DROPS', '1'))]
 lock = threading.Lock()
+dead = [False]
 
 def readreq(f):
     line = f.readline()
@@ -30,6 +35,8 @@ def handle(c):
             if r is None: return
             path, h, body = r
             if mode == 'blackhole' or (mode == 'norange' and path == '/v3/kv/range'):
+                time.sleep(3600)
+            if mode == 'commit-then-blackhole' and dead[0]:
                 time.sleep(3600)
             up = http.client.HTTPConnection(uphost, int(upport), timeout=30)
             hh = {k: v for k, v in h.items() if k in ('content-type', 'authorization', 'grpc-metadata-hasleader')}
@@ -52,6 +59,17 @@ def handle(c):
                     sys.stderr.write('dropped the answer to a committed txn\n'); c.close(); return
             if w and mode == 'slow-commit':
                 time.sleep(float(os.environ.get('SLEEP', '3')))
+            if w and mode == 'commit-then-blackhole':
+                with lock: dead[0] = True
+                sys.stderr.write('dropped the answer to a committed txn; answering nothing from now on\n'); c.close(); return
+            if w and mode.startswith('hold-commit:'):
+                with lock:
+                    go = not dead[0]; dead[0] = True
+                if go:
+                    held = mode.split(':', 1)[1]
+                    open(held + '.held', 'w').close()
+                    while not os.path.exists(held + '.release'): time.sleep(0.005)
+                    sys.stderr.write('dropped the answer to a committed txn after a hold\n'); c.close(); return
             c.sendall(b'HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n' % (resp.status, len(data)) + data)
     except Exception as e:
         sys.stderr.write('err %r\n' % e)

@@ -38,12 +38,12 @@ import Testing
         (["lint"], "usage: prefs lint FILE..."),
         (["lint", "--format", "xml", "f"], "lint: unknown option '--format' (see prefs help lint)"),
         (["export", "a"], "usage: prefs export DOMAIN PATH|-"),
-        (["export", "a", "b", "c"], "usage: prefs export DOMAIN PATH|-"),
+        (["export", "a", "b", "c"], "export: unexpected argument 'c' (usage: prefs export DOMAIN PATH|-)"),
         (["export", "a", "b", "--format"], "export: --format needs a value (FORMAT)"),
         (["export", "a", "b", "--format", "yaml"], "export: --format must be one of binary, xml, openstep, json, typed-json, not 'yaml'"),
         (["export", "a", "b", "--help=yes"], "export: --help takes no value"),
-        (["help", "a", "b"], "usage: prefs help [VERB]"),
-        (["domains", "-0", "x"], "usage: prefs domains"),
+        (["help", "a", "b"], "help: unexpected argument 'b' (usage: prefs help [VERB])"),
+        (["domains", "-0", "x"], "domains: unexpected argument 'x' (usage: prefs domains)"),
     ] as [([String], String)])
     func refuses(arguments: [String], message: String) {
         #expect(throws: PrefsError.usage(message)) { try Arguments.parse(arguments) }

@@ -53,9 +53,9 @@ import Testing
     }
 
     @Test(arguments: [
-        (["export", "app", "-", "--lossy"], "--lossy is for --format json (xml loses nothing it can write)"),
+        (["export", "app", "/home/u/x.plist", "--lossy"], "--lossy is for --format json (xml loses nothing it can write)"),
         (["export", "app", "/home/u/x.plist", "--compact"], "--compact is for --format json and typed-json, not xml"),
-        (["read", "app", "--lossy"], "read: --lossy and --compact need --format"),
+        (["read", "app", "--lossy"], "read: --lossy needs --format"),
         (["read", "app", "--format", "json", "--json"], "read: --format and --json cannot be combined"),
         (["read", "app", "k", "--format", "xml", "--raw"], "read: --format and --raw cannot be combined"),
     ])

@@ -114,10 +114,11 @@ import Testing
     }
 
     /// Inside a container, text made of ASCII letters and digits only is bare; anything else is quoted
-    /// with escapes, characters beyond ASCII as \U and UTF-16 units (`Send = "@\U21a9";`).
+    /// with escapes, characters beyond ASCII as \\U and UTF-16 units, two backslashes as macOS prints
+    /// them (`Send = "@\\U21a9";`).
     @Test(arguments: [
-        ("Dark", "Dark"), ("", "\"\""), ("en-US", "\"en-US\""), ("a_b", "\"a_b\""), ("@↩", "\"@\\U21a9\""), ("中文", "\"\\U4e2d\\U6587\""),
-        ("😀", "\"\\Ud83d\\Ude00\""), ("say \"hi\"\\", "\"say \\\"hi\\\"\\\\\""), ("a\nb\tc", "\"a\\nb\\tc\""), ("1", "1"),
+        ("Dark", "Dark"), ("", "\"\""), ("en-US", "\"en-US\""), ("a_b", "\"a_b\""), ("@↩", "\"@\\\\U21a9\""), ("中文", "\"\\\\U4e2d\\\\U6587\""),
+        ("😀", "\"\\\\Ud83d\\\\Ude00\""), ("say \"hi\"\\", "\"say \\\"hi\\\"\\\\\""), ("a\nb\tc", "\"a\\nb\\tc\""), ("1", "1"),
     ])
     func textInsideAContainerIsQuotedUnlessAlphanumeric(text: String, described: String) {
         #expect(DefaultsDescription.text(.array([.string(text)])) == "(\n    \(described)\n)")

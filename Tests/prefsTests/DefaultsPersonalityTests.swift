@@ -113,7 +113,7 @@ import Testing
         Expected(arguments: ["read", "com.example", "when"], output: "2026-01-02 03:04:05 +0000\n"),
         Expected(arguments: ["read", "com.example", "blob"], output: "{length = 3, bytes = 0x0a0b0c}\n"),
         Expected(arguments: ["read", "com.example", "escapes"], output: "line\nbreak\tA\n"),
-        Expected(arguments: ["read", "com.apple.mail", "NSUserKeyEquivalents"], output: "{\n    Archive = \"@$\\U2190\";\n    Send = \"@\\U21a9\";\n}\n"),
+        Expected(arguments: ["read", "com.apple.mail", "NSUserKeyEquivalents"], output: "{\n    Archive = \"@$\\\\U2190\";\n    Send = \"@\\\\U21a9\";\n}\n"),
         Expected(arguments: ["read", "com.example.replace"], output: "{\n    a = 1;\n    b =     (\n        x\n    );\n}\n"),
         Expected(arguments: ["read", "-g", "AppleInterfaceStyle"], output: "Dark\n"),
         Expected(arguments: ["read", "Apple Global Domain", "KeyRepeat"], output: "2\n"),

@@ -20,9 +20,9 @@ import Testing
         (["export", "app", "-", "--fromat", "json"], "export: unknown option '--fromat' (did you mean --format?)"),
         (["write", "app", "k", "v", "--dryrun"], "write: unknown option '--dryrun' (did you mean --dry-run?)"),
         (["read", "app", "--frobnicate"], "read: unknown option '--frobnicate' (see prefs help read)"),
-        (["read", "app", "k", "-json"], "usage: prefs read [DOMAIN [KEY]] (-json is not an option: did you mean --json?)"),
-        (["read", "app", "k", "-keys"], "usage: prefs read [DOMAIN [KEY]] (-keys is not an option: did you mean --keys?)"),
-        (["read", "app", "k", "-x"], "usage: prefs read [DOMAIN [KEY]]"),
+        (["read", "app", "k", "-json"], "read: unexpected argument '-json' (-json is not an option: did you mean --json?)"),
+        (["read", "app", "k", "-keys"], "read: unexpected argument '-keys' (-keys is not an option: did you mean --keys?)"),
+        (["read", "app", "k", "-x"], "read: unexpected argument '-x' (usage: prefs read [DOMAIN [KEY]])"),
     ] as [([String], String)])
     func mistypedWordsGetASuggestion(arguments: [String], message: String) {
         #expect(throws: PrefsError.usage(message)) { try Arguments.parse(arguments) }

@@ -11,13 +11,16 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     /// Bad value, malformed input, corrupt store, type mismatch.
     case dataError = 65
     case noInput = 66
-    /// A store on the network (etcd) did not answer at any endpoint in time.
+    /// A store on the network (etcd) did not answer at any endpoint in time; nothing was applied.
     case unavailable = 69
     case internalError = 70
     case cannotWrite = 73
     case cannotRead = 74
     /// A lock could not be obtained; a retry may succeed.
     case lockUnavailable = 75
+    /// A change was sent to a store on the network and no answer came: it may or may not have been
+    /// applied. Read back and decide; do not blindly retry.
+    case outcomeUnknown = 76
     /// The store refused the credentials, or the user may not do this.
     case noPermission = 77
 
@@ -31,11 +34,12 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .usage: return "usage error"
         case .dataError: return "data error: bad value, malformed input, corrupt store, type mismatch"
         case .noInput: return "input file missing"
-        case .unavailable: return "store unavailable: no endpoint answered in time"
+        case .unavailable: return "store unavailable: no endpoint answered in time; nothing was applied"
         case .internalError: return "internal error"
         case .cannotWrite: return "cannot write"
         case .cannotRead: return "cannot read (or write standard output)"
         case .lockUnavailable: return "lock not obtained (a retry may succeed)"
+        case .outcomeUnknown: return "outcome unknown: the change may or may not have been applied"
         case .noPermission: return "permission denied by the store"
         }
     }

@@ -38,6 +38,8 @@ public enum PrefsError: Error, Equatable, Sendable {
     case fileNotFound(path: String)
     case cannotRead(path: String, errno: Int32)
     case cannotWrite(path: String, errno: Int32)
+    /// A kernel limit on inotify (`limit`: "watch" or "instance"; `setting`: its sysctl) was reached.
+    case inotifyLimit(path: String, limit: String, setting: String)
     /// A symlink was found inside external storage, where nothing is followed: a write through it is
     /// refused (73), a read or check reports it (65).
     case symlinkInStore(path: String, writing: Bool)
@@ -51,6 +53,13 @@ public enum PrefsError: Error, Equatable, Sendable {
     /// A store on the network refused a request: its gRPC status `code` and message (a request too
     /// large, too many operations in one transaction, bad credentials, no leader…).
     case storeRefused(endpoint: String, code: Int, message: String)
+    /// TLS with an `etcds://` endpoint failed for a reason no retry mends: its certificate was
+    /// refused (unknown issuer, another name, expired), it refused ours or wanted one, or it does not
+    /// speak TLS. Nothing was sent to it.
+    case tlsRefused(endpoint: String, reason: String)
+    /// A change was sent to a store on the network (`domain`, as messages name it) and no answer
+    /// came, nor to the transaction that would have told: it may or may not have been applied.
+    case outcomeUnknown(domain: String, reason: String)
     /// Another writer held the lock of `path` for longer than the bounded wait.
     case lockUnavailable(path: String, seconds: Double)
     /// A broken invariant; a bug in prefs.
@@ -70,11 +79,12 @@ public enum PrefsError: Error, Equatable, Sendable {
         case .schemaViolation: return .dataError
         case .conditionFailed: return .conditionFailed
         case .fileNotFound: return .noInput
-        case .cannotRead, .outputFailed: return .cannotRead
+        case .cannotRead, .outputFailed, .inotifyLimit: return .cannotRead
         case .cannotWrite: return .cannotWrite
         case .symlinkInStore(_, let writing): return writing ? .cannotWrite : .dataError
         case .lockUnavailable: return .lockUnavailable
         case .unavailable: return .unavailable
+        case .outcomeUnknown: return .outcomeUnknown
         case .storeRefused(_, let code, _):
             switch code {
             case 3, 8, 11: return .dataError         // INVALID_ARGUMENT, RESOURCE_EXHAUSTED, OUT_OF_RANGE
@@ -82,6 +92,7 @@ public enum PrefsError: Error, Equatable, Sendable {
             case 4, 14: return .unavailable          // DEADLINE_EXCEEDED, UNAVAILABLE (no leader)
             default: return .internalError
             }
+        case .tlsRefused: return .noPermission
         case .internalError: return .internalError
         }
     }
@@ -139,7 +150,7 @@ extension PrefsError {
     /// A store on the network that did not answer or refused (69, 77…): not a fault of the data read.
     var isStoreFailure: Bool {
         switch self {
-        case .unavailable, .storeRefused: return true
+        case .unavailable, .storeRefused, .tlsRefused: return true
         default: return false
         }
     }

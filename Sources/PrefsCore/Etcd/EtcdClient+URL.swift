@@ -17,16 +17,18 @@ extension EtcdClient {
         return [0]
     }
 
-    /// Parses `etcd://HOST:PORT[,HOST:PORT…][/PREFIX]`. A host is a name, an IPv4 literal or an
-    /// IPv6 literal in brackets; every port is given. The prefix is the rest of the path (slashes
-    /// allowed inside, no empty segment) and defaults to "prefs". Anything else — another scheme,
-    /// user info, a query or fragment, a missing or bad port, an empty host — is `PrefsError.usage`
-    /// naming the URL.
-    public static func parse(url: String) throws -> (endpoints: [EtcdEndpoint], prefix: String) {
+    /// Parses `etcd://HOST:PORT[,HOST:PORT…][/PREFIX]`, or `etcds://…` for TLS (`secure`). A host is
+    /// a name, an IPv4 literal or an IPv6 literal in brackets; every port is given. The prefix is the
+    /// rest of the path (slashes allowed inside, no empty segment) and defaults to "prefs". Anything
+    /// else — another scheme, user info, a query or fragment, a missing or bad port, an empty host —
+    /// is `PrefsError.usage` naming the URL.
+    public static func parse(url: String) throws -> (endpoints: [EtcdEndpoint], prefix: String, secure: Bool) {
         func bad(_ reason: String) -> PrefsError { .usage("bad etcd URL '\(url)': \(reason)") }
-        let scheme = "etcd://"
-        guard url.utf8.count > scheme.utf8.count, url.lowercased().hasPrefix(scheme) else {
-            throw bad("expected etcd://HOST:PORT[,HOST:PORT…][/PREFIX]")
+        let lowered = url.lowercased()
+        let secure = lowered.hasPrefix("etcds://")
+        let scheme = secure ? "etcds://" : "etcd://"
+        guard url.utf8.count > scheme.utf8.count, lowered.hasPrefix(scheme) else {
+            throw bad("expected etcd://HOST:PORT[,HOST:PORT…][/PREFIX], or etcds://… for TLS")
         }
         let rest = url.dropFirst(scheme.count)
         guard !rest.contains(where: { $0 == "?" || $0 == "#" || $0 == "@" || $0 == "\\" || $0.isWhitespace || $0 == "\0" }) else {
@@ -46,7 +48,7 @@ extension EtcdClient {
             let endpoint = try parseEndpoint(part, bad)
             if !endpoints.contains(endpoint) { endpoints.append(endpoint) }
         }
-        return (endpoints, prefix)
+        return (endpoints, prefix, secure)
     }
 
     private static func parseEndpoint(_ text: Substring, _ bad: (String) -> PrefsError) throws -> EtcdEndpoint {

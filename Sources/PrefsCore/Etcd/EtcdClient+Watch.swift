@@ -15,8 +15,9 @@ extension EtcdClient {
     /// POLLERR: the reading end of a pipe it writes to was closed).
     ///
     /// The stream lives on one connection. When it breaks (the member stopped or lost its leader:
-    /// the watch asks etcd to end it then), the watch connects again to any endpoint and resumes
-    /// after the last revision delivered, so no event is lost and none comes twice; when no member
+    /// the watch asks etcd to end it then), or its member stops answering while it is quiet (see
+    /// `nextLiveMessage`), the watch connects again, to another endpoint first, and resumes after
+    /// the last revision delivered, so no event is lost and none comes twice; when no member
     /// answers within `timeout`, it throws `.unavailable`. A start revision etcd has compacted away
     /// is `storeRefused` with code 11 (OUT_OF_RANGE) and the compaction revision in the message.
     public func watch(_ key: [UInt8], rangeEnd: [UInt8]? = nil, fromRevision: Int64, deadline: Double?, stopWhenReadable: Int32? = nil,
@@ -34,6 +35,7 @@ extension EtcdClient {
             }
             if next == 0 { next = stream.createdRevision + 1 }
             if let stop = try follow(stream, next: &next, deadline: deadline, onEvents) { return stop }
+            moveOn(from: stream.endpoint)
         }
     }
 
@@ -43,7 +45,7 @@ extension EtcdClient {
         while true {
             let message: EtcdMessage
             do {
-                guard let received = try stream.nextMessage(deadline: deadline) else { return nil }
+                guard let received = try nextLiveMessage(stream, deadline: deadline) else { return nil }
                 message = received
             } catch NetworkFailure.stopped {
                 return .descriptorClosed
@@ -100,7 +102,7 @@ extension EtcdClient {
             guard head.status == 200 else {
                 throw EtcdRefusal.from(status: head.status, body: try connection.readBody(head, deadline: attemptDeadline), source: source)
             }
-            let stream = WatchStream(connection: connection, endpoint: endpoint, source: source)
+            let stream = WatchStream(connection: connection, endpoint: endpoint, source: source, key: key)
             guard let first = try stream.nextMessage(deadline: attemptDeadline) else { throw NetworkFailure.closed }
             if let refusal = first.refusal() { throw refusal }
             guard let result = try first.object("result"), try result.bool("created") else {
@@ -119,14 +121,18 @@ final class WatchStream {
     let connection: HTTPConnection
     let endpoint: EtcdEndpoint
     let source: String
+    /// The watched key (the start of the watched range): what asking the member whether it still
+    /// answers reads.
+    let key: [UInt8]
     /// The store's revision when the watch was created.
     var createdRevision: Int64 = 0
     private var pending: [UInt8] = []
 
-    init(connection: HTTPConnection, endpoint: EtcdEndpoint, source: String) {
+    init(connection: HTTPConnection, endpoint: EtcdEndpoint, source: String, key: [UInt8] = []) {
         self.connection = connection
         self.endpoint = endpoint
         self.source = source
+        self.key = key
     }
 
     /// The next message; nil when the stream ended.

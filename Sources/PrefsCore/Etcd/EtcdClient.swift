@@ -24,6 +24,8 @@ public final class EtcdClient: Sendable {
     /// Seconds each call may take before it is `.unavailable`.
     public let timeout: Double
     let credentials: Credentials?
+    /// The TLS context of an `etcds://` client: every connection makes its handshake; nil: plain text.
+    let tls: TLSContext?
     let limits: HTTPLimits
     let state = Mutex(State())
 
@@ -52,10 +54,25 @@ public final class EtcdClient: Sendable {
         self.init(endpoints: endpoints, timeout: timeout, credentials: credentials, limits: .standard)
     }
 
-    init(endpoints: [EtcdEndpoint], timeout: Double, credentials: (user: String, password: String)?, limits: HTTPLimits) {
+    /// A client of `endpoints` whose every connection speaks TLS with `tls`, never plain text.
+    /// Throws `PrefsError.tlsRefused` when those credentials cannot be used.
+    public convenience init(endpoints: [EtcdEndpoint], timeout: Double, credentials: (user: String, password: String)? = nil,
+                            tls: TLSCredentials) throws {
+        let context: TLSContext
+        do {
+            context = try TLSContext(tls)
+        } catch {
+            throw PrefsError.tlsRefused(endpoint: endpoints.map(\.description).joined(separator: ","), reason: error.reason)
+        }
+        self.init(endpoints: endpoints, timeout: timeout, credentials: credentials, limits: .standard, tls: context)
+    }
+
+    init(endpoints: [EtcdEndpoint], timeout: Double, credentials: (user: String, password: String)?, limits: HTTPLimits,
+         tls: TLSContext? = nil) {
         self.endpoints = endpoints
         self.timeout = timeout
         self.credentials = credentials.map { Credentials(user: $0.user, password: $0.password) }
+        self.tls = tls
         self.limits = limits
     }
 
@@ -124,6 +141,8 @@ public final class EtcdClient: Sendable {
             if case .tooLarge = failure {
                 throw PrefsError.storeRefused(endpoint: endpoint.description, code: 8, message: failure.description)
             }
+            // A certificate refused is refused on every round: the call ends here.
+            if case .tls(let reason) = failure { throw PrefsError.tlsRefused(endpoint: endpoint.description, reason: reason) }
             lastFailure = "\(endpoint): \(failure)"
             return false
         case let refusal as EtcdRefusal:
@@ -193,7 +212,7 @@ public final class EtcdClient: Sendable {
 
     func open(_ endpoint: EtcdEndpoint, deadline: Double) throws(NetworkFailure) -> HTTPConnection {
         state.withLock { $0.connectAttempts[endpoint, default: 0] += 1 }
-        let connection = try HTTPConnection.connect(to: endpoint, deadline: deadline, limits: limits)
+        let connection = try HTTPConnection.connect(to: endpoint, deadline: deadline, limits: limits, tls: tls)
         state.withLock { $0.connectionsOpened += 1 }
         return connection
     }

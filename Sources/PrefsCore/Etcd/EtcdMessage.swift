@@ -147,6 +147,12 @@ struct EtcdRefusal: Error, Equatable {
             return refusal
         }
         let text = String(decoding: body.prefix(200), as: UTF8.self)
+        if status == 400 && text.hasPrefix("CommonName of client") {
+            // etcd 3.4 with auth on takes a certificate's CN as the user over gRPC only; its JSON
+            // gateway refuses any request whose client certificate has one.
+            return EtcdRefusal(code: 16, message: "with auth on, etcd's JSON gateway refuses a client certificate that has a CommonName: "
+                               + "use one without a CN, and PREFS_ETCD_USER and PREFS_ETCD_PASSWORD")
+        }
         return EtcdRefusal(code: status == 404 ? 12 : 2, message: "HTTP status \(status)\(text.isEmpty ? "" : ": " + text)")
     }
 }

@@ -2,20 +2,36 @@
 /// another tool can read it):
 ///
 ///     PREFIX/SUITE/KEY                     a suite's top-level value, as a binary property list
+///     PREFIX/SUITE/.1/KEY, …/.2/KEY        the same, when the suite's values are in generation 1 or 2
 ///     PREFIX/.GlobalPreferences/KEY        the global suite's
 ///     PREFIX/.registered/NAME/KEY          the user's registered defaults for NAME
 ///     PREFIX/.schemas/NAME/MEMBER          the schema for NAME (`keys`, `allowUndeclaredKeys`, …)
 ///     PREFIX/.suites/PLACE                 one key per suite that exists (PLACE: SUITE,
 ///                                          .GlobalPreferences, .registered/NAME or .schemas/NAME); every change
 ///                                          rewrites it, so its revision is the suite's version;
-///                                          its value is a random tag of the change that wrote it
+///                                          its value is a random tag of the change that wrote it (16
+///                                          bytes), then `/1` or `/2` when the values are in that generation
+///     PREFIX/.staging/PLACE                held (on a lease) by a change too large for one transaction
+///                                          while it writes its generation
 ///     PREFIX/.locks/PLACE                  held (on a lease) by `gc` while no change may commit
 ///     PREFIX/.external/SUITE/KEYDIR/UUID   a blob's header (size, SHA-256, chunks, time written)
 ///     PREFIX/.chunks/SUITE/KEYDIR/UUID/N   its bytes, up to 1 MiB per chunk (N: 8 decimal digits)
 ///     PREFIX/.pending/SUITE/KEYDIR/UUID    a blob still being written or committed (on a lease)
 ///
 /// In SUITE, NAME and KEY, `%` is written `%25` and `/` `%2F`, so a key of one suite can never be
-/// read as another's. A one-key read is one request; watching a suite is one prefix watch.
+/// read as another's, and `PREFIX/PLACE/X/…` (a second `/`) is never a key of the first generation.
+///
+/// A suite's values are in one of three generations, the one its marker names: 0 (no suffix, the
+/// layout of every suite until a change too large for one etcd transaction) at `PREFIX/PLACE/KEY`,
+/// 1 and 2 under `PREFIX/PLACE/.1/` and `.2/`. A change that fits one transaction (128 operations,
+/// 1.5 MiB) writes the keys it changes in the current generation and the marker, in one transaction.
+/// A larger one takes `.staging/PLACE`, writes the whole new suite in batches into another generation
+/// (1, or 2 when the current one is 1), which readers ignore, then commits with one small transaction
+/// that compares the marker, points it at the new generation and deletes the other generations (a
+/// delete of a range is one operation whatever it removes). A one-key read is one transaction: the
+/// marker and the key in each generation; a whole suite, the marker and each generation's range.
+/// A watch is one watch on the markers (`PREFIX/.suites/`). The size rule: any number of keys; each
+/// value must fit one request (1.5 MiB with the rest of it), else the change is refused whole (65).
 struct EtcdLayout: Sendable {
     let prefix: [UInt8]
 
@@ -67,10 +83,46 @@ struct EtcdLayout: Sendable {
 
     func join(_ parts: [UInt8]...) -> [UInt8] { parts.reduce(prefix) { $0 + [0x2F] + $1 } }
 
-    /// `PREFIX/PLACE/` — every value key of the suite starts with it.
+    /// `PREFIX/PLACE/` — every value key of the suite, in any generation, starts with it.
     func values(of place: [UInt8]) -> [UInt8] { join(place) + [0x2F] }
 
-    func value(_ key: String, of place: [UInt8]) -> [UInt8] { values(of: place) + EtcdLayout.escape(key) }
+    /// Where a generation's keys start: `PREFIX/PLACE/` for 0, `PREFIX/PLACE/.N/` for the others.
+    func values(of place: [UInt8], generation: Generation) -> [UInt8] {
+        generation == .zero ? values(of: place) : values(of: place) + generation.directory + [0x2F]
+    }
+
+    func value(_ key: String, of place: [UInt8], generation: Generation = .zero) -> [UInt8] {
+        values(of: place, generation: generation) + EtcdLayout.escape(key)
+    }
+
+    /// The ranges [start, end) that hold exactly one generation's keys: a generation's directory,
+    /// or for generation 0 everything under `PREFIX/PLACE/` around the directories.
+    func ranges(of place: [UInt8], generation: Generation) -> [(start: [UInt8], end: [UInt8])] {
+        let all = values(of: place)
+        guard generation == .zero else {
+            let directory = values(of: place, generation: generation)
+            return [(directory, EtcdClient.prefixEnd(directory))]
+        }
+        let one = values(of: place, generation: .one), two = values(of: place, generation: .two)
+        return [(all, one), (EtcdClient.prefixEnd(one), two), (EtcdClient.prefixEnd(two), EtcdClient.prefixEnd(all))]
+    }
+
+    /// The ranges holding every generation's keys but `kept`'s.
+    func ranges(of place: [UInt8], except kept: Generation) -> [(start: [UInt8], end: [UInt8])] {
+        Generation.allCases.filter { $0 != kept }.flatMap { ranges(of: place, generation: $0) }
+    }
+
+    /// The key a value key names, in the generation it was read from; nil for a key of another
+    /// generation's directory or one that does not unescape.
+    func key(of etcdKey: [UInt8], place: [UInt8], generation: Generation) -> String? {
+        let start = values(of: place, generation: generation)
+        guard etcdKey.starts(with: start) else { return nil }
+        let rest = etcdKey.dropFirst(start.count)
+        guard !rest.contains(0x2F) else { return nil }
+        return EtcdLayout.unescape(rest)
+    }
+
+    func staging(of place: [UInt8]) -> [UInt8] { join(Array(".staging".utf8), place) }
 
     func marker(of place: [UInt8]) -> [UInt8] { join(Array(".suites".utf8), place) }
 
@@ -85,4 +137,33 @@ struct EtcdLayout: Sendable {
     }
 
     func area(_ area: String) -> [UInt8] { join(Array(area.utf8)) + [0x2F] }
+}
+
+/// Which keys hold a suite's values: generation 0 (`PREFIX/PLACE/KEY`, and every suite written
+/// before generations), or 1 and 2 (`PREFIX/PLACE/.1/KEY`, `.2/KEY`), as the marker's value names.
+enum Generation: CaseIterable, Sendable {
+    case zero, one, two
+
+    var directory: [UInt8] { self == .one ? Array(".1".utf8) : Array(".2".utf8) }
+
+    /// The generation a change too large for one transaction writes into.
+    var next: Generation { self == .one ? .two : .one }
+
+    /// The length of the tag that starts a marker's value.
+    static let tagLength = 16
+
+    /// A marker's value: the change's tag, then `/1` or `/2` for those generations.
+    static func marker(tag: [UInt8], generation: Generation) -> [UInt8] {
+        generation == .zero ? tag : tag + [0x2F] + generation.directory.dropFirst()
+    }
+
+    /// The generation a marker's value names (0 when absent, or written before generations).
+    init(marker value: [UInt8]?) {
+        guard let value, value.count == Generation.tagLength + 2, value[Generation.tagLength] == 0x2F else { self = .zero; return }
+        switch value.last {
+        case 0x31: self = .one
+        case 0x32: self = .two
+        default: self = .zero
+        }
+    }
 }

@@ -1,5 +1,6 @@
 /// Changing suites in etcd: read → change → one transaction that commits only if nothing the change
-/// read has moved since (else read again and retry), never more than etcd takes in one transaction.
+/// read has moved since (else read again and retry). A change larger than etcd takes in one
+/// transaction is written in batches into a new generation first (EtcdSuiteStorage+Generation.swift).
 extension EtcdSuiteStorage {
     /// etcd's default limits: operations in one transaction (`--max-txn-ops`) and bytes in one request
     /// (`--max-request-bytes`).
@@ -10,61 +11,116 @@ extension EtcdSuiteStorage {
         let place = try place(location)
         // Removing an emptied suite needs all of it; otherwise a named set of keys is read alone,
         // unless reading (and comparing) them one by one would pass etcd's limit of operations.
-        let keys = removingEmpty ? nil : scope.map { Array($0) }.flatMap { $0.count + 2 <= EtcdSuiteStorage.maxOperations ? $0 : nil }
+        var keys = removingEmpty ? nil : scope.map { Array($0) }.flatMap { EtcdSuiteStorage.reads(keys: $0) <= EtcdSuiteStorage.maxOperations ? $0 : nil }
         var wait = LockWait(timeout: try environment.lockTimeout())
         while true {
             let snapshot = try snapshot(place, keys: keys)
             let before = try contents(of: snapshot, place: place, location: location)
             var after = before
             try change.apply(&after, nil)
-            var operations: [EtcdOperation] = []
-            try PrefDictionary.zip(before, after) { old, new in
-                guard old?.value != new?.value else { return }
-                if let new {
-                    operations.append(.put(key: layout.value(new.key, of: place), value: try PropertyList.encode(new.value, as: .binary)))
-                } else if let old {
-                    operations.append(.delete(key: layout.value(old.key, of: place)))
-                }
-            }
-            guard !operations.isEmpty else { return false }
+            guard var operations = try operations(from: before, to: after, place: place, generation: snapshot.generation) else { return false }
             let removesSuite = keys == nil && after.isEmpty && removingEmpty
             if keys == nil && after.isEmpty {
                 let values = layout.values(of: place)
                 operations = [.delete(key: values, rangeEnd: EtcdClient.prefixEnd(values))]
             }
-            let nonce = EtcdSuiteStorage.newNonce()
-            operations.append(removesSuite ? .delete(key: layout.marker(of: place)) : .put(key: layout.marker(of: place), value: nonce))
-            try checkLimits(operations, location: location)
-            change.willCommit()
-            if try commit(operations, place: place, snapshot: snapshot, keys: keys, nonce: removesSuite ? nil : nonce) { return true }
+            let tag = Generation.marker(tag: EtcdSuiteStorage.newNonce(), generation: snapshot.generation)
+            operations.append(removesSuite ? .delete(key: layout.marker(of: place)) : .put(key: layout.marker(of: place), value: tag))
+            let committed: Bool
+            if fits(operations) {
+                change.willCommit()
+                committed = try commit(operations, compares: compares(snapshot, place: place, keys: keys), place: place, snapshot: snapshot,
+                                       tag: removesSuite ? nil : tag, location: location)
+            } else if keys != nil {
+                keys = nil  // the whole suite is read, to be written in a new generation
+                continue
+            } else {
+                committed = try commitInNewGeneration(after, place: place, snapshot: snapshot, location: location, change)
+            }
+            if committed { return true }
             guard wait.pause() else { throw PrefsError.lockUnavailable(path: describe(location), seconds: wait.timeout) }
         }
     }
 
+    /// The puts and deletes that turn `before` into `after` in `generation`; nil when they are equal.
+    func operations(from before: PrefDictionary, to after: PrefDictionary, place: [UInt8], generation: Generation) throws -> [EtcdOperation]? {
+        var operations: [EtcdOperation] = []
+        try PrefDictionary.zip(before, after) { old, new in
+            guard old?.value != new?.value else { return }
+            if let new {
+                operations.append(.put(key: layout.value(new.key, of: place, generation: generation), value: try PropertyList.encode(new.value, as: .binary)))
+            } else if let old {
+                operations.append(.delete(key: layout.value(old.key, of: place, generation: generation)))
+            }
+        }
+        return operations.isEmpty ? nil : operations
+    }
+
     /// Bytes that tag one commit: the suite's marker holds the tag of the change that last wrote it.
-    static func newNonce() -> [UInt8] { (0..<16).map { _ in UInt8.random(in: 0...255) } }
+    static func newNonce() -> [UInt8] { (0..<Generation.tagLength).map { _ in UInt8.random(in: 0...255) } }
 
     /// Runs a change's transaction: whether it committed. The client sends a transaction again when
     /// a connection fails before its answer (`EtcdTxnResult.resent`), so a failed compare may be its
     /// own earlier send's effect; it is then looked for, not applied a second time. A change that
-    /// keeps the suite writes `nonce` into the marker: the earlier send committed when the marker's
+    /// keeps the suite writes `tag` into the marker: the earlier send committed when the marker's
     /// first change after the snapshot wrote it (the marker is followed back through its revisions).
-    /// A removal (`nonce` nil) leaves no tag: it counts as committed when the marker the snapshot
-    /// read is gone and nothing wrote it since.
-    func commit(_ operations: [EtcdOperation], place: [UInt8], snapshot: Snapshot, keys: [String]?, nonce: [UInt8]?) throws -> Bool {
+    /// A removal (`tag` nil) leaves no tag: it counts as committed when the marker the snapshot
+    /// read is gone and nothing wrote it since. When no endpoint answers, `settle` finds out.
+    func commit(_ operations: [EtcdOperation], compares: [EtcdCompare], place: [UInt8], snapshot: Snapshot, tag: [UInt8]?,
+                location: SuiteLocation) throws -> Bool {
         let marker = layout.marker(of: place)
-        let result = try etcd.txn(compare: compares(snapshot, place: place, keys: keys), success: operations, failure: [.range(key: marker)])
+        let result: EtcdTxnResult
+        do {
+            result = try etcd.txn(compare: compares, success: operations, failure: [.range(key: marker)])
+        } catch let error as PrefsError where error.exitStatus == .unavailable {
+            return try settle(place: place, snapshot: snapshot, tag: tag, location: location, after: error)
+        }
         if result.succeeded { return true }
         guard result.resent else { return false }
-        let current = result.ranges.first?.kvs.first
-        guard let nonce else { return snapshot.marker != nil && current == nil }
+        return try isOwnCommit(result.ranges.first?.kvs.first, place: place, snapshot: snapshot, tag: tag)
+    }
+
+    /// Whether the marker as found (`current`) shows that the change tagged `tag` committed.
+    func isOwnCommit(_ current: EtcdKeyValue?, place: [UInt8], snapshot: Snapshot, tag: [UInt8]?) throws -> Bool {
+        guard let tag else { return snapshot.marker != nil && current == nil }
         let before = snapshot.marker?.modRevision ?? 0
         var found = current
         while let kv = found, kv.modRevision > before {
-            if kv.value == nonce { return true }
-            found = try etcd.range(marker, rangeEnd: nil, limit: 0, keysOnly: false, countOnly: false, revision: kv.modRevision - 1).kvs.first
+            if kv.value == tag { return true }
+            found = try etcd.range(layout.marker(of: place), rangeEnd: nil, limit: 0, keysOnly: false, countOnly: false, revision: kv.modRevision - 1).kvs.first
         }
         return false
+    }
+
+    /// A change was sent but no answer came back from any endpoint in time (`error`): it may or may
+    /// not have committed. One more transaction tells: it commits only if the marker is still as the
+    /// snapshot read it, and then rewrites it (a marker that did not exist: a write of nothing, which
+    /// etcd still orders after every earlier request), so the change, which compares the same marker,
+    /// can never commit after it: not applied (false, to be retried). If it fails, the change
+    /// committed when the marker's history holds its tag. If that transaction gets no answer either,
+    /// the outcome is unknown (76): never reported as "nothing applied" (69), which scripts retry.
+    func settle(place: [UInt8], snapshot: Snapshot, tag: [UInt8]?, location: SuiteLocation, after error: PrefsError) throws -> Bool {
+        let marker = layout.marker(of: place)
+        let fence: EtcdOperation = snapshot.marker == nil
+            ? .delete(key: layout.staging(of: place) + Array("/.fence".utf8))
+            : .put(key: marker, value: Generation.marker(tag: EtcdSuiteStorage.newNonce(), generation: snapshot.generation))
+        do {
+            let result = try etcd.txn(compare: [.modRevision(key: marker, op: .equal, snapshot.marker?.modRevision ?? 0)],
+                                      success: [fence], failure: [.range(key: marker)])
+            if result.succeeded { return false }
+            return try isOwnCommit(result.ranges.first?.kvs.first, place: place, snapshot: snapshot, tag: tag)
+        } catch let again as PrefsError where again.exitStatus == .unavailable {
+            throw PrefsError.outcomeUnknown(domain: describe(location), reason: EtcdSuiteStorage.reason(of: again) ?? EtcdSuiteStorage.reason(of: error) ?? "")
+        }
+    }
+
+    /// The failure an unavailable store reports, for the message of an unknown outcome.
+    static func reason(of error: PrefsError) -> String? {
+        switch error {
+        case .unavailable(_, let reason): return reason
+        case .storeRefused(let endpoint, _, let message): return "\(endpoint): \(message)"
+        default: return nil
+        }
     }
 
     /// What must still hold for a change to commit: the suite's marker (which every change rewrites)
@@ -77,33 +133,30 @@ extension EtcdSuiteStorage {
         if let keys {
             let read = Dictionary(snapshot.values.map { ($0.key, $0.modRevision) }, uniquingKeysWith: { $1 })
             for key in keys {
-                let etcdKey = layout.value(key, of: place)
+                let etcdKey = layout.value(key, of: place, generation: snapshot.generation)
                 compares.append(.modRevision(key: etcdKey, op: .equal, read[etcdKey] ?? 0))
             }
         } else {
-            // Nothing in the suite was written (nor added) since the snapshot.
-            let values = layout.values(of: place)
-            compares.append(.modRevision(key: values, rangeEnd: EtcdClient.prefixEnd(values), op: .less, snapshot.revision + 1))
+            // Nothing in the suite's generation was written (nor added) since the snapshot.
+            for range in layout.ranges(of: place, generation: snapshot.generation) {
+                compares.append(.modRevision(key: range.start, rangeEnd: range.end, op: .less, snapshot.revision + 1))
+            }
         }
         return compares
     }
 
-    /// A change etcd would refuse is refused here first (65, naming the limit), never half-applied.
-    func checkLimits(_ operations: [EtcdOperation], location: SuiteLocation) throws {
-        guard operations.count <= EtcdSuiteStorage.maxOperations else {
-            throw PrefsError.invalidValue(domain: describe(location), key: nil, flag: nil, given: nil,
-                reason: "this change needs \(operations.count) operations, and etcd takes at most \(EtcdSuiteStorage.maxOperations) in one transaction (its --max-txn-ops); nothing changed")
-        }
-        let bytes = operations.reduce(0) { total, operation in
+    /// Whether etcd takes `operations` in one transaction: at most 128, 1.5 MiB with room to spare.
+    func fits(_ operations: [EtcdOperation]) -> Bool {
+        operations.count <= EtcdSuiteStorage.maxOperations && EtcdSuiteStorage.bytes(operations) <= EtcdSuiteStorage.maxRequestBytes - 4096
+    }
+
+    static func bytes(_ operations: [EtcdOperation]) -> Int {
+        operations.reduce(0) { total, operation in
             switch operation {
             case .put(let key, let value, _): return total + key.count + value.count + 16
             case .delete(let key, let end): return total + key.count + (end?.count ?? 0) + 16
             case .range(let key, let end, _, _): return total + key.count + (end?.count ?? 0) + 16
             }
-        }
-        guard bytes <= EtcdSuiteStorage.maxRequestBytes - 4096 else {
-            throw PrefsError.invalidValue(domain: describe(location), key: nil, flag: nil, given: nil,
-                reason: "this change writes \(bytes) bytes, and etcd takes at most 1.5 MiB in one request (its --max-request-bytes); nothing changed")
         }
     }
 
@@ -112,25 +165,29 @@ extension EtcdSuiteStorage {
         var wait = LockWait(timeout: try environment.lockTimeout())
         while true {
             let snapshot = try snapshot(place, keys: nil)
-            guard snapshot.marker != nil || !snapshot.values.isEmpty else { return nil }
+            guard snapshot.exists else { return nil }
             let contents = try contents(of: snapshot, place: place, location: location)
             let values = layout.values(of: place)
             let operations: [EtcdOperation] = [.delete(key: values, rangeEnd: EtcdClient.prefixEnd(values)), .delete(key: layout.marker(of: place))]
-            if try commit(operations, place: place, snapshot: snapshot, keys: nil, nonce: nil) { return contents }
+            if try commit(operations, compares: compares(snapshot, place: place, keys: nil), place: place, snapshot: snapshot, tag: nil,
+                          location: location) { return contents }
             guard wait.pause() else { throw PrefsError.lockUnavailable(path: describe(location), seconds: wait.timeout) }
         }
     }
 
     /// Holds the suite's lock key (on a lease, so a killed holder frees it) while `body` runs: every
-    /// change's transaction requires it absent, so none commits meanwhile.
+    /// change's transaction requires it absent, so none commits meanwhile. What a change too large
+    /// for one transaction left when it was killed is removed first (`collectStaged`).
     public func withChangesHeld<T>(_ location: SuiteLocation, creating: Bool, _ body: () throws -> T) throws -> T {
-        let lock = layout.lock(of: try place(location))
+        let place = try place(location)
+        let lock = layout.lock(of: place)
         let lease = try etcd.grantLease(ttl: 60)
         defer { try? etcd.revokeLease(lease) }
         var wait = LockWait(timeout: try environment.lockTimeout())
         while try !etcd.txn(compare: [.version(key: lock, op: .equal, 0)], success: [.put(key: lock, value: [], lease: lease)]).succeeded {
             guard wait.pause() else { throw PrefsError.lockUnavailable(path: describe(location), seconds: wait.timeout) }
         }
+        try collectStaged(place)
         return try body()
     }
 }

@@ -2,9 +2,10 @@ import Glibc
 
 /// Suites in etcd (`PREFS_STORE=etcd://…` or `--store`), for a fleet of machines that must see the
 /// same settings: one etcd key per top-level suite key (`EtcdLayout`), each value a binary property
-/// list. Every change is one etcd transaction — a compare-and-swap on the revisions of what it read
-/// (the suite's marker, the keys it touched), retried on conflict — so concurrent writers through
-/// any member lose nothing, and no change is ever half-applied.
+/// list. Every change commits with one etcd transaction — a compare-and-swap on the revisions of
+/// what it read (the suite's marker, the keys it touched), retried on conflict — so concurrent
+/// writers through any member lose nothing, and no change is ever half-applied; one too large for
+/// a transaction writes its new generation in batches first, which readers ignore until then.
 public struct EtcdSuiteStorage: SuiteStorage {
     let etcd: any EtcdKV
     let layout: EtcdLayout
@@ -66,32 +67,57 @@ public struct EtcdSuiteStorage: SuiteStorage {
         return listing
     }
 
-    /// The suite's marker and values as of one revision.
+    /// The suite's marker and the values of the generation it names, as of one revision.
     struct Snapshot {
         var marker: EtcdKeyValue?
+        var generation: Generation
         var values: [EtcdKeyValue]
         var revision: Int64
+        var exists: Bool { marker != nil || !values.isEmpty }
+    }
+
+    /// The reads of one suite in a transaction: its marker, then each generation's values (all of
+    /// them, or just `keys`): `EtcdSuiteStorage.reads(keys:)` operations.
+    func reads(_ place: [UInt8], keys: [String]?) -> [EtcdOperation] {
+        var reads: [EtcdOperation] = [.range(key: layout.marker(of: place), revision: revision)]
+        for generation in Generation.allCases {
+            if let keys {
+                reads += keys.map { .range(key: layout.value($0, of: place, generation: generation), revision: revision) }
+            } else {
+                reads += layout.ranges(of: place, generation: generation).map { .range(key: $0.start, rangeEnd: $0.end, revision: revision) }
+            }
+        }
+        return reads
+    }
+
+    /// How many operations `reads(_:keys:)` gives: the marker, and per generation each key (or its ranges).
+    static func reads(keys: [String]?) -> Int { 1 + (keys.map { 3 * $0.count } ?? 5) }
+
+    /// The snapshot the answers to `reads(_:keys:)` spell: the values of the marker's generation.
+    static func snapshot(_ ranges: ArraySlice<EtcdRange>, keys: [String]?, revision: Int64) -> Snapshot {
+        let marker = ranges.first?.kvs.first
+        let generation = Generation(marker: marker?.value)
+        var start = ranges.startIndex + 1
+        var values: [EtcdKeyValue] = []
+        for candidate in Generation.allCases {
+            let count = keys?.count ?? (candidate == .zero ? 3 : 1)
+            if candidate == generation { values = ranges[start..<start + count].flatMap(\.kvs) }
+            start += count
+        }
+        return Snapshot(marker: marker, generation: generation, values: values, revision: revision)
     }
 
     /// Reads a suite's marker and its values (all, or just `keys`) in one transaction.
     func snapshot(_ place: [UInt8], keys: [String]?) throws -> Snapshot {
-        var reads: [EtcdOperation] = [.range(key: layout.marker(of: place), revision: revision)]
-        if let keys {
-            reads += keys.map { .range(key: layout.value($0, of: place), revision: revision) }
-        } else {
-            let values = layout.values(of: place)
-            reads.append(.range(key: values, rangeEnd: EtcdClient.prefixEnd(values), revision: revision))
-        }
-        let result = try etcd.txn(success: reads)
-        return Snapshot(marker: result.ranges.first?.kvs.first, values: result.ranges.dropFirst().flatMap(\.kvs), revision: result.revision)
+        let result = try etcd.txn(success: reads(place, keys: keys))
+        return EtcdSuiteStorage.snapshot(result.ranges[...], keys: keys, revision: result.revision)
     }
 
     /// The contents a snapshot's values spell; a value that does not decode is a corrupt store (65).
     func contents(of snapshot: Snapshot, place: [UInt8], location: SuiteLocation) throws -> PrefDictionary {
-        let values = layout.values(of: place)
         var entries: [(String, PrefValue)] = []
         for kv in snapshot.values {
-            guard let key = EtcdLayout.unescape(kv.key.dropFirst(values.count)) else {
+            guard let key = layout.key(of: kv.key, place: place, generation: snapshot.generation) else {
                 throw PrefsError.malformed(source: describe(location), format: nil, reason: "etcd key \(ByteText.escaped(kv.key)) is not a key prefs wrote")
             }
             do {
@@ -106,7 +132,7 @@ public struct EtcdSuiteStorage: SuiteStorage {
     public func load(_ location: SuiteLocation) throws -> StoredSuite? {
         let place = try place(location)
         let snapshot = try snapshot(place, keys: nil)
-        guard snapshot.marker != nil || !snapshot.values.isEmpty else { return nil }
+        guard snapshot.exists else { return nil }
         return StoredSuite(contents: try contents(of: snapshot, place: place, location: location), format: nil)
     }
 
@@ -118,34 +144,37 @@ public struct EtcdSuiteStorage: SuiteStorage {
         try lookup(key, in: locations, loading: []).found
     }
 
-    /// One transaction for every suite: each one's marker and the key, or all its values.
+    /// One transaction for every suite: each one's marker and the key in each generation, or all its values.
     public func lookup(_ key: String, in locations: [SuiteLocation], loading whole: [SuiteLocation]) throws
         -> (found: [(exists: Bool, value: PrefValue?)], loaded: [StoredSuite?]) {
         let places = try locations.map(place), wholePlaces = try whole.map(place)
-        var reads: [EtcdOperation] = []
-        for place in places {
-            reads += [.range(key: layout.marker(of: place), revision: revision), .range(key: layout.value(key, of: place), revision: revision)]
-        }
-        for place in wholePlaces {
-            let values = layout.values(of: place)
-            reads += [.range(key: layout.marker(of: place), revision: revision), .range(key: values, rangeEnd: EtcdClient.prefixEnd(values), revision: revision)]
-        }
+        let reads = places.flatMap { self.reads($0, keys: [key]) } + wholePlaces.flatMap { self.reads($0, keys: nil) }
         let ranges = try etcd.txn(success: reads).ranges
-        func snapshot(_ i: Int) -> Snapshot { Snapshot(marker: ranges[2 * i].kvs.first, values: ranges[2 * i + 1].kvs, revision: 0) }
+        let one = EtcdSuiteStorage.reads(keys: [key]), all = EtcdSuiteStorage.reads(keys: nil)
         let found = try places.indices.map { i -> (exists: Bool, value: PrefValue?) in
-            let read = snapshot(i)
+            let read = EtcdSuiteStorage.snapshot(ranges[(i * one)...], keys: [key], revision: 0)
             let value = try contents(of: read, place: places[i], location: locations[i])[key]
             return (read.marker != nil || value != nil, value)
         }
         let loaded = try wholePlaces.indices.map { i -> StoredSuite? in
-            let read = snapshot(places.count + i)
-            guard read.marker != nil || !read.values.isEmpty else { return nil }
+            let read = EtcdSuiteStorage.snapshot(ranges[(places.count * one + i * all)...], keys: nil, revision: 0)
+            guard read.exists else { return nil }
             return StoredSuite(contents: try contents(of: read, place: wholePlaces[i], location: whole[i]), format: nil)
         }
         return (found, loaded)
     }
 
-    public func checkStorable(_ contents: PrefDictionary, format: PlistFormat?) throws {}
+    /// Every value must fit one etcd request (a dry run says so as the change would): a value kept
+    /// inline (registered defaults, or under the external threshold) of more than about 1.5 MiB.
+    public func checkStorable(_ contents: PrefDictionary, format: PlistFormat?) throws {
+        for entry in contents {
+            let bytes = try PropertyList.encode(entry.value, as: .binary).count + layout.prefix.count + entry.key.utf8.count + 64
+            guard bytes <= EtcdSuiteStorage.batchBytes else {
+                throw PrefsError.invalidValue(domain: nil, key: entry.key, flag: nil, given: nil,
+                    reason: "this value takes \(bytes) bytes, and etcd takes at most 1.5 MiB in one request (its --max-request-bytes); nothing changed")
+            }
+        }
+    }
 
     public func registrationLocations(for name: String) throws -> [SuiteLocation] {
         [.registered(name)] + (try environment.shippedFiles("defaults", name: name).map { .file($0) })

@@ -100,6 +100,10 @@ public final class InMemoryEtcd: EtcdKV {
         guard max(compare.count, success.count, failure.count) <= 128 else {
             throw PrefsError.storeRefused(endpoint: "memory", code: 3, message: "etcdserver: too many operations in txn request")
         }
+        // And its --max-request-bytes (1.5 MiB by default) each request.
+        guard EtcdSuiteStorage.bytes(success) + EtcdSuiteStorage.bytes(failure) <= EtcdSuiteStorage.maxRequestBytes else {
+            throw PrefsError.storeRefused(endpoint: "memory", code: 3, message: "etcdserver: request is too large")
+        }
         return try state.withLock { state in
             state.requests += 1
             for case .range(_, _, _, let revision) in success + failure { try state.check(revision: revision) }
@@ -126,6 +130,9 @@ public final class InMemoryEtcd: EtcdKV {
         }
         return 60
     }
+
+    /// The leases that live (granted, not revoked nor expired).
+    public var leases: [Int64] { state.withLock { $0.leases.sorted() } }
 
     /// Ends a lease as its TTL running out would: its keys go.
     public func expire(_ id: Int64) {

@@ -202,7 +202,10 @@ extension LocalFileSystem {
 }
 
 /// An open file in a confined place on disk, with its directory's descriptor (for the rename). Both
-/// are closed exactly once: by `close()` or when the object goes.
+/// are closed exactly once: by `close()` or when the object goes. A new file's shared lock is
+/// released before its descriptor is closed: an flock belongs to the open file, and a child another
+/// thread forks holds a copy of every descriptor until its exec, so a lock left to `close` could
+/// outlive it (and `removeIfUnused` find the blob in use) for as long as that child takes to exec.
 final class LocalConfinedFile: ConfinedFile, @unchecked Sendable {
     private var file: FileDescriptor?
     private let directory: FileDescriptor
@@ -246,5 +249,10 @@ final class LocalConfinedFile: ConfinedFile, @unchecked Sendable {
         unlinkat(directory.raw, path.name, 0)
     }
 
-    func close() { file = nil }
+    func close() {
+        _ = try? withFile { file throws(FileDescriptor.Errno) in flock(file.raw, LOCK_UN) }
+        file = nil
+    }
+
+    deinit { close() }
 }

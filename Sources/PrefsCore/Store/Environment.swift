@@ -21,6 +21,7 @@ public struct Environment: Sendable {
     public static let names = ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS", "HOME",
                                "PREFS_EXTERNAL_THRESHOLD", "PREFS_LOCK_TIMEOUT",
                                "PREFS_STORE", "PREFS_ETCD_TIMEOUT", "PREFS_ETCD_USER", "PREFS_ETCD_PASSWORD",
+                               "PREFS_ETCD_CACERT", "PREFS_ETCD_CERT", "PREFS_ETCD_KEY",
                                "PREFS_HOST_ID"]
 
     /// The variable's value; nil when it is unset or empty.

@@ -1,10 +1,15 @@
 /// Watches the values an application sees in a suite kept in etcd, as `SuiteWatcher` does for
-/// files: one etcd watch on the store's prefix from the revision the first values were read at, so
-/// no change made after that read is missed, whichever member it went through; the watch resumes
-/// after a disconnect or a member restart from the last revision it delivered. For each revision
-/// that touched a layer kept in etcd (the suite, the global suite, the user's registered defaults),
-/// the values are read as they were at that revision and compared with the last ones, so every
-/// change is reported once, in order, even when changes come faster than they are read.
+/// files: one etcd watch on the suites' markers (`PREFIX/.suites/`, which every change of a suite
+/// rewrites or deletes) from the revision the first values were read at, so no change made after
+/// that read is missed, whichever member it went through; the watch resumes after a disconnect or a
+/// member restart from the last revision it delivered. Values, large values' chunks and other
+/// suites' data never come down the stream: a change elsewhere costs one marker event. For each
+/// revision that rewrote the marker of a layer kept in etcd (the suite, the global suite, the
+/// user's registered defaults and schema), the values are read as they were at that revision and
+/// compared with the last ones, so every change is reported once, in order, even when changes come
+/// faster than they are read. When etcd has compacted away the revision the watch would resume
+/// from (it was disconnected meanwhile), the latest values are read and their difference reported
+/// as one change, and the watch carries on from there.
 ///
 /// Registered defaults that packages ship (files under `$XDG_DATA_DIRS`) are read with every
 /// change but not watched themselves: a change to one alone shows with the next change in etcd.
@@ -35,50 +40,77 @@ public final class EtcdWatcher: ValueWatcher {
         }
     }
 
-    /// The etcd keys whose changes can change the values: each etcd layer's values and marker.
-    func isRelevant(_ key: [UInt8], places: [[UInt8]]) -> Bool {
-        places.contains { place in
-            key.starts(with: storage.layout.values(of: place)) || key == storage.layout.marker(of: place)
-        }
+    /// The markers whose changes can change the values: each etcd layer's.
+    func markers() throws -> Set<[UInt8]> {
+        Set(try layers.layers().compactMap { layer in
+            guard layers.store.storage(for: layer.location) is EtcdSuiteStorage, let place = EtcdLayout.place(of: layer.location) else { return nil }
+            return storage.layout.marker(of: place)
+        })
+    }
+
+    /// The store's revision now: the values read at it are the latest.
+    func latestRevision() throws -> Int64 {
+        try client.range(storage.layout.markers, countOnly: true).revision
     }
 
     public func run(timeout: Double?, closedWhen output: Int32?, initial: ([WatchChange]) -> Bool,
                     onChanges: ([WatchChange]) -> Bool, onError: (PrefsError) -> Void) throws -> SuiteWatcher.Stop {
         let deadline = timeout.map { MonotonicClock.now() + $0 }
-        let places = try layers.layers().compactMap { layers.store.storage(for: $0.location) is EtcdSuiteStorage ? EtcdLayout.place(of: $0.location) : nil }
+        let markers = try markers()
         // The revision first read: every change after it comes through the watch.
-        let start = try client.range(storage.layout.markers, countOnly: true).revision
-        var current = try values(at: start)
-        guard initial(current.compactMap { $0.value == nil ? nil : WatchChange(key: $0.key, old: nil, new: $0.value) }) else {
+        var start = try latestRevision()
+        var reader = Reader(watcher: self, current: try values(at: start))
+        guard initial(reader.current.compactMap { $0.value == nil ? nil : WatchChange(key: $0.key, old: nil, new: $0.value) }) else {
             return .handlerStopped
         }
-        var lastError: PrefsError?
-        let root = storage.layout.join([])
-        let stop = try client.watch(root, rangeEnd: EtcdClient.prefixEnd(root), fromRevision: start + 1, deadline: deadline,
-                                    stopWhenReadable: output) { events, _ in
-            var revisions: [Int64] = []
-            for event in events where isRelevant(event.keyValue.key, places: places) && revisions.last != event.keyValue.modRevision {
-                revisions.append(event.keyValue.modRevision)
-            }
-            for revision in revisions {
-                do {
-                    let now = try values(at: revision)
-                    lastError = nil
-                    let changes = SuiteWatcher.changes(from: current, to: now)
-                    current = now
-                    if !changes.isEmpty && !onChanges(changes) { return false }
-                } catch let error as PrefsError {
-                    if case .unavailable = error { throw error }
-                    if error != lastError { onError(error) }
-                    lastError = error
+        let range = storage.layout.markers
+        while true {
+            let stop: EtcdClient.WatchStop
+            do {
+                stop = try client.watch(range, rangeEnd: EtcdClient.prefixEnd(range), fromRevision: start + 1, deadline: deadline,
+                                        stopWhenReadable: output) { events, _ in
+                    var revisions: [Int64] = []
+                    for event in events where markers.contains(event.keyValue.key) && revisions.last != event.keyValue.modRevision {
+                        revisions.append(event.keyValue.modRevision)
+                    }
+                    return try revisions.allSatisfy { try reader.report(at: $0, onChanges, onError) }
                 }
+            } catch PrefsError.storeRefused(_, 11, _) {
+                // Compacted past the revision to resume from: the latest values, as one change.
+                start = try latestRevision()
+                guard try reader.report(at: start, onChanges, onError) else { return .handlerStopped }
+                continue
             }
-            return true
+            switch stop {
+            case .handlerStopped: return .handlerStopped
+            case .timedOut: return .timedOut
+            case .descriptorClosed: return .outputClosed
+            }
         }
-        switch stop {
-        case .handlerStopped: return .handlerStopped
-        case .timedOut: return .timedOut
-        case .descriptorClosed: return .outputClosed
+    }
+
+    /// The last values reported, and how the next ones are.
+    struct Reader {
+        let watcher: EtcdWatcher
+        var current: [(key: String, value: PrefValue?)]
+        var lastError: PrefsError?
+
+        /// Reads the values at `revision` and hands their changes to `onChanges`: false when it
+        /// stops the watch. A read that fails (a corrupt value) goes to `onError` once, and the
+        /// values stay the last ones read; an outage is thrown.
+        mutating func report(at revision: Int64, _ onChanges: ([WatchChange]) -> Bool, _ onError: (PrefsError) -> Void) throws -> Bool {
+            do {
+                let now = try watcher.values(at: revision)
+                lastError = nil
+                let changes = SuiteWatcher.changes(from: current, to: now)
+                current = now
+                return changes.isEmpty || onChanges(changes)
+            } catch let error as PrefsError {
+                if case .unavailable = error { throw error }
+                if error != lastError { onError(error) }
+                lastError = error
+                return true
+            }
         }
     }
 }

@@ -52,7 +52,10 @@ public final class SuiteWatcher {
         self.layers = layers
         self.keys = keys
         inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard inotify >= 0 else { throw PrefsError.cannotRead(path: "inotify", errno: errno) }
+        guard inotify >= 0 else {
+            let code = errno
+            throw SuiteWatcher.initError(code, descriptorFree: code == EMFILE && SuiteWatcher.descriptorFree())
+        }
     }
 
     deinit { close(inotify) }
@@ -171,9 +174,7 @@ public final class SuiteWatcher {
             while !place.isEmpty {
                 // Adding a watch again is harmless: it returns the same descriptor.
                 if inotify_add_watch(inotify, place, mask) >= 0 { break }
-                guard errno == ENOENT || errno == ENOTDIR || errno == EACCES else {
-                    throw PrefsError.cannotRead(path: place, errno: errno)
-                }
+                guard errno == ENOENT || errno == ENOTDIR || errno == EACCES else { throw SuiteWatcher.watchError(errno, path: place) }
                 let parent = splitPath(place).directory
                 place = parent == place ? "" : parent
             }

@@ -3,8 +3,8 @@ import PrefsCore
 /// `prefs export DOMAIN PATH|- [--format FORMAT] [--keys LIST] [--effective [--defaults FILE]…]
 /// [--lossy] [--compact]` — a suite's stored values (or with `--effective` every layer merged; or a
 /// file in any format, or standard input), only `--keys` when given, written in FORMAT (default: by
-/// PATH's extension, `.json` JSON and `.plist` XML, else XML) to PATH, atomically, or to standard
-/// output. JSON refuses dates and data unless `--lossy`.
+/// PATH's extension, `.json` JSON and `.plist` XML, else JSON with `--compact` or `--lossy`, else
+/// XML) to PATH, atomically, or to standard output. JSON refuses dates and data unless `--lossy`.
 enum ExportCommand: Command {
     struct Values: CommandValues, DocumentOptions {
         var format: PlistFormat?
@@ -17,7 +17,7 @@ enum ExportCommand: Command {
     static let verb = Verb(name: "export", operands: "DOMAIN PATH|-", summary: "write a suite or a file in another format", operandCount: 2...2)
 
     static let options: [Option<Values>] = [
-        .choice("format", "FORMAT", "xml, binary, openstep, json or typed-json (default: by PATH's extension, .json JSON, else xml)") { $0.format = $1 },
+        .choice("format", "FORMAT", "xml, binary, openstep, json or typed-json (default: by PATH's extension, .json JSON, .plist xml; else json with --compact or --lossy, else xml)") { $0.format = $1 },
         .list("keys", "LIST", "only these keys (comma-separated KEYs or :key:paths; repeatable)") { $0.keys = $1 },
         .flag("effective", "export what an application sees (stored, global and registered values), not just the stored ones") { $0.effective = $1 },
         .list("defaults", "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)") { $0.defaults = $1 },
@@ -26,7 +26,9 @@ enum ExportCommand: Command {
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: operands[0])
-        let encoding = try DocumentEncoding(format: values.format ?? DocumentEncoding.format(forPath: operands[1]) ?? .xml,
+        // With no format given or named by PATH, --compact and --lossy (JSON's options) ask for JSON.
+        let implied: PlistFormat = values.compact || values.lossy ? .json : .xml
+        let encoding = try DocumentEncoding(format: values.format ?? DocumentEncoding.format(forPath: operands[1]) ?? implied,
                                             lossy: values.lossy, compact: values.compact)
         let keys = values.keys.isEmpty ? nil : try KeyList.parse(values.keys, option: "keys")
         let value = try context.store.exportedValue(of: domain, effective: values.effective, defaults: values.defaults, keys: keys)

@@ -13,7 +13,10 @@ enum HelpCommand: Command {
             context.writeOutput(Array(HelpText.overview().utf8))
             return .success
         }
-        guard let verb = CommandTable.verb(named: name) else { throw PrefsError.usage("help: unknown verb '\(name)' (see prefs --help)") }
+        guard let verb = CommandTable.verb(named: name) else {
+            let hint = Suggestions.verbHint(for: name)
+            throw PrefsError.usage("help: unknown verb '\(name)'\(hint.isEmpty ? " (see prefs --help)" : hint)")
+        }
         context.writeOutput(Array(HelpText.verb(verb).utf8))
         return .success
     }

@@ -32,6 +32,9 @@ enum ReadCommand: Command {
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         try ReadOutput.check(values)
+        var values = values
+        // `--compact` alone asks for JSON too: read's own, on one line.
+        if values.compact && values.format == nil { values.json = true }
         for (given, name) in [(values.raw, "--raw"), (values.fallback != nil, "--default")] where given && operands.count < 2 {
             throw PrefsError.usage("read: \(name) needs a KEY (usage: prefs read DOMAIN KEY \(name)\(name == "--default" ? " [TYPE] VALUE" : ""))")
         }

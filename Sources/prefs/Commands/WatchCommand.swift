@@ -1,6 +1,6 @@
 import PrefsCore
 
-/// `prefs watch DOMAIN [KEY…] [--json] [--initial] [--once] [--timeout SECONDS]` — prints one line per
+/// `prefs watch DOMAIN [KEY…] [--json|--compact] [--initial] [--once] [--timeout SECONDS]` — prints one line per
 /// change of a watched key's value as an application sees it (any layer), whoever made it:
 /// `KEY OLD -> NEW` in `read`'s bare forms, or a JSON object per line. Ends with 0 on SIGINT or
 /// SIGTERM or when standard output's reader goes away; `--once` after the first change, and with
@@ -16,6 +16,7 @@ enum WatchCommand: Command {
 
     static let options: [Option<Values>] = [
         .flag("json", "print each change as a JSON object on one line") { $0.json = $1 },
+        .flag("compact", "the same as --json (each object is on one line)") { $0.json = $1 },
         .flag("initial", "print the current values first") { $0.initial = $1 },
         .flag("once", "exit after the first change") { $0.once = $1 },
         .seconds("timeout", "stop after SECONDS (with --once: exit 1 if no change came)") { $0.timeout = $1 },

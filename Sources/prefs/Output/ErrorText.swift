@@ -42,6 +42,8 @@ extension PrefsError {
             return "\(path): cannot read: \(PrefsError.describe(errno: code))"
         case .cannotWrite(let path, let code):
             return "\(path): cannot write: \(PrefsError.describe(errno: code))"
+        case .inotifyLimit(let path, let limit, let setting):
+            return "\(path): cannot watch: the inotify \(limit) limit (\(setting)) was reached; raise it with sysctl"
         case .symlinkInStore(let path, let writing):
             return "\(path): is a symbolic link; external storage follows none\(writing ? ", so nothing is written through it" : "")"
         case .badEnvironment(let name, let value, let accepted):
@@ -50,8 +52,12 @@ extension PrefsError {
             return "standard output: cannot write: \(PrefsError.describe(errno: code))"
         case .unavailable(let endpoints, let reason):
             return "no store endpoint answered (\(endpoints.joined(separator: ", "))): \(reason)"
+        case .outcomeUnknown(let domain, let reason):
+            return "\(domain): the change was sent and no answer came back (\(reason)): it may or may not have been applied; read it back before trying again"
         case .storeRefused(let endpoint, _, let message):
             return "\(endpoint): \(message)"
+        case .tlsRefused(let endpoint, let reason):
+            return "\(endpoint): TLS: \(reason)"
         case .schemaViolation(let domain, let key, let reason, let schema):
             return "\(domain): \(key): \(reason) (schema \(schema)); nothing changed (--no-schema stores it anyway)"
         case .schemaNotFound(let domain):

@@ -23,13 +23,19 @@ struct ReadOutput {
                 throw PrefsError.usage("read: --format and --\(name) cannot be combined")
             }
         }
+        if values.compact && values.format == nil {
+            for (given, name) in [(values.keys, "keys"), (values.raw, "raw")] where given {
+                throw PrefsError.usage("read: --compact and --\(name) cannot be combined (--compact prints JSON)")
+            }
+        }
         _ = try encoding(values)
     }
 
-    /// How `--format` writes the value (nil: read's own forms); `--lossy` and `--compact` need it.
+    /// How `--format` writes the value (nil: read's own forms, where `--compact` is `--json` on one
+    /// line); `--lossy` needs it.
     static func encoding(_ values: ReadCommand.Values) throws -> DocumentEncoding? {
         guard let format = values.format else {
-            guard !values.lossy && !values.compact else { throw PrefsError.usage("read: --lossy and --compact need --format") }
+            guard !values.lossy else { throw PrefsError.usage("read: --lossy needs --format") }
             return nil
         }
         return try DocumentEncoding(format: format, lossy: values.lossy, compact: values.compact)
@@ -49,7 +55,7 @@ struct ReadOutput {
         if values.json {
             var described = PrefDictionary()
             for (entry, origin) in zip(suite.values, suite.origins) { described[entry.key] = ReadOutput.withOrigin(entry.value, origin) }
-            context.writeOutput(try ValueOutput.text(.dictionary(described), json: true))
+            context.writeOutput(try ValueOutput.text(.dictionary(described), json: true, compact: values.compact))
             return
         }
         context.writeOutput(Array(zip(suite.values, suite.origins).map { entry, origin in
@@ -61,7 +67,7 @@ struct ReadOutput {
         if let encoding = try ReadOutput.encoding(values) { return context.writeOutput(try encoding.encode(value)) }
         guard values.origin else { return try print(value, domain: domain.displayName, key: key.display) }
         if values.json {
-            context.writeOutput(try ValueOutput.text(ReadOutput.withOrigin(value, origin), json: true))
+            context.writeOutput(try ValueOutput.text(ReadOutput.withOrigin(value, origin), json: true, compact: values.compact))
         } else if values.keys {
             context.writeOutput(Array(try ReadOutput.keys(of: value, domain: domain.displayName, key: key.display).map { "\(origin)\t\($0)\n" }.joined().utf8))
         } else {
@@ -101,7 +107,9 @@ struct ReadOutput {
     /// A value as `read` prints it: readable, JSON, or its keys. A whole suite (`abbreviatingData`)
     /// shows large data values abbreviated; `read S K`, `--raw` and `--json` give them whole.
     func print(_ value: PrefValue, domain: String, key: String?, abbreviatingData: Bool = false) throws {
-        guard values.keys else { return context.writeOutput(try ValueOutput.text(value, json: values.json, abbreviatingData: abbreviatingData)) }
+        guard values.keys else {
+            return context.writeOutput(try ValueOutput.text(value, json: values.json, compact: values.compact, abbreviatingData: abbreviatingData))
+        }
         let end = values.null ? "\0" : "\n"
         context.writeOutput(Array(try ReadOutput.keys(of: value, domain: domain, key: key).map { $0 + end }.joined().utf8))
     }

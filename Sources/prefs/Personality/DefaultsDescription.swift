@@ -6,8 +6,11 @@ import PrefsCore
 /// `2026-01-02 03:04:05 +0000`, data as `{length = 2, bytes = 0xdead}`); a container prints one item
 /// per line, indented 4 spaces a level, a nested container opening after its own indentation
 /// (`key =     {`), dictionary keys sorted. Inside a container a string, number or date is quoted
-/// unless it is made of ASCII letters and digits only, with `\"`, `\\`, `\n`, `\t`, `\r` and
-/// `\Uxxxx` (every other character that is not printable ASCII) escaped; data is never quoted.
+/// unless it is made of ASCII letters and digits only, with `\"`, `\\`, `\n`, `\t`, `\r` escaped, and
+/// every other character that is not printable ASCII as `\\Uxxxx` (a UTF-16 unit), with two
+/// backslashes as macOS prints it: `"\\U9009\\U62e9" = "^j";`, a line a shell script pastes between
+/// double quotes into `defaults write … -dict-add`, where it reads back as the text; data is never
+/// quoted.
 enum DefaultsDescription {
     /// What `defaults read DOMAIN KEY` prints for a value (without the final newline).
     static func text(_ value: PrefValue) -> String {
@@ -90,7 +93,7 @@ enum DefaultsDescription {
             case 0x20..<0x7F: out.unicodeScalars.append(Unicode.Scalar(UInt8(unit)))
             default:
                 let hex = String(unit, radix: 16)
-                out += "\\U" + String(repeating: "0", count: 4 - hex.count) + hex
+                out += "\\\\U" + String(repeating: "0", count: 4 - hex.count) + hex
             }
         }
         return out + "\""
@@ -109,6 +112,6 @@ enum CFormat {
     static func g(_ value: Double, significantDigits: Int) -> String {
         var buffer = [CChar](repeating: 0, count: 64)
         _ = withVaList([Int32(significantDigits), value]) { vsnprintf(&buffer, buffer.count, "%.*g", $0) }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -29,7 +29,7 @@ enum DefaultsMessages {
         var buffer = [CChar](repeating: 0, count: 32)
         _ = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S", &parts)
         let milliseconds = String(now.tv_nsec / 1_000_000)
-        let stamp = String(cString: buffer) + "." + String(repeating: "0", count: 3 - milliseconds.count) + milliseconds
+        let stamp = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "." + String(repeating: "0", count: 3 - milliseconds.count) + milliseconds
         let line = "\(stamp) defaults[\(getpid()):\(getpid())] \(message)"
         return Array((message.hasSuffix("\n") ? line : line + "\n").utf8)
     }

@@ -26,7 +26,7 @@ import Testing
         ("2^63", .unsignedInteger(1 << 63)), ("zero", 0), ("minus one", -1), ("255", 255), ("256", 256),
         ("65535", 65535), ("65536", 65536), ("2^32-1", .integer(4_294_967_295)), ("2^32", .integer(4_294_967_296)),
         ("-0.0", .real(-0.0)), ("+inf", .real(.infinity)), ("-inf", .real(-.infinity)), ("NaN", .real(.nan)),
-        ("0.1", 0.1), ("smallest subnormal", .real(5e-324)), ("largest", .real(.greatestFiniteMagnitude)),
+        ("0.1", 0.1), ("smallest subnormal", .real(.leastNonzeroMagnitude)), ("largest", .real(.greatestFiniteMagnitude)),
         ("1.0", 1.0), ("1e16", 1e16),
         ("true", true), ("false", false),
         ("date before 1901 with fraction", date("1850-06-15T12:00:00.125Z")),

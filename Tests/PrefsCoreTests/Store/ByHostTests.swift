@@ -47,7 +47,7 @@ import Testing
         for subset in 1..<(1 << order.count) {
             let fixture = try StoreFixture(kind)
             for (i, (file, _)) in order.enumerated() where subset & (1 << i) != 0 { try fixture.put(file, try ByHostTests.xml(["k": .string(file)])) }
-            for store in [try ByHostTests.store(fixture, ["PREFS_HOST_ID": "H"]), try ByHostTests.store(fixture).onHost("H")] {
+            for store in [ByHostTests.store(fixture, ["PREFS_HOST_ID": "H"]), try ByHostTests.store(fixture).onHost("H")] {
                 let highest = order.indices.first { subset & (1 << $0) != 0 }!
                 let found = try store.value(at: KeyPath(["k"]), in: .suite("app"), scope: ReadScope())
                 #expect(found.value == .string(order[highest].0), "subset \(subset)")

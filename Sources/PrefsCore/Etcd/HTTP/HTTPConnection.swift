@@ -68,9 +68,13 @@ final class HTTPConnection: @unchecked Sendable {
 
     deinit { scratch.deallocate() }
 
-    static func connect(to endpoint: EtcdEndpoint, deadline: Double, limits: HTTPLimits = .standard) throws(NetworkFailure) -> HTTPConnection {
-        HTTPConnection(socket: try TCPSocket.connect(host: endpoint.host, port: endpoint.port, deadline: deadline),
-                       authority: endpoint.description, limits: limits)
+    /// A connection to `endpoint`; with `tls`, its handshake made (the certificate checked against
+    /// the endpoint's host as written).
+    static func connect(to endpoint: EtcdEndpoint, deadline: Double, limits: HTTPLimits = .standard,
+                        tls: TLSContext? = nil) throws(NetworkFailure) -> HTTPConnection {
+        let socket = try TCPSocket.connect(host: endpoint.host, port: endpoint.port, deadline: deadline)
+        if let tls { try socket.startTLS(tls, host: endpoint.host, deadline: deadline) }
+        return HTTPConnection(socket: socket, authority: endpoint.description, limits: limits)
     }
 
     /// Sends a POST of `body` (JSON) to `path`, with extra `headers` (names and values already

@@ -17,6 +17,8 @@ enum NetworkFailure: Error, Equatable, CustomStringConvertible {
     case tooLarge(what: String, limit: Int)
     /// The descriptor watched for a hang-up hung up.
     case stopped
+    /// TLS failed: a certificate was refused (either side's), or the server does not speak TLS.
+    case tls(String)
 
     var description: String {
         switch self {
@@ -27,6 +29,7 @@ enum NetworkFailure: Error, Equatable, CustomStringConvertible {
         case .malformed(let reason): return "not an HTTP response: \(reason)"
         case .tooLarge(let what, let limit): return "\(what) is over the limit of \(limit) bytes"
         case .stopped: return "stopped"
+        case .tls(let reason): return "TLS: \(reason)"
         }
     }
 

@@ -1,18 +1,45 @@
 import Glibc
 
-/// A connected, non-blocking TCP socket this process owns, closed when the value goes away. Every
-/// wait is a `poll` bounded by a deadline (CLOCK_MONOTONIC seconds; nil: none) that may also watch
-/// a second descriptor for a hang-up (`stop`). Writes pass MSG_NOSIGNAL: a peer that went away is
-/// an EPIPE error, never a SIGPIPE.
+/// A connected, non-blocking TCP socket this process owns, closed when the value goes away, that
+/// carries bytes as they are or, after `startTLS`, inside a TLS session. Every wait is a `poll`
+/// bounded by a deadline (CLOCK_MONOTONIC seconds; nil: none) that may also watch a second
+/// descriptor for a hang-up (`stop`). Writes pass MSG_NOSIGNAL: a peer that went away is an EPIPE
+/// error, never a SIGPIPE.
 ///
 /// Used by one thread at a time: a connection is taken out of the client's pool for a request.
 final class TCPSocket: @unchecked Sendable {
     let raw: Int32
+    /// The TLS session the bytes go through; nil: plain text.
+    private(set) var tls: TLSSession?
 
     /// Takes ownership of a connected, non-blocking stream socket.
     init(raw: Int32) { self.raw = raw }
 
-    deinit { close(raw) }
+    deinit {
+        tls = nil
+        close(raw)
+    }
+
+    /// Makes the TLS handshake with `host` (the name or address the endpoint was given as, which the
+    /// server's certificate must match) before `deadline`.
+    func startTLS(_ context: TLSContext, host: String, deadline: Double) throws(NetworkFailure) {
+        let session: TLSSession
+        do {
+            session = try TLSSession(context: context, socket: raw, host: host)
+        } catch {
+            throw .tls(error.reason)
+        }
+        while true {
+            switch session.handshake() {
+            case .done:
+                tls = session
+                return
+            case .wantRead: try wait(for: Int16(POLLIN), until: deadline, stop: nil, doing: "making the TLS handshake")
+            case .wantWrite: try wait(for: Int16(POLLOUT), until: deadline, stop: nil, doing: "making the TLS handshake")
+            case .failed(let failure): throw failure
+            }
+        }
+    }
 
     /// Connects to the first address of `host` that accepts before `deadline`.
     static func connect(host: String, port: UInt16, deadline: Double) throws(NetworkFailure) -> TCPSocket {
@@ -81,6 +108,7 @@ final class TCPSocket: @unchecked Sendable {
 
     /// Sends all of `bytes`.
     func send(_ bytes: [UInt8], until deadline: Double?, stop: Int32? = nil) throws(NetworkFailure) {
+        if let tls { return try send(bytes, through: tls, until: deadline, stop: stop) }
         var sent = 0
         while sent < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.send(raw, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
@@ -97,6 +125,7 @@ final class TCPSocket: @unchecked Sendable {
     /// Receives what has come (at most `buffer.count` bytes), waiting for something if nothing has;
     /// 0 means the peer closed the connection.
     func receive(into buffer: UnsafeMutableRawBufferPointer, until deadline: Double?, stop: Int32?) throws(NetworkFailure) -> Int {
+        if let tls { return try receive(into: buffer, through: tls, until: deadline, stop: stop) }
         while true {
             let n = recv(raw, buffer.baseAddress, buffer.count, 0)
             if n >= 0 { return n }
@@ -109,8 +138,40 @@ final class TCPSocket: @unchecked Sendable {
     }
 
     /// Nothing has come and the peer has not closed: an idle kept-alive connection still usable.
+    /// Over TLS, what came may be the session's own messages (TLS 1.3 servers send session tickets
+    /// after the handshake): they are read, and the connection is idle if nothing else came.
     var isIdleAndOpen: Bool {
         var fds = [pollfd(fd: raw, events: Int16(POLLIN), revents: 0)]
-        return poll(&fds, 1, 0) == 0
+        guard poll(&fds, 1, 0) != 0 else { return true }
+        guard let tls, tls.pending == 0, fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) == 0 else { return false }
+        var byte: UInt8 = 0
+        if case .wantRead = withUnsafeMutableBytes(of: &byte, { tls.read(into: $0) }) { return true }
+        return false
+    }
+
+    // MARK: Through TLS
+
+    private func send(_ bytes: [UInt8], through tls: TLSSession, until deadline: Double?, stop: Int32?) throws(NetworkFailure) {
+        var sent = 0
+        while sent < bytes.count {
+            switch bytes.withUnsafeBytes({ tls.write(UnsafeRawBufferPointer(rebasing: $0[sent...])) }) {
+            case .done(let count): sent += count
+            case .wantRead: try wait(for: Int16(POLLIN), until: deadline, stop: stop, doing: "sending the request")
+            case .wantWrite: try wait(for: Int16(POLLOUT), until: deadline, stop: stop, doing: "sending the request")
+            case .failed(let failure): throw failure
+            }
+        }
+    }
+
+    private func receive(into buffer: UnsafeMutableRawBufferPointer, through tls: TLSSession, until deadline: Double?,
+                         stop: Int32?) throws(NetworkFailure) -> Int {
+        while true {
+            switch tls.read(into: buffer) {
+            case .done(let count): return count
+            case .wantRead: try wait(for: Int16(POLLIN), until: deadline, stop: stop, doing: "waiting for the response")
+            case .wantWrite: try wait(for: Int16(POLLOUT), until: deadline, stop: stop, doing: "waiting for the response")
+            case .failed(let failure): throw failure
+            }
+        }
     }
 }

@@ -1,0 +1,55 @@
+// TLS for the etcd client, through the system's OpenSSL (libssl, libcrypto): a context that holds the
+// trust anchors and the client's certificate, and sessions over non-blocking sockets that the caller
+// owns and polls. Nothing here implements TLS or cryptography: each function is a thin wrapper whose
+// job is to turn OpenSSL's error queue and verification result into one line of text.
+#ifndef CPREFS_TLS_H
+#define CPREFS_TLS_H
+
+#include <stddef.h>
+
+/// What a call on a session asks of the caller: wait until the socket is readable (or writable),
+/// then call again.
+#define PREFS_TLS_WANT_READ (-2)
+#define PREFS_TLS_WANT_WRITE (-3)
+/// The call failed; the reason is in the error buffer.
+#define PREFS_TLS_ERROR (-1)
+
+typedef struct prefs_tls_context prefs_tls_context;
+typedef struct prefs_tls_session prefs_tls_session;
+
+/// The OpenSSL this binary runs with, as it names itself ("OpenSSL 3.0.17 1 Jul 2025").
+const char *prefs_tls_library_version(void);
+
+/// A client context: TLS 1.2 or later, the server's certificate verified against the PEM
+/// certificates in `ca` (`ca_size` bytes; NULL: the system's trust store) and, when `cert` is given,
+/// the client's PEM certificate chain and its PEM private key `key`, offered when the server asks.
+/// NULL with `error` filled when one of them cannot be parsed or the key does not match.
+prefs_tls_context *prefs_tls_context_new(const void *ca, size_t ca_size, const void *cert, size_t cert_size,
+                                         const void *key, size_t key_size, char *error, size_t error_size);
+void prefs_tls_context_free(prefs_tls_context *context);
+
+/// A session on the connected non-blocking socket `fd` (not taken over: the caller closes it after
+/// freeing the session) to `host`, a name or an IP address as the user wrote it: the server's
+/// certificate must be for that name (also sent as SNI) or that address. Writes never raise SIGPIPE.
+prefs_tls_session *prefs_tls_session_new(prefs_tls_context *context, int fd, const char *host, char *error, size_t error_size);
+void prefs_tls_session_free(prefs_tls_session *session);
+
+/// One step of the handshake: 0 when it is complete, PREFS_TLS_WANT_READ or _WANT_WRITE, or
+/// PREFS_TLS_ERROR with the reason (why the server's certificate was refused, the alert it sent, …).
+/// `*system_error` is the errno when the socket itself failed (0 otherwise).
+int prefs_tls_handshake(prefs_tls_session *session, int *system_error, char *error, size_t error_size);
+
+/// Bytes read (> 0), 0 when the server closed the connection, PREFS_TLS_WANT_READ or _WANT_WRITE, or
+/// PREFS_TLS_ERROR (`*system_error` as for the handshake).
+long prefs_tls_read(prefs_tls_session *session, void *buffer, size_t count, int *system_error, char *error, size_t error_size);
+
+/// Bytes written (> 0), PREFS_TLS_WANT_READ or _WANT_WRITE, or PREFS_TLS_ERROR.
+long prefs_tls_write(prefs_tls_session *session, const void *buffer, size_t count, int *system_error, char *error, size_t error_size);
+
+/// Decrypted bytes already held by the session (readable without waiting on the socket).
+int prefs_tls_pending(prefs_tls_session *session);
+
+/// The protocol version agreed ("TLSv1.3").
+const char *prefs_tls_session_version(prefs_tls_session *session);
+
+#endif

@@ -1,0 +1,326 @@
+#include "CPrefsTLS.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <openssl/bio.h>
+#include <openssl/crypto.h>
+#include <openssl/decoder.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+struct prefs_tls_context {
+    SSL_CTX *ssl;
+};
+
+struct prefs_tls_session {
+    SSL *ssl;
+};
+
+/// Sets up OpenSSL's view of the CPU before its first use (cpu.c).
+void prefs_tls_cpu_setup(void);
+
+static void put(char *error, size_t size, const char *text) {
+    if (size > 0) snprintf(error, size, "%s", text);
+}
+
+/// The reason of the oldest error in this thread's OpenSSL queue ("certificate verify failed"), or
+/// `fallback`; the queue is left empty.
+static void reason(char *error, size_t size, const char *fallback) {
+    unsigned long code = ERR_get_error();
+    const char *text = code ? ERR_reason_error_string(code) : NULL;
+    put(error, size, text ? text : fallback);
+    ERR_clear_error();
+}
+
+const char *prefs_tls_library_version(void) { return OpenSSL_version(OPENSSL_VERSION); }
+
+// MARK: A socket BIO that never raises SIGPIPE
+
+// OpenSSL's own socket BIO writes with write(2), which raises SIGPIPE when the server has gone; this
+// one sends with MSG_NOSIGNAL (EPIPE instead), as the plain-text connections do.
+
+static int bio_write(BIO *bio, const char *data, int count) {
+    BIO_clear_retry_flags(bio);
+    ssize_t sent = send((int)(intptr_t)BIO_get_data(bio), data, (size_t)count, MSG_NOSIGNAL);
+    if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) BIO_set_retry_write(bio);
+    return (int)sent;
+}
+
+static int bio_read(BIO *bio, char *data, int count) {
+    BIO_clear_retry_flags(bio);
+    ssize_t received = recv((int)(intptr_t)BIO_get_data(bio), data, (size_t)count, 0);
+    if (received < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) BIO_set_retry_read(bio);
+    return (int)received;
+}
+
+static long bio_ctrl(BIO *bio, int command, long number, void *pointer) {
+    (void)bio, (void)number, (void)pointer;
+    return command == BIO_CTRL_FLUSH ? 1 : 0;
+}
+
+static int bio_create(BIO *bio) {
+    BIO_set_init(bio, 1);
+    return 1;
+}
+
+static BIO_METHOD *socket_method;
+static CRYPTO_ONCE socket_method_once = CRYPTO_ONCE_STATIC_INIT;
+
+static void make_socket_method(void) {
+    BIO_METHOD *method = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK | BIO_TYPE_DESCRIPTOR, "prefs socket");
+    if (!method) return;
+    BIO_meth_set_write(method, bio_write);
+    BIO_meth_set_read(method, bio_read);
+    BIO_meth_set_ctrl(method, bio_ctrl);
+    BIO_meth_set_create(method, bio_create);
+    socket_method = method;
+}
+
+// MARK: Contexts
+
+/// Adds every certificate of the PEM text to the context's trust store; how many, or -1.
+static int add_trust(SSL_CTX *ssl, const void *pem, size_t size) {
+    BIO *bio = BIO_new_mem_buf(pem, (int)size);
+    if (!bio) return -1;
+    STACK_OF(X509_INFO) *infos = PEM_X509_INFO_read_bio(bio, NULL, NULL, NULL);
+    BIO_free(bio);
+    if (!infos) return -1;
+    X509_STORE *store = SSL_CTX_get_cert_store(ssl);
+    int added = 0;
+    for (int i = 0; i < sk_X509_INFO_num(infos); i++) {
+        X509_INFO *info = sk_X509_INFO_value(infos, i);
+        if (info->x509 && X509_STORE_add_cert(store, info->x509)) added++;
+    }
+    sk_X509_INFO_pop_free(infos, X509_INFO_free);
+    return added;
+}
+
+/// The key type a PEM private key names in its first line, if it names one ("EC PRIVATE KEY").
+static const char *key_type(const char *pem, size_t size) {
+    static const struct { const char *line; const char *type; } types[] = {
+        {"-----BEGIN EC PRIVATE KEY-----", "EC"}, {"-----BEGIN RSA PRIVATE KEY-----", "RSA"},
+    };
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        size_t length = strlen(types[i].line);
+        for (size_t at = 0; at + length <= size; at++) {
+            if (memcmp(pem + at, types[i].line, length) == 0) return types[i].type;
+        }
+    }
+    return NULL;
+}
+
+/// The private key in PEM text. OpenSSL 3.0 sets up a decoder for every key type it knows unless it
+/// is told the type (about a third of the instructions a TLS store spends before its first request
+/// went to that): the type is taken from the PEM line where it names one.
+static EVP_PKEY *read_key(const void *pem, size_t size) {
+    EVP_PKEY *pkey = NULL;
+    OSSL_DECODER_CTX *decoder = OSSL_DECODER_CTX_new_for_pkey(&pkey, "PEM", NULL, key_type(pem, size), 0, NULL, NULL);
+    const unsigned char *data = pem;
+    size_t left = size;
+    int decoded = decoder && OSSL_DECODER_from_data(decoder, &data, &left) == 1;
+    OSSL_DECODER_CTX_free(decoder);
+    if (!decoded) {
+        EVP_PKEY_free(pkey);
+        ERR_clear_error(); // "unsupported": the caller says what was wanted
+        return NULL;
+    }
+    return pkey;
+}
+
+/// The client's certificate, the chain after it, and its key.
+static int use_identity(SSL_CTX *ssl, const void *cert, size_t cert_size, const void *key, size_t key_size, char *error, size_t error_size) {
+    BIO *bio = BIO_new_mem_buf(cert, (int)cert_size);
+    X509 *leaf = bio ? PEM_read_bio_X509_AUX(bio, NULL, NULL, NULL) : NULL;
+    int ok = leaf && SSL_CTX_use_certificate(ssl, leaf) == 1;
+    X509_free(leaf);
+    if (!ok) {
+        BIO_free(bio);
+        reason(error, error_size, "no PEM certificate in it");
+        return 0;
+    }
+    X509 *next;
+    while ((next = PEM_read_bio_X509(bio, NULL, NULL, NULL)) != NULL) {
+        if (!SSL_CTX_add0_chain_cert(ssl, next)) X509_free(next);
+    }
+    ERR_clear_error(); // the end of the file reads as "no start line"
+    BIO_free(bio);
+    EVP_PKEY *pkey = read_key(key, key_size);
+    if (!pkey) {
+        reason(error, error_size, "no PEM private key in it");
+        return -1;
+    }
+    ok = SSL_CTX_use_PrivateKey(ssl, pkey) == 1 && SSL_CTX_check_private_key(ssl) == 1;
+    EVP_PKEY_free(pkey);
+    if (!ok) {
+        reason(error, error_size, "the key does not match the certificate");
+        return -1;
+    }
+    return 1;
+}
+
+prefs_tls_context *prefs_tls_context_new(const void *ca, size_t ca_size, const void *cert, size_t cert_size,
+                                         const void *key, size_t key_size, char *error, size_t error_size) {
+    prefs_tls_cpu_setup();
+    SSL_CTX *ssl = SSL_CTX_new(TLS_client_method());
+    if (!ssl) {
+        reason(error, error_size, "cannot make a TLS context");
+        return NULL;
+    }
+    SSL_CTX_set_min_proto_version(ssl, TLS1_2_VERSION);
+    SSL_CTX_set_verify(ssl, SSL_VERIFY_PEER, NULL);
+    SSL_CTX_set_mode(ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    if (ca) {
+        if (add_trust(ssl, ca, ca_size) <= 0) {
+            char detail[160];
+            reason(detail, sizeof detail, "no PEM certificate in it");
+            snprintf(error, error_size, "CA file: %s", detail);
+            goto fail;
+        }
+    } else if (SSL_CTX_set_default_verify_paths(ssl) != 1) {
+        reason(error, error_size, "the system's trust store cannot be loaded");
+        goto fail;
+    }
+    if (cert) {
+        char detail[160] = "";
+        int used = use_identity(ssl, cert, cert_size, key, key_size, detail, sizeof detail);
+        if (used <= 0) {
+            snprintf(error, error_size, "%s: %s", used == 0 ? "certificate file" : "key file", detail);
+            goto fail;
+        }
+    }
+    prefs_tls_context *context = malloc(sizeof *context);
+    if (!context) goto fail;
+    context->ssl = ssl;
+    return context;
+fail:
+    SSL_CTX_free(ssl);
+    return NULL;
+}
+
+void prefs_tls_context_free(prefs_tls_context *context) {
+    if (!context) return;
+    SSL_CTX_free(context->ssl);
+    free(context);
+}
+
+// MARK: Sessions
+
+prefs_tls_session *prefs_tls_session_new(prefs_tls_context *context, int fd, const char *host, char *error, size_t error_size) {
+    CRYPTO_THREAD_run_once(&socket_method_once, make_socket_method);
+    SSL *ssl = SSL_new(context->ssl);
+    BIO *bio = socket_method ? BIO_new(socket_method) : NULL;
+    if (!ssl || !bio) {
+        BIO_free(bio);
+        SSL_free(ssl);
+        reason(error, error_size, "cannot make a TLS session");
+        return NULL;
+    }
+    BIO_set_data(bio, (void *)(intptr_t)fd);
+    SSL_set_bio(ssl, bio, bio);
+    X509_VERIFY_PARAM *param = SSL_get0_param(ssl);
+    int named;
+    if (X509_VERIFY_PARAM_set1_ip_asc(param, host) == 1) {
+        named = 1;
+    } else {
+        ERR_clear_error();
+        SSL_set_hostflags(ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+        named = SSL_set1_host(ssl, host) == 1 && SSL_set_tlsext_host_name(ssl, host) == 1;
+    }
+    if (!named) {
+        SSL_free(ssl);
+        reason(error, error_size, "the host cannot be checked against a certificate");
+        return NULL;
+    }
+    prefs_tls_session *session = malloc(sizeof *session);
+    if (!session) {
+        SSL_free(ssl);
+        put(error, error_size, "out of memory");
+        return NULL;
+    }
+    session->ssl = ssl;
+    return session;
+}
+
+void prefs_tls_session_free(prefs_tls_session *session) {
+    if (!session) return;
+    SSL_free(session->ssl);
+    free(session);
+}
+
+/// What a failed call on `ssl` (which returned `result`) asks for, with the reason of a failure.
+static long outcome(SSL *ssl, int result, int *system_error, char *error, size_t error_size) {
+    int saved = errno;
+    *system_error = 0;
+    switch (SSL_get_error(ssl, result)) {
+    case SSL_ERROR_WANT_READ:
+        return PREFS_TLS_WANT_READ;
+    case SSL_ERROR_WANT_WRITE:
+        return PREFS_TLS_WANT_WRITE;
+    case SSL_ERROR_ZERO_RETURN:
+        return 0;
+    case SSL_ERROR_SYSCALL:
+        if (ERR_peek_error() == 0) {
+            ERR_clear_error();
+            *system_error = saved;
+            if (saved == 0) return 0; // the peer closed without close_notify
+            put(error, error_size, strerror(saved));
+            return PREFS_TLS_ERROR;
+        }
+        break;
+    default:
+        break;
+    }
+    long verified = SSL_get_verify_result(ssl);
+    if (verified != X509_V_OK) {
+        ERR_clear_error();
+        snprintf(error, error_size, "the server's certificate was refused: %s", X509_verify_cert_error_string(verified));
+        return PREFS_TLS_ERROR;
+    }
+    reason(error, error_size, "TLS failed");
+    return PREFS_TLS_ERROR;
+}
+
+int prefs_tls_handshake(prefs_tls_session *session, int *system_error, char *error, size_t error_size) {
+    ERR_clear_error();
+    int result = SSL_connect(session->ssl);
+    if (result == 1) return 0;
+    long step = outcome(session->ssl, result, system_error, error, error_size);
+    if (step == 0) {
+        put(error, error_size, "the server closed the connection in the handshake: it may not speak TLS (a plain-text endpoint is etcd://)");
+        return PREFS_TLS_ERROR;
+    }
+    return (int)step;
+}
+
+long prefs_tls_read(prefs_tls_session *session, void *buffer, size_t count, int *system_error, char *error, size_t error_size) {
+    ERR_clear_error();
+    size_t done = 0;
+    int result = SSL_read_ex(session->ssl, buffer, count, &done);
+    if (result == 1) return (long)done;
+    return outcome(session->ssl, result, system_error, error, error_size);
+}
+
+long prefs_tls_write(prefs_tls_session *session, const void *buffer, size_t count, int *system_error, char *error, size_t error_size) {
+    ERR_clear_error();
+    size_t done = 0;
+    int result = SSL_write_ex(session->ssl, buffer, count, &done);
+    if (result == 1) return (long)done;
+    long step = outcome(session->ssl, result, system_error, error, error_size);
+    if (step == 0) {
+        *system_error = EPIPE;
+        put(error, error_size, strerror(EPIPE));
+        return PREFS_TLS_ERROR;
+    }
+    return step;
+}
+
+int prefs_tls_pending(prefs_tls_session *session) { return SSL_pending(session->ssl); }
+
+const char *prefs_tls_session_version(prefs_tls_session *session) { return SSL_get_version(session->ssl); }

@@ -1,0 +1,135 @@
+import CPrefsTLS
+import Glibc
+
+/// What an `etcds://` client trusts and presents, as PEM text: the certificates that may sign the
+/// servers' (nil: the system's trust store), and the client's certificate chain and private key,
+/// sent when a server asks for them (etcd's `--client-cert-auth`). The files are etcdctl's
+/// `--cacert`, `--cert` and `--key`.
+public struct TLSCredentials: Sendable {
+    public var trusted: [UInt8]?
+    public var certificate: [UInt8]?
+    public var key: [UInt8]?
+
+    public init(trusted: [UInt8]? = nil, certificate: [UInt8]? = nil, key: [UInt8]? = nil) {
+        self.trusted = trusted
+        self.certificate = certificate
+        self.key = key
+    }
+}
+
+/// An OpenSSL client context made from `TLSCredentials`: TLS 1.2 or later, every server's
+/// certificate verified against the trusted certificates and the endpoint's name or address.
+/// Made once per client; sessions are made from it for each connection.
+final class TLSContext: @unchecked Sendable {
+    let raw: OpaquePointer
+
+    /// Throws the reason, naming which of the three texts is at fault, when one cannot be used.
+    init(_ credentials: TLSCredentials) throws(TLSFailure) {
+        var error = [CChar](repeating: 0, count: 256)
+        func bytes<T>(_ value: [UInt8]?, _ body: (UnsafeRawPointer?, Int) -> T) -> T {
+            guard let value else { return body(nil, 0) }
+            return value.withUnsafeBytes { body($0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), $0.count) }
+        }
+        let made = bytes(credentials.trusted) { ca, caSize in
+            bytes(credentials.certificate) { cert, certSize in
+                bytes(credentials.key) { key, keySize in
+                    prefs_tls_context_new(ca, caSize, cert, certSize, key, keySize, &error, error.count)
+                }
+            }
+        }
+        guard let made else { throw TLSFailure(reason: TLSFailure.text(error)) }
+        raw = made
+    }
+
+    deinit { prefs_tls_context_free(raw) }
+
+}
+
+/// The TLS library `etcds://` stores use.
+public enum TLSLibrary {
+    /// Its name and version as it gives them ("OpenSSL 3.0.17 1 Jul 2025").
+    public static var version: String { String(cString: prefs_tls_library_version()) }
+}
+
+/// Why TLS with one endpoint failed: the server's certificate was refused (unknown issuer, another
+/// name, expired), the server refused ours or asked for one we do not have, or it does not speak TLS.
+struct TLSFailure: Error, Equatable {
+    let reason: String
+
+    static func text(_ buffer: [CChar]) -> String {
+        buffer.withUnsafeBufferPointer { pointer in
+            let bytes = UnsafeRawBufferPointer(pointer).prefix { $0 != 0 }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    /// OpenSSL's reason, said so that the fix shows: the alerts of a server that refused the
+    /// client's certificate or wanted one, and the record-layer complaints about a server that
+    /// answers in plain text.
+    var explained: String {
+        let refusedOurs = ["alert bad certificate", "alert certificate required", "alert handshake failure", "alert unknown ca",
+                           "alert certificate expired", "alert certificate unknown", "alert access denied"]
+        if refusedOurs.contains(where: reason.contains) {
+            return "\(reason): the server refused the client certificate, or wants one (PREFS_ETCD_CERT and PREFS_ETCD_KEY)"
+        }
+        if ["wrong version number", "packet length too long", "record layer failure", "http request"].contains(where: reason.contains) {
+            return "the server does not speak TLS (\(reason)); a plain-text endpoint is etcd://"
+        }
+        return reason
+    }
+}
+
+/// One TLS session over a connected non-blocking socket, driven by `TCPSocket`'s waits.
+final class TLSSession {
+    let raw: OpaquePointer
+    private var error = [CChar](repeating: 0, count: 256)
+
+    init(context: TLSContext, socket: Int32, host: String) throws(TLSFailure) {
+        guard let made = prefs_tls_session_new(context.raw, socket, host, &error, error.count) else {
+            throw TLSFailure(reason: TLSFailure.text(error))
+        }
+        raw = made
+    }
+
+    deinit { prefs_tls_session_free(raw) }
+
+    /// What a step of the session asks for, or how it ended.
+    enum Step {
+        case done(Int)
+        case wantRead
+        case wantWrite
+        case failed(NetworkFailure)
+    }
+
+    private func step(_ result: Int, systemError: Int32, doing: String) -> Step {
+        switch result {
+        case Int(PREFS_TLS_WANT_READ): return .wantRead
+        case Int(PREFS_TLS_WANT_WRITE): return .wantWrite
+        case Int(PREFS_TLS_ERROR):
+            if systemError != 0 { return .failed(.system(doing, errno: systemError)) }
+            return .failed(.tls(TLSFailure(reason: TLSFailure.text(error)).explained))
+        default: return .done(result)
+        }
+    }
+
+    func handshake() -> Step {
+        var systemError: Int32 = 0
+        return step(Int(prefs_tls_handshake(raw, &systemError, &error, error.count)), systemError: systemError, doing: "making the TLS handshake")
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Step {
+        var systemError: Int32 = 0
+        let result = prefs_tls_read(raw, buffer.baseAddress, buffer.count, &systemError, &error, error.count)
+        return step(result, systemError: systemError, doing: "receiving the response")
+    }
+
+    func write(_ buffer: UnsafeRawBufferPointer) -> Step {
+        var systemError: Int32 = 0
+        let result = prefs_tls_write(raw, buffer.baseAddress, buffer.count, &systemError, &error, error.count)
+        return step(result, systemError: systemError, doing: "sending the request")
+    }
+
+    var pending: Int { Int(prefs_tls_pending(raw)) }
+
+    var version: String { String(cString: prefs_tls_session_version(raw)) }
+}

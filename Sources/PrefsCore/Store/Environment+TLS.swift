@@ -1,0 +1,45 @@
+extension Environment {
+    /// The most a certificate or key file may hold: a system's whole trust store is about 200 KiB.
+    static let pemFileLimit = 4 << 20
+
+    /// `$PREFS_ETCD_CACERT`, `$PREFS_ETCD_CERT` and `$PREFS_ETCD_KEY`, read from `fileSystem`: PEM
+    /// files, as etcdctl's `--cacert`, `--cert` and `--key`. Without a CA file the system's trust
+    /// store is used; a certificate needs its key and a key its certificate (64 naming the one
+    /// missing). A file that is missing is 66, unreadable 74, larger than `pemFileLimit` (however it
+    /// is read: a pipe or a device never ends) 65.
+    public func etcdTLS(fileSystem: any FileSystem) throws -> TLSCredentials {
+        let (ca, certificate, key) = (try self["PREFS_ETCD_CACERT"], try self["PREFS_ETCD_CERT"], try self["PREFS_ETCD_KEY"])
+        switch (certificate, key) {
+        case (nil, _?): throw PrefsError.badEnvironment(name: "PREFS_ETCD_CERT", value: "", accepted: "the client certificate of PREFS_ETCD_KEY")
+        case (_?, nil): throw PrefsError.badEnvironment(name: "PREFS_ETCD_KEY", value: "", accepted: "the private key of PREFS_ETCD_CERT")
+        default: break
+        }
+        func read(_ path: String?) throws -> [UInt8]? {
+            guard let path else { return nil }
+            var bytes: [UInt8] = []
+            try fileSystem.withReader(of: path) { read in
+                var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+                while true {
+                    let count = try chunk.withUnsafeMutableBytes { try read($0) }
+                    if count == 0 { return }
+                    guard bytes.count + count <= Environment.pemFileLimit else {
+                        throw PrefsError.malformed(source: path, format: nil, reason: "larger than \(Environment.pemFileLimit) bytes; not a PEM file")
+                    }
+                    bytes += chunk[..<count]
+                }
+            }
+            return bytes
+        }
+        return TLSCredentials(trusted: try read(ca), certificate: try read(certificate), key: try read(key))
+    }
+
+    /// The environment variable whose file a TLS context's failure names ("CA file: …"), and the
+    /// rest of the reason.
+    static func tlsVariable(of reason: String) -> (name: String, detail: String)? {
+        for (lead, name) in [("CA file: ", "PREFS_ETCD_CACERT"), ("certificate file: ", "PREFS_ETCD_CERT"), ("key file: ", "PREFS_ETCD_KEY")]
+        where reason.hasPrefix(lead) {
+            return (name, String(reason.dropFirst(lead.count)))
+        }
+        return nil
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import PrefsCore
+
+/// `InMemoryEtcd` with a hook in front of every transaction: a test can fail, delay or watch one
+/// (a killed writer, an answer lost after a commit, a reader between two batches).
+final class HookedEtcd: EtcdKV, @unchecked Sendable {
+    typealias Hook = (_ compare: [EtcdCompare], _ success: [EtcdOperation], _ pass: () throws -> EtcdTxnResult) throws -> EtcdTxnResult
+    let inner = InMemoryEtcd()
+    private let lock = NSLock()
+    private var hook: Hook?
+
+    func set(_ new: Hook?) { lock.withLock { hook = new } }
+
+    func range(_ key: [UInt8], rangeEnd: [UInt8]?, limit: Int64, keysOnly: Bool, countOnly: Bool, revision: Int64) throws -> EtcdRange {
+        try inner.range(key, rangeEnd: rangeEnd, limit: limit, keysOnly: keysOnly, countOnly: countOnly, revision: revision)
+    }
+
+    func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation]) throws -> EtcdTxnResult {
+        let pass = { try self.inner.txn(compare: compare, success: success, failure: failure) }
+        guard let hook = lock.withLock({ self.hook }) else { return try pass() }
+        return try hook(compare, success, pass)
+    }
+
+    func grantLease(ttl: Int64) throws -> Int64 { try inner.grantLease(ttl: ttl) }
+    /// Leases are not revoked (a killed process revokes none).
+    let killed = Mutex(false)
+
+    func revokeLease(_ id: Int64) throws {
+        if !killed.withLock({ $0 }) { try inner.revokeLease(id) }
+    }
+    func keepAlive(_ id: Int64) throws -> Int64 { try inner.keepAlive(id) }
+
+    /// Whether a transaction writes the suite's marker (a commit), or writes values only (a batch).
+    static func isCommit(_ success: [EtcdOperation]) -> Bool {
+        success.contains { if case .put(let key, _, _) = $0 { String(decoding: key, as: UTF8.self).contains("/.suites/") } else { false } }
+    }
+
+    static func isBatch(_ success: [EtcdOperation]) -> Bool {
+        !isCommit(success) && success.count > 2 && success.allSatisfy { if case .put = $0 { true } else { false } }
+    }
+}
+
+/// Suites too large for one etcd transaction (issue 28): written in batches into a new generation
+/// and committed by one small transaction; and a change whose answer is lost is settled, or 76.
+@Suite struct EtcdGenerationTests {
+    let etcd = HookedEtcd()
+    let store: SuiteStore
+
+    init() {
+        let environment = Environment(["XDG_CONFIG_HOME": "/c", "XDG_DATA_HOME": "/d", "XDG_DATA_DIRS": "/p", "PREFS_LOCK_TIMEOUT": "1"])
+        let storage = EtcdSuiteStorage(etcd: etcd, prefix: "prefs", name: "etcd://memory/prefs", environment: environment)
+        store = SuiteStore(storage: storage, files: FileSuiteStorage(fileSystem: InMemoryFileSystem(), environment: environment))
+    }
+
+    static func suite(_ count: Int, _ value: String = "v") -> PrefDictionary {
+        PrefDictionary((0..<count).map { ("k\($0)", PrefValue.string("\(value)\($0)")) })
+    }
+
+    var keys: [String] { etcd.inner.dump().map(\.key) }
+
+    @Test func aSuiteOfAnySizeIsWrittenInANewGenerationAndReadInOneRequest() throws {
+        #expect(try store.update(.suite("s")) { $0 = Self.suite(1000) })
+        #expect(try store.load(.suite("s"))?.contents == Self.suite(1000))
+        #expect(keys.filter { $0.hasPrefix("prefs/s/.1/") }.count == 1000 && !keys.contains { $0.hasPrefix("prefs/s/k") })
+        let requests = etcd.inner.requests
+        #expect(try store.value(at: KeyPath(["k7"]), in: .suite("s"), scope: ReadScope()).value == "v7")
+        #expect(etcd.inner.requests == requests + 1, "a one-key read is one request")
+        // A small change stays in the generation, one transaction; a large one moves to the next.
+        let writes = Mutex(0)
+        etcd.set { _, success, pass in
+            if success.contains(where: { if case .range = $0 { false } else { true } }) { writes.withLock { $0 += 1 } }
+            return try pass()
+        }
+        #expect(try store.update(.suite("s"), keys: ["k1"]) { $0["k1"] = "changed" })
+        etcd.set(nil)
+        #expect(writes.withLock { $0 } == 1, "one transaction")
+        #expect(keys.contains("prefs/s/.1/k1"))
+        #expect(try store.update(.suite("s")) { $0 = Self.suite(300, "w") })
+        #expect(keys.filter { $0.hasPrefix("prefs/s/") } == Self.suite(300).keys.map { "prefs/s/.2/\($0)" }.sorted())
+        #expect(try store.load(.suite("s"))?.contents == Self.suite(300, "w"))
+        // Emptied and removed: nothing is left.
+        #expect(try store.remove(.suite("s")))
+        #expect(etcd.inner.dump().isEmpty)
+    }
+
+    @Test func aSuiteInTheLayoutBeforeGenerationsStillReadsAndMoves() throws {
+        etcd.inner.put("prefs/.suites/old", [UInt8](repeating: 7, count: 16))
+        etcd.inner.put("prefs/old/a", try PropertyList.encode(1, as: .binary))
+        #expect(try store.value(at: KeyPath(["a"]), in: .suite("old"), scope: ReadScope()).value == 1)
+        #expect(try store.update(.suite("old"), keys: ["b"]) { $0["b"] = 2 })
+        #expect(keys == ["prefs/.suites/old", "prefs/old/a", "prefs/old/b"], "a small change keeps the layout")
+        #expect(try store.update(.suite("old")) { contents in for entry in Self.suite(200) { contents[entry.key] = entry.value } })
+        #expect(!keys.contains("prefs/old/a") && keys.contains("prefs/old/.1/a") && keys.contains("prefs/old/.1/k199"))
+        #expect(try store.load(.suite("old"))?.contents.count == 202)
+    }
+
+    /// A reader between any two batches sees the old suite, whole; after the commit, the new one.
+    @Test func readersNeverSeeHalfAChange() throws {
+        #expect(try store.update(.suite("s")) { $0 = Self.suite(150, "old") })
+        let seen = Mutex<[Int]>([])
+        etcd.set { _, success, pass in
+            let result = try pass()
+            if HookedEtcd.isBatch(success) {
+                let loaded = try self.store.load(.suite("s"))?.contents
+                let one = try self.store.value(at: KeyPath(["k3"]), in: .suite("s"), scope: ReadScope()).value
+                #expect(loaded == Self.suite(150, "old") && one == "old3")
+                seen.withLock { $0.append(loaded?.count ?? 0) }
+            }
+            return result
+        }
+        #expect(try store.update(.suite("s")) { $0 = Self.suite(1000, "new") })
+        etcd.set(nil)
+        #expect(seen.withLock { $0.count } == 8, "1000 values in batches of 128")
+        #expect(try store.load(.suite("s"))?.contents == Self.suite(1000, "new"))
+    }
+
+    /// A small change that commits while a large one writes its batches: the large one reads again
+    /// and writes its generation again, on top of it; nothing of the first attempt is left.
+    @Test func aLargeChangeOvertakenByASmallOneIsWrittenAgain() throws {
+        #expect(try store.update(.suite("s")) { $0 = Self.suite(2, "old") })
+        let interrupted = Mutex(false)
+        let runs = Mutex(0)
+        etcd.set { _, success, pass in
+            let result = try pass()
+            if HookedEtcd.isBatch(success), !interrupted.withLock({ done in
+                let was = done
+                done = true
+                return was
+            }) {
+                #expect(try self.store.update(.suite("s"), keys: ["x"]) { $0["x"] = "small" })
+            }
+            return result
+        }
+        #expect(try store.update(.suite("s")) { contents in
+            runs.withLock { $0 += 1 }
+            for entry in Self.suite(400, "new") { contents[entry.key] = entry.value }
+        })
+        etcd.set(nil)
+        #expect(runs.withLock { $0 } == 2)
+        var expected = Self.suite(400, "new")
+        expected["x"] = "small"
+        #expect(try store.load(.suite("s"))?.contents == expected)
+        #expect(keys.filter { $0.hasPrefix("prefs/s/") }.count == 401 && keys.allSatisfy { !$0.hasPrefix("prefs/s/k") })
+    }
+
+    /// A few keys whose values together pass 1.5 MiB: read alone first, then the whole suite, which
+    /// goes to a new generation.
+    @Test func aFewKeysTooLargeTogetherForOneRequestAreWrittenWhole() throws {
+        let value = PrefValue.data([UInt8](repeating: 9, count: 100_000))
+        #expect(try store.update(.suite("s")) { $0["keep"] = 1 })
+        let names = (0..<20).map { "big\($0)" }
+        #expect(try store.update(.suite("s"), keys: KeySet(names)) { contents in for name in names { contents[name] = value } })
+        #expect(try store.load(.suite("s"))?.contents.count == 21)
+        #expect(keys.contains("prefs/s/.1/keep") && keys.contains("prefs/s/.1/big19"))
+    }
+
+    /// A writer killed between batches leaves the old suite as it was; what it wrote is collected
+    /// once its hold is gone, by `gc` or by the next large change.
+    @Test func aWriterKilledMidwayLeavesTheOldSuiteAndItsLeftoversAreCollected() throws {
+        #expect(try store.update(.suite("s")) { $0 = Self.suite(3, "old") })
+        struct Killed: Error {}
+        let batches = Mutex(0)
+        etcd.set { _, success, pass in
+            if HookedEtcd.isBatch(success), batches.withLock({ $0 += 1; return $0 }) == 3 {
+                self.etcd.killed.withLock { $0 = true }
+                throw Killed()
+            }
+            return try pass()
+        }
+        #expect(throws: Killed.self) { try store.update(.suite("s")) { $0 = Self.suite(1000, "new") } }
+        etcd.set(nil)
+        etcd.killed.withLock { $0 = false }
+        #expect(try store.load(.suite("s"))?.contents == Self.suite(3, "old"))
+        #expect(keys.filter { $0.hasPrefix("prefs/s/.1/") }.count == 256, "two batches written")
+        #expect(try store.collectGarbage(.suite("s"), grace: 0, dryRun: false).removed.isEmpty)
+        #expect(keys.filter { $0.hasPrefix("prefs/s/.1/") }.count == 256, "kept while the writer's lease lives")
+        for lease in etcd.inner.leases { etcd.inner.expire(lease) }
+        _ = try store.collectGarbage(.suite("s"), grace: 0, dryRun: false)
+        #expect(!keys.contains { $0.hasPrefix("prefs/s/.") }, "collected")
+        #expect(try store.load(.suite("s"))?.contents == Self.suite(3, "old"))
+    }
+
+    /// An answer lost after the commit, and no endpoint answering: the next transaction finds the
+    /// change applied (once), or not applied (retried, once); with no answer to that either, 76.
+    @Test(arguments: [true, false])
+    func aLostAnswerIsSettledNeverCountedTwice(committed: Bool) throws {
+        #expect(try store.update(.suite("c")) { $0["n"] = 0 })
+        let lost = Mutex(1)
+        etcd.set { _, success, pass in
+            guard HookedEtcd.isCommit(success), lost.withLock({ $0 -= 1; return $0 }) == 0 else { return try pass() }
+            if committed { _ = try pass() }
+            throw PrefsError.unavailable(endpoints: ["m1"], reason: "m1: connection reset")
+        }
+        #expect(try store.update(.suite("c"), keys: ["n"]) { contents in
+            guard case .integer(let n)? = contents["n"] else { return }
+            contents["n"] = .integer(n + 1)
+        })
+        #expect(try store.load(.suite("c"))?.contents["n"] == 1)
+    }
+
+    @Test func noAnswerToTheSettlingTransactionEitherIsAnUnknownOutcome() throws {
+        #expect(try store.update(.suite("c")) { $0["n"] = 0 })
+        etcd.set { compare, success, pass in
+            guard HookedEtcd.isCommit(success) || compare.count == 1 else { return try pass() }
+            throw PrefsError.unavailable(endpoints: ["m1"], reason: "m1: connection reset")
+        }
+        let error = prefsError { try store.update(.suite("c"), keys: ["n"]) { $0["n"] = 1 } }
+        #expect(error?.exitStatus == .outcomeUnknown && error?.exitStatus.rawValue == 76, "\(String(describing: error))")
+    }
+}

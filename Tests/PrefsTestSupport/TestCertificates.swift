@@ -1,0 +1,25 @@
+import Foundation
+
+/// Certificates for the TLS tests, made by `openssl` in a fresh directory by
+/// Tests/Tools/make-certificates.sh (which says what each one is): a CA, a server certificate for
+/// 127.0.0.1 and localhost signed by it, client certificates (CN root and alice), and faulty server
+/// certificates (`file("NAME.pem")`: other-server from another CA, wrong-name, expired).
+public final class TestCertificates: @unchecked Sendable {
+    public let directory: TemporaryDirectory
+    public static let opensslPath = "/usr/bin/openssl"
+
+    public var ca: String { directory.file("ca.pem") }
+    public var server: (certificate: String, key: String) { (directory.file("server.pem"), directory.file("server.key")) }
+    public var otherCAServer: (certificate: String, key: String) { (directory.file("other-server.pem"), directory.file("other-server.key")) }
+    public func client(_ name: String) -> (certificate: String, key: String) { (directory.file("client-\(name).pem"), directory.file("client-\(name).key")) }
+
+    public init() throws {
+        guard FileManager.default.isExecutableFile(atPath: TestCertificates.opensslPath) else {
+            throw TestFailure("\(TestCertificates.opensslPath) not found: install openssl")
+        }
+        directory = try TemporaryDirectory()
+        let result = try runProcess("/bin/bash", [Fixtures.packageRoot + "/Tests/Tools/make-certificates.sh", TestCertificates.opensslPath],
+                                    workingDirectory: directory.path)
+        guard result.status == 0 else { throw TestFailure("making certificates failed: \(result.error)") }
+    }
+}
