@@ -45,17 +45,23 @@ public struct StoredSuite: Sendable {
 /// may retry after a conflict) and must give the same result each time. `probe` is the same change
 /// without side effects (no blob written), for a store that must know what a change would give before
 /// it commits to anything. `willCommit` is called just before the new contents are committed: after
-/// it, a failure may still have committed.
+/// it, a failure may still have committed. `didCommit` is called once they are committed, by a store
+/// that still keeps other changes (and `withChangesHeld`) out then — the file store, before it lets go
+/// of the suite's lock — so what it does (removing the blobs the change left unreferenced) is done
+/// before anyone else sees the suite; a store that has no such moment does not call it.
 public struct StoredChange {
     public let apply: (inout PrefDictionary, PlistFormat?) throws -> Void
     public let probe: (inout PrefDictionary) throws -> Void
     public let willCommit: () -> Void
+    public let didCommit: () -> Void
 
     public init(apply: @escaping (inout PrefDictionary, PlistFormat?) throws -> Void,
-                probe: @escaping (inout PrefDictionary) throws -> Void, willCommit: @escaping () -> Void = {}) {
+                probe: @escaping (inout PrefDictionary) throws -> Void, willCommit: @escaping () -> Void = {},
+                didCommit: @escaping () -> Void = {}) {
         self.apply = apply
         self.probe = probe
         self.willCommit = willCommit
+        self.didCommit = didCommit
     }
 }
 
