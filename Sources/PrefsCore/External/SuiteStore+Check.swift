@@ -43,8 +43,10 @@ extension SuiteStore {
     public func checkExternal(_ domain: Domain) throws -> ExternalReport {
         let place = try blobPlace(checking: domain)
         let location = try location(of: domain)
-        let (contents, inventory) = try storage(for: location).withChangesHeld(location, creating: false) {
-            (try load(at: location)?.contents ?? PrefDictionary(), place.store.inventory(of: place.suite))
+        let (contents, inventory, unheld) = try storage(for: location).withChangesHeld(location, creating: false) {
+            let contents = try load(at: location)?.contents ?? PrefDictionary()
+            let inventory = place.store.inventory(of: place.suite)
+            return (contents, inventory, SuiteStore.unheldBlobs(inventory, referencedBy: contents, place: place))
         }
         /// Whether a change replaced or removed the value since the suite was listed.
         func replacedSince(_ entry: PrefDictionary.Element) -> Bool {
@@ -55,7 +57,6 @@ extension SuiteStore {
             }
         }
         var report = ExternalReport()
-        var referenced = Set<String>()
         for entry in contents {
             let reference: ExternalReference
             do {
@@ -71,7 +72,6 @@ extension SuiteStore {
                 continue
             }
             report.references += 1
-            referenced.insert(reference.directory + "/" + reference.uuid)
             do {
                 try BlobReader(place: place, reference: reference).forEachChunk { _ in }
             } catch let problem as ExternalReference.Problem where problem.failure != nil {
@@ -83,18 +83,31 @@ extension SuiteStore {
             }
         }
         report.problems += inventory.problems
-        // A blob no reference names that no writer holds may still be a writer's in passing: one just
-        // created and not yet locked, or the old blob of a change just committed and not yet removed.
-        // It is left over only if it is still there, and unlocked, a moment later.
-        var leftOver = inventory.blobs.filter { !referenced.contains($0.id) && place.store.isSettled($0, suite: place.suite) }
+        // A blob no writer held while the suite was listed is left over — but for the old blobs of a
+        // change whose store removes them with no lock held: an emptied suite's file removed (with
+        // the file gone, a checker locks its directory), or the etcd store's (whose writers take no
+        // lock). Those are gone a moment later; the others are not. (Only whether it is still there
+        // is asked again, never whether it is held: that takes its lock, which a writer removing it
+        // would find taken, and leave it.)
+        var leftOver = unheld
         if !leftOver.isEmpty {
             usleep(50_000)
-            leftOver = leftOver.filter { place.store.isSettled($0, suite: place.suite) }
+            let still = Set(place.store.inventory(of: place.suite).blobs.map(\.id))
+            leftOver = leftOver.filter { still.contains($0.id) }
         }
         for blob in leftOver {
             report.problems.append("\(place.suite): \(blob.isUnfinished ? "unfinished blob" : "orphan blob") \(blob.id) (\(blob.size) bytes)")
         }
         return report
+    }
+
+    /// The blobs of an inventory that no reference names and no writer holds, looked at while no change
+    /// can commit (`withChangesHeld`). A writer holds a new blob from its creation until its change is
+    /// committed or it is removed, and (the file store) removes the old blobs of a change before it
+    /// lets go of the suite's lock; so those are orphans, or what a writer that died left.
+    static func unheldBlobs(_ inventory: BlobInventory, referencedBy contents: PrefDictionary, place: BlobPlace) -> [BlobEntry] {
+        let referenced = Set(contents.compactMap { entry in (try? ExternalReference.parse(entry.value))?.map { $0.directory + "/" + $0.uuid } })
+        return inventory.blobs.filter { !referenced.contains($0.id) && place.store.isSettled($0, suite: place.suite) }
     }
 
     /// Removes a suite's blobs that no reference names and that are older than `grace` seconds, while
