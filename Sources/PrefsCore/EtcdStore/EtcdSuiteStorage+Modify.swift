@@ -178,6 +178,9 @@ extension EtcdSuiteStorage {
     /// Holds the suite's lock key (on a lease, so a killed holder frees it) while `body` runs: every
     /// change's transaction requires it absent, so none commits meanwhile. What a change too large
     /// for one transaction left when it was killed is removed first (`collectStaged`).
+    /// Holding a suite writes its lock key on a lease.
+    public var holdsChangesByReading: Bool { false }
+
     public func withChangesHeld<T>(_ location: SuiteLocation, creating: Bool, _ body: () throws -> T) throws -> T {
         let place = try place(location)
         let lock = layout.lock(of: place)

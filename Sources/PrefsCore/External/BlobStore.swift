@@ -68,15 +68,20 @@ public final class PendingBlob: @unchecked Sendable {
     private var released = false
     /// Removes what writing the blob made around it (directories), once the blob is removed.
     let removeMade: () -> Void
+    /// Removes the blob while it is still held (the file store's: by its writer's own descriptor);
+    /// nil where the store cannot.
+    private let removeWhileHeld: (() -> Void)?
 
     public convenience init(reference: ExternalReference, release: @escaping () -> Void) {
         self.init(reference: reference, release: release, removeMade: {})
     }
 
-    init(reference: ExternalReference, release: @escaping () -> Void, removeMade: @escaping () -> Void) {
+    init(reference: ExternalReference, release: @escaping () -> Void, removeMade: @escaping () -> Void,
+         removeWhileHeld: (() -> Void)? = nil) {
         self.reference = reference
         releaseHold = release
         self.removeMade = removeMade
+        self.removeWhileHeld = removeWhileHeld
     }
 
     /// Drops the hold: the blob is now referenced by its suite, or has been removed.
@@ -84,6 +89,19 @@ public final class PendingBlob: @unchecked Sendable {
         guard !released else { return }
         released = true
         releaseHold()
+    }
+
+    /// Removes the blob no suite is to refer to, then drops the hold: where the store can, it is
+    /// removed while still held, so no `check` ever finds it there unheld; elsewhere it is released
+    /// and removed from `place` as any blob is (unless another holds it).
+    func remove(from place: BlobPlace) {
+        if let removeWhileHeld, !released {
+            removeWhileHeld()
+            release()
+        } else {
+            release()
+            place.store.remove(reference, suite: place.suite)
+        }
     }
 
     deinit { release() }

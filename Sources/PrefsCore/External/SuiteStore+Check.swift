@@ -36,17 +36,14 @@ extension SuiteStore {
 
     /// Checks every reference of a suite — the blob is there, of the recorded size and SHA-256 (read in
     /// full) — and lists the blobs no reference names (orphans, including unfinished ones a killed
-    /// writer left) and anything in the suite's blob directory that is not a blob. It only reads: it
-    /// takes no lock and writes nothing (a read-only user of a store, or one that is full, can check
-    /// it). Writers at work meanwhile are no problems: the blobs are listed before the suite is read,
-    /// so a blob a change commits in between is listed and referenced, or not listed and then read
-    /// through its reference; a blob a writer holds or is about to remove is no orphan, and a blob
-    /// found missing because a change replaced its value since is passed over.
+    /// writer left) and anything in the suite's blob directory that is not a blob. It only reads and
+    /// writes nothing (a read-only user of a store, or one that is full, can check it). Writers at
+    /// work meanwhile are no problems (see `listed`): a blob a writer holds or is about to remove is
+    /// no orphan, and a blob found missing because a change replaced its value since is passed over.
     public func checkExternal(_ domain: Domain) throws -> ExternalReport {
         let place = try blobPlace(checking: domain)
         let location = try location(of: domain)
-        let inventory = place.store.inventory(of: place.suite)
-        let contents = try load(at: location)?.contents ?? PrefDictionary()
+        let (contents, inventory, unheld) = try listed(location, place: place)
         /// Whether a change replaced or removed the value since the suite was listed.
         func replacedSince(_ entry: PrefDictionary.Element) -> Bool {
             switch Result(catching: { try load(at: location) }) {
@@ -56,7 +53,6 @@ extension SuiteStore {
             }
         }
         var report = ExternalReport()
-        var referenced = Set<String>()
         for entry in contents {
             let reference: ExternalReference
             do {
@@ -72,7 +68,6 @@ extension SuiteStore {
                 continue
             }
             report.references += 1
-            referenced.insert(reference.directory + "/" + reference.uuid)
             do {
                 try BlobReader(place: place, reference: reference).forEachChunk { _ in }
             } catch let problem as ExternalReference.Problem where problem.failure != nil {
@@ -84,23 +79,51 @@ extension SuiteStore {
             }
         }
         report.problems += inventory.problems
-        // A blob no reference names that no writer holds may still be a writer's in passing: one just
-        // created and not yet locked, or the old blob of a change just committed and not yet removed.
-        // It is left over only if it is still there, and unlocked, a moment later.
-        // One a writer held while the suite was read and has committed since is named by the suite
-        // as it is now (a writer lets go of its blob only after its commit).
-        var leftOver = inventory.blobs.filter { !referenced.contains($0.id) && place.store.isSettled($0, suite: place.suite) }
+        // A blob no writer held while the suite was listed is left over — but for the old blobs of a
+        // change whose store removes them with no lock held: an emptied suite's file removed (with
+        // the file gone, a checker locks its directory), or the etcd store's (whose writers take no
+        // lock, and which is listed without holding the suite). Those are gone a moment later, or
+        // named by the suite as it is then; the others are not. (Only whether it is still there is
+        // asked again, never whether it is held: that takes its lock, which a writer removing it
+        // would find taken, and leave it.)
+        var leftOver = unheld
         if !leftOver.isEmpty {
             usleep(50_000)
-            leftOver = leftOver.filter { place.store.isSettled($0, suite: place.suite) }
+            let still = Set(place.store.inventory(of: place.suite).blobs.map(\.id))
             let current = try load(at: location)?.contents ?? PrefDictionary()
-            let named = Set(current.compactMap { entry in (try? ExternalReference.parse(entry.value)).map { $0.directory + "/" + $0.uuid } })
-            leftOver.removeAll { named.contains($0.id) }
+            let named = Set(current.compactMap { entry in (try? ExternalReference.parse(entry.value))?.map { $0.directory + "/" + $0.uuid } })
+            leftOver = leftOver.filter { still.contains($0.id) && !named.contains($0.id) }
         }
         for blob in leftOver {
             report.problems.append("\(place.suite): \(blob.isUnfinished ? "unfinished blob" : "orphan blob") \(blob.id) (\(blob.size) bytes)")
         }
         return report
+    }
+
+    /// The suite's contents, its blobs, and those no reference names and no writer holds. Where
+    /// holding the suite only reads (files), they are listed while no change can commit. Where it
+    /// would write (etcd), they are listed without it, so that a read-only user or a full store can
+    /// be checked: the blobs first, then the suite, so a blob a change commits in between is listed
+    /// and referenced, or not listed and then read through its reference.
+    func listed(_ location: SuiteLocation, place: BlobPlace) throws -> (PrefDictionary, BlobInventory, [BlobEntry]) {
+        func list(blobsFirst: Bool) throws -> (PrefDictionary, BlobInventory, [BlobEntry]) {
+            let early = blobsFirst ? place.store.inventory(of: place.suite) : nil
+            let contents = try load(at: location)?.contents ?? PrefDictionary()
+            let inventory = early ?? place.store.inventory(of: place.suite)
+            return (contents, inventory, SuiteStore.unheldBlobs(inventory, referencedBy: contents, place: place))
+        }
+        let storage = storage(for: location)
+        guard storage.holdsChangesByReading else { return try list(blobsFirst: true) }
+        return try storage.withChangesHeld(location, creating: false) { try list(blobsFirst: false) }
+    }
+
+    /// The blobs of an inventory that no reference names and no writer holds, looked at while no change
+    /// can commit (`withChangesHeld`). A writer holds a new blob from its creation until its change is
+    /// committed or it is removed, and (the file store) removes the old blobs of a change before it
+    /// lets go of the suite's lock; so those are orphans, or what a writer that died left.
+    static func unheldBlobs(_ inventory: BlobInventory, referencedBy contents: PrefDictionary, place: BlobPlace) -> [BlobEntry] {
+        let referenced = Set(contents.compactMap { entry in (try? ExternalReference.parse(entry.value))?.map { $0.directory + "/" + $0.uuid } })
+        return inventory.blobs.filter { !referenced.contains($0.id) && place.store.isSettled($0, suite: place.suite) }
     }
 
     /// Removes a suite's blobs that no reference names and that are older than `grace` seconds, while

@@ -56,8 +56,11 @@ extension SuiteStore {
     }
 
     func discard(_ pending: [PendingBlob], place: BlobPlace?) {
-        for blob in pending { blob.release() }
-        discard(pending.map(\.reference), place: place)
+        guard let place else {
+            for blob in pending { blob.release() }
+            return
+        }
+        for blob in pending { blob.remove(from: place) }
         for blob in pending.reversed() { blob.removeMade() }
     }
 
@@ -174,6 +177,8 @@ final class ExternalTransaction {
     private var orphaned: [ExternalReference] = []
     /// Set just before the suite is replaced: after that, an error may still have committed.
     var committing = false
+    /// Whether `committed` has cleaned up already.
+    private var cleanedUp = false
 
     init?(store: SuiteStore, target: SuiteTarget, options: ExternalOptions, writesBlobs: Bool = true) throws {
         guard let place = try store.blobPlace(for: target) else {
@@ -254,18 +259,33 @@ final class ExternalTransaction {
         unreferencedWritten = written.filter { !kept.contains($0.reference.uuid) }
     }
 
+    /// The suite is committed (`StoredChange.didCommit`), and no one else can look at it yet: releases
+    /// the new blobs it now refers to and removes what it no longer refers to, so that no `check`
+    /// ever finds an old blob a live writer is about to remove (see `finish`).
+    func committed() {
+        guard !cleanedUp else { return }
+        cleanedUp = true
+        for blob in written where !unreferencedWritten.contains(where: { $0 === blob }) { blob.release() }
+        for blob in unreferencedWritten { blob.remove(from: place) }
+        for reference in orphaned { place.store.remove(reference, suite: place.suite) }
+    }
+
     /// Releases the new blobs (held until now, so `gc` left them alone) and removes what the outcome
     /// leaves unreferenced: after a commit (or a change that changed nothing), the old blobs the suite
-    /// dropped and new ones it did not take; after a failure before the commit, every new blob. A
-    /// failure during the commit keeps everything (`gc` decides later).
+    /// dropped and new ones it did not take — unless `committed` did so already, under the suite's
+    /// lock; after a failure before the commit, every new blob. A failure during the commit keeps
+    /// everything (`gc` decides later).
     func finish(succeeded: Bool) {
-        for blob in written { blob.release() }
         if succeeded {
-            for reference in orphaned + unreferencedWritten.map(\.reference) { place.store.remove(reference, suite: place.suite) }
-        } else if !committing {
-            for blob in written { place.store.remove(blob.reference, suite: place.suite) }
-            for blob in written.reversed() { blob.removeMade() }
+            committed()
+            return
         }
+        guard !committing else {
+            for blob in written { blob.release() }
+            return
+        }
+        for blob in written { blob.remove(from: place) }
+        for blob in written.reversed() { blob.removeMade() }
     }
 
     func reserved(_ key: String) -> PrefsError {

@@ -70,7 +70,8 @@ public protocol ConfinedFile: BlobSource {
     func sync() throws
     /// Gives the new file its final `name` in the same directory (rename), and syncs the directory.
     func commit(as name: String) throws
-    /// Unlinks a new file that was not committed.
+    /// Unlinks a new file, committed or not, while it is still held (a writer's own blob that no
+    /// suite is to refer to, so that no one finds it there unheld).
     func abandon()
     /// The directories `createConfinedFile` made for a new file, outermost first (the base itself,
     /// `ConfinedPath(base:, [])`, when it made that): what to remove again, when empty, if the file

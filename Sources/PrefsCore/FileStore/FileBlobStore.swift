@@ -46,7 +46,11 @@ public struct FileBlobStore: BlobStore {
             try file.commit(as: uuid)
             let reference = ExternalReference(kind: kind, size: sink.size, digest: sink.finish(), directory: keyDirectory, uuid: uuid)
             let made = file.createdDirectories
-            return PendingBlob(reference: reference, release: file.close, removeMade: { removeIfEmpty(made) })
+            return PendingBlob(reference: reference, release: file.close, removeMade: { removeIfEmpty(made) }, removeWhileHeld: {
+                file.abandon()
+                // Then the key and suite directories, when that leaves them empty (as `remove` does).
+                if fileSystem.removeConfinedDirectoryIfEmpty(directory) { fileSystem.removeConfinedDirectoryIfEmpty(directory.parent) }
+            })
         } catch {
             file.abandon()
             file.close()

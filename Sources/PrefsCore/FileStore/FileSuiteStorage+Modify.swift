@@ -32,13 +32,18 @@ extension FileSuiteStorage {
             if removingEmpty && contents.isEmpty {
                 change.willCommit()
                 try fileSystem.removeFile(target)
+                // (With the file gone, a new locker takes the directory's lock, which this one does
+                // not hold: `check` allows for what is removed here, see `checkExternal`.)
+                change.didCommit()
                 return true
             }
             let encoded = try FileSuiteStorage.encode(contents, as: format)
             // Values can differ and still encode alike (a date fraction in XML): same bytes, no write.
             guard encoded != bytes else { return false }
             change.willCommit()
-            try fileSystem.replace(target, with: encoded, newFileMode: 0o600)
+            try fileSystem.replace(target, newFileMode: 0o600, streaming: { write in try encoded.withUnsafeBytes(write) }) { rename in
+                try committing(rename, change)
+            }
             return true
         }
     }
@@ -57,9 +62,9 @@ extension FileSuiteStorage {
                 case .patched(let document):
                     guard !document.isOriginal else { return false }
                     change.willCommit()
-                    try fileSystem.replace(target, newFileMode: 0o600) { write in
+                    try fileSystem.replace(target, newFileMode: 0o600, streaming: { write in
                         try document.withPieces { pieces in for piece in pieces { try write(piece) } }
-                    }
+                    }) { rename in try committing(rename, change) }
                     return true
                 case .unsupported:
                     return nil
@@ -70,6 +75,14 @@ extension FileSuiteStorage {
         } catch let error as PrefsError {
             throw error.attributed(to: target)
         }
+    }
+
+    /// Renames the new file over the suite's, then runs `didCommit` while the suite is still locked:
+    /// the lock taken on the old file no longer keeps anyone out once the new one is in its place,
+    /// but the new file is locked too until `replace` returns (its writer's lock on the temporary file).
+    func committing(_ rename: () throws -> Void, _ change: StoredChange) throws {
+        try rename()
+        change.didCommit()
     }
 
     public func checkStorable(_ contents: PrefDictionary, format: PlistFormat?) throws {

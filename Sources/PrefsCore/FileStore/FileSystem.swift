@@ -45,9 +45,11 @@ public protocol FileSystem: Sendable {
     /// large file is never held in memory; a failure (of `produce` too) leaves the file as it was.
     func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws
 
-    /// `replace(_:newFileMode:streaming:)` for a file the user named, the bytes produced with no lock
-    /// held (so producing them may take other locks, as a dump takes each suite's) and only the
-    /// rename run inside `commit`, which takes the file's lock.
+    /// `replace(_:newFileMode:streaming:)` with only the rename run inside `commit`: for a file the
+    /// user named, the bytes produced with no lock held (so producing them may take other locks, as a
+    /// dump takes each suite's) and `commit` taking the file's lock; for a suite, whose lock is held
+    /// throughout, `commit` runs what must follow the rename before anyone else can lock the new file
+    /// (it is locked until this returns).
     func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
                  commit: (_ rename: () throws -> Void) throws -> Void) throws
 

@@ -77,10 +77,17 @@ extension LocalFileSystem {
                 continue  // a directory on the way was removed by a concurrent cleanup (emptied, or a failed write's)
             }
             let candidate = name()
+            // The directory is held shared from before the file is made until the file is held, so
+            // that `isSettled` (which takes the directory exclusively) never finds it unheld between.
+            let heldDirectory = parent.raw
+            do throws(FileDescriptor.Errno) { try parent.lock(LOCK_SH) } catch {
+                throw .system(directory, errno: error.code)
+            }
             let file: FileDescriptor
             do {
                 file = try parent.open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
             } catch {
+                flock(heldDirectory, LOCK_UN)
                 // Taken, or the directory was removed under us by a concurrent cleanup: try again.
                 if (error == .exists || error == .notFound) && attempts < 100 { continue }
                 throw .system(directory.appending(candidate), errno: error.code)
@@ -88,6 +95,7 @@ extension LocalFileSystem {
             // Held shared until closed. A `removeIfUnused` that got in between the create and the
             // lock has unlinked the file: then it has no link left, and another name is taken.
             do throws(FileDescriptor.Errno) {
+                defer { flock(heldDirectory, LOCK_UN) }
                 try file.lock(LOCK_SH)
                 guard try file.status().st_nlink > 0 else {
                     if attempts < 100 { continue }
@@ -151,11 +159,19 @@ extension LocalFileSystem {
         return entries.sorted { $0.name.utf8Compare($1.name) < 0 }
     }
 
+    /// A writer holds its directory shared while it makes a file and takes the file's lock
+    /// (`createConfinedFile`), so with the directory held exclusively a file is either held or not
+    /// a writer's at all. When the directory is held by such a writer now, the answer is no.
     public func isSettled(_ path: ConfinedPath) -> Bool {
         do {
             let parent = try openConfinedDirectory(path.parent, create: false)
+            guard (try? parent.tryLock(LOCK_EX)) ?? false else { return false }
+            let heldDirectory = parent.raw
+            defer { flock(heldDirectory, LOCK_UN) }
             let file = try openRegularFile(path, in: parent)
-            return (try? file.tryLock(LOCK_EX)) ?? true
+            guard (try? file.tryLock(LOCK_EX)) ?? true else { return false }
+            flock(file.raw, LOCK_UN)
+            return true
         } catch {
             if case .missing = error { return false }
             return true

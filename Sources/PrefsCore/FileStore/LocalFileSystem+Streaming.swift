@@ -49,6 +49,9 @@ extension LocalFileSystem {
                     guard rename(candidate, path) == 0 else { throw FileDescriptor.Errno.current }
                     try syncDirectory(directory)
                 }
+                // Now the file's lock (see `withLock(ofFile:)`): let go of it before the descriptor is
+                // closed, which a child another thread forks would delay until its exec.
+                flock(raw, LOCK_UN)
                 return
             } catch {
                 unlink(candidate)

@@ -168,6 +168,10 @@ public struct LocalFileSystem: FileSystem {
             let current = stat(path, &now) == 0
             let held = try? handle.descriptor.status()
             let valid = handle.isFile ? current && held?.st_ino == now.st_ino && held?.st_dev == now.st_dev : !current && errno == ENOENT
+            // Unlocked before the descriptor is closed: a child another thread forks holds a copy of
+            // it until its exec, and would keep the lock held until then.
+            let locked = handle.descriptor.raw
+            defer { flock(locked, LOCK_UN) }
             guard valid else { continue }
             return try body()
         }

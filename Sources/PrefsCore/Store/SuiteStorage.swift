@@ -45,17 +45,23 @@ public struct StoredSuite: Sendable {
 /// may retry after a conflict) and must give the same result each time. `probe` is the same change
 /// without side effects (no blob written), for a store that must know what a change would give before
 /// it commits to anything. `willCommit` is called just before the new contents are committed: after
-/// it, a failure may still have committed.
+/// it, a failure may still have committed. `didCommit` is called once they are committed, by a store
+/// that still keeps other changes (and `withChangesHeld`) out then — the file store, before it lets go
+/// of the suite's lock — so what it does (removing the blobs the change left unreferenced) is done
+/// before anyone else sees the suite; a store that has no such moment does not call it.
 public struct StoredChange {
     public let apply: (inout PrefDictionary, PlistFormat?) throws -> Void
     public let probe: (inout PrefDictionary) throws -> Void
     public let willCommit: () -> Void
+    public let didCommit: () -> Void
 
     public init(apply: @escaping (inout PrefDictionary, PlistFormat?) throws -> Void,
-                probe: @escaping (inout PrefDictionary) throws -> Void, willCommit: @escaping () -> Void = {}) {
+                probe: @escaping (inout PrefDictionary) throws -> Void, willCommit: @escaping () -> Void = {},
+                didCommit: @escaping () -> Void = {}) {
         self.apply = apply
         self.probe = probe
         self.willCommit = willCommit
+        self.didCommit = didCommit
     }
 }
 
@@ -107,6 +113,11 @@ public protocol SuiteStorage: Sendable {
     /// `creating`, whatever a change would create first to take that lock is created.
     func withChangesHeld<T>(_ location: SuiteLocation, creating: Bool, _ body: () throws -> T) throws -> T
 
+    /// Whether `withChangesHeld` without `creating` only reads: true for a lock the kernel keeps (the
+    /// file store's flock), false where holding the suite writes to the store (etcd: a lease and a
+    /// lock key), which a read-only user or a full store cannot do. True unless the store says so.
+    var holdsChangesByReading: Bool { get }
+
     /// The locations of a suite's registered defaults, most important first: the user's
     /// (`.registered(NAME)`, which `prefs register` changes), then the ones packages ship.
     func registrationLocations(for name: String) throws -> [SuiteLocation]
@@ -132,6 +143,8 @@ public protocol SuiteStorage: Sendable {
 }
 
 extension SuiteStorage {
+    public var holdsChangesByReading: Bool { true }
+
     public func lookup(_ key: String, in locations: [SuiteLocation]) throws -> [(exists: Bool, value: PrefValue?)] {
         try locations.map { try lookup(key, in: $0) }
     }

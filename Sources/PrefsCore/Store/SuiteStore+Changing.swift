@@ -61,7 +61,8 @@ extension SuiteStore {
                         try transaction.run(&contents, scope: keys, format: format, checked)
                     },
                     probe: checked,
-                    willCommit: { transaction?.committing = true })
+                    willCommit: { transaction?.committing = true },
+                    didCommit: { transaction?.committed() })
                 return try storage(for: target.location).modify(target.location, scope: keys, removingEmpty: removingEmpty, stored)
             }
             transaction?.finish(succeeded: true)
