@@ -7,7 +7,8 @@ import PrefsCore
 /// this process holds. The guardian kills its member with SIGKILL when told to (`kill(member:)`,
 /// deinit), when this process dies in any way (the socket pair reads end of file: a crashed test
 /// never leaves etcd running, and the data directory is removed then), or after `lifetime` seconds
-/// at most. Data lives under /dev/shm when it can (fsync costs nothing there), each member has its
+/// at most (an hour by default: a cluster shared by a suite's tests must outlive the whole run on a
+/// busy machine, where it took over ten minutes; one of 300 s was gone before its last tests). Data lives under /dev/shm when it can (fsync costs nothing there), each member has its
 /// own client and peer ports, and elections are fast (heartbeat 50 ms, election timeout 250 ms).
 public final class EtcdCluster: @unchecked Sendable {
     public struct Member: Sendable {
@@ -62,7 +63,7 @@ public final class EtcdCluster: @unchecked Sendable {
 
     /// Starts `count` members and waits until each one answers with a leader (a few hundred ms for
     /// one member, about a second for three). Fails, never skips, when etcd is not installed.
-    public init(members count: Int = 1, lifetime: Double = 300, tls: TLS? = nil, extraArguments: [String] = []) throws {
+    public init(members count: Int = 1, lifetime: Double = 3600, tls: TLS? = nil, extraArguments: [String] = []) throws {
         for path in [EtcdCluster.etcdPath, EtcdCluster.etcdctlPath] where !FileManager.default.isExecutableFile(atPath: path) {
             throw TestFailure("\(path) not found: install etcd 3.4 or later (Debian: etcd-server, etcd-client)")
         }
