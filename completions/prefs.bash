@@ -186,7 +186,9 @@ _prefs() {
     fi
     case $prev in
         --default) [[ $cur == -* ]] && _prefs_offer -string -int -integer -float -bool -boolean -date -data -json; return ;;
-        --format) _prefs_offer xml binary openstep json typed-json; return ;;
+        --format)
+            if [ "$verb" = export ]; then _prefs_offer xml binary openstep json typed-json sh env github; else _prefs_offer xml binary openstep json typed-json; fi
+            return ;;
         --defaults | --schema) _prefs_offer_files; return ;;
         --from) _prefs_offer file ini env suite; return ;;
         --keys | --bool-keys)

@@ -242,7 +242,7 @@ complete -c prefs -n "__prefs_verb register" -l replace -d 'replace the whole re
 complete -c prefs -n "__prefs_verb register" -l delete -x -a "(__prefs_keys | string split0)" -d 'remove a registered key'
 complete -c prefs -n "__prefs_verb lint" -F
 complete -c prefs -n "__prefs_verb export" -F
-complete -c prefs -n "__prefs_verb export" -l format -x -a 'xml binary openstep json typed-json' -d 'output format'
+complete -c prefs -n "__prefs_verb export" -l format -x -a 'xml binary openstep json typed-json sh env github' -d 'output format'
 complete -c prefs -n "__prefs_verb export" -l keys -x -a "(__prefs_key_list | string split0)" -d 'only these keys'
 complete -c prefs -n "__prefs_verb export" -l effective -d 'export what an application sees'
 complete -c prefs -n "__prefs_position import 1" -F

@@ -221,7 +221,7 @@ _prefs() {
         find) _arguments -S '--json[print the matches as JSON]' '--compact[print the JSON on one line]' '(-0 --null)'{-0,--null}'[end each match with NUL]' '--help[show help]' '1:word:' ;;
         lint) _arguments -S '--help[show help]' '*:file:_files' ;;
         export)
-            _arguments -S '--format[output format]:format:(xml binary openstep json typed-json)' \
+            _arguments -S '--format[output format]:format:(xml binary openstep json typed-json sh env github)' \
                 '*--keys[only these keys]:keys:->keys' \
                 '--effective[export what an application sees]' \
                 '--lossy[with JSON, write dates and data as strings]' '--compact[write JSON on one line]' \
