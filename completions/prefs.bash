@@ -159,7 +159,7 @@ _prefs() {
     done
     local cur=$_prefs_cur count=${#words[@]}
     if ((count == 2)); then
-        _prefs_offer read read-type write delete rename register reset domains find lint export import migrate dump load watch describe check gc help --help -h --version --store -currentHost -host
+        _prefs_offer read read-type write delete rename register reset domains find lint export import migrate dump load watch exec describe check gc help --help -h --version --store -currentHost -host
         return
     fi
     local verb=${words[1]} prev=${words[count - 2]} i word
@@ -170,7 +170,7 @@ _prefs() {
         case $word in
             --) operands+=("${words[@]:i+1:count-i-2}"); _prefs_dashdash=1; break ;;
             --format | --defaults | --if-equals | --delete | --from | --bool-keys | --rename | --timeout | --grace | --schema) ((i++)); continue ;;
-            --keys) [ "$verb" = read ] || ((i++)); continue ;; # a value for export and migrate
+            --keys) [ "$verb" = read ] || ((i++)); continue ;; # a value for export, migrate and exec
             --default) # [TYPE] VALUE
                 ((i++)); [[ ${words[i]} == @($_prefs_scalar_types) ]] && ((i++)); continue ;;
             -0) [[ $verb == @(read|domains|find) ]] && continue ;;
@@ -206,6 +206,12 @@ _prefs() {
         --if-equals | --rename | --timeout | --grace) return ;;
         --delete) [ "$position" -ge 1 ] && _prefs_offer_keys "${operands[0]}"; return ;;
     esac
+    # exec: after --, a COMMAND (found on PATH), then its arguments (files).
+    if [[ $verb == exec && $_prefs_dashdash ]]; then
+        local -a commands
+        if [[ ${words[count - 2]} == -- ]]; then mapfile -t commands < <(compgen -c -- "$cur" | sort -u); _prefs_offer "${commands[@]}"; else _prefs_offer_files; fi
+        return
+    fi
     if [[ $cur == --* ]]; then
         case $verb in
             read) _prefs_offer --json --keys --raw --null --origin --stored --defaults --format --lossy --compact --default --help ;;
@@ -222,6 +228,7 @@ _prefs() {
             describe) _prefs_offer --schema --choices --null --help ;;
             check) _prefs_offer --schema --help ;;
             watch) _prefs_offer --json --compact --initial --once --timeout --help ;;
+            exec) _prefs_offer --keys --help ;;
             dump) _prefs_offer --registered --help ;;
             load) _prefs_offer --dry-run --exit-code --no-schema --help ;;
             gc) _prefs_offer --grace --dry-run --exit-code --help ;;
@@ -279,6 +286,7 @@ _prefs() {
                 _prefs_offer_keys "${operands[0]}"
             fi
             ;;
+        exec) _prefs_offer_suites; _prefs_offer_files ;; # DOMAINs, then -- COMMAND
         describe)
             # DOMAIN, then one of its keys.
             if [ "$position" -eq 0 ]; then
@@ -290,7 +298,7 @@ _prefs() {
         check | gc) _prefs_offer_suites ;;
         lint) _prefs_offer_files ;;
         dump | load) [ "$position" -eq 0 ] && _prefs_offer_files ;; # FILE (or - for standard output or input)
-        help) [ "$position" -eq 0 ] && _prefs_offer read read-type write delete rename register reset domains find lint export import migrate dump load watch describe check gc help ;;
+        help) [ "$position" -eq 0 ] && _prefs_offer read read-type write delete rename register reset domains find lint export import migrate dump load watch exec describe check gc help ;;
     esac
 }
 complete -F _prefs prefs

@@ -10,7 +10,7 @@
 # with an escaped or quoted ~ (\~, '~ or "~). A name prefs would take for an option (-0, or one
 # starting with --) is offered only after a --.
 set -g __prefs_scalars -string -int -integer -float -bool -boolean -date -data -json
-set -l verbs read read-type write delete rename register reset domains find lint export import migrate dump load watch describe check gc help
+set -l verbs read read-type write delete rename register reset domains find lint export import migrate dump load watch exec describe check gc help
 
 # The words typed before the cursor, without the options before the verb (--store URL,
 # -currentHost, -host NAME).
@@ -46,6 +46,17 @@ function __prefs_store
                 break
         end
     end
+end
+
+# A -- has been typed after the verb (exec: what follows is the COMMAND).
+function __prefs_after_dashdash
+    contains -- -- (__prefs_words)[3..-1]
+end
+
+# How many words come before the COMMAND of exec (up to and including --).
+function __prefs_dashdash_index
+    set -l words (commandline -opc)
+    contains -i -- -- $words
 end
 
 # The verb typed is one of $argv.
@@ -196,6 +207,7 @@ complete -c prefs -n "__prefs_no_verb" -a migrate -d 'bring settings in from a f
 complete -c prefs -n "__prefs_no_verb" -a dump -d 'write every suite as one lossless document, for load (a backup)'
 complete -c prefs -n "__prefs_no_verb" -a load -d 'restore what dump wrote, each suite all or nothing, with a report'
 complete -c prefs -n "__prefs_no_verb" -a watch -d 'print each change of a suite\'s values as it happens'
+complete -c prefs -n "__prefs_no_verb" -a exec -d 'run a command with the suites\' values in its environment'
 complete -c prefs -n "__prefs_no_verb" -a describe -d 'print a suite\'s schema'
 complete -c prefs -n "__prefs_no_verb" -a check -d 'verify the external values of suites'
 complete -c prefs -n "__prefs_no_verb" -a gc -d 'remove orphan blobs from external storage'
@@ -263,6 +275,10 @@ complete -c prefs -n "__prefs_verb dump" -l registered -d 'include the user\'s r
 complete -c prefs -n "__prefs_verb load" -l dry-run -d 'print the report and change nothing'
 complete -c prefs -n "__prefs_verb load" -l exit-code -d 'exit 3 when something changed'
 complete -c prefs -n "__prefs_verb load" -l no-schema -d 'restore the values without checking them against the schemas'
+complete -c prefs -n "__prefs_verb exec; and not __prefs_after_dashdash" -a "(__prefs_suites | string split0)" -d suite
+complete -c prefs -n "__prefs_verb exec; and not __prefs_after_dashdash" -F
+complete -c prefs -n "__prefs_verb exec; and not __prefs_after_dashdash" -l keys -x -d 'only these top-level keys'
+complete -c prefs -n "__prefs_verb exec; and __prefs_after_dashdash" -a "(__fish_complete_subcommand --fcs-skip=(__prefs_dashdash_index))"
 complete -c prefs -n "__prefs_position watch 0" -F
 complete -c prefs -n "__prefs_verb watch; and not __prefs_position watch 0; and not __prefs_after --timeout" -a "(__prefs_keys | string split0)" -d key
 complete -c prefs -n "__prefs_verb watch" -l json -d 'print each change as a JSON object on one line'

@@ -98,6 +98,7 @@ _prefs() {
         'dump:write every suite as one lossless document, for load (a backup)'
         'load:restore what dump wrote, each suite all or nothing, with a report'
         'watch:print each change of a suite'\''s values as it happens'
+        'exec:run a command with the suites'\'' values in its environment'
         'describe:print a suite'\''s schema'
         'check:verify the external values of suites'
         'gc:remove orphan blobs from external storage'
@@ -257,6 +258,15 @@ _prefs() {
                 '--timeout[stop after SECONDS (with --once: exit 1 if no change came)]:seconds: ' '--help[show help]' \
                 '1:domain:_prefs_suites_and_files' '*:key:->key' && return
             [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
+        exec)
+            # DOMAINs, then after -- a COMMAND and its arguments, completed as on a command line of their own.
+            if [[ -n $dashdash ]]; then
+                words=("${(@)words[dashdash,-1]}")
+                (( CURRENT -= dashdash - 1 ))
+                _normal
+            else
+                _arguments -S '--keys[only these top-level keys]:keys: ' '--help[show help]' '*:domain:_prefs_suites_and_files'
+            fi ;;
         dump) _arguments -S '--registered[include the user'\''s registered defaults]' '--help[show help]' '1:file (- for standard output):_files' ;;
         load)
             _arguments -S '--dry-run[print the report and change nothing]' '--exit-code[exit 3 when something changed]' \

@@ -94,7 +94,8 @@ import Testing
             let verb = String(head.dropFirst(".B prefs".count)).trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "\\-", with: "-")
             let text = lines.dropFirst().joined(separator: " ").replacingOccurrences(of: "\\-", with: "-")
             var names = Set<String>()
-            for token in ConsistencyTests.tokens(text) where token.hasPrefix("-") {
+            // A bare `--` is no option: it ends them (`exec DOMAIN -- COMMAND`).
+            for token in ConsistencyTests.tokens(text) where token.hasPrefix("-") && token != "--" {
                 if token.hasPrefix("--") { names.insert(String(token.dropFirst(2))) } else if token.count == 2 || verb.isEmpty { names.insert(token) }
             }
             listed[verb, default: []].formUnion(names)

@@ -80,6 +80,8 @@ import Testing
         ("prefs export com.example.app - --keys alpha,", ["alpha,alpha", "alpha,beta"]),
         ("prefs migrate --from ", ["file", "ini", "env", "suite"]),
         ("prefs check ", ["com.example.app", "-g", "NSGlobalDomain"]),
+        ("prefs exec com.example.app --ke", ["--keys"]),
+        ("prefs exec com.example.app -- printen", ["printenv"]),
     ]
 
     @Test(arguments: CompletionShell.allCases)

@@ -9,7 +9,7 @@ import PrefsCore
 enum ExportCommand: Command {
     /// A document format, or an environment-file form.
     enum Format: String, CaseIterable, Sendable {
-        case xml, binary, openstep, json, typedJSON = "typed-json", sh, env, github
+        case binary, xml, openstep, json, typedJSON = "typed-json", sh, env, github
 
         var document: PlistFormat? { PlistFormat(rawValue: rawValue) }
         var environment: EnvironmentFormat? { EnvironmentFormat(rawValue: rawValue) }
