@@ -169,7 +169,7 @@ _prefs() {
         word=${words[i]}
         case $word in
             --) operands+=("${words[@]:i+1:count-i-2}"); _prefs_dashdash=1; break ;;
-            --format | --defaults | --if-equals | --delete | --from | --bool-keys | --rename | --timeout | --grace | --schema) ((i++)); continue ;;
+            --format | --defaults | --if-equals | --delete | --from | --bool-keys | --rename | --timeout | --grace | --schema | --exec) ((i++)); continue ;;
             --keys) [ "$verb" = read ] || ((i++)); continue ;; # a value for export, migrate and exec
             --default) # [TYPE] VALUE
                 ((i++)); [[ ${words[i]} == @($_prefs_scalar_types) ]] && ((i++)); continue ;;
@@ -203,7 +203,7 @@ _prefs() {
                 for key in "${keys[@]}"; do _prefs_offer "$head$key"; done
                 return
             fi ;;
-        --if-equals | --rename | --timeout | --grace) return ;;
+        --if-equals | --rename | --timeout | --grace | --exec) return ;;
         --delete) [ "$position" -ge 1 ] && _prefs_offer_keys "${operands[0]}"; return ;;
     esac
     # exec: after --, a COMMAND (found on PATH), then its arguments (files).
@@ -227,7 +227,7 @@ _prefs() {
             migrate) _prefs_offer --from --keys --bool-keys --rename --infer-types --decode-json-strings --overwrite --skip-errors --dry-run --exit-code --schema --no-schema --help ;;
             describe) _prefs_offer --schema --choices --null --help ;;
             check) _prefs_offer --schema --help ;;
-            watch) _prefs_offer --json --compact --initial --once --timeout --help ;;
+            watch) _prefs_offer --json --compact --exec --initial --once --timeout --help ;;
             exec) _prefs_offer --keys --help ;;
             dump) _prefs_offer --registered --help ;;
             load) _prefs_offer --dry-run --exit-code --no-schema --help ;;

@@ -85,7 +85,7 @@ function __prefs_operands
         else if test "$w" = --
             test (count $words) -gt 0; and printf '%s\0' $words
             return
-        else if contains -- $w --format --defaults --if-equals --delete --from --bool-keys --rename --timeout --grace --schema
+        else if contains -- $w --format --defaults --if-equals --delete --from --bool-keys --rename --timeout --grace --schema --exec
             set skip 1
         else if test "$w" = --keys; and test "$verb" != read
             set skip 1
@@ -280,9 +280,10 @@ complete -c prefs -n "__prefs_verb exec; and not __prefs_after_dashdash" -F
 complete -c prefs -n "__prefs_verb exec; and not __prefs_after_dashdash" -l keys -x -d 'only these top-level keys'
 complete -c prefs -n "__prefs_verb exec; and __prefs_after_dashdash" -a "(__fish_complete_subcommand --fcs-skip=(__prefs_dashdash_index))"
 complete -c prefs -n "__prefs_position watch 0" -F
-complete -c prefs -n "__prefs_verb watch; and not __prefs_position watch 0; and not __prefs_after --timeout" -a "(__prefs_keys | string split0)" -d key
+complete -c prefs -n "__prefs_verb watch; and not __prefs_position watch 0; and not __prefs_after --timeout; and not __prefs_after --exec" -a "(__prefs_keys | string split0)" -d key
 complete -c prefs -n "__prefs_verb watch" -l json -d 'print each change as a JSON object on one line'
 complete -c prefs -n "__prefs_verb watch" -l compact -d 'the same as --json'
+complete -c prefs -n "__prefs_verb watch" -l exec -x -d 'run COMMAND after each change instead of printing it'
 complete -c prefs -n "__prefs_verb watch" -l initial -d 'print the current values first'
 complete -c prefs -n "__prefs_verb watch" -l once -d 'exit after the first change'
 complete -c prefs -n "__prefs_verb watch" -l timeout -x -d 'stop after SECONDS (with --once: exit 1 if no change came)'

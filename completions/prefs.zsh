@@ -66,7 +66,7 @@ _prefs_operands() {
         word=${(Q)words[i]}
         case $word in
             --) operands+=("${(@Q)words[i+1,CURRENT-1]}"); dashdash=$i; break ;;
-            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout|--grace|--schema) (( i++ )) ;;
+            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout|--grace|--schema|--exec) (( i++ )) ;;
             --keys) [[ $verb == read ]] || (( i++ )) ;;
             --default) (( i++ )); [[ ${(Q)words[i]} == ($~scalars) ]] && (( i++ )) ;;
             -0) [[ $verb == (read|domains|find) ]] || operands+=("$word") ;;
@@ -253,6 +253,7 @@ _prefs() {
             [[ $state == keys ]] && _sequence _prefs_key_list "$operands[2]" ;;
         watch)
             _arguments -S '--json[print each change as a JSON object on one line]' '--compact[the same as --json]' \
+                '--exec[run COMMAND after each change instead of printing it]:command: ' \
                 '--initial[print the current values first]' \
                 '--once[exit after the first change]' \
                 '--timeout[stop after SECONDS (with --once: exit 1 if no change came)]:seconds: ' '--help[show help]' \

@@ -2,17 +2,19 @@ import Glibc
 
 /// How signals end prefs.
 enum Signals {
-    /// What SIGPIPE did when prefs started, for the programs `exec` runs.
-    nonisolated(unsafe) static var inheritedPipeAction: __sighandler_t?
+    /// Whether SIGPIPE was ignored when prefs started (else it had its default action: handlers do
+    /// not survive exec), for the programs `exec` and `watch --exec` run.
+    nonisolated(unsafe) static var pipeWasIgnored = false
 
     /// A write to a closed pipe then fails with EPIPE, which ends prefs quietly (see CommandLineTool).
     static func ignorePipe() {
-        inheritedPipeAction = signal(SIGPIPE, SIG_IGN)
+        let previous = signal(SIGPIPE, SIG_IGN)
+        pipeWasIgnored = previous.map { unsafeBitCast($0, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) } ?? false
     }
 
     /// SIGPIPE as it was when prefs started.
     static func restorePipe() {
-        signal(SIGPIPE, inheritedPipeAction ?? SIG_DFL)
+        signal(SIGPIPE, pipeWasIgnored ? SIG_IGN : SIG_DFL)
     }
 
     /// A closed pipe is noticed by poll (or a failed write), not by dying of SIGPIPE; an interrupt ends

@@ -81,6 +81,7 @@ import Testing
         ("prefs migrate --from ", ["file", "ini", "env", "suite"]),
         ("prefs check ", ["com.example.app", "-g", "NSGlobalDomain"]),
         ("prefs exec com.example.app --ke", ["--keys"]),
+        ("prefs watch com.example.app --ex", ["--exec"]),
         ("prefs exec com.example.app -- printen", ["printenv"]),
     ]
 

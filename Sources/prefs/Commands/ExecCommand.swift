@@ -15,7 +15,7 @@ enum ExecCommand: Command {
 
     static let verb = Verb(name: "exec", operands: "DOMAIN [DOMAIN...] -- COMMAND [ARG...]",
                            summary: "run COMMAND with the suites' values in its environment (a later DOMAIN wins)",
-                           operandCount: 3...Int.max, runsCommand: true)
+                           operandCount: 3...Int.max, details: HelpText.execDetails, runsCommand: true)
 
     static let options: [Option<Values>] = [
         .list("keys", "LIST", "only these top-level keys, from whichever DOMAIN has them (comma-separated; repeatable)") { $0.keys = $1 },
