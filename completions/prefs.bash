@@ -159,7 +159,7 @@ _prefs() {
     done
     local cur=$_prefs_cur count=${#words[@]}
     if ((count == 2)); then
-        _prefs_offer read read-type write delete rename register reset domains find lint export import migrate dump load watch exec describe check gc help --help -h --version --store -currentHost -host
+        _prefs_offer read read-type write delete rename register reset domains find lint export import migrate dump load watch exec edit describe check gc help --help -h --version --store -currentHost -host
         return
     fi
     local verb=${words[1]} prev=${words[count - 2]} i word
@@ -287,6 +287,7 @@ _prefs() {
             fi
             ;;
         exec) _prefs_offer_suites; _prefs_offer_files ;; # DOMAINs, then -- COMMAND
+        edit) [ "$position" -eq 0 ] && { _prefs_offer_suites; _prefs_offer_files; } ;;
         describe)
             # DOMAIN, then one of its keys.
             if [ "$position" -eq 0 ]; then
@@ -298,7 +299,7 @@ _prefs() {
         check | gc) _prefs_offer_suites ;;
         lint) _prefs_offer_files ;;
         dump | load) [ "$position" -eq 0 ] && _prefs_offer_files ;; # FILE (or - for standard output or input)
-        help) [ "$position" -eq 0 ] && _prefs_offer read read-type write delete rename register reset domains find lint export import migrate dump load watch exec describe check gc help ;;
+        help) [ "$position" -eq 0 ] && _prefs_offer read read-type write delete rename register reset domains find lint export import migrate dump load watch exec edit describe check gc help ;;
     esac
 }
 complete -F _prefs prefs

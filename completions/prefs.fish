@@ -10,7 +10,7 @@
 # with an escaped or quoted ~ (\~, '~ or "~). A name prefs would take for an option (-0, or one
 # starting with --) is offered only after a --.
 set -g __prefs_scalars -string -int -integer -float -bool -boolean -date -data -json
-set -l verbs read read-type write delete rename register reset domains find lint export import migrate dump load watch exec describe check gc help
+set -l verbs read read-type write delete rename register reset domains find lint export import migrate dump load watch exec edit describe check gc help
 
 # The words typed before the cursor, without the options before the verb (--store URL,
 # -currentHost, -host NAME).
@@ -275,6 +275,9 @@ complete -c prefs -n "__prefs_verb dump" -l registered -d 'include the user\'s r
 complete -c prefs -n "__prefs_verb load" -l dry-run -d 'print the report and change nothing'
 complete -c prefs -n "__prefs_verb load" -l exit-code -d 'exit 3 when something changed'
 complete -c prefs -n "__prefs_verb load" -l no-schema -d 'restore the values without checking them against the schemas'
+complete -c prefs -n "__prefs_no_verb" -a edit -d 'edit a suite in $VISUAL or $EDITOR'
+complete -c prefs -n "__prefs_position edit 0" -a "(__prefs_suites | string split0)" -d suite
+complete -c prefs -n "__prefs_position edit 0" -F
 complete -c prefs -n "__prefs_verb exec; and not __prefs_after_dashdash" -a "(__prefs_suites | string split0)" -d suite
 complete -c prefs -n "__prefs_verb exec; and not __prefs_after_dashdash" -F
 complete -c prefs -n "__prefs_verb exec; and not __prefs_after_dashdash" -l keys -x -d 'only these top-level keys'

@@ -99,6 +99,7 @@ _prefs() {
         'load:restore what dump wrote, each suite all or nothing, with a report'
         'watch:print each change of a suite'\''s values as it happens'
         'exec:run a command with the suites'\'' values in its environment'
+        'edit:edit a suite in $VISUAL or $EDITOR'
         'describe:print a suite'\''s schema'
         'check:verify the external values of suites'
         'gc:remove orphan blobs from external storage'
@@ -268,6 +269,7 @@ _prefs() {
             else
                 _arguments -S '--keys[only these top-level keys]:keys: ' '--help[show help]' '*:domain:_prefs_suites_and_files'
             fi ;;
+        edit) _arguments -S '--help[show help]' '1:domain:_prefs_suites_and_files' ;;
         dump) _arguments -S '--registered[include the user'\''s registered defaults]' '--help[show help]' '1:file (- for standard output):_files' ;;
         load)
             _arguments -S '--dry-run[print the report and change nothing]' '--exit-code[exit 3 when something changed]' \

@@ -127,8 +127,14 @@ enum Spawn {
     }
 
     /// `/bin/sh -c COMMAND` with this environment plus `environment`, less the `clearing` names not
-    /// given; SIGPIPE as prefs was started with it.
+    /// given.
     static func shell(_ command: String, environment: [(String, String)], clearing: [String]) -> Outcome {
+        run(["/bin/sh", "-c", command], environment: environment, clearing: clearing)
+    }
+
+    /// The program `words[0]` (a path) with arguments, this environment plus `environment`, less the
+    /// `clearing` names not given; SIGPIPE as prefs was started with it. Waits for it to end.
+    static func run(_ words: [String], environment: [(String, String)], clearing: [String]) -> Outcome {
         let given = Set(environment.map(\.0))
         var entries: [String] = []
         var i = 0
@@ -149,12 +155,11 @@ enum Spawn {
             posix_spawnattr_setsigdefault(&attributes, &defaults)
             posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
         }
-        let words: [String] = ["/bin/sh", "-c", command]
         var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         var envp: [UnsafeMutablePointer<CChar>?] = entries.map { strdup($0) } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
         var pid = pid_t()
-        let started = posix_spawn(&pid, "/bin/sh", nil, &attributes, &argv, &envp)
+        let started = posix_spawn(&pid, words[0], nil, &attributes, &argv, &envp)
         guard started == 0 else { return .failed(started) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {

@@ -129,6 +129,14 @@ extension HelpText {
                 that come during one are coalesced per key into the next.
                 """
 
+    static let editDetails = """
+                The stored values open in $VISUAL (else $EDITOR, else vi) as typed JSON, every type kept,
+                in a file of its own (0600). When the editor exits 0, what the edit changed is checked
+                (the document, the schema) and stored in one locked write; a key changed meanwhile by
+                someone else is never overwritten: other keys are merged, the same key exits 4. A bad
+                document or value exits 65; on failure the edited copy is kept and named.
+                """
+
     static let execDetails = """
                 Each key of each DOMAIN (what an application sees) becomes a variable, named and written
                 as export --format sh does; a later DOMAIN wins on a name. A key that is not a variable
