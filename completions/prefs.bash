@@ -169,7 +169,7 @@ _prefs() {
         word=${words[i]}
         case $word in
             --) operands+=("${words[@]:i+1:count-i-2}"); _prefs_dashdash=1; break ;;
-            --format | --defaults | --if-equals | --delete | --from | --bool-keys | --rename | --timeout | --grace | --schema | --exec) ((i++)); continue ;;
+            --format | --defaults | --if-equals | --delete | --from | --bool-keys | --rename | --timeout | --grace | --schema | --exec | --match) ((i++)); continue ;;
             --keys) [ "$verb" = read ] || ((i++)); continue ;; # a value for export, migrate and exec
             --default) # [TYPE] VALUE
                 ((i++)); [[ ${words[i]} == @($_prefs_scalar_types) ]] && ((i++)); continue ;;
@@ -203,7 +203,7 @@ _prefs() {
                 for key in "${keys[@]}"; do _prefs_offer "$head$key"; done
                 return
             fi ;;
-        --if-equals | --rename | --timeout | --grace | --exec) return ;;
+        --if-equals | --rename | --timeout | --grace | --exec | --match) return ;;
         --delete) [ "$position" -ge 1 ] && _prefs_offer_keys "${operands[0]}"; return ;;
     esac
     # exec: after --, a COMMAND (found on PATH), then its arguments (files).
@@ -214,7 +214,7 @@ _prefs() {
     fi
     if [[ $cur == --* ]]; then
         case $verb in
-            read) _prefs_offer --json --keys --raw --null --origin --stored --defaults --format --lossy --compact --default --help ;;
+            read) _prefs_offer --json --keys --match --raw --null --origin --stored --defaults --format --lossy --compact --default --help ;;
             read-type) _prefs_offer --origin --stored --defaults --help ;;
             write) _prefs_offer --exit-code --dry-run --if-absent --if-equals --external --inline --schema --no-schema --help ;;
             delete | reset) _prefs_offer --exit-code --dry-run --help ;;

@@ -85,7 +85,7 @@ function __prefs_operands
         else if test "$w" = --
             test (count $words) -gt 0; and printf '%s\0' $words
             return
-        else if contains -- $w --format --defaults --if-equals --delete --from --bool-keys --rename --timeout --grace --schema --exec
+        else if contains -- $w --format --defaults --if-equals --delete --from --bool-keys --rename --timeout --grace --schema --exec --match
             set skip 1
         else if test "$w" = --keys; and test "$verb" != read
             set skip 1
@@ -232,6 +232,7 @@ complete -c prefs -n "__prefs_verb read; and __prefs_after --default" -a "$__pre
 complete -c prefs -n "__prefs_verb read; and __prefs_in_default; and __prefs_after_bool" -a 'true false yes no' -d boolean
 complete -c prefs -n "__prefs_verb read" -l json -d 'print JSON'
 complete -c prefs -n "__prefs_verb read" -l keys -d 'print the keys, one per line'
+complete -c prefs -n "__prefs_verb read" -l match -x -d 'with --keys, only the keys GLOB matches'
 complete -c prefs -n "__prefs_verb read" -l raw -d 'print a string or data value\'s bytes exactly'
 complete -c prefs -n "__prefs_verb read" -l format -x -a 'xml binary openstep json typed-json' -d 'write the value as a document'
 complete -c prefs -n "__prefs_verb read export" -l lossy -d 'with JSON, write dates and data as strings'

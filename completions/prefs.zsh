@@ -66,7 +66,7 @@ _prefs_operands() {
         word=${(Q)words[i]}
         case $word in
             --) operands+=("${(@Q)words[i+1,CURRENT-1]}"); dashdash=$i; break ;;
-            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout|--grace|--schema|--exec) (( i++ )) ;;
+            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout|--grace|--schema|--exec|--match) (( i++ )) ;;
             --keys) [[ $verb == read ]] || (( i++ )) ;;
             --default) (( i++ )); [[ ${(Q)words[i]} == ($~scalars) ]] && (( i++ )) ;;
             -0) [[ $verb == (read|domains|find) ]] || operands+=("$word") ;;
@@ -147,7 +147,7 @@ _prefs() {
                 fi
                 words[i+2]=(); (( CURRENT-- ))
             done
-            _arguments -S '--json[print JSON]' '--keys[print the keys, one per line]' \
+            _arguments -S '--json[print JSON]' '--keys[print the keys, one per line]' '--match[with --keys, only the keys GLOB matches]:glob: ' \
                 '--raw[print a string'\''s or data value'\''s bytes exactly]' \
                 '(-0 --null)'{-0,--null}'[with --keys, end each key with NUL]' \
                 '--origin[say where each value came from]' '--stored[only the stored values]' \
@@ -219,7 +219,7 @@ _prefs() {
             else
                 _prefs_choices
             fi ;;
-        domains) _arguments -S '(-0 --null)'{-0,--null}'[end each name with NUL]' '--help[show help]' ;;
+        domains) _arguments -S '(-0 --null)'{-0,--null}'[end each name with NUL]' '--help[show help]' '1:glob: ' ;;
         find) _arguments -S '--json[print the matches as JSON]' '--compact[print the JSON on one line]' '(-0 --null)'{-0,--null}'[end each match with NUL]' '--help[show help]' '1:word:' ;;
         lint) _arguments -S '--help[show help]' '*:file:_files' ;;
         export)
