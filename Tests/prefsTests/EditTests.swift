@@ -108,6 +108,18 @@ import Testing
         if let copy = EditTests.copyPath(run.error) { try? FileManager.default.removeItem(atPath: (copy as NSString).deletingLastPathComponent) }
     }
 
+    /// On etcd too: the edit and a concurrent writer's change to another key both stay.
+    @Test func worksOnEtcd() throws {
+        let box = try EtcdTests.Box(try EtcdCluster(members: 1))
+        let work = try TemporaryDirectory()
+        try #require(box.prefs("write", "s", "n", "-int", "1", "other", "x").status == 0)
+        let editor = try work.write("editor.sh", #"prefs write s other y && sed -i 's/"integer": 1/"integer": 2/' "$1""# + "\n")
+        let run = try box.prefs(["edit", "s"], environment: ["EDITOR": "/bin/sh \(editor)"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(try box.prefs("read", "s", "n").outputText == "2\n")
+        #expect(try box.prefs("read", "s", "other").outputText == "y\n")
+    }
+
     /// An editor that fails (exits non-zero) changes nothing: 126; one not found: 127.
     @Test func aFailingEditorChangesNothing() throws {
         let (box, work) = try EditTests.sandbox()

@@ -128,6 +128,18 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: box.directory.file("ran")))
     }
 
+    /// On etcd the same: the suite's values, and `export --format sh` evaluates to them.
+    @Test func worksOnEtcd() throws {
+        let box = try EtcdTests.Box(try EtcdCluster(members: 1))
+        try #require(box.prefs("write", "s", "greeting", "-string", "it's $(touch pwned)", "n", "-int", "3").status == 0)
+        let run = try box.prefs("exec", "s", "--", "/usr/bin/env", "-0")
+        #expect(run.status == 0, "\(run.error)")
+        let environment = ExecTests.environment(run.output)
+        #expect(environment["greeting"] == "it's $(touch pwned)" && environment["n"] == "3")
+        let shell = try box.shell(#"eval "$(prefs export s - --format sh)" && printf '%s|%s' "$greeting" "$n""#)
+        #expect(shell.outputText == "it's $(touch pwned)|3", "\(shell.error)")
+    }
+
     /// In-process (as tests run commands), exec refuses instead of replacing the test runner.
     @Test func inProcessItNeverReplacesTheProcess() {
         let box = Sandbox()
