@@ -159,7 +159,7 @@ _prefs() {
     done
     local cur=$_prefs_cur count=${#words[@]}
     if ((count == 2)); then
-        _prefs_offer read read-type write delete rename register reset domains find lint export import migrate dump load watch describe check gc help --help -h --version --store -currentHost -host
+        _prefs_offer read read-type write delete rename register reset domains find lint export import migrate dump load watch exec edit describe check gc help --help -h --version --store -currentHost -host
         return
     fi
     local verb=${words[1]} prev=${words[count - 2]} i word
@@ -169,8 +169,8 @@ _prefs() {
         word=${words[i]}
         case $word in
             --) operands+=("${words[@]:i+1:count-i-2}"); _prefs_dashdash=1; break ;;
-            --format | --defaults | --if-equals | --delete | --from | --bool-keys | --rename | --timeout | --grace | --schema) ((i++)); continue ;;
-            --keys) [ "$verb" = read ] || ((i++)); continue ;; # a value for export and migrate
+            --format | --defaults | --if-equals | --delete | --from | --bool-keys | --rename | --timeout | --grace | --schema | --exec | --match) ((i++)); continue ;;
+            --keys) [ "$verb" = read ] || ((i++)); continue ;; # a value for export, migrate and exec
             --default) # [TYPE] VALUE
                 ((i++)); [[ ${words[i]} == @($_prefs_scalar_types) ]] && ((i++)); continue ;;
             -0) [[ $verb == @(read|domains|find) ]] && continue ;;
@@ -186,7 +186,9 @@ _prefs() {
     fi
     case $prev in
         --default) [[ $cur == -* ]] && _prefs_offer -string -int -integer -float -bool -boolean -date -data -json; return ;;
-        --format) _prefs_offer xml binary openstep json typed-json; return ;;
+        --format)
+            if [ "$verb" = export ]; then _prefs_offer xml binary openstep json typed-json sh env github; else _prefs_offer xml binary openstep json typed-json; fi
+            return ;;
         --defaults | --schema) _prefs_offer_files; return ;;
         --from) _prefs_offer file ini env suite; return ;;
         --keys | --bool-keys)
@@ -201,12 +203,18 @@ _prefs() {
                 for key in "${keys[@]}"; do _prefs_offer "$head$key"; done
                 return
             fi ;;
-        --if-equals | --rename | --timeout | --grace) return ;;
+        --if-equals | --rename | --timeout | --grace | --exec | --match) return ;;
         --delete) [ "$position" -ge 1 ] && _prefs_offer_keys "${operands[0]}"; return ;;
     esac
+    # exec: after --, a COMMAND (found on PATH), then its arguments (files).
+    if [[ $verb == exec && $_prefs_dashdash ]]; then
+        local -a commands
+        if [[ ${words[count - 2]} == -- ]]; then mapfile -t commands < <(compgen -c -- "$cur" | sort -u); _prefs_offer "${commands[@]}"; else _prefs_offer_files; fi
+        return
+    fi
     if [[ $cur == --* ]]; then
         case $verb in
-            read) _prefs_offer --json --keys --raw --null --origin --stored --defaults --format --lossy --compact --default --help ;;
+            read) _prefs_offer --json --keys --match --raw --null --origin --stored --defaults --format --lossy --compact --default --help ;;
             read-type) _prefs_offer --origin --stored --defaults --help ;;
             write) _prefs_offer --exit-code --dry-run --if-absent --if-equals --external --inline --schema --no-schema --help ;;
             delete | reset) _prefs_offer --exit-code --dry-run --help ;;
@@ -219,7 +227,8 @@ _prefs() {
             migrate) _prefs_offer --from --keys --bool-keys --rename --infer-types --decode-json-strings --overwrite --skip-errors --dry-run --exit-code --schema --no-schema --help ;;
             describe) _prefs_offer --schema --choices --null --help ;;
             check) _prefs_offer --schema --help ;;
-            watch) _prefs_offer --json --compact --initial --once --timeout --help ;;
+            watch) _prefs_offer --json --compact --exec --initial --once --timeout --help ;;
+            exec) _prefs_offer --keys --help ;;
             dump) _prefs_offer --registered --help ;;
             load) _prefs_offer --dry-run --exit-code --no-schema --help ;;
             gc) _prefs_offer --grace --dry-run --exit-code --help ;;
@@ -277,6 +286,8 @@ _prefs() {
                 _prefs_offer_keys "${operands[0]}"
             fi
             ;;
+        exec) _prefs_offer_suites; _prefs_offer_files ;; # DOMAINs, then -- COMMAND
+        edit) [ "$position" -eq 0 ] && { _prefs_offer_suites; _prefs_offer_files; } ;;
         describe)
             # DOMAIN, then one of its keys.
             if [ "$position" -eq 0 ]; then
@@ -288,7 +299,7 @@ _prefs() {
         check | gc) _prefs_offer_suites ;;
         lint) _prefs_offer_files ;;
         dump | load) [ "$position" -eq 0 ] && _prefs_offer_files ;; # FILE (or - for standard output or input)
-        help) [ "$position" -eq 0 ] && _prefs_offer read read-type write delete rename register reset domains find lint export import migrate dump load watch describe check gc help ;;
+        help) [ "$position" -eq 0 ] && _prefs_offer read read-type write delete rename register reset domains find lint export import migrate dump load watch exec edit describe check gc help ;;
     esac
 }
 complete -F _prefs prefs

@@ -10,7 +10,7 @@
 # with an escaped or quoted ~ (\~, '~ or "~). A name prefs would take for an option (-0, or one
 # starting with --) is offered only after a --.
 set -g __prefs_scalars -string -int -integer -float -bool -boolean -date -data -json
-set -l verbs read read-type write delete rename register reset domains find lint export import migrate dump load watch describe check gc help
+set -l verbs read read-type write delete rename register reset domains find lint export import migrate dump load watch exec edit describe check gc help
 
 # The words typed before the cursor, without the options before the verb (--store URL,
 # -currentHost, -host NAME).
@@ -48,6 +48,17 @@ function __prefs_store
     end
 end
 
+# A -- has been typed after the verb (exec: what follows is the COMMAND).
+function __prefs_after_dashdash
+    contains -- -- (__prefs_words)[3..-1]
+end
+
+# How many words come before the COMMAND of exec (up to and including --).
+function __prefs_dashdash_index
+    set -l words (commandline -opc)
+    contains -i -- -- $words
+end
+
 # The verb typed is one of $argv.
 function __prefs_verb
     set -l words (__prefs_words)
@@ -74,7 +85,7 @@ function __prefs_operands
         else if test "$w" = --
             test (count $words) -gt 0; and printf '%s\0' $words
             return
-        else if contains -- $w --format --defaults --if-equals --delete --from --bool-keys --rename --timeout --grace --schema
+        else if contains -- $w --format --defaults --if-equals --delete --from --bool-keys --rename --timeout --grace --schema --exec --match
             set skip 1
         else if test "$w" = --keys; and test "$verb" != read
             set skip 1
@@ -196,6 +207,7 @@ complete -c prefs -n "__prefs_no_verb" -a migrate -d 'bring settings in from a f
 complete -c prefs -n "__prefs_no_verb" -a dump -d 'write every suite as one lossless document, for load (a backup)'
 complete -c prefs -n "__prefs_no_verb" -a load -d 'restore what dump wrote, each suite all or nothing, with a report'
 complete -c prefs -n "__prefs_no_verb" -a watch -d 'print each change of a suite\'s values as it happens'
+complete -c prefs -n "__prefs_no_verb" -a exec -d 'run a command with the suites\' values in its environment'
 complete -c prefs -n "__prefs_no_verb" -a describe -d 'print a suite\'s schema'
 complete -c prefs -n "__prefs_no_verb" -a check -d 'verify the external values of suites'
 complete -c prefs -n "__prefs_no_verb" -a gc -d 'remove orphan blobs from external storage'
@@ -220,6 +232,7 @@ complete -c prefs -n "__prefs_verb read; and __prefs_after --default" -a "$__pre
 complete -c prefs -n "__prefs_verb read; and __prefs_in_default; and __prefs_after_bool" -a 'true false yes no' -d boolean
 complete -c prefs -n "__prefs_verb read" -l json -d 'print JSON'
 complete -c prefs -n "__prefs_verb read" -l keys -d 'print the keys, one per line'
+complete -c prefs -n "__prefs_verb read" -l match -x -d 'with --keys, only the keys GLOB matches'
 complete -c prefs -n "__prefs_verb read" -l raw -d 'print a string or data value\'s bytes exactly'
 complete -c prefs -n "__prefs_verb read" -l format -x -a 'xml binary openstep json typed-json' -d 'write the value as a document'
 complete -c prefs -n "__prefs_verb read export" -l lossy -d 'with JSON, write dates and data as strings'
@@ -242,7 +255,7 @@ complete -c prefs -n "__prefs_verb register" -l replace -d 'replace the whole re
 complete -c prefs -n "__prefs_verb register" -l delete -x -a "(__prefs_keys | string split0)" -d 'remove a registered key'
 complete -c prefs -n "__prefs_verb lint" -F
 complete -c prefs -n "__prefs_verb export" -F
-complete -c prefs -n "__prefs_verb export" -l format -x -a 'xml binary openstep json typed-json' -d 'output format'
+complete -c prefs -n "__prefs_verb export" -l format -x -a 'xml binary openstep json typed-json sh env github' -d 'output format'
 complete -c prefs -n "__prefs_verb export" -l keys -x -a "(__prefs_key_list | string split0)" -d 'only these keys'
 complete -c prefs -n "__prefs_verb export" -l effective -d 'export what an application sees'
 complete -c prefs -n "__prefs_position import 1" -F
@@ -263,10 +276,18 @@ complete -c prefs -n "__prefs_verb dump" -l registered -d 'include the user\'s r
 complete -c prefs -n "__prefs_verb load" -l dry-run -d 'print the report and change nothing'
 complete -c prefs -n "__prefs_verb load" -l exit-code -d 'exit 3 when something changed'
 complete -c prefs -n "__prefs_verb load" -l no-schema -d 'restore the values without checking them against the schemas'
+complete -c prefs -n "__prefs_no_verb" -a edit -d 'edit a suite in $VISUAL or $EDITOR'
+complete -c prefs -n "__prefs_position edit 0" -a "(__prefs_suites | string split0)" -d suite
+complete -c prefs -n "__prefs_position edit 0" -F
+complete -c prefs -n "__prefs_verb exec; and not __prefs_after_dashdash" -a "(__prefs_suites | string split0)" -d suite
+complete -c prefs -n "__prefs_verb exec; and not __prefs_after_dashdash" -F
+complete -c prefs -n "__prefs_verb exec; and not __prefs_after_dashdash" -l keys -x -d 'only these top-level keys'
+complete -c prefs -n "__prefs_verb exec; and __prefs_after_dashdash" -a "(__fish_complete_subcommand --fcs-skip=(__prefs_dashdash_index))"
 complete -c prefs -n "__prefs_position watch 0" -F
-complete -c prefs -n "__prefs_verb watch; and not __prefs_position watch 0; and not __prefs_after --timeout" -a "(__prefs_keys | string split0)" -d key
+complete -c prefs -n "__prefs_verb watch; and not __prefs_position watch 0; and not __prefs_after --timeout; and not __prefs_after --exec" -a "(__prefs_keys | string split0)" -d key
 complete -c prefs -n "__prefs_verb watch" -l json -d 'print each change as a JSON object on one line'
 complete -c prefs -n "__prefs_verb watch" -l compact -d 'the same as --json'
+complete -c prefs -n "__prefs_verb watch" -l exec -x -d 'run COMMAND after each change instead of printing it'
 complete -c prefs -n "__prefs_verb watch" -l initial -d 'print the current values first'
 complete -c prefs -n "__prefs_verb watch" -l once -d 'exit after the first change'
 complete -c prefs -n "__prefs_verb watch" -l timeout -x -d 'stop after SECONDS (with --once: exit 1 if no change came)'

@@ -66,7 +66,7 @@ _prefs_operands() {
         word=${(Q)words[i]}
         case $word in
             --) operands+=("${(@Q)words[i+1,CURRENT-1]}"); dashdash=$i; break ;;
-            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout|--grace|--schema) (( i++ )) ;;
+            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout|--grace|--schema|--exec|--match) (( i++ )) ;;
             --keys) [[ $verb == read ]] || (( i++ )) ;;
             --default) (( i++ )); [[ ${(Q)words[i]} == ($~scalars) ]] && (( i++ )) ;;
             -0) [[ $verb == (read|domains|find) ]] || operands+=("$word") ;;
@@ -98,6 +98,8 @@ _prefs() {
         'dump:write every suite as one lossless document, for load (a backup)'
         'load:restore what dump wrote, each suite all or nothing, with a report'
         'watch:print each change of a suite'\''s values as it happens'
+        'exec:run a command with the suites'\'' values in its environment'
+        'edit:edit a suite in $VISUAL or $EDITOR'
         'describe:print a suite'\''s schema'
         'check:verify the external values of suites'
         'gc:remove orphan blobs from external storage'
@@ -145,7 +147,7 @@ _prefs() {
                 fi
                 words[i+2]=(); (( CURRENT-- ))
             done
-            _arguments -S '--json[print JSON]' '--keys[print the keys, one per line]' \
+            _arguments -S '--json[print JSON]' '--keys[print the keys, one per line]' '--match[with --keys, only the keys GLOB matches]:glob: ' \
                 '--raw[print a string'\''s or data value'\''s bytes exactly]' \
                 '(-0 --null)'{-0,--null}'[with --keys, end each key with NUL]' \
                 '--origin[say where each value came from]' '--stored[only the stored values]' \
@@ -217,11 +219,11 @@ _prefs() {
             else
                 _prefs_choices
             fi ;;
-        domains) _arguments -S '(-0 --null)'{-0,--null}'[end each name with NUL]' '--help[show help]' ;;
+        domains) _arguments -S '(-0 --null)'{-0,--null}'[end each name with NUL]' '--help[show help]' '1:glob: ' ;;
         find) _arguments -S '--json[print the matches as JSON]' '--compact[print the JSON on one line]' '(-0 --null)'{-0,--null}'[end each match with NUL]' '--help[show help]' '1:word:' ;;
         lint) _arguments -S '--help[show help]' '*:file:_files' ;;
         export)
-            _arguments -S '--format[output format]:format:(xml binary openstep json typed-json)' \
+            _arguments -S '--format[output format]:format:(xml binary openstep json typed-json sh env github)' \
                 '*--keys[only these keys]:keys:->keys' \
                 '--effective[export what an application sees]' \
                 '--lossy[with JSON, write dates and data as strings]' '--compact[write JSON on one line]' \
@@ -252,11 +254,22 @@ _prefs() {
             [[ $state == keys ]] && _sequence _prefs_key_list "$operands[2]" ;;
         watch)
             _arguments -S '--json[print each change as a JSON object on one line]' '--compact[the same as --json]' \
+                '--exec[run COMMAND after each change instead of printing it]:command: ' \
                 '--initial[print the current values first]' \
                 '--once[exit after the first change]' \
                 '--timeout[stop after SECONDS (with --once: exit 1 if no change came)]:seconds: ' '--help[show help]' \
                 '1:domain:_prefs_suites_and_files' '*:key:->key' && return
             [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
+        exec)
+            # DOMAINs, then after -- a COMMAND and its arguments, completed as on a command line of their own.
+            if [[ -n $dashdash ]]; then
+                words=("${(@)words[dashdash,-1]}")
+                (( CURRENT -= dashdash - 1 ))
+                _normal
+            else
+                _arguments -S '--keys[only these top-level keys]:keys: ' '--help[show help]' '*:domain:_prefs_suites_and_files'
+            fi ;;
+        edit) _arguments -S '--help[show help]' '1:domain:_prefs_suites_and_files' ;;
         dump) _arguments -S '--registered[include the user'\''s registered defaults]' '--help[show help]' '1:file (- for standard output):_files' ;;
         load)
             _arguments -S '--dry-run[print the report and change nothing]' '--exit-code[exit 3 when something changed]' \

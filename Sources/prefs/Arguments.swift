@@ -80,7 +80,11 @@ enum Arguments {
                 invocation.operands.append(word)
                 continue
             }
-            if word == "--" { optionsEnded = true; continue }
+            if word == "--" {
+                optionsEnded = true
+                if verb.verb.runsCommand { invocation.operands.append(word) }
+                continue
+            }
             let (name, attached) = splitOption(word)
             guard let spec = verb.option(named: name) else {
                 let hint = Suggestions.hint(for: "--" + name, among: (verb.options + CommandTable.common).map { "--" + $0.name })

@@ -23,6 +23,9 @@ struct Verb: Sendable {
     let operandCount: ClosedRange<Int>
     /// More about the operands, for `prefs help VERB` (the man page has everything).
     var details = ""
+    /// The operands end with `-- COMMAND [ARG...]`: the `--` is kept as an operand, so the command
+    /// can tell its own operands from the COMMAND's (`exec`).
+    var runsCommand = false
 }
 
 /// A verb in the command table: its description, the spellings of its options, and its command with

@@ -12,6 +12,9 @@ struct CommandContext: Sendable {
     var outputDescriptor: Int32? = nil
     /// The first failure writing standard output (its errno), if any: later output is dropped.
     var outputFailure: @Sendable () -> Int32? = { nil }
+    /// Whether a command may replace this process with another program (`exec`): only when prefs
+    /// runs as its own process, never in-process in tests.
+    var mayReplaceProcess = false
 
     var environment: Environment { store.environment }
     var fileSystem: any FileSystem { store.fileSystem }
@@ -67,6 +70,7 @@ struct CommandContext: Sendable {
                                      writeError: error.write)
         context.outputDescriptor = 1
         context.outputFailure = { output.failure }
+        context.mayReplaceProcess = true
         return context
     }
 }

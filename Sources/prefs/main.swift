@@ -1,7 +1,6 @@
 import Glibc
 
-// A write to a closed pipe then fails with EPIPE, which ends prefs quietly (see CommandLineTool).
-signal(SIGPIPE, SIG_IGN)
+Signals.ignorePipe()
 func argument(_ i: Int) -> [UInt8] {
     CommandLine.unsafeArgv[i].map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? []
 }

@@ -40,10 +40,10 @@ import Testing
         (["export", "a"], "usage: prefs export DOMAIN PATH|-"),
         (["export", "a", "b", "c"], "export: unexpected argument 'c' (usage: prefs export DOMAIN PATH|-)"),
         (["export", "a", "b", "--format"], "export: --format needs a value (FORMAT)"),
-        (["export", "a", "b", "--format", "yaml"], "export: --format must be one of binary, xml, openstep, json, typed-json, not 'yaml'"),
+        (["export", "a", "b", "--format", "yaml"], "export: --format must be one of binary, xml, openstep, json, typed-json, sh, env, github, not 'yaml'"),
         (["export", "a", "b", "--help=yes"], "export: --help takes no value"),
         (["help", "a", "b"], "help: unexpected argument 'b' (usage: prefs help [VERB])"),
-        (["domains", "-0", "x"], "domains: unexpected argument 'x' (usage: prefs domains)"),
+        (["domains", "-0", "x", "y"], "domains: unexpected argument 'y' (usage: prefs domains [GLOB])"),
     ] as [([String], String)])
     func refuses(arguments: [String], message: String) {
         #expect(throws: PrefsError.usage(message)) { try Arguments.parse(arguments) }

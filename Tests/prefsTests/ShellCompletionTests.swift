@@ -76,10 +76,13 @@ import Testing
         ("prefs write com.example.app ", ["alpha", "beta"]),
         ("prefs write com.example.app alpha -in", ["-int", "-int-add", "-integer"]),
         ("prefs write com.example.app alpha -bool ", ["true", "false", "yes", "no"]),
-        ("prefs export com.example.app - --format ", ["xml", "binary", "openstep", "json", "typed-json"]),
+        ("prefs export com.example.app - --format ", ["xml", "binary", "openstep", "json", "typed-json", "sh", "env", "github"]),
         ("prefs export com.example.app - --keys alpha,", ["alpha,alpha", "alpha,beta"]),
         ("prefs migrate --from ", ["file", "ini", "env", "suite"]),
         ("prefs check ", ["com.example.app", "-g", "NSGlobalDomain"]),
+        ("prefs exec com.example.app --ke", ["--keys"]),
+        ("prefs watch com.example.app --ex", ["--exec"]),
+        ("prefs exec com.example.app -- printen", ["printenv"]),
     ]
 
     @Test(arguments: CompletionShell.allCases)

@@ -314,7 +314,7 @@ final class Sandbox: @unchecked Sendable {
         (["read", "app", "k", "extra"], .usage),
         (["read", "app", "--json", "--keys"], .usage),
         (["rename", "app", "k"], .usage),
-        (["domains", "extra"], .usage),
+        (["domains", "glob", "extra"], .usage),
         (["find"], .usage),
         (["read-type", "app"], .usage),
         (["delete"], .usage),

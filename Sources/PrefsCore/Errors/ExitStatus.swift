@@ -23,6 +23,10 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case outcomeUnknown = 76
     /// The store refused the credentials, or the user may not do this.
     case noPermission = 77
+    /// `exec`: COMMAND was found but could not be run (as env(1) exits); `edit`: the editor failed.
+    case cannotExecute = 126
+    /// `exec`, `edit`: COMMAND (the editor) was not found (as env(1) exits).
+    case commandNotFound = 127
 
     /// The one-line meaning shown in `--help`, the man page and the README.
     public var meaning: String {
@@ -41,6 +45,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .lockUnavailable: return "lock not obtained (a retry may succeed)"
         case .outcomeUnknown: return "outcome unknown: the change may or may not have been applied"
         case .noPermission: return "permission denied by the store"
+        case .cannotExecute: return "exec: the command could not be run; edit: the editor failed"
+        case .commandNotFound: return "exec, edit: the command or editor was not found"
         }
     }
 }

@@ -1,21 +1,23 @@
 import PrefsCore
 
-/// `prefs domains [--null]` — the suite names, sorted, one per line (`--null`: each ended by a NUL
-/// byte, so names holding spaces or newlines survive loops), with `NSGlobalDomain` for the global
-/// suite when it holds values.
+/// `prefs domains [GLOB] [--null]` — the suite names (only those GLOB matches, when given), sorted,
+/// one per line (`--null`: each ended by a NUL byte, so names holding spaces or newlines survive
+/// loops), with `NSGlobalDomain` for the global suite when it holds values.
 enum DomainsCommand: Command {
     struct Values: CommandValues {
         var null = false
     }
 
-    static let verb = Verb(name: "domains", operands: "", summary: "list the suites, one per line (NSGlobalDomain: the global suite)", operandCount: 0...0)
+    static let verb = Verb(name: "domains", operands: "[GLOB]", summary: "list the suites (those GLOB matches), one per line (NSGlobalDomain: the global suite)",
+                           operandCount: 0...1)
 
     static let options: [Option<Values>] = [.flag("null", short: "0", "end each name with a NUL byte instead of a newline") { $0.null = $1 }]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let listing = try context.store.domainNames()
         for skipped in listing.skipped { context.printWarning(skipped.message) }
-        let names = listing.names
+        let glob = operands.first.map(Glob.init)
+        let names = listing.names.filter { glob?.matches($0) ?? true }
         let end = values.null ? "\0" : "\n"
         context.writeOutput(Array(names.map { $0 + end }.joined().utf8))
         return .success

@@ -5,9 +5,18 @@ import PrefsCore
 /// file in any format, or standard input), only `--keys` when given, written in FORMAT (default: by
 /// PATH's extension, `.json` JSON and `.plist` XML, else JSON with `--compact` or `--lossy`, else
 /// XML) to PATH, atomically, or to standard output. JSON refuses dates and data unless `--lossy`.
+/// `sh`, `env` and `github` write the suite as environment variables (see `EnvironmentOutput`).
 enum ExportCommand: Command {
+    /// A document format, or an environment-file form.
+    enum Format: String, CaseIterable, Sendable {
+        case binary, xml, openstep, json, typedJSON = "typed-json", sh, env, github
+
+        var document: PlistFormat? { PlistFormat(rawValue: rawValue) }
+        var environment: EnvironmentFormat? { EnvironmentFormat(rawValue: rawValue) }
+    }
+
     struct Values: CommandValues, DocumentOptions {
-        var format: PlistFormat?
+        var format: Format?
         var keys: [String] = []
         var effective = false
         var defaults: [String] = []
@@ -17,7 +26,7 @@ enum ExportCommand: Command {
     static let verb = Verb(name: "export", operands: "DOMAIN PATH|-", summary: "write a suite or a file in another format", operandCount: 2...2)
 
     static let options: [Option<Values>] = [
-        .choice("format", "FORMAT", "xml, binary, openstep, json or typed-json (default: by PATH's extension, .json JSON, .plist xml; else json with --compact or --lossy, else xml)") { $0.format = $1 },
+        .choice("format", "FORMAT", "xml, binary, openstep, json or typed-json (default: by PATH's extension, .json JSON, .plist xml; else json with --compact or --lossy, else xml); sh, env or github: the keys as environment variables") { $0.format = $1 },
         .list("keys", "LIST", "only these keys (comma-separated KEYs or :key:paths; repeatable)") { $0.keys = $1 },
         .flag("effective", "export what an application sees (stored, global and registered values), not just the stored ones") { $0.effective = $1 },
         .list("defaults", "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)") { $0.defaults = $1 },
@@ -26,19 +35,33 @@ enum ExportCommand: Command {
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: operands[0])
-        // With no format given or named by PATH, --compact and --lossy (JSON's options) ask for JSON.
-        let implied: PlistFormat = values.compact || values.lossy ? .json : .xml
-        let encoding = try DocumentEncoding(format: values.format ?? DocumentEncoding.format(forPath: operands[1]) ?? implied,
-                                            lossy: values.lossy, compact: values.compact)
+        let encode = try encoder(values, path: operands[1])
         let keys = values.keys.isEmpty ? nil : try KeyList.parse(values.keys, option: "keys")
         let value = try context.store.exportedValue(of: domain, effective: values.effective, defaults: values.defaults, keys: keys)
-        let bytes = try encoding.encode(value)
+        let bytes = try encode(value, domain)
         if operands[1] == "-" {
             context.writeOutput(bytes)
         } else {
             try context.fileSystem.writeFile(operands[1], bytes, newFileMode: 0o666, lockTimeout: try context.environment.lockTimeout())
         }
         return .success
+    }
+
+    /// How the value is written: as an environment file, or as a document (with no format given or
+    /// named by PATH, --compact and --lossy, JSON's options, ask for JSON).
+    static func encoder(_ values: Values, path: String) throws -> (PrefValue, Domain) throws -> [UInt8] {
+        if let environment = values.format?.environment {
+            if values.lossy || values.compact {
+                throw PrefsError.usage("export: --\(values.lossy ? "lossy" : "compact") is for --format json and typed-json, not \(environment.rawValue)")
+            }
+            return { value, domain in
+                try environment.encode(EnvironmentOutput.variables(value, domain: domain.displayName), domain: domain.displayName)
+            }
+        }
+        let implied: PlistFormat = values.compact || values.lossy ? .json : .xml
+        let format = values.format?.document ?? DocumentEncoding.format(forPath: path) ?? implied
+        let encoding = try DocumentEncoding(format: format, lossy: values.lossy, compact: values.compact)
+        return { value, _ in try encoding.encode(value) }
     }
 }
 

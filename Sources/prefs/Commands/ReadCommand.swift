@@ -9,6 +9,7 @@ import PrefsCore
 enum ReadCommand: Command {
     struct Values: CommandValues, LayerOptions, DocumentOptions {
         var json = false, keys = false, raw = false, null = false
+        var match: String?
         var origin = false, stored = false
         var defaults: [String] = []
         var fallback: TypedText?
@@ -23,6 +24,7 @@ enum ReadCommand: Command {
         .flag("json", "print JSON instead of the readable form") { $0.json = $1 },
         .flag("keys", "print the keys of the suite (or of the dictionary at KEY), one per line") { $0.keys = $1 },
         .flag("raw", "print a string's or data value's bytes exactly, with no newline (an external one streams from its blob)") { $0.raw = $1 },
+        .text("match", "GLOB", "with --keys, only the keys GLOB matches (* ? [...]; \\ escapes)") { $0.match = $1 },
         .flag("null", short: "0", "with --keys, end each key with a NUL byte instead of a newline") { $0.null = $1 },
         .origin, .stored, .defaults,
         .choice("format", "FORMAT", "write the value as a document: xml, binary, openstep, json or typed-json (as plutil -extract)") { $0.format = $1 },

@@ -1,14 +1,16 @@
 import PrefsCore
 
-/// `prefs watch DOMAIN [KEY…] [--json|--compact] [--initial] [--once] [--timeout SECONDS]` — prints one line per
+/// `prefs watch DOMAIN [KEY…] [--json|--compact|--exec COMMAND] [--initial] [--once] [--timeout SECONDS]` — prints one line per
 /// change of a watched key's value as an application sees it (any layer), whoever made it:
 /// `KEY OLD -> NEW` in `read`'s bare forms, or a JSON object per line. Ends with 0 on SIGINT or
 /// SIGTERM or when standard output's reader goes away; `--once` after the first change, and with
-/// `--timeout` 1 when none came in time.
+/// `--timeout` 1 when none came in time. `--exec COMMAND` runs COMMAND for each change instead of
+/// printing it (see `ChangeCommand`).
 enum WatchCommand: Command {
     struct Values: CommandValues {
         var json = false, initial = false, once = false
         var timeout: Double?
+        var exec: String?
     }
 
     static let verb = Verb(name: "watch", operands: "DOMAIN [KEY...]", summary: "print each change of a suite's values (or of the KEYs) as it happens",
@@ -20,6 +22,7 @@ enum WatchCommand: Command {
         .flag("initial", "print the current values first") { $0.initial = $1 },
         .flag("once", "exit after the first change") { $0.once = $1 },
         .seconds("timeout", "stop after SECONDS (with --once: exit 1 if no change came)") { $0.timeout = $1 },
+        .text("exec", "COMMAND", "instead of printing, run COMMAND with /bin/sh -c after each change of a key, the change in PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW") { $0.exec = $1 },
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
@@ -29,11 +32,16 @@ enum WatchCommand: Command {
         for name in operands.dropFirst() where !keys.contains(where: { $0.name.utf8.elementsEqual(name.utf8) }) {
             keys.append((name, try KeyPath(argument: name, in: domain.displayName)))
         }
+        if values.exec != nil && values.json { throw PrefsError.usage("watch: --exec runs COMMAND instead of printing: --json and --compact do not go with it") }
         let layers = try Layers(domain, in: context.store)
         let missing = try !layers.exists()
         let watcher = try layers.watcher(keys: keys.isEmpty ? nil : keys)
         Signals.endWatchOnSignals()
+        let runner = values.exec.map { ChangeCommand(command: $0, suite: domain.displayName, report: { context.printError($0) }) }
+        try runner?.start()
+        defer { runner?.finish() }
         let print = { (changes: [WatchChange]) in
+            if let runner { return runner.submit(changes) }
             context.writeOutput(Array(changes.map { (values.json ? WatchOutput.jsonLine($0, domain: domain) : WatchOutput.line($0)) + "\n" }.joined().utf8))
         }
         let stop = try watcher.run(

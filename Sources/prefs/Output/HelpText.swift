@@ -123,7 +123,25 @@ extension HelpText {
                 what an application sees: a change in the global suite or in registered defaults that
                 changes one counts. A write that changes nothing prints nothing; a file that cannot be
                 read is reported on standard error and the watch goes on. Exits 0 on SIGINT or SIGTERM
-                and when the reader of standard output goes away.
+                and when the reader of standard output goes away. --exec runs COMMAND (/bin/sh -c) once
+                per changed key instead, with PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW (unset for
+                no value) in its environment, never in its text; runs never overlap, and the changes
+                that come during one are coalesced per key into the next.
+                """
+
+    static let editDetails = """
+                The stored values open in $VISUAL (else $EDITOR, else vi) as typed JSON, every type kept,
+                in a file of its own (0600). When the editor exits 0, what the edit changed is checked
+                (the document, the schema) and stored in one locked write; a key changed meanwhile by
+                someone else is never overwritten: other keys are merged, the same key exits 4. A bad
+                document or value exits 65; on failure the edited copy is kept and named.
+                """
+
+    static let execDetails = """
+                Each key of each DOMAIN (what an application sees) becomes a variable, named and written
+                as export --format sh does; a later DOMAIN wins on a name. A key that is not a variable
+                name or a value with a NUL byte is refused (65) before anything runs. COMMAND replaces
+                prefs: its exit status and signals are its own; not found 127, not runnable 126.
                 """
 
     static let dumpDetails = """

@@ -9,6 +9,7 @@ struct ReadOutput {
     /// The combinations `read` refuses, before anything is read.
     static func check(_ values: ReadCommand.Values) throws {
         guard !(values.json && values.keys) else { throw PrefsError.usage("read: --json and --keys cannot be combined") }
+        guard values.match == nil || values.keys else { throw PrefsError.usage("read: --match needs --keys") }
         if values.null {
             guard values.keys else { throw PrefsError.usage("read: --null needs --keys") }
             guard !values.origin else { throw PrefsError.usage("read: --null and --origin cannot be combined") }
@@ -58,7 +59,8 @@ struct ReadOutput {
             context.writeOutput(try ValueOutput.text(.dictionary(described), json: true, compact: values.compact))
             return
         }
-        context.writeOutput(Array(zip(suite.values, suite.origins).map { entry, origin in
+        let glob = values.match.map(Glob.init)
+        context.writeOutput(Array(zip(suite.values, suite.origins).filter { !values.keys || glob?.matches($0.0.key) ?? true }.map { entry, origin in
             "\(origin)\t\(ValueOutput.quotedIfNeeded(entry.key))" + (values.keys ? "" : "\t" + ValueOutput.line(entry.value, abbreviatingData: true)) + "\n"
         }.joined().utf8))
     }
@@ -69,7 +71,7 @@ struct ReadOutput {
         if values.json {
             context.writeOutput(try ValueOutput.text(ReadOutput.withOrigin(value, origin), json: true, compact: values.compact))
         } else if values.keys {
-            context.writeOutput(Array(try ReadOutput.keys(of: value, domain: domain.displayName, key: key.display).map { "\(origin)\t\($0)\n" }.joined().utf8))
+            context.writeOutput(Array(try keys(of: value, domain: domain.displayName, key: key.display).map { "\(origin)\t\($0)\n" }.joined().utf8))
         } else {
             context.writeOutput(Array("\(origin)\t".utf8) + (try ValueOutput.text(value, json: false)))
         }
@@ -111,7 +113,13 @@ struct ReadOutput {
             return context.writeOutput(try ValueOutput.text(value, json: values.json, compact: values.compact, abbreviatingData: abbreviatingData))
         }
         let end = values.null ? "\0" : "\n"
-        context.writeOutput(Array(try ReadOutput.keys(of: value, domain: domain, key: key).map { $0 + end }.joined().utf8))
+        context.writeOutput(Array(try keys(of: value, domain: domain, key: key).map { $0 + end }.joined().utf8))
+    }
+
+    /// The keys of a dictionary, only those `--match` matches when given.
+    func keys(of value: PrefValue, domain: String, key: String?) throws -> [String] {
+        let glob = values.match.map(Glob.init)
+        return try ReadOutput.keys(of: value, domain: domain, key: key).filter { glob?.matches($0) ?? true }
     }
 
     static func keys(of value: PrefValue, domain: String, key: String?) throws -> [String] {

@@ -1,0 +1,114 @@
+import Glibc
+import PrefsCore
+
+/// `prefs edit DOMAIN` — the suite's stored values open in `$VISUAL` (else `$EDITOR`, else `vi`) as
+/// typed JSON (every type kept), in a file of its own (0600, in a new 0700 directory under `$TMPDIR`
+/// or /tmp). When the editor exits 0 the file is read back, and what changed is stored in one locked
+/// write, checked against the suite's schema. A key someone else changed meanwhile is never
+/// overwritten: when the edit touched other keys only, they are merged into the current values (and
+/// said so); when both touched one key, nothing changes (exit 4). A bad document or value changes
+/// nothing (65). On any failure the edited copy is kept, and named; on success or no change it goes.
+enum EditCommand: Command {
+    struct Values: CommandValues {}
+
+    static let verb = Verb(name: "edit", operands: "DOMAIN", summary: "edit a suite's values in $VISUAL or $EDITOR (typed JSON), checked, no concurrent change lost",
+                           operandCount: 1...1, details: HelpText.editDetails)
+
+    static let options: [Option<Values>] = []
+
+    /// Both the edit and someone else changed these keys.
+    struct Conflict: Error { let keys: [String] }
+
+    static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
+        let domain = try Domain(argument: operands[0])
+        guard domain != .standardInput else { throw PrefsError.usage("edit: name a suite or a file, not standard input") }
+        let before = try context.store.loadMaterialized(domain)?.contents ?? PrefDictionary()
+        let original = try TypedJSON.encode(.dictionary(before), pretty: true)
+        let copy = try EditCopy(original, name: domain.displayName, context)
+        switch try EditCopy.runEditor(copy.path, environment: context.environment) {
+        case .exited(0): break
+        case .exited(let status):
+            copy.remove()
+            context.printError("edit: the editor exited with status \(status); nothing changed")
+            return status == 127 ? .commandNotFound : .cannotExecute
+        case .signalled(let signal):
+            copy.remove()
+            context.printError("edit: the editor was killed by signal \(signal); nothing changed")
+            return .cannotExecute
+        case .failed(let code):
+            copy.remove()
+            context.printError("edit: cannot run /bin/sh: \(PrefsError.describe(errno: code)); nothing changed")
+            return .cannotExecute
+        }
+        do {
+            let status = try commit(copy, before: before, domain: domain, context)
+            copy.remove()
+            return status
+        } catch let conflict as Conflict {
+            context.printError("edit: \(domain.displayName): \(conflict.keys.joined(separator: ", ")) changed meanwhile, and the edit changed them too; nothing changed; the edited copy is kept: \(copy.path)")
+            return .conditionFailed
+        } catch let error as PrefsError {
+            context.printError(error.message(hinting: context.fileSystem) + "; the edited copy is kept: \(copy.path)")
+            return error.exitStatus
+        }
+    }
+
+    /// Reads the edited copy back and stores what the edit changed, in one locked write.
+    static func commit(_ copy: EditCopy, before: PrefDictionary, domain: Domain, _ context: CommandContext) throws -> ExitStatus {
+        let bytes = try context.fileSystem.contents(of: copy.path)
+        let edited: PrefDictionary
+        do {
+            guard case .dictionary(let dictionary) = try PropertyList.decode(bytes).value else {
+                throw PrefsError.malformed(source: nil, format: nil, reason: "the document is not a dictionary of keys")
+            }
+            edited = dictionary
+        } catch let error as PrefsError {
+            throw error.attributed(to: copy.path)
+        }
+        let touched = Set(before.changes(to: edited).map(\.key))
+        guard !touched.isEmpty else { return .success }
+        var merged: [String] = []
+        _ = try context.store.change(try context.store.target(for: domain), dryRun: false) { contents in
+            let meanwhile = Set(before.changes(to: contents).map(\.key))
+            // A key both changed to the same value is no conflict.
+            let both = meanwhile.intersection(touched).filter { contents[$0] != edited[$0] }
+            guard both.isEmpty else { throw Conflict(keys: both.sorted()) }
+            merged = meanwhile.sorted()
+            for key in touched { if let value = edited[key] { contents[key] = value } else { _ = contents.removeValue(forKey: key) } }
+        }
+        if !merged.isEmpty {
+            context.printWarning("edit: \(domain.displayName): \(merged.joined(separator: ", ")) changed meanwhile; the edit changed other keys only, and was merged key by key")
+        }
+        return .success
+    }
+}
+
+/// The edited copy: a file of its own (0600) in a new directory (0700) under `$TMPDIR` or /tmp.
+struct EditCopy {
+    let directory: String
+    let path: String
+    let fileSystem: any FileSystem
+
+    init(_ bytes: [UInt8], name: String, _ context: CommandContext) throws {
+        let base = try context.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((base + "/prefs-edit-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw PrefsError.cannotWrite(path: base, errno: errno) }
+        directory = String(cString: made)
+        // The suite's name, as a file name an editor shows (a path's last component).
+        let leaf = name.split(separator: "/").last.map(String.init) ?? "suite"
+        path = directory + "/" + (leaf.hasPrefix(".") ? "_" + leaf : leaf) + ".json"
+        fileSystem = context.fileSystem
+        try fileSystem.replace(path, with: bytes, newFileMode: 0o600)
+    }
+
+    func remove() {
+        try? fileSystem.removeFile(path)
+        rmdir(directory)
+    }
+
+    /// `$VISUAL`, else `$EDITOR`, else `vi`, run by the shell (it may hold arguments) on the copy.
+    static func runEditor(_ path: String, environment: Environment) throws -> Spawn.Outcome {
+        let editor = try [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
+        return Spawn.run(["/bin/sh", "-c", editor + " \"$@\"", editor, path], environment: [], clearing: [])
+    }
+}

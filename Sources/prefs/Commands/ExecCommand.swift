@@ -1,0 +1,75 @@
+import Glibc
+import PrefsCore
+
+/// `prefs exec DOMAIN [DOMAIN…] -- COMMAND [ARG…]` — runs COMMAND with each suite's values (what an
+/// application sees, every layer) added to its environment, one variable per key as `export
+/// --format sh` names and writes them; a later DOMAIN wins on a name. prefs is replaced by COMMAND
+/// (execvp, found on `$PATH` as the new environment has it), so its exit status and signals are
+/// COMMAND's own. `--keys` takes only those top-level keys, from whichever DOMAIN has them. Everything
+/// is read and checked before anything runs; COMMAND not found is 127, found but not runnable 126, as
+/// env(1) exits.
+enum ExecCommand: Command {
+    struct Values: CommandValues {
+        var keys: [String] = []
+    }
+
+    static let verb = Verb(name: "exec", operands: "DOMAIN [DOMAIN...] -- COMMAND [ARG...]",
+                           summary: "run COMMAND with the suites' values in its environment (a later DOMAIN wins)",
+                           operandCount: 3...Int.max, details: HelpText.execDetails, runsCommand: true)
+
+    static let options: [Option<Values>] = [
+        .list("keys", "LIST", "only these top-level keys, from whichever DOMAIN has them (comma-separated; repeatable)") { $0.keys = $1 },
+    ]
+
+    static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
+        guard let dashes = operands.firstIndex(of: "--"), dashes > 0, dashes < operands.count - 1 else {
+            let missing = !operands.contains("--") ? "no -- before the COMMAND" : operands.first == "--" ? "no DOMAIN given" : "no COMMAND given"
+            throw PrefsError.usage("exec: \(missing) (usage: prefs exec DOMAIN [DOMAIN...] -- COMMAND [ARG...])")
+        }
+        let variables = try environment(of: operands[..<dashes], keys: values.keys, context)
+        let command = Array(operands[(dashes + 1)...])
+        guard context.mayReplaceProcess else { throw PrefsError.internalError("exec runs only as a process of its own") }
+        let failure = ProcessImage.replace(with: command, adding: variables)
+        context.printError("exec: \(command[0]): \(failure == ENOENT ? "command not found" : "cannot run: " + PrefsError.describe(errno: failure))")
+        return failure == ENOENT ? .commandNotFound : .cannotExecute
+    }
+
+    /// The variables of the suites, in order, a later suite's value replacing an earlier one's.
+    static func environment(of arguments: ArraySlice<String>, keys: [String], _ context: CommandContext) throws -> [(String, String)] {
+        let wanted = keys.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        var variables: [String: String] = [:]
+        var order: [String] = []
+        for argument in arguments {
+            let domain = try Domain(argument: argument)
+            guard domain != .standardInput else { throw PrefsError.usage("exec: name a suite or a file, not standard input") }
+            var value = try context.store.exportedValue(of: domain, effective: true, defaults: [], keys: nil)
+            if !wanted.isEmpty, case .dictionary(let dictionary) = value {
+                value = .dictionary(PrefDictionary(dictionary.filter { wanted.contains($0.key) }.map { ($0.key, $0.value) }))
+            }
+            for variable in try EnvironmentOutput.variables(value, domain: domain.displayName) {
+                if variables.updateValue(variable.value, forKey: variable.name) == nil { order.append(variable.name) }
+            }
+        }
+        if let missing = wanted.first(where: { variables[$0] == nil }) {
+            throw PrefsError.keyNotFound(domain: arguments.joined(separator: ", "), key: missing)
+        }
+        return order.map { ($0, variables[$0] ?? "") }
+    }
+}
+
+/// Replacing prefs with another program.
+enum ProcessImage {
+    /// Sets the variables, gives SIGPIPE back the action prefs was started with (prefs ignores it,
+    /// and an ignored signal stays ignored across exec: COMMAND's pipelines must end as usual), and
+    /// execs `command` found on `$PATH`. Returns only on failure: its errno.
+    static func replace(with command: [String], adding variables: [(String, String)]) -> Int32 {
+        for (name, value) in variables where setenv(name, value, 1) != 0 { return errno }
+        Signals.restorePipe()
+        var arguments = command.map { strdup($0) }
+        arguments.append(nil)
+        execvp(command[0], &arguments)
+        let failure = errno
+        for argument in arguments { free(argument) }
+        return failure
+    }
+}
