@@ -129,9 +129,21 @@ public protocol SuiteStorage: Sendable {
     /// The suites that have values for `host` (`.byHost(suite:host:)`, the global one left out),
     /// sorted by code point, and what was skipped finding them.
     func suiteNames(onHost host: String) throws -> SuiteListing
+
+    /// Where an administrator's managed values for a suite are (`NSGlobalDomain` for the global
+    /// suite): the top layer of every read, which no change may touch; nil when there are none.
+    func managedLocation(for name: String) throws -> SuiteLocation?
+
+    /// Where an administrator's system defaults for a suite may be, most important first: under
+    /// the global suite, over registered defaults.
+    func systemDefaultsLocations(for name: String) throws -> [SuiteLocation]
 }
 
 extension SuiteStorage {
+    public func managedLocation(for name: String) throws -> SuiteLocation? { nil }
+
+    public func systemDefaultsLocations(for name: String) throws -> [SuiteLocation] { [] }
+
     public func lookup(_ key: String, in locations: [SuiteLocation]) throws -> [(exists: Bool, value: PrefValue?)] {
         try locations.map { try lookup(key, in: $0) }
     }

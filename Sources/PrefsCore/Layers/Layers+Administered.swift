@@ -1,0 +1,19 @@
+/// The administrator's layers: managed values over everything, system defaults under the global
+/// suite (`SuiteStorage.managedLocation(for:)`, `systemDefaultsLocations(for:)`).
+extension Layers {
+    /// The managed layer of a suite, when it has managed values.
+    func managedLayer(for name: String) throws -> [Layer] {
+        guard let location = try store.storage.managedLocation(for: name) else { return [] }
+        return [Layer(origin: .managed(store.describe(location)), location: location)]
+    }
+}
+
+extension Layers.Layer {
+    /// Whether an administrator set this layer (read as an administered file, never written).
+    var isAdministered: Bool {
+        switch origin {
+        case .managed, .system: return true
+        default: return false
+        }
+    }
+}
