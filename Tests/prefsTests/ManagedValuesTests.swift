@@ -114,6 +114,21 @@ import PrefsTestSupport
         #expect(try box.prefs("read", "--stored", "app", "mine").outputText == "1\n")
     }
 
+    /// `watch` reports a managed value that changes, and one that appears after the watch began.
+    @Test func watchReportsAChangeOfAManagedValue() throws {
+        let box = try ProcessSandbox()
+        #expect(try box.prefs("write", "app", "k", "mine").status == 0)
+        try FileManager.default.createDirectory(atPath: box.administered + "/prefs/managed", withIntermediateDirectories: true)
+        let watch = try WatchProcess(box, ["app", "--initial"])
+        #expect(watch.nextLine() == "k (absent) -> mine")
+        try ManagedValuesTests.put(box, "managed/app.plist", ["k": "policy"])
+        #expect(watch.nextLine() == "k mine -> policy")
+        try ManagedValuesTests.put(box, "managed/app.plist", ["k": "policy 2"])
+        #expect(watch.nextLine() == "k policy -> policy 2")
+        try FileManager.default.removeItem(atPath: box.administered + "/prefs/managed/app.plist")
+        #expect(watch.nextLine() == "k policy 2 -> mine")
+    }
+
     /// Read order: managed, stored, global, system defaults, registered (the user's, then the
     /// packages'), schema.
     @Test func systemDefaultsShowUnderTheGlobalSuiteAndOverRegisteredDefaults() throws {

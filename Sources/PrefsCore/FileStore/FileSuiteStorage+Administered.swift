@@ -7,14 +7,17 @@ import Glibc
 /// and name while it is not there.
 extension FileSuiteStorage {
     public func managedLocation(for name: String) throws -> SuiteLocation? {
-        let file = FileSuiteStorage.administeredName(name)
-        for directory in try environment.configDirectories() {
-            for suffix in [".plist", ".json"] {
-                let path = directory + "/prefs/managed/" + file + suffix
-                if try fileSystem.status(of: path) != nil { return .file(path) }
-            }
-        }
+        for path in try managedPaths(for: name) where try fileSystem.status(of: path) != nil { return .file(path) }
         return nil
+    }
+
+    /// Every file that would hold a suite's managed values, most important first (`watch` watches
+    /// them all, so one that appears counts).
+    public func managedPaths(for name: String) throws -> [String] {
+        let file = FileSuiteStorage.administeredName(name)
+        return try environment.configDirectories().flatMap { directory in
+            [".plist", ".json"].map { directory + "/prefs/managed/" + file + $0 }
+        }
     }
 
     public func systemDefaultsLocations(for name: String) throws -> [SuiteLocation] {

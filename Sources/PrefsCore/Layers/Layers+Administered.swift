@@ -6,6 +6,12 @@ extension Layers {
         guard let location = try store.storage.managedLocation(for: name) else { return [] }
         return [Layer(origin: .managed(store.describe(location)), location: location)]
     }
+
+    /// Every file that would hold the domain's managed values, where the store keeps them in files.
+    func managedPaths() throws -> [String] {
+        guard !storedOnly, let name = domain.registrationName, let files = store.storage as? FileSuiteStorage else { return [] }
+        return try files.managedPaths(for: name)
+    }
 }
 
 extension Layers.Layer {

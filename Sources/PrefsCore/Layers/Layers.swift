@@ -98,10 +98,11 @@ public struct Layers: Sendable {
 
     /// The files the layers are in, where they are files (for `watch`).
     public func paths() throws -> [String] {
-        try layers().compactMap { layer in
+        let layered = try layers().compactMap { layer -> String? in
             guard let files = store.storage(for: layer.location) as? FileSuiteStorage else { return nil }
             return try files.path(of: layer.location)
         }
+        return layered + (try managedPaths().filter { path in !layered.contains { $0.utf8Compare(path) == 0 } })
     }
 
     /// A layer's contents; nil when it does not exist (a `--defaults FILE` must exist).
