@@ -6,8 +6,11 @@ import Glibc
 /// are `.GlobalPreferences.plist`. They are only ever read, and each costs one `stat` per directory
 /// and name while it is not there.
 extension FileSuiteStorage {
-    public func managedLocation(for name: String) throws -> SuiteLocation? {
-        for path in try managedPaths(for: name) where try fileSystem.status(of: path) != nil { return .file(path) }
+    public func managedValues(for name: String) throws -> ManagedValues? {
+        for path in try managedPaths(for: name) where try fileSystem.status(of: path) != nil {
+            guard let suite = try loadAdministered(path) else { return nil }
+            return ManagedValues(values: suite.contents, source: path)
+        }
         return nil
     }
 

@@ -3,8 +3,8 @@
 extension Layers {
     /// The managed layer of a suite, when it has managed values.
     func managedLayer(for name: String) throws -> [Layer] {
-        guard let location = try store.storage.managedLocation(for: name) else { return [] }
-        return [Layer(origin: .managed(store.describe(location)), location: location)]
+        guard let managed = try store.storage.managedValues(for: name) else { return [] }
+        return [Layer(origin: .managed(managed.source), location: .file(managed.source), defaults: managed.values)]
     }
 
     /// Every file that would hold the domain's managed values, where the store keeps them in files.

@@ -70,7 +70,8 @@ public struct Layers: Sendable {
     struct Layer {
         let origin: Origin
         let location: SuiteLocation
-        /// The contents, when they are not the location's own (a schema's defaults).
+        /// The contents, when they are not the location's own (a schema's defaults, managed values:
+        /// their location is then only how they are named).
         var defaults: PrefDictionary? = nil
     }
 
@@ -99,6 +100,8 @@ public struct Layers: Sendable {
     /// The files the layers are in, where they are files (for `watch`).
     public func paths() throws -> [String] {
         let layered = try layers().compactMap { layer -> String? in
+            // The managed files: every place one may appear (`managedPaths`).
+            if case .managed = layer.origin { return nil }
             guard let files = store.storage(for: layer.location) as? FileSuiteStorage else { return nil }
             return try files.path(of: layer.location)
         }
@@ -163,7 +166,7 @@ public struct Layers: Sendable {
         // The layers that are suites of the store, not files (the suite, the global suite, the
         // user's registered defaults), are read together, with the suite's schema when the store
         // keeps it: one request to a remote store.
-        let together = all.indices.filter { all[$0].location.isFile == false }
+        let together = all.indices.filter { all[$0].location.isFile == false && all[$0].defaults == nil }
         let schemaPlace = storedOnly ? nil : try domain.registrationName.flatMap { try store.schemaPlaceInStore(named: $0) }
         let batch = try store.storage.lookup(path.first, in: together.map { all[$0].location }, loading: schemaPlace.map { [$0] } ?? [])
         all += try schemaLayer(prefetched: schemaPlace.map { ($0, batch.loaded[0]) })

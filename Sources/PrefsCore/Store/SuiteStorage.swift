@@ -33,6 +33,13 @@ public enum SuiteLocation: Hashable, Sendable {
     }
 }
 
+/// An administrator's managed values for a suite, and where they are (the file, or the place in
+/// the store).
+public struct ManagedValues: Sendable {
+    public let values: PrefDictionary
+    public let source: String
+}
+
 /// A suite as stored: its contents (external values as their references) and the format of the file
 /// that holds it (nil where the store has no file format, and so no format limits).
 public struct StoredSuite: Sendable {
@@ -130,9 +137,10 @@ public protocol SuiteStorage: Sendable {
     /// sorted by code point, and what was skipped finding them.
     func suiteNames(onHost host: String) throws -> SuiteListing
 
-    /// Where an administrator's managed values for a suite are (`NSGlobalDomain` for the global
-    /// suite): the top layer of every read, which no change may touch; nil when there are none.
-    func managedLocation(for name: String) throws -> SuiteLocation?
+    /// An administrator's managed values for a suite (`NSGlobalDomain` for the global suite): the
+    /// top layer of every read, which no change may touch; nil when there are none. Managed values
+    /// that cannot be read or parsed are an error, never skipped.
+    func managedValues(for name: String) throws -> ManagedValues?
 
     /// Where an administrator's system defaults for a suite may be, most important first: under
     /// the global suite, over registered defaults.
@@ -140,7 +148,7 @@ public protocol SuiteStorage: Sendable {
 }
 
 extension SuiteStorage {
-    public func managedLocation(for name: String) throws -> SuiteLocation? { nil }
+    public func managedValues(for name: String) throws -> ManagedValues? { nil }
 
     public func systemDefaultsLocations(for name: String) throws -> [SuiteLocation] { [] }
 

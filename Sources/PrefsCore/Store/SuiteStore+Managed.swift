@@ -5,15 +5,8 @@ extension SuiteStore {
     /// The managed values that bind changes of `location`, and where they are; nil when there are
     /// none. A managed file that cannot be read or parsed is an error: the policy is not known.
     func managedValues(for location: SuiteLocation) throws -> (values: PrefDictionary, source: String)? {
-        guard let name = managedName(of: location), let managed = try storage.managedLocation(for: name) else { return nil }
-        let contents: PrefDictionary?
-        if case .file(let path) = managed {
-            contents = try files.loadAdministered(path)?.contents
-        } else {
-            contents = try storage.load(managed)?.contents
-        }
-        guard let contents, !contents.isEmpty else { return nil }
-        return (contents, describe(managed))
+        guard let name = managedName(of: location), let managed = try storage.managedValues(for: name), !managed.values.isEmpty else { return nil }
+        return (managed.values, managed.source)
     }
 
     /// The suite whose managed values bind `location` (`NSGlobalDomain` for the global suite); nil
@@ -61,7 +54,7 @@ extension SuiteStore {
     /// says which suites an administrator manages.
     public func managedSources(of suites: [DumpedSuite]) throws -> [(suite: String, source: String)] {
         try suites.filter { $0.section == .suites }.compactMap { suite in
-            try storage.managedLocation(for: suite.name).map { (suite.name, describe($0)) }
+            try storage.managedValues(for: suite.name).map { (suite.name, $0.source) }
         }
     }
 }
