@@ -129,6 +129,16 @@ import PrefsTestSupport
         #expect(watch.nextLine() == "k policy 2 -> mine")
     }
 
+    /// `describe` names a managed key's origin.
+    @Test func describeMarksAManagedKey() throws {
+        let (box, file) = try ManagedValuesTests.managedBox()
+        let schema = try box.directory.write("schema.json", #"{"keys": {"locked": {"type": "string"}, "mine": {"type": "integer"}}}"#)
+        try #require(box.prefs("register", "app", "--schema", schema).status == 0)
+        let described = try box.prefs("describe", "app")
+        #expect(described.status == 0 && described.outputText.contains("  origin: managed:\(file)\n"), "\(described.outputText)")
+        #expect(described.outputText.contains("  origin: stored\n"))
+    }
+
     /// Read order: managed, stored, global, system defaults, registered (the user's, then the
     /// packages'), schema.
     @Test func systemDefaultsShowUnderTheGlobalSuiteAndOverRegisteredDefaults() throws {
