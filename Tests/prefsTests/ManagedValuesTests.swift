@@ -129,6 +129,20 @@ import PrefsTestSupport
         #expect(watch.nextLine() == "k policy 2 -> mine")
     }
 
+    @Test func migrateThatTouchesAManagedKeyIsRefusedWhole() throws {
+        let (box, _) = try ManagedValuesTests.managedBox()
+        let before = try Fixtures.bytes(box.config + "/app.plist")
+        let source = try box.directory.write("old.json", #"{"locked": "x", "fresh": 1}"#)
+        for extra in [[], ["--overwrite"], ["--dry-run"], ["--skip-errors"], ["--keys", "locked"]] {
+            let result = try box.prefs(["migrate", "app", source] + extra)
+            #expect(result.status == 77, "\(extra): \(result.outputText) \(result.error)")
+        }
+        let renamed = try box.directory.write("renamed.json", #"{"old": "x"}"#)
+        #expect(try box.prefs("migrate", "app", renamed, "--rename", "old=locked").status == 77)
+        #expect(try Fixtures.bytes(box.config + "/app.plist") == before)
+        #expect(try box.prefs("migrate", "app", source, "--keys", "fresh").status == 0)
+    }
+
     /// `describe` names a managed key's origin.
     @Test func describeMarksAManagedKey() throws {
         let (box, file) = try ManagedValuesTests.managedBox()
