@@ -41,7 +41,7 @@ extension FileSuiteStorage {
         if status.isSpecial { try checkNotSpecial(path) }
         guard !status.isDirectory else { throw PrefsError.cannotRead(path: path, errno: EISDIR) }
         do {
-            return try FileSuiteStorage.decode(try DocumentInput(fileSystem: fileSystem).fileBytes(path, what: "managed file"), path: path)
+            return try FileSuiteStorage.decode(try DocumentInput(fileSystem: fileSystem).fileBytes(path, what: "administrator's file"), path: path)
         } catch PrefsError.fileNotFound {
             return nil
         }
