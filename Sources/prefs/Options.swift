@@ -102,7 +102,7 @@ extension LayerOptions {
 }
 
 extension Option where Values: LayerOptions {
-    static var origin: Option { .flag("origin", "say where each value came from: stored, global, registered:FILE, command-line or schema:FILE") { $0.origin = $1 } }
+    static var origin: Option { .flag("origin", "say where each value came from: managed:FILE, stored, global, system:FILE, registered:FILE, command-line or schema:FILE") { $0.origin = $1 } }
     static var stored: Option { .flag("stored", "only the suite's own stored values, no global suite or registered defaults") { $0.stored = $1 } }
     static var defaults: Option {
         .list("defaults", "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)") { $0.defaults = $1 }

@@ -64,7 +64,7 @@ export ETCDCTL_API=3
 for _ in $(seq 100); do etcdctl --endpoints "$endpoints" endpoint health >/dev/null 2>&1 && break; sleep 0.1; done
 etcdctl --endpoints "$endpoints" endpoint health >/dev/null 2>&1 || { cat "$work"/m*.log >&2; exit 1; }
 
-export PREFS_STORE="etcd://$endpoints/bench" XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none
+export PREFS_STORE="etcd://$endpoints/bench" XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
 mkdir -p "$XDG_CONFIG_HOME"
 "$prefs" write s k -int 1
 etcdctl --endpoints "$endpoints" put plain/k 1 >/dev/null

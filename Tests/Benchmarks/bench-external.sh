@@ -27,7 +27,7 @@ bench_need hyperfine:hyperfine python3:python3
 bench_prefs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none
+export XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
 head -c "$size" /dev/urandom >"$work/a"
 head -c "$size" /dev/urandom >"$work/b"
 for i in $(seq 0 9); do

@@ -110,6 +110,15 @@ public let defaultProcessTimeout: Double = 120
 /// go through temporary files so only standard output needs a pipe. A program still running after
 /// `timeout` seconds is killed with its whole process group (a shell's children too) and the call
 /// throws, naming the command and what it had printed.
+/// A directory no test creates (in the checkout): `$XDG_CONFIG_DIRS` of every `prefs` a test runs
+/// that did not set it, so no test reads this machine's `/etc/xdg` (managed values, system defaults).
+public let unusedConfigDirectory = Fixtures.packageRoot + "/.build/no-xdg-config-dirs"
+
+/// `environment`, with `XDG_CONFIG_DIRS` set to `unusedConfigDirectory` when it is not set.
+public func isolatingConfigDirectories(_ environment: [String: String]) -> [String: String] {
+    environment["XDG_CONFIG_DIRS"] == nil ? environment.merging(["XDG_CONFIG_DIRS": unusedConfigDirectory]) { $1 } : environment
+}
+
 public func runProcess(_ executable: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil,
                        timeout: Double = defaultProcessTimeout, workingDirectory: String? = nil) throws -> ProcessResult {
     let scratch = try TemporaryDirectory()
@@ -118,7 +127,7 @@ public func runProcess(_ executable: String, _ arguments: [String], input: [UInt
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    if let environment { process.environment = environment }
+    process.environment = isolatingConfigDirectories(environment ?? ProcessInfo.processInfo.environment)
     if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
     let stdout = Pipe()
     process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: inputPath))

@@ -32,7 +32,7 @@ final class Captured: @unchecked Sendable {
 
     func context(_ environment: [String: String] = [:], fileSystem: any FileSystem = LocalFileSystem()) -> CommandContext {
         CommandContext(
-            fileSystem: fileSystem, environment: Environment(environment),
+            fileSystem: fileSystem, environment: Environment(isolatingConfigDirectories(environment)),
             writeOutput: { bytes in self.lock.withLock { self.out += bytes } },
             writeError: { bytes in self.lock.withLock { self.err += bytes } })
     }
@@ -62,11 +62,14 @@ final class ProcessSandbox {
     var data: String { directory.path + "/data" }
     /// The one `$XDG_DATA_DIRS` directory, where packages ship registered defaults.
     var packages: String { directory.path + "/packages" }
+    /// The one `$XDG_CONFIG_DIRS` directory, where an administrator keeps managed values
+    /// (`prefs/managed/`) and system defaults (`prefs/defaults/`).
+    var administered: String { directory.path + "/xdg" }
     /// More variables for every process run in the sandbox. `PREFS_HOST_ID` is set, so no process
     /// reads this machine's `/etc/machine-id`.
     var extraEnvironment: [String: String] = ["PREFS_HOST_ID": "sandbox"]
     var environment: [String: String] {
-        ["XDG_CONFIG_HOME": config, "XDG_DATA_HOME": data, "XDG_DATA_DIRS": packages, "HOME": directory.path,
+        ["XDG_CONFIG_HOME": config, "XDG_DATA_HOME": data, "XDG_DATA_DIRS": packages, "XDG_CONFIG_DIRS": administered, "HOME": directory.path,
          "PATH": Paths.products + ":/usr/bin:/bin"].merging(extraEnvironment) { $1 }
     }
 

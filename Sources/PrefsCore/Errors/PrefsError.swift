@@ -72,6 +72,9 @@ public enum PrefsError: Error, Equatable, Sendable {
     case schemaViolation(domain: String, key: String, reason: String, schema: String)
     /// The suite has no schema (`describe`).
     case schemaNotFound(domain: String)
+    /// A change would touch a key an administrator manages (`source`: the managed file, or where
+    /// the store keeps managed values); nothing changed.
+    case managedKey(domain: String, key: String, source: String)
 
     public var exitStatus: ExitStatus {
         switch self {
@@ -96,7 +99,7 @@ public enum PrefsError: Error, Equatable, Sendable {
             case 4, 14: return .unavailable          // DEADLINE_EXCEEDED, UNAVAILABLE (no leader)
             default: return .internalError
             }
-        case .tlsRefused: return .noPermission
+        case .tlsRefused, .managedKey: return .noPermission
         case .internalError: return .internalError
         }
     }

@@ -1,5 +1,7 @@
 /// Where a value an application sees comes from (`read --origin`).
 public enum Origin: Equatable, Sendable, CustomStringConvertible {
+    /// An administrator's managed values (a file, or where the store keeps them), over everything.
+    case managed(String)
     /// The domain's own file.
     case stored
     /// The global suite's file (`-g`), under a suite's own values.
@@ -8,6 +10,8 @@ public enum Origin: Equatable, Sendable, CustomStringConvertible {
     case byHost
     /// The global suite for this host, over the global suite.
     case globalByHost
+    /// An administrator's system defaults, under the global suite and over registered defaults.
+    case system(String)
     /// A registered-defaults file: the user's (`prefs register`) or one a package ships.
     case registered(String)
     /// A `--defaults FILE` given on the command line.
@@ -17,6 +21,8 @@ public enum Origin: Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .managed(let path): return "managed:" + path
+        case .system(let path): return "system:" + path
         case .stored: return "stored"
         case .global: return "global"
         case .byHost: return "byhost"
@@ -28,9 +34,11 @@ public enum Origin: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// What an application sees in a domain, as UserDefaults resolves it: the domain's stored values
+/// What an application sees in a domain, as UserDefaults resolves it: an administrator's managed
+/// values over everything (`managed:FILE`), then the domain's stored values
 /// (its values for this host first, `Layers+ByHost.swift`), over the global suite's stored values
-/// (for a suite; again this host's first), over its registered defaults — the
+/// (for a suite; again this host's first), over an administrator's system defaults (`system:FILE`,
+/// each `$XDG_CONFIG_DIRS` directory's in order), over its registered defaults — the
 /// `--defaults FILE`s given on the command line (a later one over an earlier one), then the user's
 /// file under `$XDG_DATA_HOME`, then each `$XDG_DATA_DIRS` directory's in order (see
 /// `SuiteStore.registrationFiles`), and last the defaults of the suite's schema (`schema:FILE`). Layers resolve per top-level key: the highest layer that has the
@@ -62,7 +70,8 @@ public struct Layers: Sendable {
     struct Layer {
         let origin: Origin
         let location: SuiteLocation
-        /// The contents, when they are not the location's own (a schema's defaults).
+        /// The contents, when they are not the location's own (a schema's defaults, managed values:
+        /// their location is then only how they are named).
         var defaults: PrefDictionary? = nil
     }
 
@@ -74,7 +83,8 @@ public struct Layers: Sendable {
     /// Every layer but the schema's defaults.
     func layersAboveSchema() throws -> [Layer] {
         guard !storedOnly, let name = domain.registrationName else { return [try ownLayer()] }
-        var layers = try storedLayers()
+        var layers = try managedLayer(for: name) + storedLayers()
+        layers += try store.storage.systemDefaultsLocations(for: name).map { Layer(origin: .system(store.describe($0)), location: $0) }
         layers += commandLineDefaults.reversed().map { Layer(origin: .commandLine($0), location: .file($0)) }
         layers += try store.storage.registrationLocations(for: name).map { Layer(origin: .registered(store.describe($0)), location: $0) }
         return layers
@@ -89,16 +99,20 @@ public struct Layers: Sendable {
 
     /// The files the layers are in, where they are files (for `watch`).
     public func paths() throws -> [String] {
-        try layers().compactMap { layer in
+        let layered = try layers().compactMap { layer -> String? in
+            // The managed files: every place one may appear (`managedPaths`).
+            if case .managed = layer.origin { return nil }
             guard let files = store.storage(for: layer.location) as? FileSuiteStorage else { return nil }
             return try files.path(of: layer.location)
         }
+        return layered + (try managedPaths().filter { path in !layered.contains { $0.utf8Compare(path) == 0 } })
     }
 
     /// A layer's contents; nil when it does not exist (a `--defaults FILE` must exist).
     /// External values are read in.
     func contents(of layer: Layer) throws -> PrefDictionary? {
         if let defaults = layer.defaults { return defaults }
+        if layer.isAdministered, case .file(let path) = layer.location { return try store.files.loadAdministered(path)?.contents }
         if case .registered = layer.origin, case .file(let path) = layer.location { try store.files.checkNotSpecial(path) }
         guard let contents = try store.load(at: layer.location)?.contents else {
             if case .commandLine(let path) = layer.origin { throw PrefsError.fileNotFound(path: path) }
@@ -113,7 +127,7 @@ public struct Layers: Sendable {
     /// defaults.
     public func blobPlace(for origin: Origin) throws -> BlobPlace? {
         switch origin {
-        case .registered, .commandLine, .schema: return nil
+        case .registered, .commandLine, .schema, .managed, .system: return nil
         case .stored, .global, .byHost, .globalByHost:
             guard let layer = try layers().first(where: { $0.origin == origin }) else { return nil }
             return try blobPlace(for: layer)
@@ -122,7 +136,7 @@ public struct Layers: Sendable {
 
     func blobPlace(for layer: Layer) throws -> BlobPlace? {
         switch layer.origin {
-        case .registered, .commandLine, .schema: return nil
+        case .registered, .commandLine, .schema, .managed, .system: return nil
         case .stored, .global, .byHost, .globalByHost: return try store.blobPlace(for: layer.location)
         }
     }
@@ -152,7 +166,7 @@ public struct Layers: Sendable {
         // The layers that are suites of the store, not files (the suite, the global suite, the
         // user's registered defaults), are read together, with the suite's schema when the store
         // keeps it: one request to a remote store.
-        let together = all.indices.filter { all[$0].location.isFile == false }
+        let together = all.indices.filter { all[$0].location.isFile == false && all[$0].defaults == nil }
         let schemaPlace = storedOnly ? nil : try domain.registrationName.flatMap { try store.schemaPlaceInStore(named: $0) }
         let batch = try store.storage.lookup(path.first, in: together.map { all[$0].location }, loading: schemaPlace.map { [$0] } ?? [])
         all += try schemaLayer(prefetched: schemaPlace.map { ($0, batch.loaded[0]) })

@@ -10,6 +10,7 @@ extension SuiteStore {
     /// suite. When one is not there, `.keyNotFound` and nothing changes.
     public func delete(_ paths: [KeyPath], in domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
         guard !paths.isEmpty else {
+            try refuseRemovingManaged(domain)
             guard dryRun else {
                 guard try remove(domain) else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
                 return ChangeOutcome(changed: true)
@@ -41,7 +42,9 @@ extension SuiteStore {
     /// key that is not stored is already reset.
     public func reset(_ paths: [KeyPath], in domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
         let external = ExternalOptions(reading: paths.allSatisfy { $0.components.count == 1 } ? [] : nil)
-        return try removing.change(try target(for: domain), removingEmpty: domain.registrationName != nil, dryRun: dryRun, external: external) { contents in
+        let target = try target(for: domain)
+        try refuseManaged(paths.map(\.first), in: target, managed: try managedValues(for: target.location))
+        return try removing.change(target, removingEmpty: domain.registrationName != nil, dryRun: dryRun, external: external) { contents in
             guard !paths.isEmpty else {
                 contents = PrefDictionary()
                 return

@@ -18,7 +18,7 @@ public struct Environment: Sendable {
     public static let current = Environment()
 
     /// Every variable prefs reads, for the documentation's ENVIRONMENT section.
-    public static let names = ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS", "HOME",
+    public static let names = ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS", "HOME",
                                "PREFS_EXTERNAL_THRESHOLD", "PREFS_LOCK_TIMEOUT",
                                "PREFS_STORE", "PREFS_ETCD_TIMEOUT", "PREFS_ETCD_USER", "PREFS_ETCD_PASSWORD",
                                "PREFS_ETCD_CACERT", "PREFS_ETCD_CERT", "PREFS_ETCD_KEY",
@@ -71,6 +71,14 @@ public struct Environment: Sendable {
         let listed = (try self["XDG_DATA_DIRS"] ?? "").split(separator: ":")
             .filter { $0.hasPrefix("/") }.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : String($0) }
         return listed.isEmpty ? ["/usr/local/share", "/usr/share"] : listed
+    }
+
+    /// `$XDG_CONFIG_DIRS` (default `/etc/xdg`), most important first: administrators keep managed
+    /// values and system defaults under them. Relative entries are ignored, as the spec says.
+    public func configDirectories() throws -> [String] {
+        let listed = (try self["XDG_CONFIG_DIRS"] ?? "").split(separator: ":")
+            .filter { $0.hasPrefix("/") }.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : String($0) }
+        return listed.isEmpty ? ["/etc/xdg"] : listed
     }
 
     /// What packages ship for a suite under `$XDG_DATA_DIRS`: `DIR/prefs/FOLDER/NAME.plist`, then

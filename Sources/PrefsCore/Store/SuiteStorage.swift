@@ -33,6 +33,13 @@ public enum SuiteLocation: Hashable, Sendable {
     }
 }
 
+/// An administrator's managed values for a suite, and where they are (the file, or the place in
+/// the store).
+public struct ManagedValues: Sendable {
+    public let values: PrefDictionary
+    public let source: String
+}
+
 /// A suite as stored: its contents (external values as their references) and the format of the file
 /// that holds it (nil where the store has no file format, and so no format limits).
 public struct StoredSuite: Sendable {
@@ -140,10 +147,23 @@ public protocol SuiteStorage: Sendable {
     /// The suites that have values for `host` (`.byHost(suite:host:)`, the global one left out),
     /// sorted by code point, and what was skipped finding them.
     func suiteNames(onHost host: String) throws -> SuiteListing
+
+    /// An administrator's managed values for a suite (`NSGlobalDomain` for the global suite): the
+    /// top layer of every read, which no change may touch; nil when there are none. Managed values
+    /// that cannot be read or parsed are an error, never skipped.
+    func managedValues(for name: String) throws -> ManagedValues?
+
+    /// Where an administrator's system defaults for a suite may be, most important first: under
+    /// the global suite, over registered defaults.
+    func systemDefaultsLocations(for name: String) throws -> [SuiteLocation]
 }
 
 extension SuiteStorage {
     public var holdsChangesByReading: Bool { true }
+
+    public func managedValues(for name: String) throws -> ManagedValues? { nil }
+
+    public func systemDefaultsLocations(for name: String) throws -> [SuiteLocation] { [] }
 
     public func lookup(_ key: String, in locations: [SuiteLocation]) throws -> [(exists: Bool, value: PrefValue?)] {
         try locations.map { try lookup(key, in: $0) }

@@ -53,8 +53,11 @@ extension SuiteStore {
             throw error
         }
         do {
+            let managed = try managedValues(for: target.location)
+            try refuseManaged(keys?.sorted ?? [], in: target, managed: managed)
             let changed = try withoutActuallyEscaping(change) { change in
-                let checked = try checkingSchema(SuiteStore.checkingKeys(change, name: target.displayName), for: target)
+                let guarded = SuiteStore.checkingManaged(change, name: target.displayName, managed: managed)
+                let checked = try checkingSchema(SuiteStore.checkingKeys(guarded, name: target.displayName), for: target)
                 let stored = StoredChange(
                     apply: { contents, format in
                         guard let transaction else { return try checked(&contents) }
@@ -87,8 +90,11 @@ extension SuiteStore {
     /// store, a value the file's format cannot hold).
     public func preview(_ target: SuiteTarget, keys: KeySet? = nil, external: ExternalOptions = ExternalOptions(),
                         _ change: (inout PrefDictionary) throws -> Void) throws -> (before: PrefDictionary, after: PrefDictionary) {
-        try withoutActuallyEscaping(change) { change in
-            let checked = try checkingSchema(SuiteStore.checkingKeys(change, name: target.displayName), for: target)
+        let managed = try managedValues(for: target.location)
+        try refuseManaged(keys?.sorted ?? [], in: target, managed: managed)
+        return try withoutActuallyEscaping(change) { change in
+            let guarded = SuiteStore.checkingManaged(change, name: target.displayName, managed: managed)
+            let checked = try checkingSchema(SuiteStore.checkingKeys(guarded, name: target.displayName), for: target)
             let current = try load(at: target.location)
             var before = current?.contents ?? PrefDictionary()
             var after = before

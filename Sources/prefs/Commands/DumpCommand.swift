@@ -30,6 +30,9 @@ enum DumpCommand: Command {
             }
         }
         for skipped in summary.skipped { context.printWarning(skipped.message) }
+        for (suite, source) in try context.store.managedSources(of: summary.suites) {
+            context.printWarning("\(suite): the managed values (\(source)) are the administrator's and not in the dump")
+        }
         return .success
     }
 }

@@ -62,6 +62,8 @@ extension PrefsError {
             return "\(domain): \(key): \(reason) (schema \(schema)); nothing changed (--no-schema stores it anyway)"
         case .schemaNotFound(let domain):
             return "\(domain): no schema"
+        case .managedKey(let domain, let key, let source):
+            return "\(domain): \(key) is managed by the administrator (\(source)) and cannot be changed; nothing changed"
         case .lockUnavailable(let path, let seconds):
             return "\(path): another writer held the lock for \(seconds) s; try again (or set PREFS_LOCK_TIMEOUT)"
         case .leaseExpired(let path, let seconds):

@@ -10,6 +10,7 @@ import Testing
     static func store(_ fixture: StoreFixture, _ extra: [String: String] = [:]) -> SuiteStore {
         var environment = Environment([
             "XDG_CONFIG_HOME": fixture.config, "XDG_DATA_HOME": fixture.root + "/data", "XDG_DATA_DIRS": fixture.root + "/pkg",
+            "XDG_CONFIG_DIRS": fixture.root + "/xdg",
             "PREFS_LOCK_TIMEOUT": "0.2", "PREFS_EXTERNAL_THRESHOLD": "0",
         ].merging(extra) { $1 })
         environment.machineIDFile = fixture.root + "/machine-id"

@@ -107,7 +107,7 @@ import Testing
     func externalStorageWorksOnBothFileSystems(kind: FileSystemKind) throws {
         let fixture = try StoreFixture(kind)
         let store = SuiteStore(fileSystem: fixture.fileSystem, environment: Environment([
-            "XDG_CONFIG_HOME": fixture.config, "XDG_DATA_HOME": fixture.root + "/data", "PREFS_EXTERNAL_THRESHOLD": "10"]))
+            "XDG_CONFIG_HOME": fixture.config, "XDG_DATA_HOME": fixture.root + "/data", "XDG_CONFIG_DIRS": fixture.root + "/xdg", "PREFS_EXTERNAL_THRESHOLD": "10"]))
         let value = PrefValue.string(String(repeating: "large ", count: 10))
         try store.update(.suite("s")) { $0["big"] = value }
         let stored = try #require(try store.load(.suite("s"))?.contents["big"])

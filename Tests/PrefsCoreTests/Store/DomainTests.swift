@@ -42,7 +42,7 @@ import Testing
         let root = fixture.root
         try fixture.put("exists", [])
         try fixture.put("dir/inside.plist", [])
-        let store = SuiteStore(fileSystem: fixture.fileSystem, environment: Environment(["HOME": root, "XDG_CONFIG_HOME": root + "/config"]))
+        let store = SuiteStore(fileSystem: fixture.fileSystem, environment: Environment(["HOME": root, "XDG_CONFIG_HOME": root + "/config", "XDG_CONFIG_DIRS": root + "/xdg"]))
         let table: [(String, String)] = [
             (root + "/exists", root + "/exists"),
             (root + "/missing", root + "/missing.plist"),

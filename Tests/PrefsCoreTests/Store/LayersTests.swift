@@ -13,6 +13,7 @@ final class LayerFixture {
         SuiteStore(fileSystem: fixture.fileSystem, environment: Environment([
             "XDG_CONFIG_HOME": root + "/config", "XDG_DATA_HOME": root + "/data",
             "XDG_DATA_DIRS": root + "/pkg1/:" + root + "/pkg2", "PREFS_LOCK_TIMEOUT": "0.2",
+            "XDG_CONFIG_DIRS": root + "/xdg1:" + root + "/xdg2",
         ]))
     }
 

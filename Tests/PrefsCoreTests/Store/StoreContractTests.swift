@@ -32,7 +32,7 @@ final class StoreFixture {
     }
 
     var config: String { root + "/config" }
-    var store: SuiteStore { SuiteStore(fileSystem: fileSystem, environment: Environment(["XDG_CONFIG_HOME": config, "PREFS_LOCK_TIMEOUT": "0.2"])) }
+    var store: SuiteStore { SuiteStore(fileSystem: fileSystem, environment: Environment(["XDG_CONFIG_HOME": config, "XDG_DATA_DIRS": root + "/pkg", "XDG_CONFIG_DIRS": root + "/xdg", "PREFS_LOCK_TIMEOUT": "0.2"])) }
 
     func put(_ relative: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws {
         let path = root + "/" + relative

@@ -28,6 +28,7 @@ import Testing
             counting = CountingFileSystem(store.fileSystem)
             suite = SuiteStore(fileSystem: counting, environment: Environment([
                 "XDG_CONFIG_HOME": store.config, "XDG_DATA_HOME": store.root + "/data", "PREFS_LOCK_TIMEOUT": "1",
+                "XDG_DATA_DIRS": store.root + "/pkg", "XDG_CONFIG_DIRS": store.root + "/xdg",
             ]))
             path = store.config + "/big.plist"
         }

@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+import PrefsTestSupport
+@testable import PrefsCore
+
+/// An administrator's layers with the real binary: managed values under `$XDG_CONFIG_DIRS` win
+/// over everything and no verb changes them (77, nothing written); system defaults show under the
+/// user's values.
+@Suite struct ManagedValuesTests {
+    /// A sandbox whose suite `app` stores `mine = 1` and `locked = user`, and whose administrator
+    /// manages `locked = policy`: the sandbox and the managed file.
+    static func managedBox(format: PlistFormat = .xml, suffix: String = ".plist") throws -> (ProcessSandbox, String) {
+        let box = try ProcessSandbox()
+        #expect(try box.prefs("write", "app", "mine", "-int", "1", "locked", "user").status == 0)
+        let file = try put(box, "managed/app" + suffix, ["locked": "policy"], format: format)
+        return (box, file)
+    }
+
+    @discardableResult
+    static func put(_ box: ProcessSandbox, _ relative: String, _ contents: PrefDictionary, format: PlistFormat = .xml) throws -> String {
+        let path = box.administered + "/prefs/" + relative
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(try PropertyList.encode(.dictionary(contents), as: format)).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func aManagedValueWinsAndSaysWhereItComesFrom() throws {
+        let (box, file) = try ManagedValuesTests.managedBox()
+        #expect(try box.prefs("read", "app", "locked").outputText == "policy\n")
+        #expect(try box.prefs("read", "app", "locked", "--origin").outputText == "managed:\(file)\tpolicy\n")
+        #expect(try box.prefs("read", "app", "mine", "--origin").outputText == "stored\t1\n")
+        #expect(try box.prefs("read", "--stored", "app", "locked").outputText == "user\n")
+        #expect(try box.prefs("read", "app", "--origin").outputText == "managed:\(file)\tlocked\tpolicy\nstored\tmine\t1\n")
+    }
+
+    @Test func theFirstConfigDirectoryThatHasTheFileWinsInEitherFormat() throws {
+        let box = try ProcessSandbox()
+        let second = box.directory.path + "/xdg2"
+        box.extraEnvironment["XDG_CONFIG_DIRS"] = box.administered + ":" + second
+        let path = second + "/prefs/managed/app.json"
+        try FileManager.default.createDirectory(atPath: second + "/prefs/managed", withIntermediateDirectories: true)
+        try Data(#"{"k": "from json"}"#.utf8).write(to: URL(fileURLWithPath: path))
+        #expect(try box.prefs("read", "app", "k", "--origin").outputText == "managed:\(path)\tfrom json\n")
+        let first = try ManagedValuesTests.put(box, "managed/app.plist", ["k": "first"])
+        #expect(try box.prefs("read", "app", "k", "--origin").outputText == "managed:\(first)\tfirst\n")
+        let global = try ManagedValuesTests.put(box, "managed/.GlobalPreferences.plist", ["g": true])
+        #expect(try box.prefs("read", "-g", "g", "--origin").outputText == "managed:\(global)\ttrue\n")
+        #expect(try box.prefs("write", "-g", "g", "-bool", "false").status == 77)
+    }
+
+    /// Every verb that would change a managed key is refused whole: 77, one line naming the key and
+    /// the file, the suite byte for byte as it was.
+    @Test(arguments: [
+        ["write", "app", "locked", "x"], ["write", "app", "locked", "-int", "2"], ["write", "app", "locked", "-bool", "true"],
+        ["write", "app", "locked", "-float", "1.5"], ["write", "app", "locked", "-date", "2024-01-01T00:00:00Z"],
+        ["write", "app", "locked", "-data", "00"], ["write", "app", "locked", "-array", "a"], ["write", "app", "locked", "-dict", "a", "b"],
+        ["write", "app", "locked", "-array-add", "a"], ["write", "app", "locked", "-dict-add", "a", "b"], ["write", "app", "locked", "-int-add", "1"],
+        ["write", "app", ":locked:sub", "x"], ["write", "app", "mine", "-int", "2", "locked", "x"],
+        ["write", "app", "locked", "x", "--if-absent"], ["write", "app", "locked", "x", "--if-equals", "user"],
+        ["write", "app", "locked", "x", "--dry-run"], ["write", "app", #"{"mine": 3}"#],
+        ["delete", "app", "locked"], ["delete", "app", "mine", "locked"], ["delete", "app"], ["delete", "app", "--dry-run"],
+        ["reset", "app", "locked"], ["reset", "app"], ["rename", "app", "locked", "other"], ["rename", "app", "mine", "locked"],
+    ])
+    func everyChangeOfAManagedKeyIsRefusedWhole(arguments: [String]) throws {
+        let (box, file) = try ManagedValuesTests.managedBox()
+        let before = try Fixtures.bytes(box.config + "/app.plist")
+        let result = try box.prefs(arguments)
+        #expect(result.status == 77, "\(arguments): \(result.error)")
+        #expect(result.error == "prefs: app: locked is managed by the administrator (\(file)) and cannot be changed; nothing changed\n")
+        #expect(try Fixtures.bytes(box.config + "/app.plist") == before)
+        #expect(try box.prefs("write", "app", "mine", "-int", "7").status == 0)
+    }
+
+    @Test func importAndLoadThatTouchAManagedKeyAreRefused() throws {
+        let (box, file) = try ManagedValuesTests.managedBox()
+        #expect(try box.prefs("import", "app", "-", input: Array(#"{"locked": "x", "mine": 5}"#.utf8)).status == 77)
+        #expect(try box.prefs("import", "app", "-", input: Array(#"{"mine": 5}"#.utf8)).status == 0)
+        let dump = try box.prefs("dump")
+        #expect(dump.status == 0)
+        #expect(dump.error == "prefs: warning: app: the managed values (\(file)) are the administrator's and not in the dump\n")
+        #expect(!dump.outputText.contains("policy"))
+        #expect(try box.prefs("import", "app", "-", "--replace", input: Array(#"{"mine": 5}"#.utf8)).status == 77)
+        #expect(try box.prefs("load", "-", input: dump.output).status == 0)
+        try FileManager.default.removeItem(atPath: box.administered)
+        #expect(try box.prefs("delete", "app", "locked").status == 0)
+        _ = try ManagedValuesTests.put(box, "managed/app.plist", ["locked": "policy"])
+        let before = try Fixtures.bytes(box.config + "/app.plist")
+        #expect(try box.prefs("load", "-", input: dump.output).status == 77)
+        #expect(try Fixtures.bytes(box.config + "/app.plist") == before)
+    }
+
+    /// A managed file that is not a plain readable property list fails every read of its suite
+    /// and every change, at once and never skipped.
+    @Test(arguments: ["fifo", "device", "corrupt", "directory", "loop"])
+    func aHostileManagedFileIsAnErrorNeverSkipped(kind: String) throws {
+        let box = try ProcessSandbox()
+        #expect(try box.prefs("write", "app", "mine", "1").status == 0)
+        let directory = box.administered + "/prefs/managed"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/app.plist"
+        switch kind {
+        case "fifo": #expect(mkfifo(path, 0o644) == 0)
+        case "device": #expect(symlink("/dev/zero", path) == 0)
+        case "corrupt": try Data("<plist><dict><key>k".utf8).write(to: URL(fileURLWithPath: path))
+        case "directory": try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        default: #expect(symlink("app.plist", path) == 0)
+        }
+        let expected: Int32 = kind == "directory" || kind == "loop" ? 74 : 65
+        for arguments in [["read", "app", "mine"], ["read", "app"], ["write", "app", "mine", "2"]] {
+            let result = try box.prefs(arguments, timeout: 20)
+            #expect(result.status == expected, "\(arguments): \(result.error)")
+            #expect(result.error.hasPrefix("prefs: \(path): "))
+        }
+        #expect(try box.prefs("read", "--stored", "app", "mine").outputText == "1\n")
+    }
+
+    /// `watch` reports a managed value that changes, and one that appears after the watch began.
+    @Test func watchReportsAChangeOfAManagedValue() throws {
+        let box = try ProcessSandbox()
+        #expect(try box.prefs("write", "app", "k", "mine").status == 0)
+        try FileManager.default.createDirectory(atPath: box.administered + "/prefs/managed", withIntermediateDirectories: true)
+        let watch = try WatchProcess(box, ["app", "--initial"])
+        #expect(watch.nextLine() == "k (absent) -> mine")
+        try ManagedValuesTests.put(box, "managed/app.plist", ["k": "policy"])
+        #expect(watch.nextLine() == "k mine -> policy")
+        try ManagedValuesTests.put(box, "managed/app.plist", ["k": "policy 2"])
+        #expect(watch.nextLine() == "k policy -> policy 2")
+        try FileManager.default.removeItem(atPath: box.administered + "/prefs/managed/app.plist")
+        #expect(watch.nextLine() == "k policy 2 -> mine")
+    }
+
+    @Test func migrateThatTouchesAManagedKeyIsRefusedWhole() throws {
+        let (box, _) = try ManagedValuesTests.managedBox()
+        let before = try Fixtures.bytes(box.config + "/app.plist")
+        let source = try box.directory.write("old.json", #"{"locked": "x", "fresh": 1}"#)
+        for extra in [[], ["--overwrite"], ["--dry-run"], ["--skip-errors"], ["--keys", "locked"]] {
+            let result = try box.prefs(["migrate", "app", source] + extra)
+            #expect(result.status == 77, "\(extra): \(result.outputText) \(result.error)")
+        }
+        let renamed = try box.directory.write("renamed.json", #"{"old": "x"}"#)
+        #expect(try box.prefs("migrate", "app", renamed, "--rename", "old=locked").status == 77)
+        #expect(try Fixtures.bytes(box.config + "/app.plist") == before)
+        #expect(try box.prefs("migrate", "app", source, "--keys", "fresh").status == 0)
+    }
+
+    /// `describe` names a managed key's origin.
+    @Test func describeMarksAManagedKey() throws {
+        let (box, file) = try ManagedValuesTests.managedBox()
+        let schema = try box.directory.write("schema.json", #"{"keys": {"locked": {"type": "string"}, "mine": {"type": "integer"}}}"#)
+        try #require(box.prefs("register", "app", "--schema", schema).status == 0)
+        let described = try box.prefs("describe", "app")
+        #expect(described.status == 0 && described.outputText.contains("  origin: managed:\(file)\n"), "\(described.outputText)")
+        #expect(described.outputText.contains("  origin: stored\n"))
+    }
+
+    /// Read order: managed, stored, global, system defaults, registered (the user's, then the
+    /// packages'), schema.
+    @Test func systemDefaultsShowUnderTheGlobalSuiteAndOverRegisteredDefaults() throws {
+        let box = try ProcessSandbox()
+        let system = try ManagedValuesTests.put(box, "defaults/app.plist", ["a": "system", "b": "system", "c": "system"])
+        #expect(try box.prefs("register", "app", "c", "registered", "d", "registered").status == 0)
+        #expect(try box.prefs("write", "-g", "b", "global").status == 0)
+        #expect(try box.prefs("write", "app", "a", "stored").status == 0)
+        let read = try box.prefs("read", "app", "--origin")
+        #expect(read.outputText.hasPrefix("stored\ta\tstored\nglobal\tb\tglobal\nsystem:\(system)\tc\tsystem\nregistered:"), "\(read.outputText)")
+        #expect(try box.prefs("read", "app", "c", "--origin").outputText == "system:\(system)\tsystem\n")
+        #expect(try box.prefs("reset", "app", "a").status == 0)
+        #expect(try box.prefs("read", "app", "a").outputText == "system\n")
+        #expect(try box.prefs("write", "app", "c", "mine").status == 0)
+        #expect(try box.prefs("read", "app", "c").outputText == "mine\n")
+    }
+}
+
+extension ProcessSandbox {
+    func prefs(_ arguments: [String], input: [UInt8] = [], timeout: Double = defaultProcessTimeout) throws -> ProcessResult {
+        try runProcess(Paths.binary, arguments, input: input, environment: environment, timeout: timeout)
+    }
+}
