@@ -10,7 +10,10 @@ import Testing
     /// exit 0 and print nothing on stderr. A partial or missing file would show as exit 65 or 1.
     @Test func eightWritersLoseNothingAndReadersNeverSeeAPartialFile() throws {
         let box = try ProcessSandbox()
+        // What is checked is that no write is lost, not how long one waits: with both cores busy, a
+        // writer waited out the 10 s default behind the seven others and exited 75.
         let script = """
+            export PREFS_LOCK_TIMEOUT=300
             writers=""
             for w in 1 2 3 4 5 6 7 8; do
               ( for i in $(seq 1 250); do prefs write shared "k$w-$i" -int "$i" || echo "writer $w failed at $i" >&2; done ) &

@@ -44,7 +44,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .cannotRead: return "cannot read (or write standard output)"
         case .lockUnavailable: return "lock not obtained (a retry may succeed)"
         case .outcomeUnknown: return "outcome unknown: the change may or may not have been applied"
-        case .noPermission: return "permission denied by the store or its TLS certificate, or a change of a managed key"
+        case .noPermission: return "permission denied: by the store, its TLS certificate, or a managed key"
         case .cannotExecute: return "exec: the command could not be run; edit: the editor failed"
         case .commandNotFound: return "exec, edit: the command or editor was not found"
         }
