@@ -90,6 +90,9 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
             guard case .date(let date) = value else { throw mismatch("a date") }
             return date as! T
         }
+        if FoundationBridge(T.self) == .data, case .data(let bytes) = value {
+            return try T(from: BytesDecoder(bytes: bytes, codingPath: codingPath))
+        }
         if let bridge = FoundationBridge(T.self) {
             guard let encoded = bridge.encodedForm(of: value) else { throw mismatch(bridge == .date ? "a date" : "data") }
             return try T(from: ValueDecoder(value: encoded, codingPath: codingPath))
@@ -161,6 +164,50 @@ struct UnkeyedValueContainer: UnkeyedDecodingContainer {
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try next().unkeyedContainer() }
 
     mutating func superDecoder() throws -> any Decoder { try next() }
+}
+
+/// What `Data`'s own decoding reads from stored data: its bytes, one `UInt8` at a time.
+struct BytesDecoder: Decoder, UnkeyedDecodingContainer {
+    let bytes: [UInt8]
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    var currentIndex = 0
+
+    init(bytes: [UInt8], codingPath: [any CodingKey]) {
+        self.bytes = bytes
+        self.codingPath = codingPath
+    }
+
+    var count: Int? { bytes.count }
+    var isAtEnd: Bool { currentIndex >= bytes.count }
+
+    func refuse(_ expected: String) -> PrefCodingError {
+        PrefCodingError(path: codingPath, reason: "expected \(expected), found data")
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> { throw refuse("a dictionary") }
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { self }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { throw refuse("a single value") }
+
+    mutating func decodeNil() throws -> Bool { false }
+
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 {
+        guard !isAtEnd else { throw PrefCodingError(path: codingPath, reason: "missing: the data has \(bytes.count) bytes") }
+        defer { currentIndex += 1 }
+        return bytes[currentIndex]
+    }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        guard let byte = try decode(UInt8.self) as? T else { throw refuse("bytes") }
+        return byte
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        throw refuse("a dictionary")
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { throw refuse("an array") }
+    mutating func superDecoder() throws -> any Decoder { throw refuse("a dictionary") }
 }
 
 /// A date codes as its seconds since 2001-01-01 in other coders; `PrefValueEncoder` and

@@ -54,10 +54,7 @@ struct UnkeyedSlotContainer: UnkeyedEncodingContainer {
     let slot: EncodingSlot
     let codingPath: [any CodingKey]
 
-    var count: Int {
-        guard case .unkeyed(let elements) = slot.content else { return 0 }
-        return elements.count
-    }
+    var count: Int { slot.elements.isEmpty ? slot.bytes.count : slot.elements.count }
 
     var nextPath: [any CodingKey] { codingPath + [PrefCodingKey(count)] }
 
@@ -72,7 +69,7 @@ struct UnkeyedSlotContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: Int32) throws { slot.appended().set(integer: value) }
     mutating func encode(_ value: Int64) throws { slot.appended().set(integer: value) }
     mutating func encode(_ value: UInt) throws { slot.appended().set(integer: value) }
-    mutating func encode(_ value: UInt8) throws { slot.appended().set(integer: value) }
+    mutating func encode(_ value: UInt8) throws { slot.append(byte: value) }
     mutating func encode(_ value: UInt16) throws { slot.appended().set(integer: value) }
     mutating func encode(_ value: UInt32) throws { slot.appended().set(integer: value) }
     mutating func encode(_ value: UInt64) throws { slot.appended().set(integer: value) }

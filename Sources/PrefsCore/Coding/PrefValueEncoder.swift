@@ -24,13 +24,19 @@ final class EncodingSlot {
         case empty
         case null
         case value(PrefValue)
-        case keyed([(key: String, slot: EncodingSlot)])
-        case unkeyed([EncodingSlot])
+        /// A dictionary: its members are `members`.
+        case keyed
+        /// An array: its elements are `elements`, or `bytes` while every one so far is a `UInt8`
+        /// (`Data` encodes itself byte by byte).
+        case unkeyed
         /// Foundation's `Date` or `Data`, encoded through its own `Codable` into `slot`.
         case bridged(FoundationBridge, EncodingSlot)
     }
 
     var content = Content.empty
+    var members: [(key: String, slot: EncodingSlot)] = []
+    var elements: [EncodingSlot] = []
+    var bytes: [UInt8] = []
 
     func store<T: Encodable>(_ value: T, path: [any CodingKey]) throws {
         if let date = value as? PrefDate {
@@ -49,14 +55,18 @@ final class EncodingSlot {
         switch content {
         case .empty, .null: return nil
         case .value(let value): return value
-        case .keyed(let members):
+        case .keyed:
             var dictionary = PrefDictionary()
             for member in members {
                 dictionary[member.key] = try member.slot.member(path: path + [PrefCodingKey(member.key)])
             }
             return .dictionary(dictionary)
-        case .unkeyed(let elements):
+        case .unkeyed:
+            if elements.isEmpty { return .array(bytes.map { .integer(Int64($0)) }) }
             return .array(try elements.enumerated().map { try $0.element.member(path: path + [PrefCodingKey($0.offset)]) })
+        case .bridged(.data, let inner) where inner.elements.isEmpty:
+            if case .unkeyed = inner.content { return .data(inner.bytes) }
+            return try FoundationBridge.data.prefValue(from: inner.value(path: path), path: path)
         case .bridged(let bridge, let inner):
             return try bridge.prefValue(from: inner.value(path: path), path: path)
         }
@@ -73,19 +83,39 @@ final class EncodingSlot {
     /// The slot of `key` in this keyed container (a key encoded again replaces the first).
     func member(_ key: String) -> EncodingSlot {
         let slot = EncodingSlot()
-        guard case .keyed(var members) = content else { content = .keyed([(key, slot)]); return slot }
-        members.removeAll { $0.key == key }
-        members.append((key, slot))
-        content = .keyed(members)
+        content = .keyed
+        if let index = members.firstIndex(where: { $0.key == key }) {
+            members[index].slot = slot
+        } else {
+            members.append((key, slot))
+        }
         return slot
     }
 
+    /// A new element's slot in this unkeyed container.
     func appended() -> EncodingSlot {
+        content = .unkeyed
+        if elements.isEmpty && !bytes.isEmpty {
+            elements = bytes.map { byte in
+                let slot = EncodingSlot()
+                slot.set(integer: byte)
+                return slot
+            }
+            bytes = []
+        }
         let slot = EncodingSlot()
-        guard case .unkeyed(var elements) = content else { content = .unkeyed([slot]); return slot }
         elements.append(slot)
-        content = .unkeyed(elements)
         return slot
+    }
+
+    /// A `UInt8` element, kept as a byte while every element is one.
+    func append(byte: UInt8) {
+        if elements.isEmpty {
+            content = .unkeyed
+            bytes.append(byte)
+        } else {
+            appended().set(integer: byte)
+        }
     }
 }
 
@@ -115,12 +145,12 @@ struct SlotEncoder: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        if case .empty = slot.content { slot.content = .keyed([]) }
+        if case .empty = slot.content { slot.content = .keyed }
         return KeyedEncodingContainer(KeyedSlotContainer<Key>(slot: slot, codingPath: codingPath))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        if case .empty = slot.content { slot.content = .unkeyed([]) }
+        if case .empty = slot.content { slot.content = .unkeyed }
         return UnkeyedSlotContainer(slot: slot, codingPath: codingPath)
     }
 

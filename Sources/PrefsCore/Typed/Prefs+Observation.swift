@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 extension Prefs.Suite {
     /// The value of `key` now, then each time it changes, whoever changes it (this process, another
@@ -26,13 +27,28 @@ extension Prefs {
         let suite: Suite
         let key: Key<Value>
 
-        public func makeAsyncIterator() -> AsyncThrowingStream<Value, any Error>.Iterator {
-            AsyncThrowingStream { continuation in start(continuation) }.makeAsyncIterator()
+        public func makeAsyncIterator() -> Iterator {
+            let stopper = WatchStopper()
+            let stream = AsyncThrowingStream { continuation in start(continuation, stopper) }
+            return Iterator(base: stream.makeAsyncIterator(), release: StopOnRelease(stopper))
         }
 
-        /// Starts the watch on a thread of its own. It stops when the stream ends: then the pipe's
-        /// write end is closed, which the watcher sees as its `closedWhen` descriptor hanging up.
-        func start(_ continuation: AsyncThrowingStream<Value, any Error>.Continuation) {
+        /// The values as they come; dropping it (a loop that ends with `break`) stops the watch.
+        public struct Iterator: AsyncIteratorProtocol {
+            var base: AsyncThrowingStream<Value, any Error>.Iterator
+            let release: StopOnRelease
+
+            public mutating func next() async throws -> Value? { try await base.next() }
+
+            public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error) -> Value? {
+                try await base.next(isolation: actor)
+            }
+        }
+
+        /// Starts the watch on a thread of its own. It stops when the stream ends (the task is
+        /// cancelled) or its iterator is dropped: then the pipe's write end is closed, which the
+        /// watcher sees as its `closedWhen` descriptor hanging up.
+        func start(_ continuation: AsyncThrowingStream<Value, any Error>.Continuation, _ stopper: WatchStopper) {
             var ends: [Int32] = [-1, -1]
             guard pipe(&ends) == 0 else {
                 continuation.finish(throwing: PrefsError.cannotRead(path: "pipe", errno: errno))
@@ -40,7 +56,8 @@ extension Prefs {
             }
             let (readEnd, writeEnd) = (ends[0], ends[1])
             for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-            continuation.onTermination = { _ in close(writeEnd) }
+            stopper.set(writeEnd)
+            continuation.onTermination = { _ in stopper.stop() }
             let started = DetachedThread.start {
                 self.watch(until: readEnd, continuation)
                 close(readEnd)
@@ -66,7 +83,7 @@ extension Prefs {
                 }
             }
             do {
-                let layers = try Layers(suite.domain, in: suite.store)
+                let layers = try Layers(try suite.domain(), in: suite.store)
                 let keys = [(name: key.name, path: KeyPath([key.name]))]
                 let watcher = suite.store.fileSystem.isWatchableByKernel ? try layers.watcher(keys: keys) : PollingWatcher(layers, keys: keys)
                 _ = try watcher.run(timeout: nil, closedWhen: hangUp,
@@ -79,6 +96,28 @@ extension Prefs {
             }
         }
     }
+}
+
+/// Closes the write end of a watch's pipe, once, which ends the watch.
+final class WatchStopper: Sendable {
+    private let writeEnd = Mutex<Int32?>(nil)
+
+    func set(_ descriptor: Int32) { writeEnd.withLock { $0 = descriptor } }
+
+    func stop() {
+        writeEnd.withLock { descriptor in
+            if let open = descriptor, open >= 0 { close(open) }
+            descriptor = -1
+        }
+    }
+}
+
+/// Stops a watch when the iterator that holds it goes (the stream's continuation, which the watch
+/// thread holds, keeps the stream itself alive).
+final class StopOnRelease: Sendable {
+    let stopper: WatchStopper
+    init(_ stopper: WatchStopper) { self.stopper = stopper }
+    deinit { stopper.stop() }
 }
 
 /// A detached POSIX thread running a closure.

@@ -30,7 +30,15 @@ extension Prefs {
             self.store = store
         }
 
-        var domain: Domain { .suite(name) }
+        /// The suite's domain; a name that could escape the store (empty, a leading `.`, a `/`, a
+        /// control character) is refused (`PrefsError.badName`) before any file is touched.
+        func domain() throws -> Domain {
+            guard !name.utf8.contains(UInt8(ascii: "/")) else {
+                throw PrefsError.badName(domain: nil, name: name, reason: "suite name \"\(name)\" contains '/'")
+            }
+            try Domain.checkSuiteName(name)
+            return .suite(name)
+        }
 
         /// The value of `key`: the first layer that has it, else the default registered in code, else
         /// the key's default. A stored value of another type is an error (`PrefsError.typeMismatch`),
@@ -45,7 +53,7 @@ extension Prefs {
         /// The value at `name` as stored (through every layer, then the defaults registered in code).
         public func prefValue(_ name: String) throws -> PrefValue? {
             do {
-                return try store.value(at: KeyPath([name]), in: domain, scope: ReadScope()).value
+                return try store.value(at: KeyPath([name]), in: try domain(), scope: ReadScope()).value
             } catch PrefsError.keyNotFound, PrefsError.suiteNotFound {
                 return registeredDefaults[name]
             }
@@ -56,14 +64,14 @@ extension Prefs {
         @discardableResult
         public func set<Value>(_ key: Key<Value>, _ value: Value) throws -> Bool {
             let encoded = try encoded(value, key: key.name)
-            return try store.update(domain, keys: KeySet([key.name])) { $0[key.name] = encoded }
+            return try store.update(try domain(), keys: KeySet([key.name])) { $0[key.name] = encoded }
         }
 
         /// Several changes in one atomic write: `change` sees the stored values (`Changes`) and what
         /// it sets is written together, or nothing is when it throws.
         @discardableResult
         public func update(_ change: (inout Changes) throws -> Void) throws -> Bool {
-            try store.update(domain) { contents in
+            try store.update(try domain()) { contents in
                 var changes = Changes(suite: self, contents: contents)
                 try change(&changes)
                 contents = changes.contents
@@ -73,7 +81,7 @@ extension Prefs {
         /// Removes the stored values of `keys`, so the defaults show again (`prefs reset`).
         @discardableResult
         public func reset(_ keys: Keys...) throws -> Bool {
-            try store.update(domain, keys: KeySet(keys.map(\.name)), removingEmpty: true) { contents in
+            try store.update(try domain(), keys: KeySet(keys.map(\.name)), removingEmpty: true) { contents in
                 for key in keys { contents[key.name] = nil }
             }
         }

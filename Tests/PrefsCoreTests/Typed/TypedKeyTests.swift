@@ -92,3 +92,13 @@ extension Prefs.Keys {
         #expect(try suite[.retries] == 4)
     }
 }
+
+extension TypedKeyTests {
+    @Test(arguments: ["../escape", "a/b", "", ".hidden", "tab\there"])
+    func aSuiteNameThatCouldEscapeTheStoreIsRefused(name: String) throws {
+        let fixture = try LayerFixture(.memory)
+        let suite = Prefs.Suite(name, store: fixture.store)
+        #expect(throws: PrefsError.self) { try suite.set(.retries, 1) }
+        #expect(throws: PrefsError.self) { try suite[.retries] }
+    }
+}
