@@ -18,6 +18,49 @@ import PrefsTestSupport
         let run = try client.buildAndRun()
         #expect(run.outputText == "dictionary 1\n", "\(run.error)")
     }
+
+    /// The README's section "Using PrefsCore from Swift": its `swift` blocks, in order, are the
+    /// client's `main.swift`, and what it prints is what their `// prints:` comments say. A block
+    /// preceded by `<!-- not compiled: REASON -->` is left out (which ones are is checked too).
+    @Test func theReadmesSwiftSectionBuildsAndPrintsWhatItSays() throws {
+        let (code, notCompiled) = try ClientPackageTests.readmeSwift()
+        #expect(notCompiled == ["a client's Package.swift (ClientPackageTests builds one like it)"])
+        let expected = code.split(separator: "\n").compactMap { line in
+            line.range(of: "// prints: ").map { String(line[$0.upperBound...]) }
+        }
+        #expect(expected.count >= 8)
+        let client = try ClientPackage(main: code)
+        let home = client.box.path
+        for directory in ["config", "data"] { try FileManager.default.createDirectory(atPath: home + "/" + directory, withIntermediateDirectories: true) }
+        let run = try client.buildAndRun(environment: ["XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data", "XDG_DATA_DIRS": home + "/none"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.outputText.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) == expected, "\(run.error)")
+    }
+
+    /// The `swift` blocks of the README's "Using PrefsCore from Swift", joined, and the reasons of
+    /// those left out.
+    static func readmeSwift() throws -> (code: String, notCompiled: [String]) {
+        let readme = try Fixtures.text("README.md")
+        guard let start = readme.range(of: "\n## Using PrefsCore from Swift\n") else { throw TestFailure("README has no Swift section") }
+        let section = readme[start.upperBound...]
+        let end = section.range(of: "\n## ")?.lowerBound ?? section.endIndex
+        var code: [String] = [], notCompiled: [String] = []
+        var inBlock = false, skipping = false, pending: String?
+        for line in section[..<end].split(separator: "\n", omittingEmptySubsequences: false) {
+            if inBlock {
+                if line == "```" { inBlock = false } else if !skipping { code.append(String(line)) }
+            } else if line.hasPrefix("<!-- not compiled: ") {
+                pending = String(line.dropFirst(19).dropLast(4))
+            } else if line == "```swift" {
+                (inBlock, skipping) = (true, pending != nil)
+                if let pending { notCompiled.append(pending) }
+                pending = nil
+            } else if !line.isEmpty {
+                pending = nil
+            }
+        }
+        return (code.joined(separator: "\n") + "\n", notCompiled)
+    }
 }
 
 /// A client package in a temporary directory, depending by version on a tagged copy of this checkout.
@@ -69,7 +112,7 @@ struct ClientPackage {
     }
 
     /// Builds the client (everything SwiftPM prints checked for warnings), then runs it.
-    func buildAndRun() throws -> ProcessResult {
+    func buildAndRun(environment extra: [String: String] = [:]) throws -> ProcessResult {
         let scratch = box.file("build")
         let build = try runProcess(swift, ["build", "--package-path", box.file("client"), "--scratch-path", scratch,
                                            "--cache-path", box.file("cache"), "--config-path", box.file("config"),
@@ -78,6 +121,7 @@ struct ClientPackage {
         let printed = build.outputText + build.error
         guard build.status == 0 else { throw TestFailure("the client did not build:\n\(printed.suffix(4000))") }
         #expect(!printed.contains("warning:"), "\(printed)")
-        return try runProcess(scratch + "/debug/Client", [], environment: ClientPackage.environment(home: box.path))
+        let environment = ClientPackage.environment(home: box.path).merging(extra) { $1 }
+        return try runProcess(scratch + "/debug/Client", [], environment: environment)
     }
 }
