@@ -1,12 +1,14 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// The release build of prefs on Linux is linked by lld (shipped with the toolchain) with its code and
-// data split into a section per function and per variable, in the order Sources/prefs/startup.order
-// gives: what a short command touches then sits together, in fewer pages, and each page touched costs
-// a page fault (Tests/Benchmarks/make-startup-order.sh writes the list; README, Performance).
+// The release build of prefs on Linux is linked by lld (shipped with the toolchain) in the order
+// Sources/prefs/startup.order gives: what a short command touches then sits together, in fewer pages,
+// and each page touched costs a page fault (Tests/Benchmarks/make-startup-order.sh writes the list;
+// README, Performance). lld can only move what the compiler put in a section of its own, so the
+// documented release build (README, Install) asks for a section per function and per variable on its
+// command line (`-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc
+// -fdata-sections`), not here: a library target with unsafe flags cannot be a versioned dependency.
 let releaseOnLinux = BuildSettingCondition.when(platforms: [.linux], configuration: .release)
-let sectionPerSymbol = SwiftSetting.unsafeFlags(["-Xfrontend", "-function-sections"], releaseOnLinux)
 
 // prefs has no package dependencies: only what the Swift toolchain ships.
 let package = Package(
@@ -18,16 +20,17 @@ let package = Package(
     targets: [
         // The library: value model, codecs, stores. Imports only the stdlib and Glibc so a static
         // `prefs` starts in about a millisecond.
-        .target(name: "PrefsCore", dependencies: ["CPrefsSystem", "CPrefsTLS"], swiftSettings: [sectionPerSymbol]),
+        .target(name: "PrefsCore", dependencies: ["CPrefsSystem", "CPrefsTLS"]),
         // What Swift cannot reach: the CPU's SHA-256 instructions (x86 SHA-NI, ARMv8 SHA2), chosen at run
         // time, the vector scans of the one-key lookups, and placing a helper thread on another CPU.
-        .target(name: "CPrefsSystem", cSettings: [.unsafeFlags(["-ffunction-sections", "-fdata-sections"], releaseOnLinux)]),
+        .target(name: "CPrefsSystem"),
         // TLS for `etcds://` stores, through the system's OpenSSL (Debian: libssl-dev); nothing of it
         // runs before a TLS store is used (cpu.c).
         .target(name: "CPrefsTLS", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
-        // The command: parses argv by hand, calls PrefsCore, prints, exits.
+        // The command: parses argv by hand, calls PrefsCore, prints, exits. Its linker flags are not
+        // built for a package that depends on PrefsCore.
         .executableTarget(
-            name: "prefs", dependencies: ["PrefsCore"], exclude: ["startup.order"], swiftSettings: [sectionPerSymbol],
+            name: "prefs", dependencies: ["PrefsCore"], exclude: ["startup.order"],
             linkerSettings: [
                 .unsafeFlags([
                     "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/prefs/startup.order",

@@ -31,7 +31,7 @@ trap cleanup EXIT
 before=
 if [ -n "${BEFORE:-}" ]; then
   git -C "$root" worktree add -q --detach "$work/before" "$BEFORE"
-  (cd "$work/before" && swift build -q -c release --product prefs -Xswiftc -static-executable)
+  (cd "$work/before" && "${release_build[@]}")
   before=$(bench_copy "$work/before/.build/release/prefs" prefs-before)
 fi
 

@@ -20,7 +20,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 bench_need valgrind:valgrind python3:python3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-(cd "$root" && swift build -q -c release --product prefs -Xswiftc -static-executable -Xlinker -Map="$work/prefs.map")
+(cd "$root" && "${release_build[@]}" -Xlinker -Map="$work/prefs.map")
 # valgrind cannot read the DWARF 5 that clang writes for the C target: run a copy without it.
 strip --strip-debug -o "$work/prefs" "$root/.build/release/prefs"
 prefs=$work/prefs

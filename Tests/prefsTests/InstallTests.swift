@@ -17,7 +17,7 @@ import Testing
 
     @Test func theReadmesInstallLinesPutEverythingUnderThePrefix() throws {
         let lines = try InstallTests.installBlock()
-        #expect(lines.first == "swift build -c release --product prefs -Xswiftc -static-executable")
+        #expect(lines.first == "swift build -c release --product prefs -Xswiftc -static-executable -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc -fdata-sections")
         let box = try TemporaryDirectory()
         let prefix = box.path + "/usr"
         // The build is the tests' own; PREFIX is the temporary one; every other line runs as written.

@@ -1,9 +1,9 @@
 import Glibc
 
 /// Every failure PrefsCore reports. Each case carries its context as fields — the suite or file,
-/// the key, the path, the position in a document, the limit that was passed — and nothing else: the
-/// command renders the one-line message (`PrefsError.message` in the executable), and `exitStatus`
-/// is the one place a case becomes a status. Lower-level errors (errno, decode failures) are mapped
+/// the key, the path, the position in a document, the limit that was passed — and nothing else:
+/// `description` is the one place a case becomes its one-line message (what `prefs` prints), and
+/// `exitStatus` the one place it becomes a status. Lower-level errors (errno, decode failures) are mapped
 /// where they happen and keep the path.
 public enum PrefsError: Error, Equatable, Sendable {
     /// The command line's shape is wrong: a missing operand, an option a verb does not take.

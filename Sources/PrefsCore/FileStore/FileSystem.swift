@@ -4,6 +4,10 @@ import Glibc
 /// `InMemoryFileSystem` in memory for tests; both throw the same `PrefsError`s for the same situations
 /// (missing file, missing parent directory, a directory where a file should be, a held lock).
 public protocol FileSystem: Sendable {
+    /// Whether the kernel sees these files, so that inotify can watch them (`InMemoryFileSystem`
+    /// answers no: a watch then reads the values again every few milliseconds).
+    var isWatchableByKernel: Bool { get }
+
     /// The whole file, following symlinks. `.fileNotFound` when nothing is there, `.cannotRead` when it
     /// cannot be read (a directory, no permission).
     func contents(of path: String) throws -> [UInt8]
@@ -120,6 +124,8 @@ public struct FileStatus: Equatable, Sendable {
 }
 
 extension FileSystem {
+    public var isWatchableByKernel: Bool { true }
+
     /// The whole file (a file system whose files all have an end).
     public func contents(of path: String, atMost limit: Int) throws -> [UInt8] {
         Array(try contents(of: path).prefix(limit + 1))

@@ -38,6 +38,8 @@ public final class InMemoryFileSystem: FileSystem, Sendable {
 
     private let state = Mutex(State())
 
+    public var isWatchableByKernel: Bool { false }
+
     public init(files: [String: [UInt8]] = [:]) {
         for (path, bytes) in files {
             try! createDirectory(splitPath(path).directory, mode: 0o755)

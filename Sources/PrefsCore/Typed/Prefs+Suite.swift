@@ -1,0 +1,141 @@
+extension Prefs {
+    /// A suite, read and written through typed keys. A read sees what an application sees: every
+    /// layer of the suite (managed values, the stored suite, the global suite, system and
+    /// registered defaults files, the schema's defaults), then the defaults registered in code
+    /// (`register(defaults:)`), then the key's own default. A write changes the stored suite only,
+    /// atomically, as `prefs write` does: no concurrent writer's change is lost.
+    ///
+    /// A value, not a connection: copies share the store, each has its own defaults registered in
+    /// code. It is `Sendable`; nothing is cached, so each read sees the last completed write of any
+    /// process.
+    public struct Suite: Sendable {
+        /// The suite's name (`com.example.app`): the file `$XDG_CONFIG_HOME/com.example.app.plist`.
+        public let name: String
+        /// Where the suite lives.
+        public let store: SuiteStore
+        /// The defaults registered in code, in memory and never written: below every layer of the
+        /// store, above the keys' own defaults.
+        public private(set) var registeredDefaults = PrefDictionary()
+
+        /// The suite `name` in the user's files, found from the process environment (`XDG_CONFIG_HOME`,
+        /// `HOME`…), where `prefs` and `UserDefaults(suiteName:)` find it.
+        public init(_ name: String) {
+            self.init(name, store: SuiteStore(fileSystem: LocalFileSystem(), environment: .current))
+        }
+
+        /// The suite `name` in `store`: files on another root or on `InMemoryFileSystem` (for unit
+        /// tests), or an etcd store.
+        public init(_ name: String, store: SuiteStore) {
+            self.name = name
+            self.store = store
+        }
+
+        /// The suite's domain; a name that could escape the store (empty, a leading `.`, a `/`, a
+        /// control character) is refused (`PrefsError.badName`) before any file is touched.
+        func domain() throws -> Domain {
+            guard !name.utf8.contains(UInt8(ascii: "/")) else {
+                throw PrefsError.badName(domain: nil, name: name, reason: "suite name \"\(name)\" contains '/'")
+            }
+            try Domain.checkSuiteName(name)
+            return .suite(name)
+        }
+
+        /// The value of `key`: the first layer that has it, else the default registered in code, else
+        /// the key's default. A stored value of another type is an error (`PrefsError.typeMismatch`),
+        /// never silently replaced by the default.
+        public subscript<Value>(key: Key<Value>) -> Value {
+            get throws {
+                guard let value = try prefValue(key.name) else { return key.defaultValue }
+                return try decoded(Value.self, from: value, key: key.name)
+            }
+        }
+
+        /// The value at `name` as stored (through every layer, then the defaults registered in code).
+        public func prefValue(_ name: String) throws -> PrefValue? {
+            do {
+                return try store.value(at: KeyPath([name]), in: try domain(), scope: ReadScope()).value
+            } catch PrefsError.keyNotFound, PrefsError.suiteNotFound {
+                return registeredDefaults[name]
+            }
+        }
+
+        /// Stores `value` under `key` (an optional key's nil removes it). Returns whether the suite
+        /// changed: storing the value already stored writes nothing.
+        @discardableResult
+        public func set<Value>(_ key: Key<Value>, _ value: Value) throws -> Bool {
+            let encoded = try encoded(value, key: key.name)
+            return try store.update(try domain(), keys: KeySet([key.name])) { $0[key.name] = encoded }
+        }
+
+        /// Several changes in one atomic write: `change` sees the stored values (`Changes`) and what
+        /// it sets is written together, or nothing is when it throws.
+        @discardableResult
+        public func update(_ change: (inout Changes) throws -> Void) throws -> Bool {
+            try store.update(try domain()) { contents in
+                var changes = Changes(suite: self, contents: contents)
+                try change(&changes)
+                contents = changes.contents
+            }
+        }
+
+        /// Removes the stored values of `keys`, so the defaults show again (`prefs reset`).
+        @discardableResult
+        public func reset(_ keys: Keys...) throws -> Bool {
+            try store.update(try domain(), keys: KeySet(keys.map(\.name)), removingEmpty: true) { contents in
+                for key in keys { contents[key.name] = nil }
+            }
+        }
+
+        /// Registers defaults in code, in memory only: read below every layer of the store and above
+        /// the keys' own defaults, never written (`UserDefaults.register(defaults:)`). A later
+        /// registration of a key replaces an earlier one.
+        public mutating func register(defaults: PrefDictionary) {
+            for entry in defaults { registeredDefaults[entry.key] = entry.value }
+        }
+
+        /// Registers one typed default in code (see `register(defaults:)`).
+        public mutating func register<Value>(_ key: Key<Value>, _ value: Value) throws {
+            registeredDefaults[key.name] = try encoded(value, key: key.name)
+        }
+
+        func encoded<Value: Encodable>(_ value: Value, key: String) throws -> PrefValue? {
+            do {
+                return try PrefValueEncoder().encode(value)
+            } catch let error as PrefCodingError {
+                throw PrefsError.invalidValue(domain: name, key: key, flag: nil, given: nil, reason: error.sentence)
+            }
+        }
+
+        func decoded<Value: Decodable>(_ type: Value.Type, from value: PrefValue, key: String) throws -> Value {
+            do {
+                return try PrefValueDecoder().decode(type, from: value)
+            } catch let error as PrefCodingError {
+                throw PrefsError.typeMismatch(domain: name, key: key, reason: error.sentence)
+            }
+        }
+    }
+
+    /// The stored values of a suite being changed by `Suite.update`, through typed keys.
+    public struct Changes {
+        let suite: Suite
+        /// The stored values, as they will be written.
+        public var contents: PrefDictionary
+
+        /// The stored value of `key` (not the layers below), else the key's default; setting stores it.
+        public subscript<Value>(key: Key<Value>) -> Value {
+            get throws {
+                guard let value = contents[key.name] else { return key.defaultValue }
+                return try suite.decoded(Value.self, from: value, key: key.name)
+            }
+        }
+
+        public mutating func set<Value>(_ key: Key<Value>, _ value: Value) throws {
+            contents[key.name] = try suite.encoded(value, key: key.name)
+        }
+    }
+}
+
+extension PrefCodingError {
+    /// `at window.frames.0: expected a real, found a string`, or the reason alone at the top.
+    var sentence: String { path.isEmpty ? reason : "at \(place): \(reason)" }
+}

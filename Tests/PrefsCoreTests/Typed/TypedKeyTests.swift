@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+@testable import PrefsCore
+
+extension Prefs.Keys {
+    static let retries = Prefs.Key<Int>("retries", default: 3)
+    static let nickname = Prefs.Key<String?>("nickname")
+    static let theme = Prefs.Key<Theme>("theme", default: .light)
+    static let hosts = Prefs.Key<[String]>("hosts", default: [])
+    static let limits = Prefs.Key<[String: Double]>("limits", default: [:])
+    static let window = Prefs.Key<Window?>("window")
+    static let lastRun = Prefs.Key<Date?>("lastRun")
+}
+
+/// Typed keys over a suite: defaults, every kind of value stored as property-list structure, the
+/// defaults registered in code, atomic bulk changes and reset — on the in-memory file system and on
+/// disk alike.
+@Suite struct TypedKeyTests {
+    static func suite(_ kind: FileSystemKind) throws -> (Prefs.Suite, LayerFixture) {
+        let fixture = try LayerFixture(kind)
+        return (Prefs.Suite("com.example.app", store: fixture.store), fixture)
+    }
+
+    @Test(arguments: FileSystemKind.allCases)
+    func aKeyReadsItsDefaultUntilAValueIsStored(kind: FileSystemKind) throws {
+        let (suite, _) = try TypedKeyTests.suite(kind)
+        #expect(try suite[.retries] == 3)
+        #expect(try suite[.nickname] == nil)
+        #expect(try suite.set(.retries, 5))
+        #expect(try !suite.set(.retries, 5))
+        #expect(try suite[.retries] == 5)
+        try suite.set(.nickname, "kim")
+        #expect(try suite[.nickname] == "kim")
+        try suite.set(.nickname, nil)
+        #expect(try suite.store.load(.suite("com.example.app"))?.contents["nickname"] == nil)
+    }
+
+    @Test(arguments: FileSystemKind.allCases)
+    func valuesAreStoredAsPropertyListStructure(kind: FileSystemKind) throws {
+        let (suite, _) = try TypedKeyTests.suite(kind)
+        try suite.set(.theme, .dark)
+        try suite.set(.hosts, ["a", "b"])
+        try suite.set(.limits, ["cpu": 0.5])
+        try suite.set(.window, PrefValueCodingTests.window)
+        try suite.set(.lastRun, Date(timeIntervalSinceReferenceDate: 42))
+        let stored = try #require(try suite.store.load(.suite("com.example.app"))?.contents)
+        #expect(stored["theme"] == "dark" && stored["hosts"] == ["a", "b"] && stored["limits"] == ["cpu": 0.5])
+        #expect(stored["lastRun"] == .date(PrefDate(secondsSinceReferenceDate: 42)))
+        guard case .dictionary(let window)? = stored["window"] else { Issue.record("not a dictionary"); return }
+        #expect(window["title"] == "Main")
+        #expect(try suite[.window] == PrefValueCodingTests.window)
+        #expect(try suite[.theme] == .dark && suite[.hosts] == ["a", "b"] && suite[.limits] == ["cpu": 0.5])
+    }
+
+    @Test func aStoredValueOfAnotherTypeIsAnErrorNotTheDefault() throws {
+        let (suite, _) = try TypedKeyTests.suite(.memory)
+        try suite.store.update(.suite("com.example.app")) { $0["retries"] = "many" }
+        #expect(throws: PrefsError.typeMismatch(domain: "com.example.app", key: "retries", reason: "expected an integer, found a string")) {
+            try suite[.retries]
+        }
+    }
+
+    @Test func defaultsRegisteredInCodeLieBelowTheFilesAndAreNeverWritten() throws {
+        let fixture = try LayerFixture(.memory)
+        var suite = Prefs.Suite("com.example.app", store: fixture.store)
+        suite.register(defaults: ["retries": 7])
+        try suite.register(.theme, .dark)
+        #expect(try suite[.retries] == 7 && suite[.theme] == .dark)
+        try fixture.put("data/prefs/defaults/com.example.app.plist", ["retries": 9])
+        #expect(try suite[.retries] == 9)
+        try suite.set(.retries, 1)
+        #expect(try suite[.retries] == 1)
+        #expect(try suite.reset(.retries))
+        #expect(try suite[.retries] == 9)
+        #expect(try suite.store.load(.suite("com.example.app")) == nil)
+    }
+
+    @Test func anUpdateChangesSeveralKeysAtOnceOrNone() throws {
+        let (suite, _) = try TypedKeyTests.suite(.memory)
+        try suite.update { changes in
+            try changes.set(.retries, try changes[.retries] + 1)
+            try changes.set(.hosts, ["x"])
+        }
+        #expect(try suite[.retries] == 4 && suite[.hosts] == ["x"])
+        struct Refused: Error {}
+        #expect(throws: Refused.self) {
+            try suite.update { changes in
+                try changes.set(.retries, 100)
+                throw Refused()
+            }
+        }
+        #expect(try suite[.retries] == 4)
+    }
+}
+
+extension TypedKeyTests {
+    @Test(arguments: ["../escape", "a/b", "", ".hidden", "tab\there"])
+    func aSuiteNameThatCouldEscapeTheStoreIsRefused(name: String) throws {
+        let fixture = try LayerFixture(.memory)
+        let suite = Prefs.Suite(name, store: fixture.store)
+        #expect(throws: PrefsError.self) { try suite.set(.retries, 1) }
+        #expect(throws: PrefsError.self) { try suite[.retries] }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+import PrefsTestSupport
+
+/// PrefsCore as another package uses it: a copy of this checkout, committed and tagged 1.0.0 in a
+/// git repository of its own, and a client package in Swift 6 language mode that depends on it by
+/// version (`.package(url:from:)`, which SwiftPM refuses when a library target carries unsafe
+/// flags). The client is built from scratch (minutes: PrefsCore is compiled again), and must build
+/// with no warning and run.
+@Suite(.serialized) struct ClientPackageTests {
+    @Test func aClientDependingOnPrefsCoreByVersionBuildsWithoutWarningsAndRuns() throws {
+        let client = try ClientPackage(main: """
+            import PrefsCore
+
+            let value: PrefValue = ["retries": 3]
+            print(value.typeName, PrefsError.keyNotFound(domain: "com.example.app", key: "retries").exitStatus.rawValue)
+            """)
+        let run = try client.buildAndRun()
+        #expect(run.outputText == "dictionary 1\n", "\(run.error)")
+    }
+
+    /// The README's section "Using PrefsCore from Swift": its `swift` blocks, in order, are the
+    /// client's `main.swift`, and what it prints is what their `// prints:` comments say. A block
+    /// preceded by `<!-- not compiled: REASON -->` is left out (which ones are is checked too).
+    @Test func theReadmesSwiftSectionBuildsAndPrintsWhatItSays() throws {
+        let (code, notCompiled) = try ClientPackageTests.readmeSwift()
+        #expect(notCompiled == ["a client's Package.swift (ClientPackageTests builds one like it)"])
+        let expected = code.split(separator: "\n").compactMap { line in
+            line.range(of: "// prints: ").map { String(line[$0.upperBound...]) }
+        }
+        #expect(expected.count >= 8)
+        let client = try ClientPackage(main: code)
+        let home = client.box.path
+        for directory in ["config", "data"] { try FileManager.default.createDirectory(atPath: home + "/" + directory, withIntermediateDirectories: true) }
+        let run = try client.buildAndRun(environment: ["XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data", "XDG_DATA_DIRS": home + "/none"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.outputText.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) == expected, "\(run.error)")
+    }
+
+    /// The `swift` blocks of the README's "Using PrefsCore from Swift", joined, and the reasons of
+    /// those left out.
+    static func readmeSwift() throws -> (code: String, notCompiled: [String]) {
+        let readme = try Fixtures.text("README.md")
+        guard let start = readme.range(of: "\n## Using PrefsCore from Swift\n") else { throw TestFailure("README has no Swift section") }
+        let section = readme[start.upperBound...]
+        let end = section.range(of: "\n## ")?.lowerBound ?? section.endIndex
+        var code: [String] = [], notCompiled: [String] = []
+        var inBlock = false, skipping = false, pending: String?
+        for line in section[..<end].split(separator: "\n", omittingEmptySubsequences: false) {
+            if inBlock {
+                if line == "```" { inBlock = false } else if !skipping { code.append(String(line)) }
+            } else if line.hasPrefix("<!-- not compiled: ") {
+                pending = String(line.dropFirst(19).dropLast(4))
+            } else if line == "```swift" {
+                (inBlock, skipping) = (true, pending != nil)
+                if let pending { notCompiled.append(pending) }
+                pending = nil
+            } else if !line.isEmpty {
+                pending = nil
+            }
+        }
+        return (code.joined(separator: "\n") + "\n", notCompiled)
+    }
+}
+
+/// A client package in a temporary directory, depending by version on a tagged copy of this checkout.
+struct ClientPackage {
+    let box: TemporaryDirectory
+    let swift: String
+
+    /// `main`: the client's `main.swift`.
+    init(main: String) throws {
+        box = try TemporaryDirectory()
+        swift = try requireProgram("swift", install: "the Swift toolchain")
+        let repository = box.file("prefs")
+        try ClientPackage.tagCopy(of: Fixtures.packageRoot, at: repository)
+        try FileManager.default.createDirectory(atPath: box.file("client/Sources/Client"), withIntermediateDirectories: true)
+        try box.write("client/Package.swift", """
+            // swift-tools-version: 6.0
+            import PackageDescription
+
+            let package = Package(
+                name: "Client",
+                dependencies: [.package(url: "file://\(repository)", from: "1.0.0")],
+                targets: [.executableTarget(name: "Client", dependencies: [.product(name: "PrefsCore", package: "prefs")])]
+            )
+            """)
+        try box.write("client/Sources/Client/main.swift", main)
+    }
+
+    /// The files of the checkout as git sees them (tracked, and new ones not ignored, as they are
+    /// now), committed to a new repository at `destination` and tagged 1.0.0.
+    static func tagCopy(of root: String, at destination: String) throws {
+        let script = """
+            set -eu
+            mkdir -p '\(destination)'
+            git -C '\(root)' ls-files -z --cached --others --exclude-standard | (cd '\(root)' && xargs -0 tar -cf - --ignore-failed-read) | tar -xf - -C '\(destination)'
+            cd '\(destination)'
+            git init -q
+            git add -A
+            git -c user.name=test -c user.email=test@example.com commit -q -m 1.0.0
+            git tag 1.0.0
+            """
+        let run = try runProcess("/bin/sh", ["-c", script], environment: ClientPackage.environment(home: destination + "/.."))
+        guard run.status == 0 else { throw TestFailure("tagging a copy of the checkout failed: \(run.error)") }
+    }
+
+    static func environment(home: String) -> [String: String] {
+        var environment = ["HOME": home, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        environment["GIT_CONFIG_NOSYSTEM"] = "1"
+        return environment
+    }
+
+    /// Builds the client (everything SwiftPM prints checked for warnings), then runs it.
+    func buildAndRun(environment extra: [String: String] = [:]) throws -> ProcessResult {
+        let scratch = box.file("build")
+        let build = try runProcess(swift, ["build", "--package-path", box.file("client"), "--scratch-path", scratch,
+                                           "--cache-path", box.file("cache"), "--config-path", box.file("config"),
+                                           "--security-path", box.file("security")],
+                                   environment: ClientPackage.environment(home: box.path), timeout: 1800)
+        let printed = build.outputText + build.error
+        guard build.status == 0 else { throw TestFailure("the client did not build:\n\(printed.suffix(4000))") }
+        #expect(!printed.contains("warning:"), "\(printed)")
+        let environment = ClientPackage.environment(home: box.path).merging(extra) { $1 }
+        return try runProcess(scratch + "/debug/Client", [], environment: environment)
+    }
+}
