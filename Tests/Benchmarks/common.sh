@@ -47,7 +47,7 @@ bench_build_core() {
     printf 'module %s {\n  header "%s"\n  export *\n}\n' "$target" "$root/Sources/$target/include/$target.h" >>"$objects/module.modulemap"
   done
   mapfile -t sources < <(find "$sources_root/Sources/PrefsCore" -name '*.swift' | sort)
-  swiftc -O -wmo -parse-as-library -module-name PrefsCore -Xcc -fmodule-map-file="$objects/module.modulemap" \
+  swiftc -O -wmo -parse-as-library -module-name PrefsCore -package-name prefs -Xcc -fmodule-map-file="$objects/module.modulemap" \
     "${sources[@]}" "$@" "$objects"/*.o -lssl -lcrypto -o "$output"
   rm -rf "$objects"
 }
