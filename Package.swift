@@ -2,7 +2,7 @@
 import PackageDescription
 
 // The release build of prefs on Linux is linked by lld (shipped with the toolchain) in the order
-// Sources/prefs/startup.order gives: what a short command touches then sits together, in fewer pages,
+// Tests/Benchmarks/startup.order gives: what a short command touches then sits together, in fewer pages,
 // and each page touched costs a page fault (Tests/Benchmarks/make-startup-order.sh writes the list;
 // README, Performance). lld can only move what the compiler put in a section of its own, so the
 // documented release build (README, Install) asks for a section per function and per variable on its
@@ -30,10 +30,10 @@ let package = Package(
         // The command: parses argv by hand, calls PrefsCore, prints, exits. Its linker flags are not
         // built for a package that depends on PrefsCore.
         .executableTarget(
-            name: "prefs", dependencies: ["PrefsCore"], exclude: ["startup.order"],
+            name: "prefs", dependencies: ["PrefsCore"],
             linkerSettings: [
                 .unsafeFlags([
-                    "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/prefs/startup.order",
+                    "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Tests/Benchmarks/startup.order",
                     "-Xlinker", "--no-warn-symbol-ordering",
                 ], releaseOnLinux)
             ]),

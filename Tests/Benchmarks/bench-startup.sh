@@ -9,7 +9,7 @@
 # change that makes these figures jump has put a key path, a Set or Dictionary literal or a protocol
 # cast on the start-up path. Beside them, the page faults of the binary as built (wait4's counts,
 # through Tools/peak-rss.c): each costs microseconds in a virtual machine, and the release link lays
-# out what short commands touch together (Sources/prefs/startup.order): a count that jumps means
+# out what short commands touch together (Tests/Benchmarks/startup.order): a count that jumps means
 # that list is stale (Tests/Benchmarks/make-startup-order.sh writes it again). Last, how many of
 # OpenSSL's functions ran (its CPU set-up before main among them, each CPUID a trap to the hypervisor):
 # none should, since a command on files never speaks TLS (Sources/CPrefsTLS/cpu.c). Figures only.

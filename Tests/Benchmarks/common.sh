@@ -3,7 +3,7 @@
 # "before" figure from an older build with the same script).
 
 # The README's release build: static, with a section per function and per variable so that lld can
-# lay them out in the order Sources/prefs/startup.order gives (Package.swift).
+# lay them out in the order Tests/Benchmarks/startup.order gives (Package.swift).
 release_build=(swift build -q -c release --product prefs -Xswiftc -static-executable
   -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc -fdata-sections)
 

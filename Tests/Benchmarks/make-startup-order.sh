@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Writes Sources/prefs/startup.order: the functions and data a short command touches, in the order it
+# Writes Tests/Benchmarks/startup.order: the functions and data a short command touches, in the order it
 # first touches them, which the release link (Package.swift) gives lld as --symbol-ordering-file so
 # that they sit together. Every page of the binary a command touches costs a page fault (a read of
 # code brings in 16 pages at a time, a write to data one), and a page fault in a virtual machine costs
@@ -60,7 +60,7 @@ for command in "${commands[@]}"; do
 done
 
 nm -n -S --defined-only "$prefs" >"$work/nm"
-python3 - "$work/functions" "$work/data" "$work/nm" "$work/prefs.map" "$root/Sources/prefs/startup.order" <<'PY'
+python3 - "$work/functions" "$work/data" "$work/nm" "$work/prefs.map" "$root/Tests/Benchmarks/startup.order" <<'PY'
 import bisect, re, sys
 functions_path, data_path, nm_path, map_path, out_path = sys.argv[1:]
 # Symbols with their extents (nm -n -S: address size type name; a symbol without a size ends at the next).

@@ -6,7 +6,7 @@ package enum ReadableText {
     /// form that reads back exactly, booleans as true/false, dates as ISO 8601 UTC (fraction only when
     /// there is one), data as lowercase hex, UIDs as their number.
     /// (Inlinable: a one-key read prints through it, and the command's release link keeps what a
-    /// short command runs together, `Sources/prefs/startup.order`.)
+    /// short command runs together, `Tests/Benchmarks/startup.order`.)
     @inlinable
     package static func bare(_ value: PrefValue) -> String? {
         switch value {
