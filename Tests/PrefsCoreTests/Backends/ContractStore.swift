@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+import PrefsTestSupport
+@testable import PrefsCore
+
+/// One backend made ready for a scenario: a `SuiteStore` over it, the directories the XDG variables
+/// point to (registered defaults of packages and an administrator's files are files whatever the
+/// store), and a way to look at and damage what the backend holds underneath the façade.
+///
+/// Every fixture is fresh: its own in-memory file system, temporary directory, `InMemoryEtcd`, or
+/// prefix in the real cluster the whole test process shares (`SharedEtcd`), so scenarios run in
+/// parallel.
+final class ContractStore: @unchecked Sendable {
+    let backend: Backend
+    let fileSystem: any FileSystem
+    /// Where `config/`, `data/`, `pkg/` (packages' registered defaults) and `xdg/` (an
+    /// administrator's files) are.
+    let root: String
+    let environment: Environment
+    let store: SuiteStore
+    private let scratch: TemporaryDirectory?
+    /// The etcd backends: the key-value store under the façade, and the store's prefix.
+    private let etcd: (any EtcdKV)?
+    private let prefix: String
+
+    init(_ backend: Backend) throws {
+        self.backend = backend
+        switch backend {
+        case .fileMemory, .etcdFake:
+            fileSystem = InMemoryFileSystem()
+            root = "/home/test"
+            scratch = nil
+        case .fileDisk, .etcdReal:
+            let directory = try TemporaryDirectory()
+            fileSystem = LocalFileSystem()
+            root = directory.path
+            scratch = directory
+        }
+        try fileSystem.createDirectory(root, mode: 0o755)
+        prefix = "contract/" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        var environment = Environment(["XDG_CONFIG_HOME": root + "/config", "XDG_DATA_HOME": root + "/data", "XDG_DATA_DIRS": root + "/pkg",
+                                   "XDG_CONFIG_DIRS": root + "/xdg", "PREFS_LOCK_TIMEOUT": "0.2", "PREFS_EXTERNAL_THRESHOLD": "1K",
+                                   "PREFS_ETCD_TIMEOUT": "5"])
+        // No host of this machine: the host layers are there only where a scenario asks for a host.
+        environment.machineIDFile = root + "/machine-id"
+        self.environment = environment
+        switch backend {
+        case .fileMemory, .fileDisk:
+            etcd = nil
+            store = try SuiteStore.selected(url: nil, fileSystem: fileSystem, environment: environment)
+        case .etcdFake:
+            let memory = InMemoryEtcd()
+            etcd = memory
+            let storage = EtcdSuiteStorage(etcd: memory, prefix: prefix, name: "etcd://memory/" + prefix, environment: environment)
+            store = SuiteStore(storage: storage, files: FileSuiteStorage(fileSystem: fileSystem, environment: environment))
+        case .etcdReal:
+            let cluster = try SharedEtcd.cluster()
+            etcd = EtcdClient(endpoints: cluster.endpoints, timeout: 5)
+            // As the command does: the store its URL selects.
+            store = try SuiteStore.selected(url: cluster.url(prefix: prefix), fileSystem: fileSystem, environment: environment)
+        }
+    }
+
+    /// Another writer of the same suites: a store of its own over the same backend (for the real
+    /// cluster, its own client and connections), as another process would have.
+    func anotherWriter() throws -> SuiteStore {
+        switch backend {
+        case .fileMemory, .fileDisk, .etcdFake:
+            return SuiteStore(storage: store.storage, files: FileSuiteStorage(fileSystem: fileSystem, environment: environment))
+        case .etcdReal:
+            return try SuiteStore.selected(url: try SharedEtcd.cluster().url(prefix: prefix), fileSystem: fileSystem, environment: environment)
+        }
+    }
+
+    // MARK: Words, as the command types them
+
+    @discardableResult
+    func write(_ domain: Domain, _ words: String..., options: WriteOptions = WriteOptions()) throws -> ChangeOutcome {
+        try store.write(try WriteRequest.parse(words[...], domain: domain.displayName), to: domain, options: options)
+    }
+
+    /// The value at a key path as `read` finds it (every layer), and the layer that gave it.
+    func read(_ domain: Domain, _ key: String, scope: ReadScope = ReadScope()) throws -> (value: PrefValue, origin: Origin) {
+        try store.value(at: try KeyPath(argument: key), in: domain, scope: scope)
+    }
+
+    /// The suite's stored contents, external values as their references (empty when there is none).
+    func stored(_ domain: Domain) throws -> PrefDictionary { try store.load(domain)?.contents ?? PrefDictionary() }
+
+    // MARK: Underneath the façade
+
+    /// Everything the backend holds, each entry with what tells whether it was rewritten: for the
+    /// file store every directory and file under `root` (mode, inode and time, bytes); for etcd
+    /// every key under the prefix (its revisions, value). Equal footprints: nothing was written.
+    func footprint() throws -> [String: String] {
+        var entries: [String: String] = [:]
+        if let etcd {
+            let start = Array((prefix + "/").utf8)
+            for kv in try etcd.range(start, rangeEnd: EtcdClient.prefixEnd(start)).kvs {
+                entries[String(decoding: kv.key, as: UTF8.self)] = "rev \(kv.modRevision) v\(kv.version) \(ContractStore.digest(kv.value))"
+            }
+        }
+        func walk(_ path: String) throws {
+            for name in try fileSystem.contentsOfDirectory(path) {
+                let child = path + "/" + name
+                guard let status = try fileSystem.status(of: child) else { continue }
+                if status.isDirectory {
+                    entries[child] = "directory \(String(status.mode, radix: 8))"
+                    try walk(child)
+                } else {
+                    entries[child] = "file \(String(status.mode, radix: 8)) inode \(status.inode) time \(status.modified) "
+                        + ContractStore.digest(try fileSystem.contents(of: child))
+                }
+            }
+        }
+        try walk(root)
+        return entries
+    }
+
+    /// The entries of `footprint` that are the store's (the file store's files, etcd's keys), with
+    /// the prefix or root taken off: what a scenario expects to see, or not to see, written.
+    func storedNames() throws -> [String] {
+        let cut = (etcd == nil ? root : prefix).count + 1
+        return try footprint().keys.filter { etcd == nil || !$0.hasPrefix(root) }.map { String($0.dropFirst(cut)) }.sorted()
+    }
+
+    /// The files (etcd: keys) of `storedNames`, without the directories.
+    func storedFiles() throws -> [String] {
+        let entries = try footprint()
+        let cut = (etcd == nil ? root : prefix).count + 1
+        return entries.filter { !$0.value.hasPrefix("directory") && (etcd == nil || !$0.key.hasPrefix(root)) }.keys
+            .map { String($0.dropFirst(cut)) }.sorted()
+    }
+
+    static func digest(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return "\(bytes.count) bytes #\(String(hash, radix: 16))"
+    }
+
+    /// A file under `root` (registered defaults a package ships, an administrator's file), with
+    /// its directories.
+    func put(_ relative: String, _ bytes: [UInt8]) throws {
+        let path = root + "/" + relative
+        try fileSystem.createDirectory(splitPath(path).directory, mode: 0o755)
+        try fileSystem.replace(path, with: bytes, newFileMode: 0o644)
+    }
+
+    /// Makes the stored suite `name` (which holds `key`) unreadable as another program or a bad disk
+    /// would: the file store's file becomes a plist cut short, etcd's value of `key` bytes that are
+    /// no binary plist. Returns the footprint after.
+    @discardableResult
+    func corrupt(suite name: String, key: String) throws -> [String: String] {
+        if let etcd {
+            let layout = EtcdLayout(prefix: prefix)
+            let place = try #require(EtcdLayout.place(of: .suite(name)))
+            _ = try etcd.txn(success: [.put(key: layout.value(key, of: place), value: Array("bplist00 cut short".utf8), lease: 0)])
+        } else {
+            let path = try store.files.path(of: .suite(name))
+            try fileSystem.replace(path, with: Array("<plist><dict><key>\(key)</key><string>v</dict></plist>".utf8), newFileMode: 0o600)
+        }
+        return try footprint()
+    }
+
+    /// Flips a byte of the largest thing the backend holds for a blob (the file, or a chunk).
+    func damageBlob(uuid: String) throws {
+        let entries = try footprint().keys.filter { $0.contains(uuid) }
+        if let etcd {
+            let keys = try entries.map { key in (key, try etcd.range(Array(key.utf8)).kvs[0].value) }
+            var (key, value) = try #require(keys.max { $0.1.count < $1.1.count })
+            value[value.count / 2] ^= 0xFF
+            _ = try etcd.txn(success: [.put(key: Array(key.utf8), value: value, lease: 0)])
+        } else {
+            let path = try #require(entries.first { (try? fileSystem.status(of: $0))??.isDirectory == false })
+            var bytes = try fileSystem.contents(of: path)
+            bytes[bytes.count / 2] ^= 0xFF
+            let status = try #require(try fileSystem.status(of: path))
+            try fileSystem.replace(path, with: bytes, newFileMode: status.mode)
+        }
+    }
+}
