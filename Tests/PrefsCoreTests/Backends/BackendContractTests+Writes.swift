@@ -52,7 +52,10 @@ extension BackendContractTests {
         }
         let keys = ["../../escape", "a/b", "..", "100%", "a.b c", "é"]
         try fixture.store.update(.suite("keys")) { contents in for key in keys { contents[key] = .string(key) } }
-        for key in keys { #expect(try fixture.store.value(at: KeyPath([key]), in: .suite("keys")) == .string(key)) }
+        for key in keys {
+            #expect(try fixture.store.value(at: KeyPath([key]), in: .suite("keys")) == .string(key))
+            #expect(try fixture.read(.suite("keys"), key) == (.string(key), .stored), "a KEY not starting with ':' is literal")
+        }
         #expect(try fixture.stored(.suite("keys")).keys.sorted() == keys.sorted())
         #expect(try fixture.store.suiteNames().names.contains("keys"))
     }

@@ -90,6 +90,8 @@ import Testing
     @Test(arguments: Backend.allCases)
     func deleteAndRenameChangeOnceAndALastKeyLeavesAnEmptySuite(backend: Backend) throws {
         let fixture = try ContractStore(backend)
+        try fixture.write(.suite("other"), "k", "v")
+        let otherOnly = try fixture.storedFiles()
         try fixture.write(.suite("app"), "a", "1", "b", "-int", "2", "c", "-array", "x", "y")
         #expect(try fixture.store.rename(KeyPath(["a"]), to: KeyPath(["z"]), in: .suite("app"), dryRun: false).changed)
         #expect(try fixture.store.rename(KeyPath(["z"]), to: KeyPath(["c", "0"]), in: .suite("app"), dryRun: false).changed, "into a key path")
@@ -97,11 +99,13 @@ import Testing
         #expect(try fixture.stored(.suite("app")) == ["b": 2, "c": ["1"]])
         #expect(try fixture.store.delete([KeyPath(["b"]), KeyPath(["c"])], in: .suite("app"), dryRun: false).changed)
         #expect(try fixture.store.load(.suite("app"))?.contents == [:], "deleting every key leaves the suite, empty")
-        #expect(try fixture.store.suiteNames().names == ["app"])
+        #expect(try fixture.store.suiteNames().names == ["app", "other"])
         try fixture.write(.suite("app"), "k", "v")
         #expect(try fixture.store.delete(nil, in: .suite("app"), dryRun: false).changed)
         #expect(try fixture.store.load(.suite("app")) == nil)
-        #expect(try fixture.store.suiteNames().names == [])
+        #expect(try fixture.store.suiteNames().names == ["other"])
+        #expect(try fixture.storedFiles() == otherOnly, "nothing of the suite is left, and nothing else went")
+        #expect(try fixture.store.remove(.suite("app")) == false)
     }
 
     /// `domains` lists the named suites in code-point order, names with `%`, spaces and non-ASCII
