@@ -32,6 +32,13 @@ extension Backend {
     /// (65) and writes nothing.
     var storesUIDShapedDictionaries: Bool { newSuiteFormat != .xml }
 
+    /// Whether a one-key read or change of a suite reads the whole suite, and so fails on damage
+    /// anywhere in it: a file suite is one document (its structure is checked on every read, and
+    /// every change re-reads it whole); an etcd suite is one key per value, and a one-key read or
+    /// change reads that key alone, so damage elsewhere shows only to whole-suite reads and changes
+    /// (README, "Guarantees" 2 says so for reads of files). Either way damaged bytes are kept.
+    var oneKeyChangesReadTheWholeSuite: Bool { !isEtcd }
+
     /// Whether the store keeps ByHost suites (`-currentHost`, `-host`): the etcd store refuses them
     /// with 64 (README, "ByHost suites stay files"; `SuiteStorage.keepsByHostSuites`).
     var keepsByHostSuites: Bool { !isEtcd }
@@ -68,6 +75,15 @@ extension Backend {
         // the machine's managed file is not read, a managed key is written (no 77) and system
         // defaults never show.
         isEtcd ? "with the etcd store, the machine's managed values and system defaults under $XDG_CONFIG_DIRS are ignored" : nil
+    }
+
+    /// A dry run fails as the change would, and only then (`SuiteStore.preview`: "Fails as `update`
+    /// would"), here a one-key write to a suite damaged elsewhere.
+    var dryRunIssue: Comment? {
+        // `preview` loads the whole suite (`load(at:)`), while the change itself reads only its keys:
+        // on an etcd suite holding a key no name spells, `write S K V --dry-run` fails with 65
+        // ("etcd key … is not a key prefs wrote") and `write S K V` succeeds.
+        isEtcd ? "a dry run reads the whole etcd suite and fails (65) on damage the change itself never reads" : nil
     }
 
     /// A suite name that would escape the store (`..`, `/`, a leading `.`, NUL), handed to the façade

@@ -52,38 +52,59 @@ extension BackendContractTests {
         #expect(try fixture.read(app, "n").value == 9)
     }
 
-    /// A store that cannot be parsed (a file cut short; an etcd value that is no binary plist) fails
-    /// every read and change of its suite with `.malformed` (65) naming the suite, and is never
-    /// overwritten, reset or removed; the other suites go on.
-    @Test(arguments: Backend.allCases)
-    func aStoreThatCannotBeParsedIsADataErrorAndIsKept(backend: Backend) throws {
+    /// A store that cannot be parsed (a file cut short, an etcd value that is no binary plist) or
+    /// holds what prefs never writes (a root that is no dictionary, an etcd key no name spells) fails
+    /// every whole-suite read and change with `.malformed` (65) naming the suite, and its damaged
+    /// bytes are never overwritten, reset or removed; the other suites go on. A one-key read or
+    /// change fails too where it meets the damage (`Backend.oneKeyChangesReadTheWholeSuite`).
+    @Test(arguments: Backend.allCases, ContractStore.Damage.allCases)
+    func aStoreThatCannotBeParsedIsADataErrorAndIsKept(backend: Backend, damage: ContractStore.Damage) throws {
         let fixture = try ContractStore(backend)
         let app = Domain.suite("app")
         try fixture.write(app, "k", "v")
         try fixture.write(.suite("other"), "k", "v")
-        let corrupt = try fixture.corrupt(suite: "app", key: "k")
+        let before = try fixture.footprint()
+        let corrupt = try fixture.damage(suite: "app", key: "k", damage)
+        let damaged = corrupt.filter { before[$0.key] != $0.value }
+        var dryRun = WriteOptions()
+        dryRun.dryRun = true
         let names = { (error: PrefsError) -> Bool in
             guard case .malformed(let source?, _, _) = error else { return false }
             return source.contains("app")
         }
-        let attempts: [(String, () throws -> Void)] = [
+        let wholeSuite: [(Comment, () throws -> Void)] = [
             ("load", { _ = try fixture.store.load(app) }),
-            ("value", { _ = try fixture.store.value(at: KeyPath(["k"]), in: app) }),
-            ("read", { _ = try fixture.read(app, "k") }),
             ("contents", { _ = try fixture.store.contents(of: app, scope: ReadScope()) }),
-            ("write", { try fixture.write(app, "k", "new") }),
             ("update", { try fixture.store.update(app) { $0 = PrefDictionary() } }),
-            ("delete key", { _ = try fixture.store.delete(KeyPath(["k"]), in: app, dryRun: false) }),
             ("delete suite", { _ = try fixture.store.delete(nil, in: app, dryRun: false) }),
             ("remove", { _ = try fixture.store.remove(app) }),
             ("reset", { _ = try fixture.store.reset([], in: app, dryRun: false) }),
-            ("rename", { _ = try fixture.store.rename(KeyPath(["k"]), to: KeyPath(["z"]), in: app, dryRun: false) }),
-            ("dry run", { try fixture.write(app, "k", "new", options: { var o = WriteOptions(); o.dryRun = true; return o }()) }),
         ]
-        for (verb, attempt) in attempts {
-            expectFailure(status: .dataError, comment: Comment(rawValue: verb), attempt, matching: names)
+        let oneKey: [(Comment, () throws -> Void)] = [
+            ("value", { _ = try fixture.store.value(at: KeyPath(["k"]), in: app) }),
+            ("read", { _ = try fixture.read(app, "k") }),
+            ("dry run", { try fixture.write(app, "k", "new", options: dryRun) }),
+            ("write", { try fixture.write(app, "k", "new") }),
+            ("rename", { _ = try fixture.store.rename(KeyPath(["k"]), to: KeyPath(["z"]), in: app, dryRun: false) }),
+            ("delete key", { _ = try fixture.store.delete(KeyPath(["k"]), in: app, dryRun: false) }),
+        ]
+        let oneKeyFails = damage == .unparsable || backend.oneKeyChangesReadTheWholeSuite
+        for (verb, attempt) in wholeSuite + (oneKeyFails ? oneKey : []) {
+            expectFailure(status: .dataError, comment: verb, attempt, matching: names)
         }
         #expect(try fixture.footprint() == corrupt, "byte for byte as it was")
+        if !oneKeyFails {
+            // One etcd key per value: a one-key read or change reads that key alone, and goes on.
+            #expect(try fixture.read(app, "k").value == "v")
+            try scenario(backend.dryRunIssue) { () throws in
+                #expect(try fixture.write(app, "k", "new", options: dryRun).report == [KeyChange(key: "k", old: "v", new: "new")])
+            }
+            #expect(try fixture.write(app, "k", "new").changed)
+            #expect(try fixture.store.rename(KeyPath(["k"]), to: KeyPath(["z"]), in: app, dryRun: false).changed)
+            #expect(try fixture.store.delete(KeyPath(["z"]), in: app, dryRun: false).changed)
+            let after = try fixture.footprint()
+            #expect(damaged.allSatisfy { after[$0.key] == $0.value }, "the damaged bytes are kept")
+        }
         let every = try fixture.store.everySuite()
         #expect(every.suites.map(\.domain) == [.suite("other")])
         #expect(every.failures.count == 1 && every.failures.allSatisfy(names))

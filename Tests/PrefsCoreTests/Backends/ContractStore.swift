@@ -146,18 +146,33 @@ final class ContractStore: @unchecked Sendable {
         try fileSystem.replace(path, with: bytes, newFileMode: 0o644)
     }
 
-    /// Makes the stored suite `name` (which holds `key`) unreadable as another program or a bad disk
-    /// would: the file store's file becomes a plist cut short, etcd's value of `key` bytes that are
-    /// no binary plist. Returns the footprint after.
+    /// Two ways a suite can hold what prefs cannot read, as another program or a bad disk leaves it.
+    enum Damage: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        /// Bytes that do not parse: a file cut short; an etcd value that is no binary plist.
+        case unparsable
+        /// What prefs never writes: a file whose root is an array; an etcd key in the suite's place
+        /// that no key name spells (`%zz`).
+        case foreign
+        var testDescription: String { rawValue }
+    }
+
+    /// Damages the stored suite `name` (which holds `key`). Returns the footprint after.
     @discardableResult
-    func corrupt(suite name: String, key: String) throws -> [String: String] {
+    func damage(suite name: String, key: String, _ damage: Damage) throws -> [String: String] {
         if let etcd {
             let layout = EtcdLayout(prefix: prefix)
             let place = try #require(EtcdLayout.place(of: .suite(name)))
-            _ = try etcd.txn(success: [.put(key: layout.value(key, of: place), value: Array("bplist00 cut short".utf8), lease: 0)])
+            let operation: EtcdOperation = switch damage {
+            case .unparsable: .put(key: layout.value(key, of: place), value: Array("bplist00 cut short".utf8), lease: 0)
+            case .foreign: .put(key: layout.values(of: place) + Array("%zz".utf8), value: try PropertyList.encode(1, as: .binary), lease: 0)
+            }
+            _ = try etcd.txn(success: [operation])
         } else {
-            let path = try store.files.path(of: .suite(name))
-            try fileSystem.replace(path, with: Array("<plist><dict><key>\(key)</key><string>v</dict></plist>".utf8), newFileMode: 0o600)
+            let text = switch damage {
+            case .unparsable: "<plist><dict><key>\(key)</key><string>v</dict></plist>"
+            case .foreign: "<plist><array><string>\(key)</string></array></plist>"
+            }
+            try fileSystem.replace(try store.files.path(of: .suite(name)), with: Array(text.utf8), newFileMode: 0o600)
         }
         return try footprint()
     }
