@@ -19,9 +19,9 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 /// What a backend documents it does differently. A scenario that meets a difference asks here and
 /// checks the documented behaviour instead, so no backend ever skips a scenario in silence.
 extension Backend {
-    /// The format a new suite is written in: XML for a file suite (README, "Where things live"),
-    /// none for etcd, which keeps each top-level value as a binary plist of its own (README, "The
-    /// etcd store"). What the format cannot hold decides the two rows below.
+    /// The format a new suite is written in: XML for a file suite (the product brief, "Where things
+    /// live"), none for etcd, which keeps each top-level value as a binary plist of its own (README,
+    /// "Suites on etcd"). What the format cannot hold decides the two rows below.
     var newSuiteFormat: PlistFormat? { isEtcd ? nil : .xml }
 
     /// Whether a date keeps its fraction of a second: an XML plist keeps whole seconds.
@@ -36,11 +36,11 @@ extension Backend {
     /// anywhere in it: a file suite is one document (its structure is checked on every read, and
     /// every change re-reads it whole); an etcd suite is one key per value, and a one-key read or
     /// change reads that key alone, so damage elsewhere shows only to whole-suite reads and changes
-    /// (README, "Guarantees" 2 says so for reads of files). Either way damaged bytes are kept.
+    /// (README, "Promises" 2 says so for reads of files). Either way damaged bytes are kept.
     var oneKeyChangesReadTheWholeSuite: Bool { !isEtcd }
 
     /// Whether the store keeps ByHost suites (`-currentHost`, `-host`): the etcd store refuses them
-    /// with 64 (README, "ByHost suites stay files"; `SuiteStorage.keepsByHostSuites`).
+    /// with 64 (README, "Suites on etcd": "ByHost suites stay files"; `SuiteStorage.keepsByHostSuites`).
     var keepsByHostSuites: Bool { !isEtcd }
 }
 
@@ -67,8 +67,8 @@ extension Backend {
     }
 
     /// An administrator's managed values and system defaults under `$XDG_CONFIG_DIRS` bind every
-    /// user of the machine whatever the store (README: "Managed values come from files only
-    /// (`$XDG_CONFIG_DIRS/prefs/managed/`, on each machine)").
+    /// user of the machine whatever the store (README, "Suites on etcd": "Managed values come from
+    /// files only (`$XDG_CONFIG_DIRS/prefs/managed/`, on each machine)").
     var administeredIssue: Comment? {
         // `EtcdSuiteStorage` keeps the protocol's defaults (`managedValues` nil, no system-defaults
         // locations) and `Layers.managedPaths` asks for a `FileSuiteStorage`: with the etcd store,
@@ -92,8 +92,8 @@ extension Backend {
     var escapingNameIssue: Comment? {
         // `SuiteStore.location(of:)` takes `.suite(NAME)` as it is: the file store writes
         // `$XDG_CONFIG_HOME/NAME.plist`, so `.suite("../x")` is `$XDG_CONFIG_HOME/../x.plist`,
-        // outside the configuration directory; the etcd store writes it escaped under its prefix,
-        // where `domains` then skips it as "not a suite name prefs wrote".
+        // outside the configuration directory; the etcd store writes it escaped under its prefix
+        // (`..%2Fx`), where `domains` passes over it in silence (a place starting with '.').
         "the façade accepts any .suite name; only Domain(argument:) checks it"
     }
 }

@@ -5,7 +5,7 @@ import Testing
 /// External values: a value over `PREFS_EXTERNAL_THRESHOLD` (1K here) is kept outside its suite, which
 /// holds a reference; it reads back whole and checked, and `check` and `gc` see the blobs.
 extension BackendContractTests {
-    static let big = PrefValue.data((0..<1_500_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+    static let big = PrefValue.data((0..<1_100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
 
     @Test(arguments: Backend.allCases)
     func largeValuesAreKeptOutsideAndReadBackChecked(backend: Backend) throws {

@@ -90,14 +90,16 @@ final class ContractStore: @unchecked Sendable {
     // MARK: Underneath the façade
 
     /// Everything the backend holds, each entry with what tells whether it was rewritten: for the
-    /// file store every directory and file under `root` (mode, inode and time, bytes); for etcd
-    /// every key under the prefix (its revisions, value). Equal footprints: nothing was written.
-    func footprint() throws -> [String: String] {
+    /// file store every directory and file under `root` (mode, inode and time, the bytes' SHA-256);
+    /// for etcd every key under the prefix (its revisions: any put moves them). Equal footprints:
+    /// nothing was written. With `contents` false, files are not read (names and kinds only).
+    func footprint(contents: Bool = true) throws -> [String: String] {
         var entries: [String: String] = [:]
         if let etcd {
             let start = Array((prefix + "/").utf8)
-            for kv in try etcd.range(start, rangeEnd: EtcdClient.prefixEnd(start)).kvs {
-                entries[String(decoding: kv.key, as: UTF8.self)] = "rev \(kv.modRevision) v\(kv.version) \(ContractStore.digest(kv.value))"
+            for kv in try etcd.range(start, rangeEnd: EtcdClient.prefixEnd(start), keysOnly: true).kvs {
+                guard kv.modRevision > 0 else { throw TestFailure("a keys-only range came without revisions") }
+                entries[String(decoding: kv.key, as: UTF8.self)] = "key rev \(kv.createRevision)-\(kv.modRevision) v\(kv.version)"
             }
         }
         func walk(_ path: String) throws {
@@ -107,9 +109,11 @@ final class ContractStore: @unchecked Sendable {
                 if status.isDirectory {
                     entries[child] = "directory \(String(status.mode, radix: 8))"
                     try walk(child)
+                } else if contents {
+                    let digest = BlobDigest.of(try fileSystem.contents(of: child), by: .sha256).bytes.map { String($0, radix: 16) }.joined()
+                    entries[child] = "file \(String(status.mode, radix: 8)) inode \(status.inode) time \(status.modified) \(digest)"
                 } else {
-                    entries[child] = "file \(String(status.mode, radix: 8)) inode \(status.inode) time \(status.modified) "
-                        + ContractStore.digest(try fileSystem.contents(of: child))
+                    entries[child] = "file"
                 }
             }
         }
@@ -117,25 +121,17 @@ final class ContractStore: @unchecked Sendable {
         return entries
     }
 
-    /// The entries of `footprint` that are the store's (the file store's files, etcd's keys), with
-    /// the prefix or root taken off: what a scenario expects to see, or not to see, written.
-    func storedNames() throws -> [String] {
-        let cut = (etcd == nil ? root : prefix).count + 1
-        return try footprint().keys.filter { etcd == nil || !$0.hasPrefix(root) }.map { String($0.dropFirst(cut)) }.sorted()
-    }
+    /// The names of what the store holds (the file store's directories and files, etcd's keys),
+    /// with the root or prefix taken off: what a scenario expects to see, or not to see, written.
+    func storedNames() throws -> [String] { try names(in: footprint(contents: false)).map(\.name) }
 
     /// The files (etcd: keys) of `storedNames`, without the directories.
-    func storedFiles() throws -> [String] {
-        let entries = try footprint()
-        let cut = (etcd == nil ? root : prefix).count + 1
-        return entries.filter { !$0.value.hasPrefix("directory") && (etcd == nil || !$0.key.hasPrefix(root)) }.keys
-            .map { String($0.dropFirst(cut)) }.sorted()
-    }
+    func storedFiles() throws -> [String] { try names(in: footprint(contents: false)).filter { !$0.isDirectory }.map(\.name) }
 
-    static func digest(_ bytes: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return "\(bytes.count) bytes #\(String(hash, radix: 16))"
+    private func names(in entries: [String: String]) -> [(name: String, isDirectory: Bool)] {
+        let cut = (etcd == nil ? root : prefix).count + 1
+        return entries.filter { etcd == nil || !$0.key.hasPrefix(root) }.map { (String($0.key.dropFirst(cut)), $0.value.hasPrefix("directory")) }
+            .sorted { $0.name < $1.name }
     }
 
     /// A file under `root` (registered defaults a package ships, an administrator's file), with
@@ -179,14 +175,14 @@ final class ContractStore: @unchecked Sendable {
 
     /// Flips a byte of the largest thing the backend holds for a blob (the file, or a chunk).
     func damageBlob(uuid: String) throws {
-        let entries = try footprint().keys.filter { $0.contains(uuid) }
+        let entries = try footprint(contents: false).filter { $0.key.contains(uuid) && !$0.value.hasPrefix("directory") }.keys
         if let etcd {
-            let keys = try entries.map { key in (key, try etcd.range(Array(key.utf8)).kvs[0].value) }
-            var (key, value) = try #require(keys.max { $0.1.count < $1.1.count })
+            let values = try entries.map { key in (key, try etcd.range(Array(key.utf8)).kvs[0].value) }
+            var (key, value) = try #require(values.max { $0.1.count < $1.1.count })
             value[value.count / 2] ^= 0xFF
             _ = try etcd.txn(success: [.put(key: Array(key.utf8), value: value, lease: 0)])
         } else {
-            let path = try #require(entries.first { (try? fileSystem.status(of: $0))??.isDirectory == false })
+            let path = try #require(entries.first)
             var bytes = try fileSystem.contents(of: path)
             bytes[bytes.count / 2] ^= 0xFF
             let status = try #require(try fileSystem.status(of: path))
