@@ -1,0 +1,129 @@
+import Testing
+@testable import PrefsCore
+
+/// The backends the contract suite (`BackendContractTests`) runs every scenario on, through the
+/// `SuiteStore` façade the verbs call: the file store on the in-memory file system and on disk, the
+/// etcd store on its in-memory fake and on a real cluster. A new backend is one more case here
+/// (and its fixture in `ContractStore`), and it is done when every scenario passes on it.
+enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case fileMemory = "file/memory"
+    case fileDisk = "file/disk"
+    case etcdFake = "etcd/fake"
+    case etcdReal = "etcd/real"
+
+    var testDescription: String { rawValue }
+
+    var isEtcd: Bool { self == .etcdFake || self == .etcdReal }
+}
+
+/// What a backend documents it does differently. A scenario that meets a difference asks here and
+/// checks the documented behaviour instead, so no backend ever skips a scenario in silence.
+extension Backend {
+    /// The format a new suite is written in: XML for a file suite (the product brief, "Where things
+    /// live"), none for etcd, which keeps each top-level value as a binary plist of its own (README,
+    /// "Suites on etcd"). What the format cannot hold decides the two rows below.
+    var newSuiteFormat: PlistFormat? { isEtcd ? nil : .xml }
+
+    /// Whether a date keeps its fraction of a second: an XML plist keeps whole seconds.
+    var keepsSubsecondDates: Bool { newSuiteFormat != .xml }
+
+    /// Whether a dictionary whose only key is `CF$UID` (with an integer) can be stored: XML writes a
+    /// UID in that shape, so such a dictionary would read back as a UID, and a file suite refuses it
+    /// (65) and writes nothing.
+    var storesUIDShapedDictionaries: Bool { newSuiteFormat != .xml }
+
+    /// Whether a one-key read or change of a suite reads the whole suite, and so fails on damage
+    /// anywhere in it: a file suite is one document (its structure is checked on every read, and
+    /// every change re-reads it whole); an etcd suite is one key per value, and a one-key read or
+    /// change reads that key alone, so damage elsewhere shows only to whole-suite reads and changes
+    /// (README, "Promises" 2 says so for reads of files). Either way damaged bytes are kept.
+    var oneKeyChangesReadTheWholeSuite: Bool { !isEtcd }
+
+    /// Whether the store keeps ByHost suites (`-currentHost`, `-host`): the etcd store refuses them
+    /// with 64 (README, "Suites on etcd": "ByHost suites stay files"; `SuiteStorage.keepsByHostSuites`).
+    var keepsByHostSuites: Bool { !isEtcd }
+}
+
+/// The scenarios a backend fails today: each one a bug, recorded where the scenario runs with
+/// `withKnownIssue`, so its test goes on checking the rest and fails the day the bug is fixed (then
+/// the row goes).
+extension Backend {
+    /// `Layers.watcher(keys:)`, the façade's watcher, must report a change another writer makes.
+    var watchIssue: Comment? {
+        switch self {
+        case .fileMemory:
+            // The façade gives an inotify `SuiteWatcher` whatever the file system: on an
+            // `InMemoryFileSystem` it watches directories that are not on disk and hears nothing
+            // until it times out. (`Prefs.changes` picks `PollingWatcher` by
+            // `FileSystem.isWatchableByKernel` itself; the façade does not.)
+            return "the façade's watcher on an InMemoryFileSystem is inotify's, and never reports a change"
+        case .etcdFake:
+            // `Layers.watcher` needs the store's `EtcdKV` to be an `EtcdClient`; `InMemoryEtcd` has
+            // no watch, so the façade throws `.internalError("this etcd store cannot be watched")` (70).
+            return "the façade cannot watch an etcd store on InMemoryEtcd (70: this etcd store cannot be watched)"
+        case .fileDisk, .etcdReal:
+            return nil
+        }
+    }
+
+    /// An administrator's managed values and system defaults under `$XDG_CONFIG_DIRS` bind every
+    /// user of the machine whatever the store (README, "Suites on etcd": "Managed values come from
+    /// files only (`$XDG_CONFIG_DIRS/prefs/managed/`, on each machine)").
+    var administeredIssue: Comment? {
+        // `EtcdSuiteStorage` keeps the protocol's defaults (`managedValues` nil, no system-defaults
+        // locations) and `Layers.managedPaths` asks for a `FileSuiteStorage`: with the etcd store,
+        // the machine's managed file is not read, a managed key is written (no 77) and system
+        // defaults never show.
+        isEtcd ? "with the etcd store, the machine's managed values and system defaults under $XDG_CONFIG_DIRS are ignored" : nil
+    }
+
+    /// A dry run fails as the change would, and only then (`SuiteStore.preview`: "Fails as `update`
+    /// would"), here a one-key write to a suite damaged elsewhere.
+    var dryRunIssue: Comment? {
+        // `preview` loads the whole suite (`load(at:)`), while the change itself reads only its keys:
+        // on an etcd suite holding a key no name spells, `write S K V --dry-run` fails with 65
+        // ("etcd key … is not a key prefs wrote") and `write S K V` succeeds.
+        isEtcd ? "a dry run reads the whole etcd suite and fails (65) on damage the change itself never reads" : nil
+    }
+
+    /// A suite name that would escape the store (`..`, `/`, a leading `.`, NUL), handed to the façade
+    /// as `Domain.suite` by a Swift program (the command's `Domain(argument:)` refuses it first),
+    /// must be refused with `.badName` (64) before anything is written.
+    var escapingNameIssue: Comment? {
+        // `SuiteStore.location(of:)` takes `.suite(NAME)` as it is: the file store writes
+        // `$XDG_CONFIG_HOME/NAME.plist`, so `.suite("../x")` is `$XDG_CONFIG_HOME/../x.plist`,
+        // outside the configuration directory; the etcd store writes it escaped under its prefix
+        // (`..%2Fx`), where `domains` passes over it in silence (a place starting with '.').
+        "the façade accepts any .suite name; only Domain(argument:) checks it"
+    }
+}
+
+/// Runs a scenario on a backend; where `issue` names a bug the backend has today, the failures it
+/// causes are known issues (see the rows above), and the scenario still runs in full.
+func scenario(_ issue: Comment?, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) throws {
+    guard let issue else { return try body() }
+    withKnownIssue(issue, sourceLocation: sourceLocation) { try body() }
+}
+
+/// Expects `body` to fail with `expected`, whose exit status is `status` (the public contract
+/// scripts branch on).
+func expectFailure(_ expected: PrefsError, status: PrefsCore.ExitStatus, comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+                   _ body: () throws -> Void) {
+    expectFailure(status: status, comment: comment, sourceLocation: sourceLocation, body) { $0 == expected }
+}
+
+/// Expects `body` to fail with exit status `status` and a `PrefsError` that `matches` accepts (for
+/// errors that name a backend's own path or URL).
+func expectFailure(status: PrefsCore.ExitStatus, comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void,
+                   matching matches: (PrefsError) -> Bool) {
+    let about = comment.map { "\($0): " } ?? ""
+    do {
+        try body()
+        Issue.record("\(about)no error was thrown", sourceLocation: sourceLocation)
+    } catch let error as PrefsError {
+        #expect(matches(error), "\(about)\(error)", sourceLocation: sourceLocation)
+        #expect(error.exitStatus == status, "\(about)\(error)", sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("\(about)not a PrefsError: \(error)", sourceLocation: sourceLocation)
+    }
+}
