@@ -94,8 +94,15 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
             return try T(from: BytesDecoder(bytes: bytes, codingPath: codingPath))
         }
         if let bridge = FoundationBridge(T.self) {
-            guard let encoded = bridge.encodedForm(of: value) else { throw mismatch(bridge == .date ? "a date" : "data") }
-            return try T(from: ValueDecoder(value: encoded, codingPath: codingPath))
+            guard let encoded = bridge.encodedForm(of: value) else { throw mismatch(bridge.expected) }
+            do {
+                return try T(from: ValueDecoder(value: encoded, codingPath: codingPath))
+            } catch let error as PrefCodingError {
+                throw error
+            } catch {
+                // Foundation's own refusal (a string that is no URL).
+                throw PrefCodingError(path: codingPath, reason: "expected \(bridge.expected), found \(ReadableText.line(value)), which is not one")
+            }
         }
         return try T(from: self)
     }
