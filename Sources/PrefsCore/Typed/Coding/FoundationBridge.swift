@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// Foundation's `Date`, `Data` and `URL`, recognised by their type's name (this module does not
 /// import Foundation), stored as Foundation's `UserDefaults` stores them, whatever their own
@@ -14,14 +15,29 @@ enum FoundationBridge {
     case data
     case url
 
+    /// The bridge of `type`, if it is one of them: its name is looked at once per type (spelling a
+    /// type's name takes about a microsecond, more than a cached read).
     init?(_ type: Any.Type) {
-        switch String(reflecting: type) {
-        case "Foundation.Date", "FoundationEssentials.Date": self = .date
-        case "Foundation.Data", "FoundationEssentials.Data": self = .data
-        case "Foundation.URL", "FoundationEssentials.URL": self = .url
-        default: return nil
+        let identifier = ObjectIdentifier(type)
+        if let known = FoundationBridge.known.withLock({ $0[identifier] }) {
+            guard let known else { return nil }
+            self = known
+            return
         }
+        let bridge: FoundationBridge?
+        switch String(reflecting: type) {
+        case "Foundation.Date", "FoundationEssentials.Date": bridge = .date
+        case "Foundation.Data", "FoundationEssentials.Data": bridge = .data
+        case "Foundation.URL", "FoundationEssentials.URL": bridge = .url
+        default: bridge = nil
+        }
+        FoundationBridge.known.withLock { $0[identifier] = .some(bridge) }
+        guard let bridge else { return nil }
+        self = bridge
     }
+
+    /// The types looked at so far, and their bridges (nil: none).
+    private static let known = Mutex<[ObjectIdentifier: FoundationBridge?]>([:])
 
     /// What a stored value of this type is, for a mismatch's message.
     var expected: String {
