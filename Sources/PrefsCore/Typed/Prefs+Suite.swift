@@ -147,13 +147,16 @@ extension Prefs {
             }
         }
 
+        /// Sets the value of `key`, to be written with the others (an optional key's nil removes it).
         public mutating func set<Value>(_ key: Key<Value>, _ value: Value) throws {
             contents[key.name] = try suite.encoded(value, key: key.name)
         }
     }
 }
 
-extension PrefCodingError {
+extension PrefCodingError: CustomStringConvertible {
     /// `at window.frames.0: expected a real, found a string`, or the reason alone at the top.
     var sentence: String { path.isEmpty ? reason : "at \(place): \(reason)" }
+
+    var description: String { sentence }
 }

@@ -8,6 +8,7 @@
 /// store), and one inside an array is refused; a nil member of a struct is left out, as Swift's
 /// synthesized `Codable` does.
 public struct PrefValueEncoder: Sendable {
+    /// An encoder (it has no options).
     public init() {}
 
     /// The property-list value of `value`; nil when it encodes nothing (an optional that is nil).

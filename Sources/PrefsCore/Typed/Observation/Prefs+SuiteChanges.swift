@@ -33,6 +33,7 @@ extension Prefs {
         /// The watched keys; nil: every top-level key.
         let keys: [String]?
 
+        /// Starts the watch (on a thread of its own) and returns its iterator.
         public func makeAsyncIterator() -> Iterator {
             let (stream, release) = WatchThread.stream(watching: suite.name) { hangUp, continuation in
                 self.watch(until: hangUp, continuation)
@@ -45,8 +46,10 @@ extension Prefs {
             var base: AsyncThrowingStream<Change, any Error>.Iterator
             let release: StopOnRelease
 
+            /// The next one, when it comes; nil once the task is cancelled.
             public mutating func next() async throws -> Change? { try await base.next() }
 
+            /// The next one, when it comes, on `actor`; nil once the task is cancelled.
             public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error) -> Change? {
                 try await base.next(isolation: actor)
             }

@@ -24,6 +24,7 @@ extension Prefs {
         let suite: Suite
         let key: Key<Value>
 
+        /// Starts the watch (on a thread of its own) and returns its iterator.
         public func makeAsyncIterator() -> Iterator {
             let (stream, release) = WatchThread.stream(watching: suite.name) { hangUp, continuation in
                 self.watch(until: hangUp, continuation)
@@ -36,8 +37,10 @@ extension Prefs {
             var base: AsyncThrowingStream<Value, any Error>.Iterator
             let release: StopOnRelease
 
+            /// The next one, when it comes; nil once the task is cancelled.
             public mutating func next() async throws -> Value? { try await base.next() }
 
+            /// The next one, when it comes, on `actor`; nil once the task is cancelled.
             public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error) -> Value? {
                 try await base.next(isolation: actor)
             }
