@@ -50,6 +50,8 @@ let package = Package(
         .executableTarget(name: "PrefsFuzzer", dependencies: ["PrefsCore"], path: "Tests/Fuzz/PrefsFuzzer"),
         // Codec timings against Foundation, run by Tests/Benchmarks/bench-codecs.sh.
         .executableTarget(name: "CodecBenchmark", dependencies: ["PrefsCore"], path: "Tests/Benchmarks/CodecBenchmark"),
+        // Cached reads against UserDefaults, and observation latency, run by Tests/Benchmarks/bench-cache.sh.
+        .executableTarget(name: "CacheBenchmark", dependencies: ["PrefsCore"], path: "Tests/Benchmarks/CacheBenchmark"),
         .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore", "PrefsTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PrefsFoundationTests", dependencies: ["PrefsFoundation", "PrefsCore"]),
         .testTarget(name: "prefsTests", dependencies: ["prefs", "PrefsCore", "PrefsTestSupport", "UserDefaultsHelper"]),
