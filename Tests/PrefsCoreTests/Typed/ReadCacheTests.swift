@@ -25,6 +25,10 @@ import PrefsTestSupport
         for _ in 0..<100 { #expect(try cached[.retries] == 5) }
         #expect(ReadCacheTests.reads(files, path) == afterFirst, "kept values do not read the file")
         #expect(cached.cache?.signalName == "kernel")
+        // Another suite written in the same directory changes nothing kept.
+        try Prefs.Suite("com.example.other", store: store).set(.retries, 1)
+        for _ in 0..<10 { #expect(try cached[.retries] == 5) }
+        #expect(ReadCacheTests.reads(files, path) == afterFirst)
         try other.set(.retries, 6)
         let afterWrite = ReadCacheTests.reads(files, path)
         for _ in 0..<100 { #expect(try cached[.retries] == 6) }
@@ -52,6 +56,22 @@ import PrefsTestSupport
         try fixture.put("xdg2/prefs/managed/app.plist", ["retries": 7])
         #expect(try cached[.retries] == 7)
         #expect(cached.cache?.signalName == (kind == .memory ? "identity" : "kernel"))
+    }
+
+    /// A suite whose file is a symlink: its target's directory is watched too.
+    @Test func aSymlinkedSuitesTargetIsWatched() throws {
+        let box = try TemporaryDirectory()
+        for directory in ["config", "elsewhere"] { try FileManager.default.createDirectory(atPath: box.file(directory), withIntermediateDirectories: true) }
+        let store = SuiteStore(fileSystem: LocalFileSystem(), environment: Environment(["XDG_CONFIG_HOME": box.file("config"), "XDG_DATA_DIRS": box.file("none")]))
+        try Prefs.Suite("target", store: SuiteStore(fileSystem: LocalFileSystem(), environment: Environment(["XDG_CONFIG_HOME": box.file("elsewhere")]))).set(.retries, 1)
+        try FileManager.default.createSymbolicLink(atPath: box.file("config/app.plist"), withDestinationPath: box.file("elsewhere/target.plist"))
+        let cached = Prefs.Suite("app", store: store).cachingReads()
+        #expect(try cached[.retries] == 1)
+        try Prefs.Suite("app", store: store).set(.retries, 2)
+        #expect(try cached[.retries] == 2)
+        let plist = Array("<plist><dict><key>retries</key><integer>3</integer></dict></plist>".utf8)
+        try Data(plist).write(to: URL(fileURLWithPath: box.file("elsewhere/target.plist")), options: .atomic)
+        #expect(try cached[.retries] == 3)
     }
 
     /// A real second process writes, each time a value of the same length, by atomic rename or
