@@ -24,7 +24,8 @@ extension Prefs.Suite {
     ///
     /// Writes through this suite (`set`, `update`, `reset`) drop what was kept, so it always reads
     /// its own writes. The defaults registered in code are not cached (they never change behind the
-    /// suite's back).
+    /// suite's back). A cached suite on files holds one inotify instance while it lives (a user has
+    /// 128 by default, `fs.inotify.max_user_instances`): one per suite, not one per request.
     public func cachingReads() -> Prefs.Suite {
         var cached = self
         let suite = self
