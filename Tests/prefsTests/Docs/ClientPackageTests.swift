@@ -5,23 +5,27 @@ import PrefsTestSupport
 /// PrefsCore as another package uses it: a copy of this checkout, committed and tagged 1.0.0 in a
 /// git repository of its own, and a client package in Swift 6 language mode that depends on it by
 /// version (`.package(url:from:)`, which SwiftPM refuses when a library target carries unsafe
-/// flags). The client is built from scratch (minutes: PrefsCore is compiled again), and must build
-/// with no warning and run.
+/// flags). The client uses both library products, PrefsCore and PrefsFoundation; it is built from
+/// scratch (minutes: PrefsCore is compiled again), and must build with no warning and run.
 @Suite(.serialized) struct ClientPackageTests {
     @Test func aClientDependingOnPrefsCoreByVersionBuildsWithoutWarningsAndRuns() throws {
         let client = try ClientPackage(main: """
+            import Foundation
             import PrefsCore
+            import PrefsFoundation
 
-            let value: PrefValue = ["retries": 3]
-            print(value.typeName, PrefsError.keyNotFound(domain: "com.example.app", key: "retries").exitStatus.rawValue)
+            let value: PrefValue = ["retries": 3, "site": PrefValue(URL(string: "https://example.com")!)]
+            let error: any Error = PrefsError.keyNotFound(domain: "com.example.app", key: "retries")
+            print(value.typeName, (error as? PrefsError)?.exitStatus.rawValue ?? 0, error.localizedDescription)
             """)
         let run = try client.buildAndRun()
-        #expect(run.outputText == "dictionary 1\n", "\(run.error)")
+        #expect(run.outputText == "dictionary 1 com.example.app: no key retries\n", "\(run.error)")
     }
 
     /// The README's section "Using PrefsCore from Swift": its `swift` blocks, in order, are the
-    /// client's `main.swift`, and what it prints is what their `// prints:` comments say. A block
-    /// preceded by `<!-- not compiled: REASON -->` is left out (which ones are is checked too).
+    /// client's `main.swift`, run with the built `prefs` on its `PATH`, and what it prints is what
+    /// their `// prints:` comments say. A block preceded by `<!-- not compiled: REASON -->` is left
+    /// out (which ones are is checked too).
     @Test func theReadmesSwiftSectionBuildsAndPrintsWhatItSays() throws {
         let (code, notCompiled) = try ClientPackageTests.readmeSwift()
         #expect(notCompiled == ["a client's Package.swift (ClientPackageTests builds one like it)"])
@@ -32,7 +36,8 @@ import PrefsTestSupport
         let client = try ClientPackage(main: code)
         let home = client.box.path
         for directory in ["config", "data"] { try FileManager.default.createDirectory(atPath: home + "/" + directory, withIntermediateDirectories: true) }
-        let run = try client.buildAndRun(environment: ["XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data", "XDG_DATA_DIRS": home + "/none"])
+        let run = try client.buildAndRun(environment: ["XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data", "XDG_DATA_DIRS": home + "/none",
+                                                       "XDG_CONFIG_DIRS": home + "/none", "PATH": Paths.products + ":/usr/bin:/bin"])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.outputText.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) == expected, "\(run.error)")
     }
@@ -82,7 +87,9 @@ struct ClientPackage {
             let package = Package(
                 name: "Client",
                 dependencies: [.package(url: "file://\(repository)", from: "1.0.0")],
-                targets: [.executableTarget(name: "Client", dependencies: [.product(name: "PrefsCore", package: "prefs")])]
+                targets: [.executableTarget(name: "Client", dependencies: [
+                    .product(name: "PrefsCore", package: "prefs"), .product(name: "PrefsFoundation", package: "prefs"),
+                ])]
             )
             """)
         try box.write("client/Sources/Client/main.swift", main)
