@@ -107,9 +107,8 @@ extension SuiteStore {
                 try checked(&after)
             }
             if after != before, !after.isEmpty {
-                let format = current?.format ?? (storage(for: target.location) is FileSuiteStorage
-                    ? FileSuiteStorage.newFileFormat(describe(target.location)) : nil)
-                try storage(for: target.location).checkStorable(after, format: format)
+                let storage = storage(for: target.location)
+                try storage.checkStorable(after, format: current?.format ?? storage.newDocumentFormat(for: target.location))
             }
             return (before, after)
         }

@@ -1,4 +1,4 @@
-/// Managed values (`SuiteStorage.managedLocation(for:)`): nothing a user runs changes one. A change
+/// Managed values (`SuiteStorage.managedValues(for:)`): nothing a user runs changes one. A change
 /// that names a managed key, or whose result differs from what was stored at one, is refused whole
 /// (`.managedKey`, 77) before anything is written; the suite's other keys stay writable.
 extension SuiteStore {

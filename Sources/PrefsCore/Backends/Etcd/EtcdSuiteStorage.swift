@@ -38,6 +38,9 @@ public struct EtcdSuiteStorage: SuiteStorage {
         return pinned
     }
 
+    /// Every read is a request to the cluster: a reader asks for all it needs in one.
+    public var isRemote: Bool { true }
+
     public func describe(_ location: SuiteLocation) -> String {
         guard let place = EtcdLayout.place(of: location) else { return "\(location)" }
         return name + "/" + String(decoding: place, as: UTF8.self)

@@ -35,6 +35,11 @@ public struct FileSuiteStorage: SuiteStorage {
 
     public func describe(_ location: SuiteLocation) -> String { (try? path(of: location)) ?? "\(location)" }
 
+    /// Every location is a file.
+    public func filePath(of location: SuiteLocation) throws -> String? { try path(of: location) }
+
+    public func newDocumentFormat(for location: SuiteLocation) -> PlistFormat? { FileSuiteStorage.newFileFormat(describe(location)) }
+
     public func load(_ location: SuiteLocation) throws -> StoredSuite? {
         let file = try path(of: location)
         guard location.isFile else {

@@ -1,5 +1,5 @@
 /// The administrator's layers: managed values over everything, system defaults under the global
-/// suite (`SuiteStorage.managedLocation(for:)`, `systemDefaultsLocations(for:)`).
+/// suite (`SuiteStorage.managedValues(for:)`, `managedPaths(for:)`, `systemDefaultsLocations(for:)`).
 extension Layers {
     /// The managed layer of a suite, when it has managed values.
     func managedLayer(for name: String) throws -> [Layer] {
@@ -9,8 +9,8 @@ extension Layers {
 
     /// Every file that would hold the domain's managed values, where the store keeps them in files.
     func managedPaths() throws -> [String] {
-        guard !storedOnly, let name = domain.registrationName, let files = store.storage as? FileSuiteStorage else { return [] }
-        return try files.managedPaths(for: name)
+        guard !storedOnly, let name = domain.registrationName else { return [] }
+        return try store.storage.managedPaths(for: name)
     }
 }
 

@@ -102,8 +102,7 @@ public struct Layers: Sendable {
         let layered = try layers().compactMap { layer -> String? in
             // The managed files: every place one may appear (`managedPaths`).
             if case .managed = layer.origin { return nil }
-            guard let files = store.storage(for: layer.location) as? FileSuiteStorage else { return nil }
-            return try files.path(of: layer.location)
+            return try store.storage(for: layer.location).filePath(of: layer.location)
         }
         return layered + (try managedPaths().filter { path in !layered.contains { $0.utf8Compare(path) == 0 } })
     }

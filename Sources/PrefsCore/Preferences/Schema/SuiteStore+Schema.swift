@@ -43,7 +43,7 @@ extension SuiteStore {
     /// place the schema is looked for: a reader can read it in the request that looks up values.
     /// (Files are not read ahead: `loadSchema` checks what a file is before opening it.)
     func schemaPlaceInStore(named name: String) throws -> SuiteLocation? {
-        guard case .installed = schemaChoice, !(storage is FileSuiteStorage),
+        guard case .installed = schemaChoice, storage.isRemote,
               let first = try storage.schemaLocations(for: name).first, !first.isFile else { return nil }
         return first
     }
@@ -62,25 +62,10 @@ extension SuiteStore {
         return store
     }
 
-    /// The schema at a location; nil when there is none. A file is read at most `Schema.maximumSize`
-    /// bytes (checked as it is read: a pipe or a device that never ends is refused too), and with
-    /// `regularOnly` a FIFO or a device is refused (an installed or shipped schema is read on every
-    /// write: one must never block it).
+    /// The schema at a location; nil when there is none. Its store reads it (`SuiteStorage.loadSchema`:
+    /// a file at most `Schema.maximumSize` bytes, and with `regularOnly` never a FIFO or a device).
     func loadSchema(at location: SuiteLocation, regularOnly: Bool = false) throws -> LoadedSchema? {
-        guard let files = storage(for: location) as? FileSuiteStorage else {
-            return try load(at: location).map { try loadedSchema($0, at: location) }
-        }
-        // Most suites have no schema: its path worked out once, one stat, and nothing opened.
-        let path = try files.path(of: location)
-        guard let status = try fileSystem.status(of: path) else { return nil }
-        if regularOnly && status.isSpecial { throw PrefsError.malformed(source: path, format: nil, reason: "schema: not a regular file") }
-        let bytes: [UInt8]
-        do {
-            bytes = try DocumentInput(fileSystem: fileSystem).fileBytes(path, atMost: Schema.maximumSize, what: "schema")
-        } catch PrefsError.fileNotFound {
-            return nil
-        }
-        return try loadedSchema(try FileSuiteStorage.decode(bytes, path: path), at: location)
+        try storage(for: location).loadSchema(location, regularOnly: regularOnly).map { try loadedSchema($0, at: location) }
     }
 
     /// The name a change's suite files its schema under; nil for a file that is no suite's and for

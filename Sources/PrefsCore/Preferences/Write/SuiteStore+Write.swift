@@ -136,6 +136,16 @@ extension SuiteStore {
         return outcome
     }
 
+    /// After a write that replaced a domain with an empty dictionary and so changed nothing: the
+    /// domain's suite, when there is none, is created empty where its store keeps empty suites
+    /// (`SuiteStorage.createEmpty`: a file, as `defaults write` makes one).
+    func creatingEmpty(_ target: SuiteTarget, after outcome: ChangeOutcome) throws -> ChangeOutcome {
+        guard !outcome.changed else { return outcome }
+        var outcome = outcome
+        outcome.changed = try storage(for: target.location).createEmpty(target.location)
+        return outcome
+    }
+
     /// `--external` stores only the strings, data, arrays and dictionaries of a suite's top-level keys.
     func checkPlacement(_ placement: Placement, of request: WriteRequest, target: SuiteTarget) throws {
         guard placement == .external else { return }

@@ -63,7 +63,7 @@ extension Prefs {
             do {
                 let layers = try Layers(try suite.domain(), in: suite.store)
                 let keys = [(name: key.name, path: KeyPath([key.name]))]
-                let watcher = suite.store.fileSystem.isWatchableByKernel ? try layers.watcher(keys: keys) : PollingWatcher(layers, keys: keys)
+                let watcher = try layers.watcher(keys: keys)
                 _ = try watcher.run(timeout: nil, closedWhen: hangUp,
                                     initial: { yield($0.first?.new) },
                                     onChanges: { yield($0.last?.new) },
