@@ -51,7 +51,8 @@ enum FishScript {
         text += """
             # __prefs_options VERB: each spelling of each of the verb's options, then what its value is: flag
             # for none, or a kind as for operands (and key-list N: keys stored in operand N, comma-separated;
-            # typed: [TYPE] VALUE), followed by ... when the option may be repeated.
+            # typed: [TYPE] VALUE), followed by ... when the option may be repeated. It fails for a word that
+            # is no verb.
             function __prefs_options -a verb
                 switch $verb
 
@@ -62,6 +63,8 @@ enum FishScript {
             text += ShellWords.wrapped(["printf '%s\\n'"] + group.value, indent: "            ").replacingNewlines(with: " \\\n    ") + "\n"
         }
         text += """
+                    case '*'
+                        return 1
                 end
             end
 
@@ -78,6 +81,8 @@ enum FishScript {
         }
         let commands = table.verbs.filter(\.runsCommand).map(\.name)
         text += """
+                    case '*'
+                        return 1
                 end
             end
 

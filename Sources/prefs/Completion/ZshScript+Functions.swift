@@ -87,10 +87,10 @@ extension ZshScript {
         _prefs_option_kind() {
             local i
             local -a spellings
-            for (( i = 1; i <= $#options; i += 3 )); do
-                spellings=(${=options[i]})
+            for (( i = 1; i <= $#verb_options; i += 3 )); do
+                spellings=(${=verb_options[i]})
                 (( ${spellings[(Ie)$1]} )) || continue
-                kind=${options[i+1]%...}
+                kind=${verb_options[i+1]%...}
                 return 0
             done
             return 1
@@ -101,12 +101,12 @@ extension ZshScript {
         _prefs_options() {
             local i spelling
             local -a offers
-            for (( i = 1; i <= $#options; i += 3 )); do
-                if [[ $options[i+1] != *... ]]; then
-                    for spelling in ${=options[i]}; do (( ${given[(Ie)$spelling]} )) && continue 2; done
+            for (( i = 1; i <= $#verb_options; i += 3 )); do
+                if [[ $verb_options[i+1] != *... ]]; then
+                    for spelling in ${=verb_options[i]}; do (( ${given[(Ie)$spelling]} )) && continue 2; done
                 fi
-                for spelling in ${=options[i]}; do
-                    [[ ($PREFIX == --* && $spelling == --*) || ($PREFIX != --* && $spelling == -?) ]] && offers+=("$spelling:$options[i+2]")
+                for spelling in ${=verb_options[i]}; do
+                    [[ ($PREFIX == --* && $spelling == --*) || ($PREFIX != --* && $spelling == -?) ]] && offers+=("$spelling:$verb_options[i+2]")
                 done
             done
             _describe -t options 'option' offers
@@ -146,7 +146,7 @@ extension ZshScript {
     /// `_prefs`: the completion function, reading the table.
     static let completer = #"""
         _prefs() {
-            local -a verbs global types scalars bools options kinds operands given _prefs_store
+            local -a verbs global types scalars bools verb_options kinds operands given _prefs_store
             local scalar_types choice_types bool_types file_types at_file_types scope_words scope_pairs
             local verb kind prev command= dashdash=
             _prefs_table

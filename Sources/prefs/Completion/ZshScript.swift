@@ -54,7 +54,7 @@ enum ZshScript {
     /// `_prefs_verb VERB`: the verb's options and operands.
     static func verbTable(_ table: CompletionTable) -> String {
         var text = """
-            # _prefs_verb VERB sets options (for each of the verb's options: its spellings, what its value
+            # _prefs_verb VERB sets verb_options (for each of the verb's options: its spellings, what its value
             # is (flag for none, or a kind as below, followed by ... when the option may be repeated) and
             # its description), kinds (what each operand is: suite, domain (a suite or a file), key,
             # stored-key, key-or-file, value (a TYPE flag or VALUE after a KEY), file, verb, choice WORD...,
@@ -66,7 +66,7 @@ enum ZshScript {
 
             """
         for verb in table.verbs {
-            text += "        (\(verb.name))\n            options=(\n"
+            text += "        (\(verb.name))\n            verb_options=(\n"
             for option in verb.options {
                 let fields = [option.spellings.joined(separator: " "), option.scriptKind, option.summary]
                 text += "                " + fields.map(ShellWords.quoted).joined(separator: " ") + "\n"
