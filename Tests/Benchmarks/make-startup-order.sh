@@ -42,9 +42,6 @@ written=$order
 strip --strip-debug -o "$work/prefs" "$root/.build/release/prefs"
 prefs=$work/prefs
 export XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
-# Swift seeds its hash function at random in each process, and the order of a Set or a Dictionary
-# decides which code and data a command touches first: one seed for every run.
-export SWIFT_DETERMINISTIC_HASHING=1
 mkdir -p "$XDG_CONFIG_HOME"
 for i in $(seq 0 9); do "$prefs" write small "key$i" "value number $i"; done
 "$prefs" export small "$XDG_CONFIG_HOME/smallbin.plist" --format binary
@@ -125,11 +122,11 @@ def add(name, address):
 
 # callgrind names a function it has no symbol for by its address: skipped. glibc picks each string
 # function's variant for the CPU (IFUNC), and valgrind's CPU lacks AVX-512: with a variant that ran,
-# every variant of the same function is named. callgrind lists a command's functions in no order
-# that holds from one run to the next (the large commands run a second thread): the functions each
-# command adds come in the order of the commands, the short ones first, each command's sorted by
-# name, without the ones that run only when a thread waits for another (a lock or a join taken
-# first), which come and go with timing.
+# every variant of the same function is named. The functions each command adds come in the order
+# of the commands, the short ones first, each command's in the order the linker gives them by itself
+# (file by file, so related code stays together; callgrind lists them in an order that changes from
+# one run to the next), without the ones that run only when a thread waits for another (a lock or a
+# join taken first), which come and go with timing.
 variant = re.compile(r"__(\w+?)_(sse2|sse4|ssse3|avx|avx2|evex|avx512)")
 variants = {}
 for start, size, name in symbols:
@@ -146,7 +143,7 @@ for line in open(functions_path):
     m = variant.match(name)
     commands[-1].extend(each for each in (variants.get(m.group(1), []) if m else [name]) if each in by_name and not waiting.match(each))
 for names in commands:
-    for name in sorted(set(names)):
+    for name in sorted(set(names), key=lambda name: (by_name[name][0], name)):
         add(name, by_name[name][0])
 for line in open(data_path):
     if line.strip():
