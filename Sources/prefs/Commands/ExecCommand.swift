@@ -17,8 +17,10 @@ enum ExecCommand: Command {
                            summary: "run COMMAND with the suites' values in its environment (a later DOMAIN wins)",
                            operandCount: 3...Int.max, details: HelpText.execDetails, runsCommand: true)
 
+    static let operandKinds: [WordKind] = [.domain]
+
     static let options: [Option<Values>] = [
-        .list("keys", "LIST", "only these top-level keys, from whichever DOMAIN has them (comma-separated; repeatable)") { $0.keys = $1 },
+        .list("keys", "LIST", "only these top-level keys, from whichever DOMAIN has them (comma-separated; repeatable)", completing: .keyList(operand: 0)) { $0.keys = $1 },
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

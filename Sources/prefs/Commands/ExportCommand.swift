@@ -25,11 +25,13 @@ enum ExportCommand: Command {
 
     static let verb = Verb(name: "export", operands: "DOMAIN PATH|-", summary: "write a suite or a file in another format", operandCount: 2...2)
 
+    static let operandKinds: [WordKind] = [.domain, .file]
+
     static let options: [Option<Values>] = [
         .choice("format", "FORMAT", "xml, binary, openstep, json or typed-json (default: by PATH's extension, .json JSON, .plist xml; else json with --compact or --lossy, else xml); sh, env or github: the keys as environment variables") { $0.format = $1 },
-        .list("keys", "LIST", "only these keys (comma-separated KEYs or :key:paths; repeatable)") { $0.keys = $1 },
+        .list("keys", "LIST", "only these keys (comma-separated KEYs or :key:paths; repeatable)", completing: .keyList(operand: 0)) { $0.keys = $1 },
         .flag("effective", "export what an application sees (stored, global and registered values), not just the stored ones") { $0.effective = $1 },
-        .list("defaults", "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)") { $0.defaults = $1 },
+        .list("defaults", "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)", completing: .file) { $0.defaults = $1 },
         .lossy, .compact,
     ]
 
