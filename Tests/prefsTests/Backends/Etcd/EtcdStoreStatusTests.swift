@@ -77,7 +77,7 @@ import Testing
         let writer = try StreamingWriter(box, key: "big")
         try writer.send(2 << 20 + 1000)
         try waitForChunks(box, 1)
-        kill(writer.process.processIdentifier, SIGSTOP)
+        try stopProcess(writer.process.processIdentifier)
         try expireLeases(cluster)
         kill(writer.process.processIdentifier, SIGCONT)
         try writer.send(1000)
