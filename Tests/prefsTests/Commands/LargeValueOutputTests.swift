@@ -20,7 +20,10 @@ func peakMemory(_ box: ProcessSandbox, _ arguments: [String], output: String = "
 
 @Suite struct LargeValueOutputTests {
     /// `read S K` of a large external data value prints its hex streamed from the blob: the process
-    /// never holds the value, let alone its hex, so its peak memory stays below the value's size.
+    /// never holds the value, let alone its hex, so its peak memory stays below that of a read of a
+    /// small value by less than the value's size. (Compared with the value's size alone, the test
+    /// failed now and then: a debug build's small read peaks at 15.5 MB, a 24 MiB value's at 24.2
+    /// to 24.8, whatever the value's size, 96 MiB too.)
     @Test func aLargeExternalDataValuePrintsItsHexWithBoundedMemory() throws {
         let box = try ProcessSandbox()
         let size = 24 << 20
@@ -29,10 +32,12 @@ func peakMemory(_ box: ProcessSandbox, _ arguments: [String], output: String = "
         bytes[size - 1] = 0xAB
         let source = try box.directory.write("big.bin", bytes)
         #expect(try box.prefs("write", "app", "big", "-data", "@" + source).status == 0)
+        #expect(try box.prefs("write", "app", "small", "-data", "0a0b").status == 0)
+        let baseline = try peakMemory(box, ["read", "app", "small"]).kilobytes
         let out = box.directory.file("out.hex")
         let (status, kilobytes) = try peakMemory(box, ["read", "app", "big"], output: out)
         #expect(status == 0)
-        #expect(kilobytes < (size >> 10), "peak \(kilobytes) KB for a \(size >> 10) KB value")
+        #expect(kilobytes - baseline < (size >> 10), "peak \(kilobytes) KB for a \(size >> 10) KB value, \(baseline) KB for a small one")
         let hex = try Fixtures.bytes(out)
         #expect(hex.count == size * 2 + 1)
         #expect(hex.suffix(3) == Array("ab\n".utf8))
