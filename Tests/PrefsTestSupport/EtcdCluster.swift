@@ -124,7 +124,9 @@ public final class EtcdCluster: @unchecked Sendable {
 
     /// Stops a member's process with SIGSTOP: it keeps its connections open and answers nothing (as
     /// a stuck process, or a machine cut off without a reset, would) until `resume(member:)`.
-    public func pause(member index: Int) throws { try signal(member: index, SIGSTOP) }
+    /// Returns once every thread of it has stopped (`stopProcess`): before, a member under load
+    /// went on serving for a while after `kill` returned.
+    public func pause(member index: Int) throws { try stopProcess(try pid(member: index)) }
 
     /// Lets a paused member run again (SIGCONT).
     public func resume(member index: Int) throws { try signal(member: index, SIGCONT) }

@@ -5,7 +5,8 @@ import PrefsCore
 /// file in any format, or standard input), only `--keys` when given, written in FORMAT (default: by
 /// PATH's extension, `.json` JSON and `.plist` XML, else JSON with `--compact` or `--lossy`, else
 /// XML) to PATH, atomically, or to standard output. JSON refuses dates and data unless `--lossy`.
-/// `sh`, `env` and `github` write the suite as environment variables (see `EnvironmentOutput`).
+/// `sh`, `env` and `github` write the suite as environment variables (see `EnvironmentOutput`);
+/// with `--effective`, a key from a layer other than the suite's own that is no name is left out.
 enum ExportCommand: Command {
     /// A document format, or an environment-file form.
     enum Format: String, CaseIterable, Sendable {
@@ -39,7 +40,10 @@ enum ExportCommand: Command {
         let domain = try Domain(argument: operands[0])
         let encode = try encoder(values, path: operands[1])
         let keys = values.keys.isEmpty ? nil : try KeyList.parse(values.keys, option: "keys")
-        let value = try context.store.exportedValue(of: domain, effective: values.effective, defaults: values.defaults, keys: keys)
+        // As environment, a key from a layer other than the suite's own that is no name is left out.
+        let leavesOut = values.format?.environment != nil && keys == nil
+        let value = try context.store.exportedValue(of: domain, effective: values.effective, defaults: values.defaults, keys: keys,
+                                                    keepingOthers: { !leavesOut || EnvironmentOutput.isName($0) })
         let bytes = try encode(value, domain)
         if operands[1] == "-" {
             context.writeOutput(bytes)

@@ -143,9 +143,10 @@ extension HelpText {
 
     static let execDetails = """
                 Each key of each DOMAIN (what an application sees) becomes a variable, named and written
-                as export --format sh does; a later DOMAIN wins on a name. A key that is not a variable
-                name or a value with a NUL byte is refused (65) before anything runs. COMMAND replaces
-                prefs: its exit status and signals are its own; not found 127, not runnable 126.
+                as export --format sh does; a later DOMAIN wins on a name. A key the suite stores that is
+                not a variable name, or a value with a NUL byte, is refused (65) before anything runs; a
+                key from another layer (the global suite, defaults) that is no name is left out. COMMAND
+                replaces prefs: its exit status and signals are its own; not found 127, not runnable 126.
                 """
 
     static let dumpDetails = """

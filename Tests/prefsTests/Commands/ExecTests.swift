@@ -128,6 +128,43 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: box.directory.file("ran")))
     }
 
+    /// The global suite holds keys such as `com.apple.swipescrolldirection` (macOS's are dotted),
+    /// which cannot be variable names: keys that come from any layer but the suite's own (the global
+    /// suite, managed values, system and registered defaults) are left out when they are no names,
+    /// so `exec APP` and `export APP --effective --format sh` work, in bash and dash alike; a key the
+    /// suite stores itself, or one named in `--keys`, is still refused (65) naming it.
+    @Test(arguments: ["/bin/bash", "/bin/dash"])
+    func keysFromOtherLayersThatAreNoNamesAreLeftOut(shell: String) throws {
+        let box = try ProcessSandbox()
+        try ExecTests.check(try ExecTests.run(box, ["write", "-g", "com.apple.swipescrolldirection", "-bool", "false", "AppleLocale", "en_GB"]))
+        try ExecTests.check(try ExecTests.run(box, ["register", "app", "ui.theme", "dark", "retries", "-int", "3"]))
+        try FileManager.default.createDirectory(atPath: box.administered + "/prefs/managed", withIntermediateDirectories: true)
+        _ = try box.directory.write("xdg/prefs/managed/app.json", #"{"policy.url": "https://example.com", "proxy": "none"}"#)
+        try ExecTests.check(try ExecTests.run(box, ["write", "app", "timeout", "-int", "30"]))
+        let work = try TemporaryDirectory()
+        let script = #"printf '%s|%s|%s|%s|%s' "$timeout" "$AppleLocale" "$retries" "$proxy" "${policy_url-unset}"; env -0 > env.out"#
+        let run = try ExecTests.run(box, ["exec", "app", "--", shell, "-c", script], in: work.path)
+        #expect(run.status == 0 && run.error.isEmpty, "\(run.error)")
+        #expect(run.outputText == "30|en_GB|3|none|unset")
+        let environment = ExecTests.environment(try Fixtures.bytes(work.file("env.out")))
+        #expect(environment["timeout"] == "30" && environment["AppleLocale"] == "en_GB")
+        #expect(!environment.keys.contains { $0.contains(".") }, "\(environment.keys.sorted())")
+        let exported = try runProcess(shell, ["-c", #"eval "$(prefs export app - --effective --format sh)" && printf '%s|%s|%s' "$timeout" "$AppleLocale" "$retries""#],
+                                      environment: box.environment)
+        #expect(exported.status == 0 && exported.outputText == "30|en_GB|3", "\(exported.error)")
+        // Asked for by name, a key that is no name is refused, wherever it comes from.
+        let named = try ExecTests.run(box, ["exec", "app", "--keys", "timeout,com.apple.swipescrolldirection", "--", "/usr/bin/touch", work.file("ran")])
+        #expect(named.status == 65 && named.error.hasPrefix("prefs: app: com.apple.swipescrolldirection: not a valid environment variable name"), "\(named.error)")
+        // The suite's own key that is no name is refused, even when the global suite has it too.
+        try ExecTests.check(try ExecTests.run(box, ["write", "app", "com.apple.swipescrolldirection", "-bool", "true"]))
+        for arguments in [["exec", "app", "--", "/usr/bin/touch", work.file("ran")], ["export", "app", "-", "--effective", "--format", "sh"]] {
+            let refused = try ExecTests.run(box, arguments)
+            #expect(refused.status == 65 && refused.output.isEmpty, "\(arguments)")
+            #expect(refused.error == "prefs: app: com.apple.swipescrolldirection: not a valid environment variable name (letters, digits and _, not starting with a digit); pick keys with --keys\n")
+        }
+        #expect(!FileManager.default.fileExists(atPath: work.file("ran")))
+    }
+
     /// On etcd the same: the suite's values, and `export --format sh` evaluates to them.
     @Test func worksOnEtcd() throws {
         let box = try EtcdTests.Box(try EtcdCluster(members: 1))
