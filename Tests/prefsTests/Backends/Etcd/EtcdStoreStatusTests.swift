@@ -47,15 +47,16 @@ import Testing
         return try box.cluster.etcdctl("get", "--prefix", "--keys-only", prefix + "/" + area + "/").split(separator: "\n")
     }
 
-    /// Waits until the writer has stored `count` chunks (each a whole MiB it was sent; it reads
-    /// ahead, so one more MiB must have been sent).
+    /// Waits until the writer has stored at least `count` chunks (each a whole MiB it was sent; it
+    /// reads ahead, so one more MiB must have been sent — and whatever was sent beyond may be stored
+    /// before this looks: it runs on, unstopped, while this polls).
     func waitForChunks(_ box: EtcdTests.Box, _ count: Int) throws {
         var found = try keys(box, ".chunks")
         for _ in 0..<3000 where found.count < count {
             usleep(10_000)
             found = try keys(box, ".chunks")
         }
-        try #require(found.count == count, "\(found)")
+        try #require(found.count >= count, "\(found)")
     }
 
     /// Ends every lease, as their running out does (the writer's blob lease is 60 s).
