@@ -17,6 +17,7 @@ extension SuiteStore {
 
     /// The user's registered defaults for a suite, which `prefs register` changes.
     public func registrationTarget(for domain: Domain) throws -> SuiteTarget {
+        try domain.checkName()
         guard let name = domain.registrationName else {
             throw PrefsError.usage("\(domain.displayName): a file has no registered defaults; name a suite")
         }

@@ -36,8 +36,10 @@ public struct SuiteStore: Sendable {
         return storage
     }
 
-    /// The location a domain names (standard input is not a store).
+    /// The location a domain names (standard input is not a store); a name that could escape the
+    /// store is refused first (`Domain.checkName`, 64).
     public func location(of domain: Domain) throws -> SuiteLocation {
+        try domain.checkName()
         guard let location = SuiteLocation(domain) else {
             throw PrefsError.usage("standard input cannot be changed; name a suite or a file")
         }

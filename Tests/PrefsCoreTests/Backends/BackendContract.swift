@@ -86,16 +86,6 @@ extension Backend {
         isEtcd ? "a dry run reads the whole etcd suite and fails (65) on damage the change itself never reads" : nil
     }
 
-    /// A suite name that would escape the store (`..`, `/`, a leading `.`, NUL), handed to the façade
-    /// as `Domain.suite` by a Swift program (the command's `Domain(argument:)` refuses it first),
-    /// must be refused with `.badName` (64) before anything is written.
-    var escapingNameIssue: Comment? {
-        // `SuiteStore.location(of:)` takes `.suite(NAME)` as it is: the file store writes
-        // `$XDG_CONFIG_HOME/NAME.plist`, so `.suite("../x")` is `$XDG_CONFIG_HOME/../x.plist`,
-        // outside the configuration directory; the etcd store writes it escaped under its prefix
-        // (`..%2Fx`), where `domains` passes over it in silence (a place starting with '.').
-        "the façade accepts any .suite name; only Domain(argument:) checks it"
-    }
 }
 
 /// Runs a scenario on a backend; where `issue` names a bug the backend has today, the failures it

@@ -54,7 +54,9 @@ public struct Layers: Sendable {
     let storedOnly: Bool
 
     /// `defaults`: the `--defaults FILE`s in the order given. `storedOnly`: just the domain's own file.
+    /// A name that could escape the store is refused first (`Domain.checkName`, 64).
     public init(_ domain: Domain, in store: SuiteStore, defaults: [String] = [], storedOnly: Bool = false) throws {
+        try domain.checkName()
         if !defaults.isEmpty {
             guard domain.registrationName != nil else {
                 throw PrefsError.usage("\(domain.displayName): a file has no registered defaults, so --defaults needs a suite")
@@ -93,7 +95,7 @@ public struct Layers: Sendable {
     /// The schema's defaults, the lowest layer (none with `--stored`, for a file, or without a
     /// schema). `prefetched`: a schema place already read, with what it holds.
     func schemaLayer(prefetched: (location: SuiteLocation, stored: StoredSuite?)?) throws -> [Layer] {
-        guard !storedOnly, let name = domain.registrationName, let loaded = try store.schema(named: name, prefetched: prefetched) else { return [] }
+        guard !storedOnly, let name = domain.registrationName, let loaded = try store.schema(filedAs: name, prefetched: prefetched) else { return [] }
         return [Layer(origin: .schema(loaded.source), location: loaded.location, defaults: loaded.schema.defaults)]
     }
 

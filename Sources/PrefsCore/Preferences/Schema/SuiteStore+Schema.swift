@@ -21,7 +21,14 @@ extension SuiteStore {
     /// The schema of the suite filed as `name` (a suite's name or `NSGlobalDomain`), as
     /// `schemaChoice` says; nil when there is none. A schema that is malformed is an error (65).
     /// `prefetched`: a schema place already read (with other values, in one request), and what it holds.
+    /// A name that could escape the store is refused first (64).
     public func schema(named name: String, prefetched: (location: SuiteLocation, stored: StoredSuite?)? = nil) throws -> LoadedSchema? {
+        try Domain.checkRegistrationName(name)
+        return try schema(filedAs: name, prefetched: prefetched)
+    }
+
+    /// `schema(named:)` for a name the caller has checked (a checked domain's).
+    func schema(filedAs name: String, prefetched: (location: SuiteLocation, stored: StoredSuite?)? = nil) throws -> LoadedSchema? {
         switch schemaChoice {
         case .none:
             return nil
@@ -117,6 +124,7 @@ extension SuiteStore {
     /// `register DOMAIN --schema FILE|-`: installs a schema as the user's for the suite, after
     /// checking it whole (a malformed one installs nothing). The document is kept as written.
     public func installSchema(from source: String, for domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
+        try domain.checkName()
         guard let name = domain.registrationName else {
             throw PrefsError.usage("\(domain.displayName): a file has no schema; name a suite")
         }
