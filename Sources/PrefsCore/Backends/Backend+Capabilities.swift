@@ -12,6 +12,9 @@ extension SuiteStorage {
         (try lookup(key, in: locations), try whole.map { try load($0) })
     }
 
+    /// The whole suite, as a change that reads all of it sees it.
+    public func load(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool) throws -> StoredSuite? { try load(location) }
+
     public var isRemote: Bool { false }
 
     public var holdsChangesByReading: Bool { true }

@@ -34,6 +34,12 @@ public protocol SuiteStorage: Sendable {
     /// Concurrent changes never lose each other. Returns whether anything changed.
     func modify(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool, _ change: StoredChange) throws -> Bool
 
+    /// The contents `modify` with the same `scope` and `removingEmpty` would hand its change, read
+    /// without a lock and writing nothing (a dry run fails exactly where the change would); nil
+    /// when the suite does not exist. By default the whole suite (`load`); a store whose changes
+    /// read only their scope's keys (etcd) reads those.
+    func load(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool) throws -> StoredSuite?
+
     /// Checks that `contents` can be stored in `format` without changing any value (the file store
     /// refuses a date in an OpenStep file, as `PlistFormat.holding` says; etcd a value larger than
     /// one request).

@@ -87,16 +87,18 @@ extension SuiteStore {
     }
 
     /// What `update` would do, for `--dry-run`: the contents before and after `change`, read without a
-    /// lock and with nothing written, external values read in. Fails as `update` would (a corrupt
-    /// store, a value the file's format cannot hold).
-    public func preview(_ target: SuiteTarget, keys: KeySet? = nil, external: ExternalOptions = ExternalOptions(),
+    /// lock and with nothing written, external values read in. Fails exactly where `update` would
+    /// (a corrupt store, a value the file's format cannot hold), no more: it reads what the change
+    /// would read (`SuiteStorage.load(_:scope:removingEmpty:)`: on etcd, only the keys it names,
+    /// and then the contents are only those keys).
+    public func preview(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, external: ExternalOptions = ExternalOptions(),
                         _ change: (inout PrefDictionary) throws -> Void) throws -> (before: PrefDictionary, after: PrefDictionary) {
         let managed = try managedValues(for: target.location)
         try refuseManaged(keys?.sorted ?? [], in: target, managed: managed)
         return try withoutActuallyEscaping(change) { change in
             let guarded = SuiteStore.checkingManaged(change, name: target.displayName, managed: managed)
             let checked = try checkingSchema(SuiteStore.checkingKeys(guarded, name: target.displayName), for: target)
-            let current = try load(at: target.location)
+            let current = try storage(for: target.location).load(target.location, scope: keys, removingEmpty: removingEmpty)
             var before = current?.contents ?? PrefDictionary()
             var after = before
             let options = ExternalOptions(placement: external.placement, reading: keys)

@@ -77,14 +77,6 @@ extension Backend {
         isEtcd ? "with the etcd store, the machine's managed values and system defaults under $XDG_CONFIG_DIRS are ignored" : nil
     }
 
-    /// A dry run fails as the change would, and only then (`SuiteStore.preview`: "Fails as `update`
-    /// would"), here a one-key write to a suite damaged elsewhere.
-    var dryRunIssue: Comment? {
-        // `preview` loads the whole suite (`load(at:)`), while the change itself reads only its keys:
-        // on an etcd suite holding a key no name spells, `write S K V --dry-run` fails with 65
-        // ("etcd key … is not a key prefs wrote") and `write S K V` succeeds.
-        isEtcd ? "a dry run reads the whole etcd suite and fails (65) on damage the change itself never reads" : nil
-    }
 
 }
 

@@ -199,7 +199,7 @@ extension SuiteStore {
         guard dryRun else {
             return ChangeOutcome(changed: try update(target, keys: keys, removingEmpty: removingEmpty, external: external, change))
         }
-        let (before, after) = try preview(target, keys: keys, external: external, change)
+        let (before, after) = try preview(target, keys: keys, removingEmpty: removingEmpty, external: external, change)
         let report = before.changes(to: after)
         return ChangeOutcome(changed: !report.isEmpty, report: report)
     }
