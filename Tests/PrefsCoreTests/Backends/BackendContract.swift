@@ -42,30 +42,18 @@ extension Backend {
     /// Whether the store keeps ByHost suites (`-currentHost`, `-host`): the etcd store refuses them
     /// with 64 (README, "Suites on etcd": "ByHost suites stay files"; `SuiteStorage.keepsByHostSuites`).
     var keepsByHostSuites: Bool { !isEtcd }
+
+    /// Whether the façade can watch the store (`SuiteStorage.watcher`): files by inotify, or by
+    /// polling on the in-memory file system; etcd by its watch where its etcd has one
+    /// (`EtcdKV.canWatch`). The in-memory etcd fake has none, and `watch` is refused (64,
+    /// `SuiteStore.notWatchable`) before anything is read (`BackendCapabilityTests`).
+    var canBeWatched: Bool { self != .etcdFake }
 }
 
 /// The scenarios a backend fails today: each one a bug, recorded where the scenario runs with
 /// `withKnownIssue`, so its test goes on checking the rest and fails the day the bug is fixed (then
 /// the row goes).
 extension Backend {
-    /// `Layers.watcher(keys:)`, the façade's watcher, must report a change another writer makes.
-    var watchIssue: Comment? {
-        switch self {
-        case .fileMemory:
-            // The façade gives an inotify `SuiteWatcher` whatever the file system: on an
-            // `InMemoryFileSystem` it watches directories that are not on disk and hears nothing
-            // until it times out. (`Prefs.changes` picks `PollingWatcher` by
-            // `FileSystem.isWatchableByKernel` itself; the façade does not.)
-            return "the façade's watcher on an InMemoryFileSystem is inotify's, and never reports a change"
-        case .etcdFake:
-            // `Layers.watcher` needs the store's `EtcdKV` to be an `EtcdClient`; `InMemoryEtcd` has
-            // no watch, so the façade throws `.internalError("this etcd store cannot be watched")` (70).
-            return "the façade cannot watch an etcd store on InMemoryEtcd (70: this etcd store cannot be watched)"
-        case .fileDisk, .etcdReal:
-            return nil
-        }
-    }
-
     /// An administrator's managed values and system defaults under `$XDG_CONFIG_DIRS` bind every
     /// user of the machine whatever the store (README, "Suites on etcd": "Managed values come from
     /// files only (`$XDG_CONFIG_DIRS/prefs/managed/`, on each machine)").
@@ -76,8 +64,6 @@ extension Backend {
         // defaults never show.
         isEtcd ? "with the etcd store, the machine's managed values and system defaults under $XDG_CONFIG_DIRS are ignored" : nil
     }
-
-
 }
 
 /// Runs a scenario on a backend; where `issue` names a bug the backend has today, the failures it
