@@ -37,11 +37,9 @@ extension SuiteStorage {
         throw PrefsError.usage(SuiteStore.noByHostSuites)
     }
 
-    public func managedValues(for name: String) throws -> ManagedValues? { nil }
+    public func managedLocations(for name: String) throws -> [SuiteLocation] { [] }
 
-    public func managedPaths(for name: String) throws -> [String] { [] }
-
-    public func systemDefaultsLocations(for name: String) throws -> [SuiteLocation] { [] }
+    public var holdsManagedValues: Bool { false }
 
     public func watcher(for layers: Layers, keys: [(name: String, path: KeyPath)]?) throws -> any ValueWatcher {
         throw PrefsError.usage(SuiteStore.notWatchable(layers.domain))

@@ -39,13 +39,18 @@ extension SuiteStore {
     /// the store may hand it only them (a binary or XML file is then patched, not rewritten).
     ///
     /// No change stores an empty top-level key or a key with NUL (`checkStoredKeys`), nor a value
-    /// that breaks the suite's schema (`checkingSchema`, as `schemaChoice` says). In a suite,
+    /// that breaks the suite's schema (`checkingSchema`, as `schemaChoice` says), nor changes a
+    /// managed key (`SuiteStore+Managed.swift`, 77): the schema and the managed values are found
+    /// first, together (`pinning(for:)`: on etcd, one request). In a suite,
     /// `change` sees external values as their references, except those of the keys `external.reading`
     /// names, which it sees read in; values it sets go external or inline as `ExternalTransaction`
     /// decides, and blobs it orphans are removed once the new contents are committed.
     @discardableResult
     public func update(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, external: ExternalOptions = ExternalOptions(),
                        _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
+        guard isPinned(for: target) else {
+            return try pinning(for: target).update(target, keys: keys, removingEmpty: removingEmpty, external: external, change)
+        }
         let transaction: ExternalTransaction?
         do {
             transaction = try ExternalTransaction(store: self, target: target, options: external)
@@ -93,6 +98,9 @@ extension SuiteStore {
     /// and then the contents are only those keys).
     public func preview(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, external: ExternalOptions = ExternalOptions(),
                         _ change: (inout PrefDictionary) throws -> Void) throws -> (before: PrefDictionary, after: PrefDictionary) {
+        guard isPinned(for: target) else {
+            return try pinning(for: target).preview(target, keys: keys, removingEmpty: removingEmpty, external: external, change)
+        }
         let managed = try managedValues(for: target.location)
         try refuseManaged(keys?.sorted ?? [], in: target, managed: managed)
         return try withoutActuallyEscaping(change) { change in

@@ -52,20 +52,9 @@ extension Backend {
 
 /// The scenarios a backend fails today: each one a bug, recorded where the scenario runs with
 /// `withKnownIssue`, so its test goes on checking the rest and fails the day the bug is fixed (then
-/// the row goes).
-extension Backend {
-    /// An administrator's managed values and system defaults under `$XDG_CONFIG_DIRS` bind every
-    /// user of the machine whatever the store (README, "Suites on etcd": "Managed values come from
-    /// files only (`$XDG_CONFIG_DIRS/prefs/managed/`, on each machine)").
-    var administeredIssue: Comment? {
-        // `EtcdSuiteStorage` keeps the protocol's defaults (`managedValues` nil, no system-defaults
-        // locations) and `Layers.managedPaths` asks for a `FileSuiteStorage`: with the etcd store,
-        // the machine's managed file is not read, a managed key is written (no 77) and system
-        // defaults never show.
-        isEtcd ? "with the etcd store, the machine's managed values and system defaults under $XDG_CONFIG_DIRS are ignored" : nil
-    }
-}
-
+/// the row goes). None today: the last ones (suite names the façade took as they were, a dry run
+/// that read the whole etcd suite, the machine's administered files ignored on etcd, the façade's
+/// watcher on the in-memory file system) are fixed, and their scenarios must pass.
 /// Runs a scenario on a backend; where `issue` names a bug the backend has today, the failures it
 /// causes are known issues (see the rows above), and the scenario still runs in full.
 func scenario(_ issue: Comment?, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) throws {

@@ -5,6 +5,12 @@ public struct KeyDescription: Sendable {
     /// The value an application sees, and the layer it comes from; nil when none has it.
     public let value: PrefValue?
     public let origin: Origin?
+
+    /// Whether an administrator manages the key: no verb of a user changes it (77).
+    public var isManaged: Bool {
+        if case .managed? = origin { return true }
+        return false
+    }
 }
 
 /// `describe` and `check`: a suite's schema read back, and its stored values checked against it.
