@@ -57,7 +57,7 @@ import Testing
         #expect(try storage.filePath(of: .suite("app")) == nil)
         #expect(storage.newDocumentFormat(for: .suite("app")) == nil)
         #expect(try storage.createEmpty(.suite("app")) == false)
-        #expect(try storage.managedLocations(for: "app").isEmpty, "no managed values of its own")
+        #expect(try storage.managedLocations(for: "app").isEmpty && !storage.holdsManagedValues, "no managed values of its own")
         #expect(throws: PrefsError.usage(SuiteStore.noByHostSuites)) { try storage.suiteNames(onHost: "h") }
         let batch = try storage.lookup("k", in: [.suite("app"), .global], loading: [.schema("app")])
         #expect(batch.found.map(\.exists) == [false, false] && batch.loaded.count == 1 && batch.loaded[0] == nil)

@@ -71,7 +71,13 @@ public struct EtcdSuiteStorage: SuiteStorage {
     }
 
     public func suiteNames() throws -> SuiteListing {
-        try markedNames(after: layout.markers, shown: name + "/.suites/") { (try? Domain(argument: $0)) == .suite($0) }
+        try markedNames(after: layout.markers, shown: shown(layout.markers)) { (try? Domain(argument: $0)) == .suite($0) }
+    }
+
+    /// How messages name an etcd key of the store: its URL's endpoints, then the key (the store of
+    /// managed values keeps its markers beside the store it manages, outside its own prefix).
+    func shown(_ key: [UInt8]) -> String {
+        String(name.dropLast(name.hasSuffix(String(decoding: layout.prefix, as: UTF8.self)) ? layout.prefix.count : 0)) + String(decoding: key, as: UTF8.self)
     }
 
     /// The names of the markers under `prefix`, sorted by code point. One starting with `.` (the
