@@ -12,6 +12,9 @@ extension SuiteStorage {
         (try lookup(key, in: locations), try whole.map { try load($0) })
     }
 
+    /// The whole suite, as a change that reads all of it sees it.
+    public func load(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool) throws -> StoredSuite? { try load(location) }
+
     public var isRemote: Bool { false }
 
     public var holdsChangesByReading: Bool { true }
@@ -34,11 +37,9 @@ extension SuiteStorage {
         throw PrefsError.usage(SuiteStore.noByHostSuites)
     }
 
-    public func managedValues(for name: String) throws -> ManagedValues? { nil }
+    public func managedLocations(for name: String) throws -> [SuiteLocation] { [] }
 
-    public func managedPaths(for name: String) throws -> [String] { [] }
-
-    public func systemDefaultsLocations(for name: String) throws -> [SuiteLocation] { [] }
+    public var holdsManagedValues: Bool { false }
 
     public func watcher(for layers: Layers, keys: [(name: String, path: KeyPath)]?) throws -> any ValueWatcher {
         throw PrefsError.usage(SuiteStore.notWatchable(layers.domain))

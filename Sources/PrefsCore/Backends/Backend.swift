@@ -7,7 +7,7 @@
 ///
 /// What every store must do is required below. What only some can do is a capability: a
 /// requirement whose default (`Backend+Capabilities.swift`) says "unsupported" — no ByHost suites,
-/// no file paths, no administrators' layers, no watch — so the core asks the store it holds what
+/// no file paths, no managed values of its own, no watch — so the core asks the store it holds what
 /// it can do, and never which store it is. Everything a verb means is decided above this protocol,
 /// the same for every store.
 public protocol SuiteStorage: Sendable {
@@ -33,6 +33,12 @@ public protocol SuiteStorage: Sendable {
     /// `change` only those top-level keys (their current values) and keep the others as they are.
     /// Concurrent changes never lose each other. Returns whether anything changed.
     func modify(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool, _ change: StoredChange) throws -> Bool
+
+    /// The contents `modify` with the same `scope` and `removingEmpty` would hand its change, read
+    /// without a lock and writing nothing (a dry run fails exactly where the change would); nil
+    /// when the suite does not exist. By default the whole suite (`load`); a store whose changes
+    /// read only their scope's keys (etcd) reads those.
+    func load(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool) throws -> StoredSuite?
 
     /// Checks that `contents` can be stored in `format` without changing any value (the file store
     /// refuses a date in an OpenStep file, as `PlistFormat.holding` says; etcd a value larger than
@@ -109,18 +115,18 @@ public protocol SuiteStorage: Sendable {
     /// sorted by code point, and what was skipped finding them.
     func suiteNames(onHost host: String) throws -> SuiteListing
 
-    /// An administrator's managed values for a suite (`NSGlobalDomain` for the global suite): the
-    /// top layer of every read, which no change may touch; nil when there are none (always, by
-    /// default). Managed values that cannot be read or parsed are an error, never skipped.
-    func managedValues(for name: String) throws -> ManagedValues?
+    /// Where the store keeps managed values of its own for a suite (`NSGlobalDomain` for the global
+    /// suite's: a fleet's, which its administrator sets), most important first: a read takes them
+    /// with the suite's other layers (one request), no change of a user touches them; none by
+    /// default. (The machine's managed values and system defaults, files under `$XDG_CONFIG_DIRS`,
+    /// bind every user of the machine whatever the store: the core reads them itself, through
+    /// `SuiteStore.files`, `Layers+Administered.swift`.)
+    func managedLocations(for name: String) throws -> [SuiteLocation]
 
-    /// Every file that would hold a suite's managed values, most important first, where the store
-    /// keeps them in files (`watch` watches them all, so one that appears counts); none by default.
-    func managedPaths(for name: String) throws -> [String]
-
-    /// Where an administrator's system defaults for a suite may be, most important first: under
-    /// the global suite, over registered defaults; none by default.
-    func systemDefaultsLocations(for name: String) throws -> [SuiteLocation]
+    /// Whether the store's suites are themselves an administrator's managed values (etcd's store at
+    /// `PREFIX/.managed`): then no managed values bind its reads or changes, the machine's either.
+    /// False by default.
+    var holdsManagedValues: Bool { get }
 
     /// What reports the changes of `layers` (its domain's suite is in this store): `keys` as typed,
     /// nil for every top-level key. By default the store cannot be watched: a usage error (64).

@@ -15,6 +15,10 @@ public enum SuiteLocation: Hashable, Sendable {
     /// The user's schema for a suite (`NSGlobalDomain` for the global suite), which
     /// `prefs register --schema` installs: a dictionary like a suite's (see `Schema`).
     case schema(String)
+    /// An administrator's managed values for a suite kept in the store itself (a fleet's:
+    /// `SuiteStorage.managedLocations`; `NSGlobalDomain` for the global suite's), which a user's
+    /// store only ever reads.
+    case managed(String)
 
     /// Whether this is a file named by its path (kept by the file store whatever the store).
     public var isFile: Bool {
@@ -35,9 +39,14 @@ public enum SuiteLocation: Hashable, Sendable {
 
 /// An administrator's managed values for a suite, and where they are (the file, or the place in
 /// the store).
-public struct ManagedValues: Sendable {
+public struct ManagedValues: Sendable, Equatable {
     public let values: PrefDictionary
     public let source: String
+
+    public init(values: PrefDictionary, source: String) {
+        self.values = values
+        self.source = source
+    }
 }
 
 /// A suite as stored: its contents (external values as their references) and the format of the file

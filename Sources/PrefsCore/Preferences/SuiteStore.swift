@@ -15,6 +15,9 @@ public struct SuiteStore: Sendable {
     /// Which schema changes are checked against (`--schema FILE`, `--no-schema`); reads always see
     /// the installed one's defaults.
     public var schemaChoice: SchemaChoice = .installed
+    /// The managed values that bind changes of one location, read once for a change of it (with its
+    /// schema, `pinning(for:)`); nil: read them when a change asks.
+    var pinnedManaged: (location: SuiteLocation, managed: Managed?)? = nil
 
     public var environment: Environment { files.environment }
     public var fileSystem: any FileSystem { files.fileSystem }
@@ -36,8 +39,10 @@ public struct SuiteStore: Sendable {
         return storage
     }
 
-    /// The location a domain names (standard input is not a store).
+    /// The location a domain names (standard input is not a store); a name that could escape the
+    /// store is refused first (`Domain.checkName`, 64).
     public func location(of domain: Domain) throws -> SuiteLocation {
+        try domain.checkName()
         guard let location = SuiteLocation(domain) else {
             throw PrefsError.usage("standard input cannot be changed; name a suite or a file")
         }

@@ -32,15 +32,10 @@ extension Prefs {
             self.store = store
         }
 
-        /// The suite's domain; a name that could escape the store (empty, a leading `.`, a `/`, a
-        /// control character) is refused (`PrefsError.badName`) before any file is touched.
-        func domain() throws -> Domain {
-            guard !name.utf8.contains(UInt8(ascii: "/")) else {
-                throw PrefsError.badName(domain: nil, name: name, reason: "suite name \"\(name)\" contains '/'")
-            }
-            try Domain.checkSuiteName(name)
-            return .suite(name)
-        }
+        /// The suite's domain. The store refuses a name that could escape it (empty, a leading `.`,
+        /// a `/`, a control character: `PrefsError.badName`) before any file is touched, once per
+        /// read or write (`Domain.checkName`).
+        func domain() throws -> Domain { .suite(name) }
 
         /// The value of `key`: the first layer that has it, else the default registered in code, else
         /// the key's default. A stored value of another type is an error (`PrefsError.typeMismatch`),

@@ -63,6 +63,7 @@ enum DescribeCommand: Command {
         if let value = described.value, let origin = described.origin {
             lines.append("  value: " + ValueOutput.line(value))
             lines.append("  origin: \(origin)")
+            if described.isManaged { lines.append("  managed: yes, by the administrator; no change of it is allowed") }
         } else {
             lines.append("  origin: (none)")
         }

@@ -57,8 +57,7 @@ import Testing
         #expect(try storage.filePath(of: .suite("app")) == nil)
         #expect(storage.newDocumentFormat(for: .suite("app")) == nil)
         #expect(try storage.createEmpty(.suite("app")) == false)
-        #expect(try storage.managedValues(for: "app") == nil)
-        #expect(try storage.managedPaths(for: "app").isEmpty && storage.systemDefaultsLocations(for: "app").isEmpty)
+        #expect(try storage.managedLocations(for: "app").isEmpty && !storage.holdsManagedValues, "no managed values of its own")
         #expect(throws: PrefsError.usage(SuiteStore.noByHostSuites)) { try storage.suiteNames(onHost: "h") }
         let batch = try storage.lookup("k", in: [.suite("app"), .global], loading: [.schema("app")])
         #expect(batch.found.map(\.exists) == [false, false] && batch.loaded.count == 1 && batch.loaded[0] == nil)
@@ -72,7 +71,9 @@ import Testing
         #expect(watch?.exitStatus == .usage && watch == .usage(SuiteStore.notWatchable(.suite("app"))))
         // No file: two suites are one only when they are the same location; no layer has a path.
         #expect(store.same(.suite("app"), .suite("app")) && !store.same(.suite("app"), .suite("other")))
-        #expect(try Layers(.suite("app"), in: store).paths().isEmpty)
+        // No layer of the store has a path: only the machine's managed files, which bind every store.
+        #expect(try Layers(.suite("app"), in: store).paths() == ["/x/prefs/managed/app.plist", "/x/prefs/managed/app.json",
+                                                                 "/x/prefs/managed/.GlobalPreferences.plist", "/x/prefs/managed/.GlobalPreferences.json"])
         // No empty suite is made (a file store makes the file), and nothing changed.
         #expect(try write("{}").changed == false)
         #expect(try storage.load(.suite("app")) == nil)

@@ -42,62 +42,19 @@ extension Backend {
     /// Whether the store keeps ByHost suites (`-currentHost`, `-host`): the etcd store refuses them
     /// with 64 (README, "Suites on etcd": "ByHost suites stay files"; `SuiteStorage.keepsByHostSuites`).
     var keepsByHostSuites: Bool { !isEtcd }
+
+    /// Whether the façade can watch the store (`SuiteStorage.watcher`): files by inotify, or by
+    /// polling on the in-memory file system; etcd by its watch where its etcd has one
+    /// (`EtcdKV.canWatch`). The in-memory etcd fake has none, and `watch` is refused (64,
+    /// `SuiteStore.notWatchable`) before anything is read (`BackendCapabilityTests`).
+    var canBeWatched: Bool { self != .etcdFake }
 }
 
 /// The scenarios a backend fails today: each one a bug, recorded where the scenario runs with
 /// `withKnownIssue`, so its test goes on checking the rest and fails the day the bug is fixed (then
-/// the row goes).
-extension Backend {
-    /// `Layers.watcher(keys:)`, the façade's watcher, must report a change another writer makes.
-    var watchIssue: Comment? {
-        switch self {
-        case .fileMemory:
-            // The façade gives an inotify `SuiteWatcher` whatever the file system: on an
-            // `InMemoryFileSystem` it watches directories that are not on disk and hears nothing
-            // until it times out. (`Prefs.changes` picks `PollingWatcher` by
-            // `FileSystem.isWatchableByKernel` itself; the façade does not.)
-            return "the façade's watcher on an InMemoryFileSystem is inotify's, and never reports a change"
-        case .etcdFake:
-            // `Layers.watcher` needs the store's `EtcdKV` to be an `EtcdClient`; `InMemoryEtcd` has
-            // no watch, so the façade throws `.internalError("this etcd store cannot be watched")` (70).
-            return "the façade cannot watch an etcd store on InMemoryEtcd (70: this etcd store cannot be watched)"
-        case .fileDisk, .etcdReal:
-            return nil
-        }
-    }
-
-    /// An administrator's managed values and system defaults under `$XDG_CONFIG_DIRS` bind every
-    /// user of the machine whatever the store (README, "Suites on etcd": "Managed values come from
-    /// files only (`$XDG_CONFIG_DIRS/prefs/managed/`, on each machine)").
-    var administeredIssue: Comment? {
-        // `EtcdSuiteStorage` keeps the protocol's defaults (`managedValues` nil, no system-defaults
-        // locations) and `Layers.managedPaths` asks for a `FileSuiteStorage`: with the etcd store,
-        // the machine's managed file is not read, a managed key is written (no 77) and system
-        // defaults never show.
-        isEtcd ? "with the etcd store, the machine's managed values and system defaults under $XDG_CONFIG_DIRS are ignored" : nil
-    }
-
-    /// A dry run fails as the change would, and only then (`SuiteStore.preview`: "Fails as `update`
-    /// would"), here a one-key write to a suite damaged elsewhere.
-    var dryRunIssue: Comment? {
-        // `preview` loads the whole suite (`load(at:)`), while the change itself reads only its keys:
-        // on an etcd suite holding a key no name spells, `write S K V --dry-run` fails with 65
-        // ("etcd key … is not a key prefs wrote") and `write S K V` succeeds.
-        isEtcd ? "a dry run reads the whole etcd suite and fails (65) on damage the change itself never reads" : nil
-    }
-
-    /// A suite name that would escape the store (`..`, `/`, a leading `.`, NUL), handed to the façade
-    /// as `Domain.suite` by a Swift program (the command's `Domain(argument:)` refuses it first),
-    /// must be refused with `.badName` (64) before anything is written.
-    var escapingNameIssue: Comment? {
-        // `SuiteStore.location(of:)` takes `.suite(NAME)` as it is: the file store writes
-        // `$XDG_CONFIG_HOME/NAME.plist`, so `.suite("../x")` is `$XDG_CONFIG_HOME/../x.plist`,
-        // outside the configuration directory; the etcd store writes it escaped under its prefix
-        // (`..%2Fx`), where `domains` passes over it in silence (a place starting with '.').
-        "the façade accepts any .suite name; only Domain(argument:) checks it"
-    }
-}
-
+/// the row goes). None today: the last ones (suite names the façade took as they were, a dry run
+/// that read the whole etcd suite, the machine's administered files ignored on etcd, the façade's
+/// watcher on the in-memory file system) are fixed, and their scenarios must pass.
 /// Runs a scenario on a backend; where `issue` names a bug the backend has today, the failures it
 /// causes are known issues (see the rows above), and the scenario still runs in full.
 func scenario(_ issue: Comment?, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) throws {

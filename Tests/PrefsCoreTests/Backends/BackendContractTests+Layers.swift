@@ -64,28 +64,67 @@ extension BackendContractTests {
     }
 
     /// An administrator's managed values are the top layer and no change touches one (77, nothing
-    /// written); system defaults show under the global suite, over registered defaults.
+    /// written), system defaults show under the global suite, over registered defaults. This
+    /// machine's files bind every store (a user of a fleet's store is still a user of the machine);
+    /// a store that keeps managed values of its own (etcd: the fleet's) adds them under the
+    /// machine's. The global suite's managed values bind every suite, under the suite's own.
     @Test(arguments: Backend.allCases)
     func administratorsLayersBindEveryStore(backend: Backend) throws {
         let fixture = try ContractStore(backend)
         let managed = fixture.root + "/xdg/prefs/managed/app.plist", system = fixture.root + "/xdg/prefs/defaults/app.plist"
-        try fixture.put("xdg/prefs/managed/app.plist", try BackendContractTests.plist(["m": "managed"]))
+        let globalManaged = fixture.root + "/xdg/prefs/managed/.GlobalPreferences.plist"
+        // What the user stored before the administrators came.
+        try fixture.write(.suite("app"), "other", "stored", "m", "mine", "gm", "mine")
+        try fixture.put("xdg/prefs/managed/app.plist", try BackendContractTests.plist(["m": "managed", "both": "machine"]))
+        try fixture.put("xdg/prefs/managed/.GlobalPreferences.plist", try BackendContractTests.plist(["gm": "global managed", "m": "global"]))
         try fixture.put("xdg/prefs/defaults/app.plist", try BackendContractTests.plist(["s": "system", "g": "system"]))
-        _ = try fixture.store.register(.document(["s": "registered"]), for: .suite("app"), replacing: false, dryRun: false)
-        try fixture.write(.suite("app"), "other", "stored")
+        // The administrator's store is bound by no managed values, the machine's either.
+        let fleet = try fixture.administrator()
+        if let fleet {
+            try fleet.update(.suite("app")) { $0["f"] = "fleet"; $0["both"] = "fleet" }
+            try fleet.update(.global) { $0["gf"] = "fleet global"; $0["f"] = "fleet global" }
+        }
+        _ = try fixture.store.register(.document(["s": "registered", "r": "registered"]), for: .suite("app"), replacing: false, dryRun: false)
         try fixture.write(.global, "g", "global")
         let before = try fixture.footprint()
-        try scenario(backend.administeredIssue) { () throws in
-            #expect(try fixture.read(.suite("app"), "m") == ("managed", .managed(managed)))
-            #expect(try fixture.read(.suite("app"), "s") == ("system", .system(system)))
-            #expect(try fixture.read(.suite("app"), "g") == ("global", .global))
-            expectFailure(.managedKey(domain: "app", key: "m", source: managed), status: .noPermission) { try fixture.write(.suite("app"), "m", "mine", "x", "1") }
-            expectFailure(.managedKey(domain: "app", key: "m", source: managed), status: .noPermission) {
-                _ = try fixture.store.rename(KeyPath(["other"]), to: KeyPath(["m"]), in: .suite("app"), dryRun: false)
-            }
-            #expect(try fixture.footprint() == before)
+        let app = Domain.suite("app")
+        #expect(try fixture.read(app, "m") == ("managed", .managed(managed)), "the suite's over the global suite's")
+        #expect(try fixture.read(app, "both") == ("machine", .managed(managed)), "the machine's over the fleet's")
+        #expect(try fixture.read(app, "gm") == ("global managed", .managed(globalManaged)), "the global suite's over what the user stored")
+        #expect(try fixture.read(app, "s") == ("system", .system(system)))
+        #expect(try fixture.read(app, "g") == ("global", .global))
+        #expect(try fixture.read(app, "r").origin == .registered(fixture.store.describe(.registered("app"))))
+        #expect(try fixture.read(app, "m", scope: ReadScope(storedOnly: true)).value == "mine", "--stored shows what the user stored")
+        var expected: PrefDictionary = ["both": "machine", "g": "global", "gm": "global managed", "m": "managed", "other": "stored", "r": "registered", "s": "system"]
+        if let fleet {
+            let source = fleet.describe(.suite("app")), globalSource = fleet.describe(.global)
+            #expect(source == fixture.store.describe(.managed("app")) && source.hasSuffix("/.managed/app"))
+            #expect(try fixture.read(app, "f") == ("fleet", .managed(source)), "the suite's over the global suite's")
+            #expect(try fixture.read(app, "gf") == ("fleet global", .managed(globalSource)))
+            #expect(try fixture.read(.global, "gf") == ("fleet global", .managed(globalSource)))
+            expectFailure(.managedKey(domain: "app", key: "f", source: source), status: .noPermission) { try fixture.write(app, "f", "mine") }
+            expectFailure(.managedKey(domain: "other", key: "gf", source: globalSource), status: .noPermission) { try fixture.write(.suite("other"), "gf", "x") }
+            expected["f"] = "fleet"
+            expected["gf"] = "fleet global"
         }
-        #expect(try fixture.write(.suite("app"), "other", "changed").changed, "the suite's other keys stay writable")
+        #expect(try fixture.store.contents(of: app, scope: ReadScope()).values == expected)
+        // A global suite's managed key answers in any suite, but does not make one exist.
+        #expect(try fixture.read(.suite("nosuch"), "gm") == ("global managed", .managed(globalManaged)))
+        expectFailure(.suiteNotFound(domain: "nosuch"), status: .notFound) { _ = try fixture.read(.suite("nosuch"), "k") }
+        // Every change of a managed key is refused, naming the file that manages it; nothing is written.
+        expectFailure(.managedKey(domain: "app", key: "m", source: managed), status: .noPermission) { try fixture.write(app, "m", "x", "other", "1") }
+        expectFailure(.managedKey(domain: "app", key: "m", source: managed), status: .noPermission) {
+            _ = try fixture.store.rename(KeyPath(["other"]), to: KeyPath(["m"]), in: app, dryRun: false)
+        }
+        expectFailure(.managedKey(domain: "app", key: "gm", source: globalManaged), status: .noPermission) { try fixture.write(app, "gm", "x") }
+        expectFailure(.managedKey(domain: "other", key: "gm", source: globalManaged), status: .noPermission) { try fixture.write(.suite("other"), "gm", "x") }
+        expectFailure(.managedKey(domain: "NSGlobalDomain", key: "gm", source: globalManaged), status: .noPermission) { try fixture.write(.global, "gm", "x") }
+        var dryRun = WriteOptions()
+        dryRun.dryRun = true
+        expectFailure(.managedKey(domain: "app", key: "gm", source: globalManaged), status: .noPermission) { try fixture.write(app, "gm", "x", options: dryRun) }
+        expectFailure(status: .noPermission, { _ = try fixture.store.reset([], in: app, dryRun: false) }) { if case .managedKey = $0 { true } else { false } }
+        #expect(try fixture.footprint() == before)
+        #expect(try fixture.write(app, "other", "changed").changed, "the suite's other keys stay writable")
     }
 
     /// `-currentHost`/`-host`: the file store keeps the host's values in its ByHost suite, read over

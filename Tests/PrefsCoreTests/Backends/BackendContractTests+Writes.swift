@@ -32,7 +32,9 @@ extension BackendContractTests {
     }
 
     /// A suite name that could name a place outside the store is refused (64) before anything is
-    /// touched; keys are only keys, whatever they hold (`/`, `..`, `%`, `:` in a literal key).
+    /// touched, whoever builds the `Domain` (the command's `Domain(argument:)` or a Swift program)
+    /// and whatever the entry (a change, a read, registered defaults, a schema, a typed suite);
+    /// keys are only keys, whatever they hold (`/`, `..`, `%`, `:` in a literal key).
     @Test(arguments: Backend.allCases)
     func namesCannotEscapeTheStore(backend: Backend) throws {
         let fixture = try ContractStore(backend)
@@ -42,15 +44,34 @@ extension BackendContractTests {
             }
         }
         #expect(try Domain(argument: "a/b") == .file("a/b"), "a name with '/' is a path, never a suite")
+        try fixture.put("schema.json", Array(#"{"keys": {"k": {"type": "integer"}}}"#.utf8))
         let empty = try fixture.footprint()
-        try scenario(backend.escapingNameIssue) { () throws in
-            for name in ["../escape", "a/b", ".hidden", "", "a\u{0}b"] {
-                expectFailure(status: .usage, { try fixture.store.update(.suite(name)) { $0["k"] = 1 } }) {
-                    if case .badName = $0 { true } else { false }
+        let store = fixture.store
+        for name in ["../escape", "a/b", ".hidden", "..", "", "a\u{0}b", "tab\there", "/abs"] {
+            let domain = Domain.suite(name)
+            let entries: [(Comment, () throws -> Void)] = [
+                ("update", { try store.update(domain) { $0["k"] = 1 } }),
+                ("write", { try fixture.write(domain, "k", "1") }),
+                ("dry run", { try fixture.write(domain, "k", "1", options: { var dry = WriteOptions(); dry.dryRun = true; return dry }()) }),
+                ("read", { _ = try fixture.read(domain, "k") }),
+                ("read a suite", { _ = try store.contents(of: domain, scope: ReadScope()) }),
+                ("stored value", { _ = try store.value(at: KeyPath(["k"]), in: domain) }),
+                ("delete", { _ = try store.remove(domain) }),
+                ("register", { _ = try store.register(.document(["k": 1]), for: domain, replacing: false, dryRun: false) }),
+                ("schema", { _ = try store.installSchema(from: fixture.root + "/schema.json", for: domain, dryRun: false) }),
+                ("schema by name", { _ = try store.schema(named: name) }),
+                ("describe", { _ = try store.describeSchema(of: domain, key: nil) }),
+                ("typed read", { _ = try Prefs.Suite(name, store: store)[Prefs.Key<Int>("k", default: 0)] }),
+                ("typed write", { try Prefs.Suite(name, store: store).set(Prefs.Key<Int>("k", default: 0), 1) }),
+            ]
+            for (entry, attempt) in entries {
+                expectFailure(status: .usage, comment: "\(entry) \(name.debugDescription)", attempt) {
+                    if case .badName(_, name, _) = $0 { true } else { false }
                 }
             }
-            #expect(try fixture.footprint() == empty)
         }
+        #expect(try fixture.footprint() == empty, "nothing touched, nothing outside the store either")
+        #expect(try fixture.store.suiteNames().names.isEmpty)
         let keys = ["../../escape", "a/b", "..", "100%", "a.b c", "a:b", "é"]
         try fixture.store.update(.suite("keys")) { contents in for key in keys { contents[key] = .string(key) } }
         for key in keys {

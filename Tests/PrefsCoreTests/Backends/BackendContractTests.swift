@@ -6,8 +6,8 @@ import Testing
 /// counters, key paths, dry runs and all-or-nothing changes (`+Writes`); conditional writes and errors
 /// with their exit statuses (`+Errors`); external values (`+External`); watch (`+Watch`). Where a
 /// backend differs by design the scenario checks the documented difference (`Backend.newSuiteFormat`,
-/// `keepsByHostSuites`); where it differs by a bug, the scenario marks it as a known issue
-/// (`Backend.watchIssue`…), never skips it.
+/// `keepsByHostSuites`, `canBeWatched`); where it differs by a bug, the scenario marks it as a known
+/// issue (`scenario`, with a row in `BackendContract.swift`), never skips it.
 @Suite struct BackendContractTests {
     static let date = PrefDate(secondsSinceReferenceDate: 788_918_645.25)
 

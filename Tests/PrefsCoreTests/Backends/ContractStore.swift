@@ -72,6 +72,21 @@ final class ContractStore: @unchecked Sendable {
         }
     }
 
+    /// The administrator's store of the fleet's managed values, where the store keeps some of its
+    /// own (etcd: the store at `PREFIX/.managed`, opened by its URL as the command opens it); nil
+    /// for files, whose managed values are only the machine's.
+    func administrator() throws -> SuiteStore? {
+        switch backend {
+        case .fileMemory, .fileDisk:
+            return nil
+        case .etcdFake:
+            let storage = EtcdSuiteStorage(etcd: try #require(etcd), managedValuesOf: prefix, name: "etcd://memory/\(prefix)/.managed", environment: environment)
+            return SuiteStore(storage: storage, files: FileSuiteStorage(fileSystem: fileSystem, environment: environment))
+        case .etcdReal:
+            return try SuiteStore.selected(url: try SharedEtcd.cluster().url(prefix: prefix + "/.managed"), fileSystem: fileSystem, environment: environment)
+        }
+    }
+
     // MARK: Words, as the command types them
 
     @discardableResult

@@ -25,6 +25,21 @@ extension EtcdSuiteStorage {
             client = EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials)
         }
         let name = (secure ? "etcds://" : "etcd://") + endpoints.map(\.description).joined(separator: ",") + "/" + prefix
-        return EtcdSuiteStorage(etcd: client, prefix: prefix, name: name, environment: environment)
+        // `PREFIX/.managed`: the administrator's view of the managed values of the store at PREFIX.
+        guard let parent = try EtcdSuiteStorage.managedParent(of: prefix) else {
+            return EtcdSuiteStorage(etcd: client, prefix: prefix, name: name, environment: environment)
+        }
+        return EtcdSuiteStorage(etcd: client, managedValuesOf: parent, name: name, environment: environment)
+    }
+
+    /// The store whose managed values a prefix names (`PREFIX/.managed`: PREFIX); nil for any other
+    /// prefix. `.managed` alone is the managed values of no store (64).
+    static func managedParent(of prefix: String) throws -> String? {
+        guard prefix.hasSuffix(".managed") else { return nil }
+        if prefix == ".managed" {
+            throw PrefsError.usage("the etcd prefix .managed names the managed values of no store; give PREFIX/.managed")
+        }
+        guard prefix.hasSuffix("/.managed") else { return nil }
+        return String(prefix.dropLast("/.managed".count))
     }
 }
