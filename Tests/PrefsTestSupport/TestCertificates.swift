@@ -17,7 +17,7 @@ public final class TestCertificates: @unchecked Sendable {
         guard FileManager.default.isExecutableFile(atPath: TestCertificates.opensslPath) else {
             throw TestFailure("\(TestCertificates.opensslPath) not found: install openssl")
         }
-        directory = try TemporaryDirectory()
+        directory = try TemporaryDirectory(forTheProcess: true)
         let result = try runProcess("/bin/bash", [Fixtures.packageRoot + "/Tests/Tools/make-certificates.sh", TestCertificates.opensslPath],
                                     workingDirectory: directory.path)
         guard result.status == 0 else { throw TestFailure("making certificates failed: \(result.error)") }

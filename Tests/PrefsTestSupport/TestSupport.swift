@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PrefsCore
 
 /// Paths of the repository and its conformance corpora (Tests/Conformance), for both test targets.
@@ -72,10 +73,24 @@ public struct TestFailure: Error, CustomStringConvertible {
 public final class TemporaryDirectory {
     public let path: String
 
-    public init() throws {
+    /// A directory for this test; with `forTheProcess`, one a static holds, which is never released:
+    /// it is removed when the test process exits.
+    public init(forTheProcess: Bool = false) throws {
         var template = Array((NSTemporaryDirectory() + "/prefs-test-XXXXXX").utf8CString)
         guard let result = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
         path = String(cString: result)
+        if forTheProcess { TemporaryDirectory.removeAtExit(path) }
+    }
+
+    private static let heldForTheProcess = Mutex<[String]?>(nil)
+
+    private static func removeAtExit(_ path: String) {
+        heldForTheProcess.withLock { paths in
+            if paths == nil {
+                atexit { for path in TemporaryDirectory.heldForTheProcess.withLock({ $0 ?? [] }) { try? FileManager.default.removeItem(atPath: path) } }
+            }
+            paths = (paths ?? []) + [path]
+        }
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }

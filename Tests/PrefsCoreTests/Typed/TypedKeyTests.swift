@@ -16,6 +16,8 @@ extension Prefs.Keys {
 /// defaults registered in code, atomic bulk changes and reset — on the in-memory file system and on
 /// disk alike.
 @Suite struct TypedKeyTests {
+    /// A suite over a fresh fixture. Keep the fixture alive while the suite is used: on disk, its
+    /// directory goes when it is released, and the suite's first write would make it again.
     static func suite(_ kind: FileSystemKind) throws -> (Prefs.Suite, LayerFixture) {
         let fixture = try LayerFixture(kind)
         return (Prefs.Suite("com.example.app", store: fixture.store), fixture)
@@ -23,7 +25,8 @@ extension Prefs.Keys {
 
     @Test(arguments: FileSystemKind.allCases)
     func aKeyReadsItsDefaultUntilAValueIsStored(kind: FileSystemKind) throws {
-        let (suite, _) = try TypedKeyTests.suite(kind)
+        let (suite, fixture) = try TypedKeyTests.suite(kind)
+        defer { withExtendedLifetime(fixture) {} }
         #expect(try suite[.retries] == 3)
         #expect(try suite[.nickname] == nil)
         #expect(try suite.set(.retries, 5))
@@ -37,7 +40,8 @@ extension Prefs.Keys {
 
     @Test(arguments: FileSystemKind.allCases)
     func valuesAreStoredAsPropertyListStructure(kind: FileSystemKind) throws {
-        let (suite, _) = try TypedKeyTests.suite(kind)
+        let (suite, fixture) = try TypedKeyTests.suite(kind)
+        defer { withExtendedLifetime(fixture) {} }
         try suite.set(.theme, .dark)
         try suite.set(.hosts, ["a", "b"])
         try suite.set(.limits, ["cpu": 0.5])
@@ -53,7 +57,8 @@ extension Prefs.Keys {
     }
 
     @Test func aStoredValueOfAnotherTypeIsAnErrorNotTheDefault() throws {
-        let (suite, _) = try TypedKeyTests.suite(.memory)
+        let (suite, fixture) = try TypedKeyTests.suite(.memory)
+        defer { withExtendedLifetime(fixture) {} }
         try suite.store.update(.suite("com.example.app")) { $0["retries"] = "many" }
         #expect(throws: PrefsError.typeMismatch(domain: "com.example.app", key: "retries", reason: "expected an integer, found a string")) {
             try suite[.retries]
@@ -76,7 +81,8 @@ extension Prefs.Keys {
     }
 
     @Test func anUpdateChangesSeveralKeysAtOnceOrNone() throws {
-        let (suite, _) = try TypedKeyTests.suite(.memory)
+        let (suite, fixture) = try TypedKeyTests.suite(.memory)
+        defer { withExtendedLifetime(fixture) {} }
         try suite.update { changes in
             try changes.set(.retries, try changes[.retries] + 1)
             try changes.set(.hosts, ["x"])
