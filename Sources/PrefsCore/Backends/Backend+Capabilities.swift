@@ -41,7 +41,7 @@ extension SuiteStorage {
 
     public var holdsManagedValues: Bool { false }
 
-    public func watcher(for layers: Layers, keys: [(name: String, path: KeyPath)]?) throws -> any ValueWatcher {
+    public func watcher(for layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws -> any ValueWatcher {
         throw PrefsError.usage(SuiteStore.notWatchable(layers.domain))
     }
 }

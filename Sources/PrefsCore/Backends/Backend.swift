@@ -130,5 +130,5 @@ public protocol SuiteStorage: Sendable {
 
     /// What reports the changes of `layers` (its domain's suite is in this store): `keys` as typed,
     /// nil for every top-level key. By default the store cannot be watched: a usage error (64).
-    func watcher(for layers: Layers, keys: [(name: String, path: KeyPath)]?) throws -> any ValueWatcher
+    func watcher(for layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws -> any ValueWatcher
 }

@@ -34,7 +34,7 @@ enum WatchedValues {
     typealias Reading = [(key: String, value: PrefValue?)]
 
     /// What an application sees now: every top-level key, or the watched ones (absent: nil).
-    static func read(_ layers: Layers, keys: [(name: String, path: KeyPath)]?) throws -> Reading {
+    static func read(_ layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws -> Reading {
         guard let keys else { return try layers.resolved(evenIfMissing: true).values.map { ($0.key, $0.value) } }
         return try keys.map { key in
             do {

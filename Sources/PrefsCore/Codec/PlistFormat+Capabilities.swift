@@ -46,7 +46,7 @@ extension PlistFormat {
     public func keeps(_ value: PrefValue) -> Bool { firstValue(in: value, where: { $0 != .kept }) == nil }
 
     /// The first value in `value` (depth first, in order) whose holding `refused` names, and its
-    /// key path (`:key:0`, as `KeyPath` writes one; empty for `value` itself); nil when there is none.
+    /// key path (`:key:0`, as `PrefKeyPath` writes one; empty for `value` itself); nil when there is none.
     public func firstValue(in value: PrefValue, where refused: (Holding) -> Bool) -> (keyPath: String, value: PrefValue)? {
         firstValue(in: value, path: "", where: refused)
     }
@@ -60,7 +60,7 @@ extension PlistFormat {
             return nil
         case .dictionary(let dictionary):
             for entry in dictionary {
-                if let found = firstValue(in: entry.value, path: path + ":" + KeyPath.escape(entry.key), where: refused) { return found }
+                if let found = firstValue(in: entry.value, path: path + ":" + PrefKeyPath.escape(entry.key), where: refused) { return found }
             }
             return nil
         default:

@@ -74,10 +74,10 @@ public struct SuiteStore: Sendable {
 
     /// The value at `path` in a domain's own suite (nil when absent; `.suiteNotFound` when the suite
     /// is), read the fast way: only its key is decoded.
-    public func value(at path: KeyPath, in domain: Domain) throws -> PrefValue? {
+    public func value(at path: PrefKeyPath, in domain: Domain) throws -> PrefValue? {
         let found = try lookup(path.first, in: try location(of: domain))
         guard found.exists else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
-        return try KeyPathError.attributing(domain: domain.displayName, path: path) {
+        return try PrefKeyPathError.attributing(domain: domain.displayName, path: path) {
             try found.value?.value(at: path.components.dropFirst())
         }
     }

@@ -56,7 +56,7 @@ extension Prefs {
         /// The value at `name` through every layer of the store; nil when none has it.
         func storedValue(_ name: String) throws -> PrefValue? {
             do {
-                return try store.value(at: KeyPath([name]), in: try domain(), scope: ReadScope()).value
+                return try store.value(at: PrefKeyPath([name]), in: try domain(), scope: ReadScope()).value
             } catch PrefsError.keyNotFound, PrefsError.suiteNotFound {
                 return nil
             }

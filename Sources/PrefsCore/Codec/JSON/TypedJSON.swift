@@ -66,14 +66,14 @@ public enum TypedJSON {
             var nodes = [PrefValue]()
             nodes.reserveCapacity(elements.count)
             for (i, element) in elements.enumerated() {
-                nodes.append(try KeyPath.locating(String(i)) { try node(element, depth: depth + 1) })
+                nodes.append(try PrefKeyPath.locating(String(i)) { try node(element, depth: depth + 1) })
             }
             return ["array": .array(nodes)]
         case .dictionary(let dictionary):
             var entries = [PrefDictionary.Entry]()
             entries.reserveCapacity(dictionary.count)
             for entry in dictionary {
-                entries.append(.init(key: entry.key, value: try KeyPath.locating(entry.key) { try node(entry.value, depth: depth + 1) }))
+                entries.append(.init(key: entry.key, value: try PrefKeyPath.locating(entry.key) { try node(entry.value, depth: depth + 1) }))
             }
             return ["dictionary": .dictionary(PrefDictionary(unsortedEntries: entries))]
         }

@@ -42,7 +42,7 @@ public enum OpenStepEncoder {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 out.append(0x0A)
                 indent(depth + 1, &out)
-                try KeyPath.locating(String(i)) { try write(element, depth: depth + 1, to: &out) }
+                try PrefKeyPath.locating(String(i)) { try write(element, depth: depth + 1, to: &out) }
             }
             if !elements.isEmpty { out.append(0x0A); indent(depth, &out) }
             out.append(UInt8(ascii: ")"))
@@ -54,7 +54,7 @@ public enum OpenStepEncoder {
                 indent(depth + 1, &out)
                 appendString(entry.key, &out)
                 out.append(contentsOf: " = ".utf8)
-                try KeyPath.locating(entry.key) { try write(entry.value, depth: depth + 1, to: &out) }
+                try PrefKeyPath.locating(entry.key) { try write(entry.value, depth: depth + 1, to: &out) }
                 out.append(UInt8(ascii: ";"))
             }
             if !dictionary.isEmpty { out.append(0x0A); indent(depth, &out) }

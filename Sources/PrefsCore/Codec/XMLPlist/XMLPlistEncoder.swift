@@ -78,7 +78,7 @@ public enum XMLPlistEncoder {
             guard !elements.isEmpty else { out.append(contentsOf: "<array/>\n".utf8); return }
             out.append(contentsOf: "<array>\n".utf8)
             for (i, element) in elements.enumerated() {
-                try KeyPath.locating(String(i)) { try write(element, depth: depth + 1, to: &out) }
+                try PrefKeyPath.locating(String(i)) { try write(element, depth: depth + 1, to: &out) }
             }
             indent(depth, &out)
             out.append(contentsOf: "</array>\n".utf8)
@@ -93,7 +93,7 @@ public enum XMLPlistEncoder {
             out.append(contentsOf: "<dict>\n".utf8)
             for entry in dictionary {
                 element("key", entry.key, depth: depth + 1, &out)
-                try KeyPath.locating(entry.key) { try write(entry.value, depth: depth + 1, to: &out) }
+                try PrefKeyPath.locating(entry.key) { try write(entry.value, depth: depth + 1, to: &out) }
             }
             indent(depth, &out)
             out.append(contentsOf: "</dict>\n".utf8)

@@ -89,7 +89,7 @@ extension SuiteStore {
             for entry in stored.contents {
                 out.key(entry.key)
                 guard let reference = try reference(in: entry.value, place: place, domain: suite.displayName, key: entry.key), let place else {
-                    try KeyPath.locating(entry.key) { try out.node(entry.value) }
+                    try PrefKeyPath.locating(entry.key) { try out.node(entry.value) }
                     try out.flush()
                     continue
                 }

@@ -128,7 +128,7 @@ extension SuiteStore {
         for (key, value) in loaded.entries {
             guard case .inline(let new) = value, before[key] != new else { continue }
             if let reason = schema.schema.violation(key: key, value: new) {
-                throw PrefsError.schemaViolation(domain: loaded.suite.displayName, key: KeyPath.escape(key), reason: reason, schema: schema.source)
+                throw PrefsError.schemaViolation(domain: loaded.suite.displayName, key: PrefKeyPath.escape(key), reason: reason, schema: schema.source)
             }
         }
     }

@@ -163,7 +163,7 @@ public struct Layers: Sendable {
     /// small and decoded whole. An external value is read in from its blob, unless `materializing`
     /// is false and `path` is a top-level key: then its reference is returned as stored (for
     /// `SuiteStore.openExternal` and `typeName`).
-    public func value(at path: KeyPath, materializing: Bool = true) throws -> (value: PrefValue, origin: Origin)? {
+    public func value(at path: PrefKeyPath, materializing: Bool = true) throws -> (value: PrefValue, origin: Origin)? {
         var answer: (value: PrefValue, origin: Origin)?
         var answerLayer: Layer?
         var exists = false
@@ -199,7 +199,7 @@ public struct Layers: Sendable {
             let place = try blobPlace(for: answerLayer)
             answer.value = try store.materialized(answer.value, place: place, domain: place?.suite ?? domain.displayName, key: path.first)
         }
-        let value = try KeyPathError.attributing(domain: domain.displayName, path: path) {
+        let value = try PrefKeyPathError.attributing(domain: domain.displayName, path: path) {
             try answer.value.value(at: path.components.dropFirst())
         }
         return value.map { ($0, answer.origin) }

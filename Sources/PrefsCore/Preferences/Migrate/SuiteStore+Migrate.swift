@@ -31,7 +31,7 @@ extension SuiteStore {
         let kind = kind ?? MigrationSourceKind.of(argument)
         let target = try target(for: domain)
         var source = PrefDictionary()
-        var problems: [(path: KeyPath, reason: String)] = []
+        var problems: [(path: PrefKeyPath, reason: String)] = []
         var inPlace = false
         switch kind {
         case .suite:

@@ -3,13 +3,13 @@
 /// rather than silently keeping one of the values.
 public struct TextSource: Sendable {
     public var contents = PrefDictionary()
-    public var problems: [(path: KeyPath, reason: String)] = []
+    public var problems: [(path: PrefKeyPath, reason: String)] = []
 
     /// Where each key was first set, for the "given twice" message (keys compared by bytes).
     private var lines: [[[UInt8]]: Int] = [:]
 
     mutating func set(_ value: String, at path: [String], line: Int) {
-        let place = KeyPath(path)
+        let place = PrefKeyPath(path)
         let bytes = path.map { Array($0.utf8) }
         if let first = lines[bytes] {
             problems.append((place, "given twice (lines \(first) and \(line))"))
@@ -28,7 +28,7 @@ public struct TextSource: Sendable {
         switch contents[name] {
         case nil: contents[name] = .dictionary(PrefDictionary())
         case .dictionary?: break
-        case _?: problems.append((KeyPath([name]), "clashes with a key of the same name (line \(line))"))
+        case _?: problems.append((PrefKeyPath([name]), "clashes with a key of the same name (line \(line))"))
         }
     }
 

@@ -31,16 +31,16 @@ extension SuiteStore {
     /// The value at `path` and its layer, read without building the rest of the domain. With
     /// `materializing` false, an external top-level value comes back as its reference, for
     /// `openExternal` or `typeName` (with the place `Layers.blobPlace(for:)` gives its origin).
-    public func value(at path: KeyPath, in domain: Domain, scope: ReadScope, materializing: Bool = true) throws -> (value: PrefValue, origin: Origin) {
+    public func value(at path: PrefKeyPath, in domain: Domain, scope: ReadScope, materializing: Bool = true) throws -> (value: PrefValue, origin: Origin) {
         try rereadingReplaced { try valueOnce(at: path, in: domain, scope: scope, materializing: materializing) }
     }
 
-    func valueOnce(at path: KeyPath, in domain: Domain, scope: ReadScope, materializing: Bool) throws -> (value: PrefValue, origin: Origin) {
+    func valueOnce(at path: PrefKeyPath, in domain: Domain, scope: ReadScope, materializing: Bool) throws -> (value: PrefValue, origin: Origin) {
         let found: (value: PrefValue, origin: Origin)?
         if domain == .standardInput {
             _ = try layers(of: domain, scope: scope)
             let contents = try DocumentInput(fileSystem: fileSystem).dictionary(from: "-")
-            found = try KeyPathError.attributing(domain: domain.displayName, path: path) { try contents.value(at: path) }.map { ($0, .stored) }
+            found = try PrefKeyPathError.attributing(domain: domain.displayName, path: path) { try contents.value(at: path) }.map { ($0, .stored) }
         } else {
             found = try layers(of: domain, scope: scope).value(at: path, materializing: materializing)
         }
@@ -98,11 +98,11 @@ public enum RawValue {
 extension SuiteStore {
     /// `read --raw`: the bytes of the string or data value at `path`, exactly; an external one as
     /// its blob, never held in memory. Any other type is a type mismatch.
-    public func raw(at path: KeyPath, in domain: Domain, scope: ReadScope) throws -> RawValue {
+    public func raw(at path: PrefKeyPath, in domain: Domain, scope: ReadScope) throws -> RawValue {
         try rereadingReplaced { try rawOnce(at: path, in: domain, scope: scope) }
     }
 
-    private func rawOnce(at path: KeyPath, in domain: Domain, scope: ReadScope) throws -> RawValue {
+    private func rawOnce(at path: PrefKeyPath, in domain: Domain, scope: ReadScope) throws -> RawValue {
         let (value, origin) = try valueOnce(at: path, in: domain, scope: scope, materializing: false)
         func refuse(_ type: String) -> PrefsError {
             .typeMismatch(domain: domain.displayName, key: path.display, reason: "--raw prints strings and data, and the value is \(type)")
@@ -120,7 +120,7 @@ extension SuiteStore {
     }
 
     /// `read-type`: the type name of the value at `path` (an external one's, its blob checked).
-    public func typeName(at path: KeyPath, in domain: Domain, scope: ReadScope) throws -> (type: String, origin: Origin) {
+    public func typeName(at path: PrefKeyPath, in domain: Domain, scope: ReadScope) throws -> (type: String, origin: Origin) {
         try rereadingReplaced {
             let (value, origin) = try valueOnce(at: path, in: domain, scope: scope, materializing: false)
             let place = domain == .standardInput ? nil : try layers(of: domain, scope: scope).blobPlace(for: origin)

@@ -29,7 +29,7 @@ extension SuiteStore {
             keys.append(KeyDescription(name: declared.name, key: declared.key, value: index.map { resolved.values.entries[$0].value },
                                        origin: index.map { resolved.origins[$0] }))
         }
-        if let key, keys.isEmpty { throw PrefsError.keyNotFound(domain: "\(domain.displayName) (schema)", key: KeyPath.escape(key)) }
+        if let key, keys.isEmpty { throw PrefsError.keyNotFound(domain: "\(domain.displayName) (schema)", key: PrefKeyPath.escape(key)) }
         return (loaded, keys)
     }
 
@@ -40,7 +40,7 @@ extension SuiteStore {
         guard let name = domain.registrationName, let loaded = try schema(filedAs: name) else { return nil }
         var problems: [String] = []
         for entry in try load(domain)?.contents ?? PrefDictionary() {
-            if let reason = loaded.schema.violation(key: entry.key, value: entry.value) { problems.append(KeyPath.escape(entry.key) + ": " + reason) }
+            if let reason = loaded.schema.violation(key: entry.key, value: entry.value) { problems.append(PrefKeyPath.escape(entry.key) + ": " + reason) }
         }
         return (loaded, problems)
     }

@@ -130,7 +130,7 @@ extension SuiteStore {
             try PrefDictionary.zip(before, contents) { old, new in
                 guard let new, old?.value != new.value else { return }
                 if let reason = loaded.schema.violation(key: new.key, value: new.value) {
-                    throw PrefsError.schemaViolation(domain: target.displayName, key: KeyPath.escape(new.key), reason: reason, schema: loaded.source)
+                    throw PrefsError.schemaViolation(domain: target.displayName, key: PrefKeyPath.escape(new.key), reason: reason, schema: loaded.source)
                 }
             }
         }

@@ -41,7 +41,7 @@ extension WriteRequest {
         case .changes(let changes):
             var sums: [PrefValue] = []
             for change in changes {
-                try KeyPathError.attributing(domain: domain, path: change.path) {
+                try PrefKeyPathError.attributing(domain: domain, path: change.path) {
                     let stored = try contents.value(at: change.path)
                     if conditions.ifAbsent && stored != nil { return }
                     if let expected = conditions.expected, stored != expected {
@@ -65,19 +65,19 @@ extension WriteRequest.Change {
             switch stored {
             case nil: try contents.setValue(.array(elements), at: path)
             case .array(let existing)?: try contents.setValue(.array(existing + elements), at: path)
-            case let other?: throw KeyPathError(reason: "-array-add needs an array, and the value is \(other.typeNameWithArticle)")
+            case let other?: throw PrefKeyPathError(reason: "-array-add needs an array, and the value is \(other.typeNameWithArticle)")
             }
         case .arrayInsert(let index, let elements):
             switch stored {
             case nil where index == 0: try contents.setValue(.array(elements), at: path)
-            case nil: throw KeyPathError(reason: "-array-insert \(index): there is no array yet (insert at 0 to start one)")
+            case nil: throw PrefKeyPathError(reason: "-array-insert \(index): there is no array yet (insert at 0 to start one)")
             case .array(var existing)?:
                 guard index <= existing.count else {
-                    throw KeyPathError(reason: "-array-insert \(index) is beyond the end of an array of \(existing.count)")
+                    throw PrefKeyPathError(reason: "-array-insert \(index) is beyond the end of an array of \(existing.count)")
                 }
                 existing.insert(contentsOf: elements, at: index)
                 try contents.setValue(.array(existing), at: path)
-            case let other?: throw KeyPathError(reason: "-array-insert needs an array, and the value is \(other.typeNameWithArticle)")
+            case let other?: throw PrefKeyPathError(reason: "-array-insert needs an array, and the value is \(other.typeNameWithArticle)")
             }
         case .dictAdd(let additions):
             switch stored {
@@ -85,7 +85,7 @@ extension WriteRequest.Change {
             case .dictionary(var existing)?:
                 for entry in additions { existing[entry.key] = entry.value }
                 try contents.setValue(.dictionary(existing), at: path)
-            case let other?: throw KeyPathError(reason: "-dict-add needs a dictionary, and the value is \(other.typeNameWithArticle)")
+            case let other?: throw PrefKeyPathError(reason: "-dict-add needs a dictionary, and the value is \(other.typeNameWithArticle)")
             }
         case .setFromFile, .setFromJSONFile:
             throw PrefsError.internalError("a value from a file was not read before the change")

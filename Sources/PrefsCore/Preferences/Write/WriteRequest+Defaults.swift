@@ -39,7 +39,7 @@ extension WriteRequest {
         let flag = rest.first.flatMap { defaultsScalars.contains($0) || defaultsContainers.contains($0) ? $0 : nil }
         let action = try defaultsValue(&rest, compositesAllowed: true)
         if let extra = rest.first { throw .message("Unexpected argument \(extra); leaving defaults unchanged.") }
-        return .changes([Change(path: KeyPath([first]), action: action, flag: flag)])
+        return .changes([Change(path: PrefKeyPath([first]), action: action, flag: flag)])
     }
 
     /// One VALUE (and for a container, every word after it).

@@ -33,7 +33,7 @@ public enum WriteRequest: Equatable, Sendable {
             /// A JSON (or typed JSON) document to be read from a file or standard input (`-`).
             case setFromJSONFile(String)
         }
-        public let path: KeyPath
+        public let path: PrefKeyPath
         public let action: Action
         /// The type flag the value was given with (nil: untyped), which also types `--if-equals`.
         public var flag: String? = nil
@@ -69,7 +69,7 @@ public enum WriteRequest: Equatable, Sendable {
             if TypeFlag.named(key) != nil {
                 throw PrefsError.usage("\(domain): missing KEY before \(key) (a key spelled like a type flag is written as the key path :\(key))")
             }
-            let path = try KeyPath(argument: key, in: domain)
+            let path = try PrefKeyPath(argument: key, in: domain)
             guard let word = rest.popFirst() else { throw PrefsError.usage("\(domain): no value for key \(key)") }
             let change = try PrefsError.locating(domain: domain, key: path.display) { try parseChange(path, word, &rest, domain: domain) }
             changes.append(change)
@@ -79,7 +79,7 @@ public enum WriteRequest: Equatable, Sendable {
     }
 
     /// One KEY's change, from its first word after the key.
-    static func parseChange(_ path: KeyPath, _ word: String, _ rest: inout ArraySlice<String>, domain: String) throws -> Change {
+    static func parseChange(_ path: PrefKeyPath, _ word: String, _ rest: inout ArraySlice<String>, domain: String) throws -> Change {
         switch TypeFlag.named(word)?.takes {
         case .rest?:
             let action = try container(word, items: rest, domain: domain)
@@ -102,7 +102,7 @@ public enum WriteRequest: Equatable, Sendable {
         }
     }
 
-    static func fileChange(_ path: KeyPath, _ word: String, source: String?, kind: ExternalReference.Kind, domain: String) throws -> Change {
+    static func fileChange(_ path: PrefKeyPath, _ word: String, source: String?, kind: ExternalReference.Kind, domain: String) throws -> Change {
         guard let source, !source.isEmpty else { throw PrefsError.usage("\(domain): \(word) needs a file (key \(path.display))") }
         return Change(path: path, action: .setFromFile(source, kind), flag: kind == .data ? "-data" : "-string")
     }

@@ -18,7 +18,7 @@ import Glibc
 public final class SuiteWatcher: ValueWatcher {
     public let layers: Layers
     /// The watched keys as typed; nil: every top-level key.
-    let keys: [(name: String, path: KeyPath)]?
+    let keys: [(name: String, path: PrefKeyPath)]?
     private let inotify: Int32
     /// The values last read: key → value.
     private var current: WatchedValues.Reading = []
@@ -41,7 +41,7 @@ public final class SuiteWatcher: ValueWatcher {
     /// before reading anyway.
     static let longestWriteMilliseconds = 5_000.0
 
-    public init(_ layers: Layers, keys: [(name: String, path: KeyPath)]?) throws {
+    public init(_ layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws {
         self.layers = layers
         self.keys = keys
         inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
