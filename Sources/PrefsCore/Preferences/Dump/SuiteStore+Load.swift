@@ -30,7 +30,7 @@ extension SuiteStore {
     /// is not written. A suite whose store fails (a corrupt file, a held lock) is reported and the
     /// others are still restored. Suites the dump does not hold are left alone. With `dryRun`, every
     /// check is made and nothing is written (no blob, no lock).
-    public func load(from source: String, dryRun: Bool) throws -> LoadReport {
+    public func load(from source: String, dryRun: Bool = false) throws -> LoadReport {
         var suites: [LoadedSuite] = []
         var written: [(PendingBlob, BlobPlace)] = []
         let checks: [Result<LoadReport.Outcome, PrefsError>]

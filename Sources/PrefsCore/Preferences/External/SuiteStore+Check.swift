@@ -129,7 +129,7 @@ extension SuiteStore {
     /// Removes a suite's blobs that no reference names and that are older than `grace` seconds, while
     /// no change of the suite can commit (the file store holds its lock); a blob a writer still holds
     /// (written, not yet committed) is never taken, whatever the grace.
-    public func collectGarbage(_ domain: Domain, grace: Double, dryRun: Bool, now: Int64 = Int64(time(nil))) throws -> ExternalReport {
+    public func collectGarbage(_ domain: Domain, grace: Double, dryRun: Bool = false, now: Int64 = Int64(time(nil))) throws -> ExternalReport {
         let place = try blobPlace(checking: domain)
         let location = try location(of: domain)
         func collect() throws -> ExternalReport {

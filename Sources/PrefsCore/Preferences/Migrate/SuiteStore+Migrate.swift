@@ -27,7 +27,7 @@ extension SuiteStore {
     /// a suite (the suite itself: fix-ups in place), by the plan, in one atomic change (or a dry run).
     /// A key that fails fails the whole migration and nothing changes, unless `plan.skipErrors`.
     public func migrate(_ plan: MigrationPlan, from argument: String, kind: MigrationSourceKind?, into domain: Domain,
-                        dryRun: Bool) throws -> MigrationResult {
+                        dryRun: Bool = false) throws -> MigrationResult {
         let kind = kind ?? MigrationSourceKind.of(argument)
         let target = try target(for: domain)
         var source = PrefDictionary()

@@ -14,14 +14,14 @@ public struct ReadScope: Sendable {
 /// standard input), the value at a key and where it came from, and every suite in turn.
 extension SuiteStore {
     /// The layers a read sees.
-    public func layers(of domain: Domain, scope: ReadScope) throws -> Layers {
+    public func layers(of domain: Domain, scope: ReadScope = ReadScope()) throws -> Layers {
         guard !scope.defaults.contains("-") else { throw PrefsError.usage("--defaults takes a file, not standard input") }
         return try Layers(domain, in: self, defaults: scope.defaults, storedOnly: scope.storedOnly)
     }
 
     /// Every key a domain has, with where each value came from: its layers merged, or the dictionary
     /// on standard input (all stored).
-    public func contents(of domain: Domain, scope: ReadScope) throws -> Layers.Resolved {
+    public func contents(of domain: Domain, scope: ReadScope = ReadScope()) throws -> Layers.Resolved {
         let layers = try layers(of: domain, scope: scope)
         guard domain == .standardInput else { return try layers.resolved() }
         let contents = try DocumentInput(fileSystem: fileSystem).dictionary(from: "-")
@@ -31,7 +31,7 @@ extension SuiteStore {
     /// The value at `path` and its layer, read without building the rest of the domain. With
     /// `materializing` false, an external top-level value comes back as its reference, for
     /// `openExternal` or `typeName` (with the place `Layers.blobPlace(for:)` gives its origin).
-    public func value(at path: PrefKeyPath, in domain: Domain, scope: ReadScope, materializing: Bool = true) throws -> (value: PrefValue, origin: Origin) {
+    public func value(at path: PrefKeyPath, in domain: Domain, scope: ReadScope = ReadScope(), materializing: Bool = true) throws -> (value: PrefValue, origin: Origin) {
         try rereadingReplaced { try valueOnce(at: path, in: domain, scope: scope, materializing: materializing) }
     }
 
@@ -98,7 +98,7 @@ public enum RawValue {
 extension SuiteStore {
     /// `read --raw`: the bytes of the string or data value at `path`, exactly; an external one as
     /// its blob, never held in memory. Any other type is a type mismatch.
-    public func raw(at path: PrefKeyPath, in domain: Domain, scope: ReadScope) throws -> RawValue {
+    public func raw(at path: PrefKeyPath, in domain: Domain, scope: ReadScope = ReadScope()) throws -> RawValue {
         try rereadingReplaced { try rawOnce(at: path, in: domain, scope: scope) }
     }
 
@@ -120,7 +120,7 @@ extension SuiteStore {
     }
 
     /// `read-type`: the type name of the value at `path` (an external one's, its blob checked).
-    public func typeName(at path: PrefKeyPath, in domain: Domain, scope: ReadScope) throws -> (type: String, origin: Origin) {
+    public func typeName(at path: PrefKeyPath, in domain: Domain, scope: ReadScope = ReadScope()) throws -> (type: String, origin: Origin) {
         try rereadingReplaced {
             let (value, origin) = try valueOnce(at: path, in: domain, scope: scope, materializing: false)
             let place = domain == .standardInput ? nil : try layers(of: domain, scope: scope).blobPlace(for: origin)

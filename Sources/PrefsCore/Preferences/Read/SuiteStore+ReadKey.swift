@@ -11,7 +11,7 @@ extension SuiteStore {
     /// When the key or the suite is absent (what would exit 1), `fallback` is the answer, with the
     /// origin `command-line`; every other failure (a malformed layer, a path through a scalar, an
     /// unreadable file) is still thrown.
-    public func read(_ path: PrefKeyPath, in domain: Domain, scope: ReadScope, fallback: PrefValue? = nil, streaming: Bool) throws -> ReadAnswer {
+    public func read(_ path: PrefKeyPath, in domain: Domain, scope: ReadScope = ReadScope(), fallback: PrefValue? = nil, streaming: Bool = false) throws -> ReadAnswer {
         do {
             return try rereadingReplaced { try readOnce(path, in: domain, scope: scope, streaming: streaming) }
         } catch let error as PrefsError where fallback != nil && SuiteStore.isAbsence(error) {

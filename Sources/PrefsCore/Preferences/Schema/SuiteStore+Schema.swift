@@ -138,7 +138,7 @@ extension SuiteStore {
 
     /// `register DOMAIN --schema FILE|-`: installs a schema as the user's for the suite, after
     /// checking it whole (a malformed one installs nothing). The document is kept as written.
-    public func installSchema(from source: String, for domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
+    public func installSchema(from source: String, for domain: Domain, dryRun: Bool = false) throws -> ChangeOutcome {
         try domain.checkName()
         guard let name = domain.registrationName else {
             throw PrefsError.usage("\(domain.displayName): a file has no schema; name a suite")

@@ -2,13 +2,13 @@
 extension SuiteStore {
     /// `delete DOMAIN [KEY]`: a key (or key path), or with no key the whole suite. `.keyNotFound`
     /// (or `.suiteNotFound`) when it was not there.
-    public func delete(_ path: PrefKeyPath?, in domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
+    public func delete(_ path: PrefKeyPath?, in domain: Domain, dryRun: Bool = false) throws -> ChangeOutcome {
         try delete(path.map { [$0] } ?? [], in: domain, dryRun: dryRun)
     }
 
     /// `delete DOMAIN [KEY…]`: the keys (or key paths), in one atomic change, or with none the whole
     /// suite. When one is not there, `.keyNotFound` and nothing changes.
-    public func delete(_ paths: [PrefKeyPath], in domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
+    public func delete(_ paths: [PrefKeyPath], in domain: Domain, dryRun: Bool = false) throws -> ChangeOutcome {
         guard !paths.isEmpty else {
             try refuseRemovingManaged(domain)
             guard dryRun else {
@@ -28,7 +28,7 @@ extension SuiteStore {
     }
 
     /// `rename DOMAIN OLD NEW`: moves a value to a new key (replacing what NEW held).
-    public func rename(_ old: PrefKeyPath, to new: PrefKeyPath, in domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
+    public func rename(_ old: PrefKeyPath, to new: PrefKeyPath, in domain: Domain, dryRun: Bool = false) throws -> ChangeOutcome {
         let external = ExternalOptions(reading: old.components.count > 1 || new.components.count > 1 ? nil : [])
         return try change(try target(for: domain), keys: [old.first, new.first], dryRun: dryRun, external: external) { contents in
             let value = try PrefKeyPathError.attributing(domain: domain.displayName, path: old) { try contents.removeValue(at: old) }
@@ -40,7 +40,7 @@ extension SuiteStore {
     /// `reset DOMAIN [KEY…]`: removes the stored values of the keys (every key when none is named) so
     /// registered defaults show again; a suite left empty goes (a file named by its path stays). A
     /// key that is not stored is already reset.
-    public func reset(_ paths: [PrefKeyPath], in domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
+    public func reset(_ paths: [PrefKeyPath], in domain: Domain, dryRun: Bool = false) throws -> ChangeOutcome {
         let external = ExternalOptions(reading: paths.allSatisfy { $0.components.count == 1 } ? [] : nil)
         let target = try target(for: domain)
         let removing = try self.removing.pinning(for: target)
@@ -69,7 +69,7 @@ extension SuiteStore {
     /// `import DOMAIN PATH|-`: the dictionary a document holds (format by content, or `format`) merged
     /// key by key, kept where already stored, or made the whole suite; in JSON, a root member set to
     /// `null` deletes that key when merging.
-    public func importDocument(from source: String, format: PlistFormat?, into domain: Domain, mode: ImportMode, dryRun: Bool) throws -> ChangeOutcome {
+    public func importDocument(from source: String, format: PlistFormat?, into domain: Domain, mode: ImportMode, dryRun: Bool = false) throws -> ChangeOutcome {
         let target = try target(for: domain)
         let (incoming, deleted) = try DocumentInput(fileSystem: fileSystem).importable(from: source, format: format)
         let keys = mode == .replace ? nil : KeySet(incoming.keys + deleted)
@@ -95,7 +95,7 @@ extension SuiteStore {
 
     /// `register DOMAIN …`: changes the user's registered defaults for the suite (never the suite
     /// itself); a registration left empty goes.
-    public func register(_ registration: Registration, for domain: Domain, replacing: Bool, dryRun: Bool) throws -> ChangeOutcome {
+    public func register(_ registration: Registration, for domain: Domain, replacing: Bool, dryRun: Bool = false) throws -> ChangeOutcome {
         let target = try registrationTarget(for: domain)
         let name = target.displayName
         var registration = registration

@@ -102,7 +102,7 @@ extension SuiteStore {
     /// `write`: every change parsed first (a bad value changes nothing), values from files read (a
     /// large one streamed straight into its blob before the suite is locked), then one atomic change —
     /// or with `dryRun`, the report of what would change.
-    public func write(_ request: WriteRequest, to domain: Domain, options: WriteOptions) throws -> ChangeOutcome {
+    public func write(_ request: WriteRequest, to domain: Domain, options: WriteOptions = WriteOptions()) throws -> ChangeOutcome {
         let target = try target(for: domain)
         // The suite's schema and managed values are found once (on etcd, one request), then type and
         // check the change.
@@ -195,7 +195,7 @@ extension SuiteStore {
 
     /// Runs a change for real, in one atomic change of the store, or with `dryRun` reports what it
     /// would change and changes nothing (no lock, no file, no directory).
-    public func change(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, dryRun: Bool,
+    public func change(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, dryRun: Bool = false,
                        external: ExternalOptions = ExternalOptions(), _ change: (inout PrefDictionary) throws -> Void) throws -> ChangeOutcome {
         guard dryRun else {
             return ChangeOutcome(changed: try update(target, keys: keys, removingEmpty: removingEmpty, external: external, change))
