@@ -22,9 +22,10 @@ public struct SuiteStore: Sendable {
     public var environment: Environment { files.environment }
     public var fileSystem: any FileSystem { files.fileSystem }
 
-    /// Everything on a file system.
-    public init(fileSystem: any FileSystem, environment: Environment) {
-        files = FileSuiteStorage(fileSystem: fileSystem, environment: environment)
+    /// Everything on a file system. `options`, when given, replace the `PREFS_*` variables of
+    /// `environment` (`StoreOptions`).
+    public init(fileSystem: any FileSystem, environment: Environment, options: StoreOptions? = nil) {
+        files = FileSuiteStorage(fileSystem: fileSystem, environment: environment.with(options))
         storage = files
     }
 

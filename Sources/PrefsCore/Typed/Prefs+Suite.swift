@@ -20,9 +20,11 @@ extension Prefs {
         var cache: ReadCache?
 
         /// The suite `name` in the user's files, found from the process environment (`XDG_CONFIG_HOME`,
-        /// `HOME`…), where `prefs` and `UserDefaults(suiteName:)` find it.
-        public init(_ name: String) {
-            self.init(name, store: SuiteStore(fileSystem: LocalFileSystem(), environment: .current))
+        /// `HOME`…), where `prefs` and `UserDefaults(suiteName:)` find it. `options` set the store's
+        /// external threshold and timeouts; without them, they come from the `PREFS_*` variables, as
+        /// for `prefs` (`StoreOptions`).
+        public init(_ name: String, options: StoreOptions? = nil) {
+            self.init(name, store: SuiteStore(fileSystem: LocalFileSystem(), environment: .current, options: options))
         }
 
         /// The suite `name` in `store`: files on another root or on `InMemoryFileSystem` (for unit

@@ -9,6 +9,8 @@ public struct Environment: Sendable {
     let variables: [String: String]?
     /// The file that names this machine when `PREFS_HOST_ID` is unset (tests point it elsewhere).
     public var machineIDFile = "/etc/machine-id"
+    /// The settings given in code; nil: read from the `PREFS_*` variables, as the command does.
+    var options: StoreOptions?
 
     public init(_ variables: [String: String]) { self.variables = variables }
 
@@ -95,9 +97,18 @@ public struct Environment: Sendable {
         try dataDirectories().flatMap { directory in [".plist", ".json"].map { directory + "/prefs/" + folder + "/" + name + $0 } }
     }
 
-    /// `$PREFS_LOCK_TIMEOUT`: how many seconds a writer waits for another's lock, a decimal number
+    /// This environment with settings given in code instead of the `PREFS_*` variables (nil: the
+    /// variables).
+    func with(_ options: StoreOptions?) -> Environment {
+        var copy = self
+        if let options { copy.options = options }
+        return copy
+    }
+
+    /// `$PREFS_LOCK_TIMEOUT` (or `StoreOptions.lockTimeout`): how many seconds a writer waits for another's lock, a decimal number
     /// from 0 to 86400 (default 10).
     public func lockTimeout() throws -> Double {
+        if let options { return try options.checked(options.lockTimeout, 0...86400, "lockTimeout", "0 to 86400 seconds") }
         guard let text = try self["PREFS_LOCK_TIMEOUT"] else { return 10 }
         guard let seconds = Environment.decimal(text), seconds <= 86400 else {
             throw PrefsError.badEnvironment(name: "PREFS_LOCK_TIMEOUT", value: text, accepted: "a number of seconds from 0 to 86400")
@@ -105,9 +116,10 @@ public struct Environment: Sendable {
         return seconds
     }
 
-    /// `$PREFS_ETCD_TIMEOUT`: how many seconds an etcd store waits, over every endpoint, for one to
+    /// `$PREFS_ETCD_TIMEOUT` (or `StoreOptions.etcdTimeout`): how many seconds an etcd store waits, over every endpoint, for one to
     /// answer before giving up with 69; a decimal number from 0.1 to 3600 (default 5).
     public func etcdTimeout() throws -> Double {
+        if let options { return try options.checked(options.etcdTimeout, 0.1...3600, "etcdTimeout", "0.1 to 3600 seconds") }
         guard let text = try self["PREFS_ETCD_TIMEOUT"] else { return 5 }
         guard let seconds = Environment.decimal(text), seconds >= 0.1, seconds <= 3600 else {
             throw PrefsError.badEnvironment(name: "PREFS_ETCD_TIMEOUT", value: text, accepted: "a number of seconds from 0.1 to 3600")
@@ -125,10 +137,11 @@ public struct Environment: Sendable {
         }
     }
 
-    /// `$PREFS_EXTERNAL_THRESHOLD`: values whose blob would be larger than this many bytes are
+    /// `$PREFS_EXTERNAL_THRESHOLD` (or `StoreOptions.externalThreshold`): values whose blob would be larger than this many bytes are
     /// stored externally; a whole number, optionally with K, M or G (KiB, MiB, GiB), up to 1024G.
     /// Default 100K.
     public func externalThreshold() throws -> Int {
+        if let options { return try options.checked(options.externalThreshold, 0...(1 << 40), "externalThreshold", "0 to 1 TiB") }
         guard let text = try self["PREFS_EXTERNAL_THRESHOLD"] else { return 100 << 10 }
         var digits = Substring(text)
         var shift = 0
