@@ -10,7 +10,7 @@
 /// no file paths, no managed values of its own, no watch — so the core asks the store it holds what
 /// it can do, and never which store it is. Everything a verb means is decided above this protocol,
 /// the same for every store.
-public protocol SuiteStorage: Sendable {
+package protocol SuiteStorage: Sendable {
     /// How messages and `--origin` name a location.
     func describe(_ location: SuiteLocation) -> String
 

@@ -34,7 +34,7 @@ extension SuiteStore {
     /// by their paths stay on `fileSystem` either way. A bad URL is a usage error (64) naming it
     /// (a bad `$PREFS_STORE` names the variable), before anything is contacted. `options`, when
     /// given, replace the `PREFS_*` variables of `environment` (`StoreOptions`).
-    public static func selected(url: String?, fileSystem: any FileSystem, environment: Environment, options: StoreOptions? = nil) throws -> SuiteStore {
+    package static func selected(url: String?, fileSystem: any FileSystem, environment: Environment, options: StoreOptions? = nil) throws -> SuiteStore {
         let environment = environment.with(options)
         let files = FileSuiteStorage(fileSystem: fileSystem, environment: environment)
         let chosen: String

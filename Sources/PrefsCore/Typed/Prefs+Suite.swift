@@ -24,11 +24,12 @@ extension Prefs {
         /// external threshold and timeouts; without them, they come from the `PREFS_*` variables, as
         /// for `prefs` (`StoreOptions`).
         public init(_ name: String, options: StoreOptions? = nil) {
-            self.init(name, store: SuiteStore(fileSystem: LocalFileSystem(), environment: .current, options: options))
+            self.init(name, store: SuiteStore(environment: .current, options: options))
         }
 
-        /// The suite `name` in `store`: files on another root or on `InMemoryFileSystem` (for unit
-        /// tests), or an etcd store.
+        /// The suite `name` in `store`: files found from another environment
+        /// (`SuiteStore(environment:)`), an etcd store (`SuiteStore(url:)`), or the store of another
+        /// suite (`suite.store`, say of `Prefs.Suite.inMemory` in a unit test).
         public init(_ name: String, store: SuiteStore) {
             self.name = name
             self.store = store

@@ -1,7 +1,7 @@
 /// Writes `bplist00` documents: the top object first, equal scalars (strings, numbers, dates, data,
 /// UIDs) stored once and shared, and the smallest integer, reference and offset widths that fit.
-public enum BinaryPlistEncoder {
-    public static func encode(_ value: PrefValue) throws -> [UInt8] {
+package enum BinaryPlistEncoder {
+    package static func encode(_ value: PrefValue) throws -> [UInt8] {
         var writer = BinaryPlistWriter()
         let count = BinaryPlistWriter.countObjects(value)
         writer.objects.reserveCapacity(count)

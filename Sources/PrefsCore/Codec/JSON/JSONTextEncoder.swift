@@ -11,8 +11,8 @@
 /// | array, dictionary | array, object with keys in code-point order |
 ///
 /// Strings escape `"`, `\` and control characters; everything else is written as UTF-8.
-public enum JSONTextEncoder {
-    public static func encode(_ value: PrefValue, pretty: Bool = true) throws -> [UInt8] {
+package enum JSONTextEncoder {
+    package static func encode(_ value: PrefValue, pretty: Bool = true) throws -> [UInt8] {
         var writer = JSONWriter(pretty: pretty, format: .json)
         try writer.write(value, depth: 0)
         if pretty { writer.out.append(0x0A) }

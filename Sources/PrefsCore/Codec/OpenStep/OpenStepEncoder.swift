@@ -5,8 +5,8 @@
 /// written and are an error naming the key. Strings are left unquoted when they consist only of
 /// `A–Z a–z 0–9 _ $ . -`; otherwise they are quoted with `\" \\ \n \t \r` escapes and `\U00XX` for
 /// other control characters; non-ASCII text is written as UTF-8.
-public enum OpenStepEncoder {
-    public static func encode(_ value: PrefValue) throws -> [UInt8] {
+package enum OpenStepEncoder {
+    package static func encode(_ value: PrefValue) throws -> [UInt8] {
         var out = [UInt8]()
         if !value.isContainer, case .string(let text) = try scalarText(value) {
             // A document that is one bare word is refused on reading, so a scalar root is quoted.

@@ -8,8 +8,8 @@
 /// Dates are written in whole seconds (the fraction is dropped), as every XML plist reader expects.
 /// A UID is written as CoreFoundation writes it, `<dict><key>CF$UID</key><integer>n</integer></dict>`,
 /// so a real dictionary of that one shape cannot be written (it would read back as a UID).
-public enum XMLPlistEncoder {
-    public static func encode(_ value: PrefValue) throws -> [UInt8] {
+package enum XMLPlistEncoder {
+    package static func encode(_ value: PrefValue) throws -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(4096)
         out.append(contentsOf: #"""

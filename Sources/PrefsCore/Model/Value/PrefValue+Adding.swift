@@ -4,7 +4,7 @@ extension PrefValue {
     /// −2^63…2^64−1; reals add as 64-bit IEEE numbers and a finite sum must stay finite. Anything else
     /// (a string, a bool, an integer plus a real) is a type mismatch: the reason is thrown as a
     /// `PrefKeyPathError`, never a silent 0.
-    public static func sum(_ stored: PrefValue?, _ amount: PrefValue) throws(PrefKeyPathError) -> PrefValue {
+    package static func sum(_ stored: PrefValue?, _ amount: PrefValue) throws(PrefKeyPathError) -> PrefValue {
         switch (stored, amount) {
         case (nil, .integer), (nil, .unsignedInteger), (nil, .real):
             return amount

@@ -32,7 +32,7 @@ public struct PrefKeyPathError: Error, Equatable {
 
     public init(reason: String) { self.reason = reason }
 
-    public static func attributing<T>(domain: String, path: PrefKeyPath, _ body: () throws -> T) throws -> T {
+    package static func attributing<T>(domain: String, path: PrefKeyPath, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as PrefKeyPathError {

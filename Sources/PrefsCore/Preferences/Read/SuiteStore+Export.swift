@@ -1,8 +1,8 @@
 /// A match of `find`: a suite whose name holds the word (no key), or a key or string value.
-public struct FindMatch: Sendable, Equatable {
-    public let suite: String
-    public let key: PrefKeyPath?
-    public let value: PrefValue?
+package struct FindMatch: Sendable, Equatable {
+    package let suite: String
+    package let key: PrefKeyPath?
+    package let value: PrefValue?
 }
 
 extension SuiteStore {
@@ -11,7 +11,7 @@ extension SuiteStore {
     /// `keepingOthers`: with `effective`, whether a top-level key whose value is not the suite's own
     /// (stored, or for this host) but comes from another layer (managed, the global suite, system
     /// or registered defaults, the schema) is kept; the suite's own keys always are.
-    public func exportedValue(of domain: Domain, effective: Bool, defaults: [String], keys: [PrefKeyPath]?,
+    package func exportedValue(of domain: Domain, effective: Bool, defaults: [String], keys: [PrefKeyPath]?,
                               keepingOthers: (String) -> Bool = { _ in true }) throws -> PrefValue {
         guard effective || defaults.isEmpty else { throw PrefsError.usage("export: --defaults needs --effective") }
         let layers = try layers(of: domain, scope: ReadScope(defaults: defaults))
@@ -62,7 +62,7 @@ extension SuiteStore {
 
     /// `find WORD`: every suite whose name, and every key or string value, contains `word` (ignoring
     /// case), in suite order; a key that matches is reported without looking inside its value.
-    public static func find(_ word: String, in suites: [(domain: Domain, contents: PrefDictionary)]) -> [FindMatch] {
+    package static func find(_ word: String, in suites: [(domain: Domain, contents: PrefDictionary)]) -> [FindMatch] {
         let word = word.lowercased()
         var matches: [FindMatch] = []
         for (domain, contents) in suites {

@@ -14,14 +14,14 @@ public struct ReadScope: Sendable {
 /// standard input), the value at a key and where it came from, and every suite in turn.
 extension SuiteStore {
     /// The layers a read sees.
-    public func layers(of domain: Domain, scope: ReadScope = ReadScope()) throws -> Layers {
+    package func layers(of domain: Domain, scope: ReadScope = ReadScope()) throws -> Layers {
         guard !scope.defaults.contains("-") else { throw PrefsError.usage("--defaults takes a file, not standard input") }
         return try Layers(domain, in: self, defaults: scope.defaults, storedOnly: scope.storedOnly)
     }
 
     /// Every key a domain has, with where each value came from: its layers merged, or the dictionary
     /// on standard input (all stored).
-    public func contents(of domain: Domain, scope: ReadScope = ReadScope()) throws -> Layers.Resolved {
+    package func contents(of domain: Domain, scope: ReadScope = ReadScope()) throws -> Layers.Resolved {
         let layers = try layers(of: domain, scope: scope)
         guard domain == .standardInput else { return try layers.resolved() }
         let contents = try DocumentInput(fileSystem: fileSystem).dictionary(from: "-")
@@ -49,11 +49,11 @@ extension SuiteStore {
     }
 
     /// One suite read while reading every suite: its contents, or what went wrong with it.
-    public struct EverySuite: Sendable {
-        public var suites: [(domain: Domain, contents: PrefDictionary)] = []
+    package struct EverySuite: Sendable {
+        package var suites: [(domain: Domain, contents: PrefDictionary)] = []
         /// Entries passed over while listing (warnings), and suites that could not be read (errors).
-        public var skipped: [SkippedEntry] = []
-        public var failures: [PrefsError] = []
+        package var skipped: [SkippedEntry] = []
+        package var failures: [PrefsError] = []
 
         /// Keeps a suite's failure; a usage error (a bad environment variable, which every suite
         /// would hit alike) is thrown instead, so it is reported once and nothing is printed.
@@ -67,7 +67,7 @@ extension SuiteStore {
     /// Every suite's stored values (external ones read in), then the global suite's, as `defaults read`
     /// lists them. A suite that cannot be read is kept as a failure; the others are still read. A
     /// usage error (64) ends the listing at once.
-    public func everySuite() throws -> EverySuite {
+    package func everySuite() throws -> EverySuite {
         var result = EverySuite()
         var domains: [Domain] = [.global]
         do {
@@ -90,7 +90,7 @@ extension SuiteStore {
 
 /// A string's or data value's bytes, for `read --raw`: in memory, or an external value's blob to
 /// stream (checked as it goes).
-public enum RawValue {
+package enum RawValue {
     case bytes([UInt8])
     case blob(Blob)
 }
@@ -98,7 +98,7 @@ public enum RawValue {
 extension SuiteStore {
     /// `read --raw`: the bytes of the string or data value at `path`, exactly; an external one as
     /// its blob, never held in memory. Any other type is a type mismatch.
-    public func raw(at path: PrefKeyPath, in domain: Domain, scope: ReadScope = ReadScope()) throws -> RawValue {
+    package func raw(at path: PrefKeyPath, in domain: Domain, scope: ReadScope = ReadScope()) throws -> RawValue {
         try rereadingReplaced { try rawOnce(at: path, in: domain, scope: scope) }
     }
 
@@ -120,7 +120,7 @@ extension SuiteStore {
     }
 
     /// `read-type`: the type name of the value at `path` (an external one's, its blob checked).
-    public func typeName(at path: PrefKeyPath, in domain: Domain, scope: ReadScope = ReadScope()) throws -> (type: String, origin: Origin) {
+    package func typeName(at path: PrefKeyPath, in domain: Domain, scope: ReadScope = ReadScope()) throws -> (type: String, origin: Origin) {
         try rereadingReplaced {
             let (value, origin) = try valueOnce(at: path, in: domain, scope: scope, materializing: false)
             let place = domain == .standardInput ? nil : try layers(of: domain, scope: scope).blobPlace(for: origin)

@@ -7,7 +7,7 @@ extension Schema {
     static let keyMembers: Set<String> = ["type", "element", "default", "min", "max", "choices", "description"]
 
     /// The schema a document holds; `source` names it in errors.
-    public init(document: PrefDictionary, source: String) throws {
+    package init(document: PrefDictionary, source: String) throws {
         func malformed(_ reason: String) -> PrefsError { .malformed(source: source, format: nil, reason: "schema: " + reason) }
         for entry in document where !Schema.rootMembers.contains(entry.key) {
             throw malformed("unknown member \"\(PrefKeyPath.escape(entry.key))\" (a schema has keys, allowUndeclaredKeys and description)")

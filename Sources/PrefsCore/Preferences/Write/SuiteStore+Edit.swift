@@ -57,7 +57,7 @@ extension SuiteStore {
     }
 
     /// How `import` merges a document.
-    public enum ImportMode: Sendable {
+    package enum ImportMode: Sendable {
         /// Key by key, as `defaults import` does.
         case merge
         /// Only the keys not stored yet.
@@ -69,7 +69,7 @@ extension SuiteStore {
     /// `import DOMAIN PATH|-`: the dictionary a document holds (format by content, or `format`) merged
     /// key by key, kept where already stored, or made the whole suite; in JSON, a root member set to
     /// `null` deletes that key when merging.
-    public func importDocument(from source: String, format: PlistFormat?, into domain: Domain, mode: ImportMode, dryRun: Bool = false) throws -> ChangeOutcome {
+    package func importDocument(from source: String, format: PlistFormat?, into domain: Domain, mode: ImportMode, dryRun: Bool = false) throws -> ChangeOutcome {
         let target = try target(for: domain)
         let (incoming, deleted) = try DocumentInput(fileSystem: fileSystem).importable(from: source, format: format)
         let keys = mode == .replace ? nil : KeySet(incoming.keys + deleted)
@@ -84,7 +84,7 @@ extension SuiteStore {
     }
 
     /// What `register` does to a suite's registered defaults.
-    public enum Registration: Sendable {
+    package enum Registration: Sendable {
         /// A dictionary merged in key by key (or, `replacing`, made the whole registration).
         case document(PrefDictionary)
         /// KEY [TYPE] VALUE groups, typed as `write` types them.
@@ -95,7 +95,7 @@ extension SuiteStore {
 
     /// `register DOMAIN …`: changes the user's registered defaults for the suite (never the suite
     /// itself); a registration left empty goes.
-    public func register(_ registration: Registration, for domain: Domain, replacing: Bool, dryRun: Bool = false) throws -> ChangeOutcome {
+    package func register(_ registration: Registration, for domain: Domain, replacing: Bool, dryRun: Bool = false) throws -> ChangeOutcome {
         let target = try registrationTarget(for: domain)
         let name = target.displayName
         var registration = registration

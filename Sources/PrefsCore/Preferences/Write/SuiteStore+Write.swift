@@ -15,21 +15,21 @@ public struct ChangeOutcome: Sendable {
 }
 
 /// How `write` runs besides its values.
-public struct WriteOptions: Sendable {
-    public var conditions = WriteRequest.Conditions()
+package struct WriteOptions: Sendable {
+    package var conditions = WriteRequest.Conditions()
     /// `--if-equals VALUE` as typed, typed later as the one change's value is.
-    public var ifEquals: String?
+    package var ifEquals: String?
     /// `--external` / `--inline`; nil: by size.
-    public var placement: Placement = .automatic
-    public var dryRun = false
+    package var placement: Placement = .automatic
+    package var dryRun = false
 
-    public init() {}
+    package init() {}
 }
 
 extension WriteRequest {
     /// Applies the changes to a suite's contents (inside the store's atomic change). Returns the new
     /// values of the counters (`-int-add`, `-float-add`), in order.
-    public func apply(to contents: inout PrefDictionary, domain: String, conditions: Conditions = Conditions()) throws -> [PrefValue] {
+    package func apply(to contents: inout PrefDictionary, domain: String, conditions: Conditions = Conditions()) throws -> [PrefValue] {
         switch self {
         case .replaceDomain(let replacement):
             guard conditions.ifAbsent else {
@@ -102,7 +102,7 @@ extension SuiteStore {
     /// `write`: every change parsed first (a bad value changes nothing), values from files read (a
     /// large one streamed straight into its blob before the suite is locked), then one atomic change —
     /// or with `dryRun`, the report of what would change.
-    public func write(_ request: WriteRequest, to domain: Domain, options: WriteOptions = WriteOptions()) throws -> ChangeOutcome {
+    package func write(_ request: WriteRequest, to domain: Domain, options: WriteOptions = WriteOptions()) throws -> ChangeOutcome {
         let target = try target(for: domain)
         // The suite's schema and managed values are found once (on etcd, one request), then type and
         // check the change.
@@ -195,7 +195,7 @@ extension SuiteStore {
 
     /// Runs a change for real, in one atomic change of the store, or with `dryRun` reports what it
     /// would change and changes nothing (no lock, no file, no directory).
-    public func change(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, dryRun: Bool = false,
+    package func change(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, dryRun: Bool = false,
                        external: ExternalOptions = ExternalOptions(), _ change: (inout PrefDictionary) throws -> Void) throws -> ChangeOutcome {
         guard dryRun else {
             return ChangeOutcome(changed: try update(target, keys: keys, removingEmpty: removingEmpty, external: external, change))
