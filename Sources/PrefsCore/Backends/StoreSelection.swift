@@ -32,10 +32,8 @@ extension SuiteStore {
     /// The store a command line chose: `url` (`--store URL`), else `$PREFS_STORE` (empty counts as
     /// unset), else the files — through the row of `StoreScheme.all` its scheme names. Files named
     /// by their paths stay on `fileSystem` either way. A bad URL is a usage error (64) naming it
-    /// (a bad `$PREFS_STORE` names the variable), before anything is contacted. `options`, when
-    /// given, replace the `PREFS_*` variables of `environment` (`StoreOptions`).
-    package static func selected(url: String?, fileSystem: any FileSystem, environment: Environment, options: StoreOptions? = nil) throws -> SuiteStore {
-        let environment = environment.with(options)
+    /// (a bad `$PREFS_STORE` names the variable), before anything is contacted.
+    package static func selected(url: String?, fileSystem: any FileSystem, environment: Environment) throws -> SuiteStore {
         let files = FileSuiteStorage(fileSystem: fileSystem, environment: environment)
         let chosen: String
         if let url {

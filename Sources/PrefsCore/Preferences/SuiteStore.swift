@@ -22,11 +22,21 @@ public struct SuiteStore: Sendable {
     package var environment: Environment { files.environment }
     package var fileSystem: any FileSystem { files.fileSystem }
 
-    /// Everything on a file system. `options`, when given, replace the `PREFS_*` variables of
-    /// `environment` (`StoreOptions`).
-    package init(fileSystem: any FileSystem, environment: Environment, options: StoreOptions? = nil) {
-        files = FileSuiteStorage(fileSystem: fileSystem, environment: environment.with(options))
+    /// Everything on a file system.
+    package init(fileSystem: any FileSystem, environment: Environment) {
+        files = FileSuiteStorage(fileSystem: fileSystem, environment: environment)
         storage = files
+    }
+
+    /// Everything on a file system, `options` replacing the `PREFS_*` variables of `environment`
+    /// (`StoreOptions`). Apart from the command's initializer, which stays as it was: copying an
+    /// `Environment` there made the runtime build type metadata on every start (bench-startup.sh).
+    package init(fileSystem: any FileSystem, environment: Environment, options: StoreOptions?) {
+        guard let options else {
+            self.init(fileSystem: fileSystem, environment: environment)
+            return
+        }
+        self.init(fileSystem: fileSystem, environment: environment.with(options))
     }
 
     /// The user's files on this machine, found from `environment` (`XDG_CONFIG_HOME`, `HOME`…),
@@ -40,7 +50,7 @@ public struct SuiteStore: Sendable {
     /// `etcd://HOST:PORT/PREFIX`, `etcds://` for TLS); files named by their paths stay on this
     /// machine. A bad URL is `PrefsError.usage`, before anything is contacted.
     public init(url: String, environment: Environment = .current, options: StoreOptions? = nil) throws {
-        self = try SuiteStore.selected(url: url, fileSystem: LocalFileSystem(), environment: environment, options: options)
+        self = try SuiteStore.selected(url: url, fileSystem: LocalFileSystem(), environment: options.map { environment.with($0) } ?? environment)
     }
 
     package init(storage: any SuiteStorage, files: FileSuiteStorage) {

@@ -10,7 +10,10 @@ public struct Environment: Sendable {
     /// The file that names this machine when `PREFS_HOST_ID` is unset (tests point it elsewhere).
     package var machineIDFile = "/etc/machine-id"
     /// The settings given in code; nil: read from the `PREFS_*` variables, as the command does.
-    var options: StoreOptions?
+    /// Boxed: a reference keeps copying an Environment as cheap as before they were added (a
+    /// struct here made the command's start-up build type metadata, bench-startup.sh).
+    private var given: GivenOptions?
+    var options: StoreOptions? { given?.options }
 
     public init(_ variables: [String: String]) { self.variables = variables }
 
@@ -97,11 +100,11 @@ public struct Environment: Sendable {
         try dataDirectories().flatMap { directory in [".plist", ".json"].map { directory + "/prefs/" + folder + "/" + name + $0 } }
     }
 
-    /// This environment with settings given in code instead of the `PREFS_*` variables (nil: the
-    /// variables).
-    func with(_ options: StoreOptions?) -> Environment {
+    /// This environment with settings given in code instead of the `PREFS_*` variables.
+    @inline(never)
+    func with(_ options: StoreOptions) -> Environment {
         var copy = self
-        if let options { copy.options = options }
+        copy.given = GivenOptions(options)
         return copy
     }
 
@@ -163,6 +166,13 @@ public struct Environment: Sendable {
         guard parts.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 20 && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }) else { return nil }
         return Double(text)
     }
+}
+
+/// `StoreOptions` held by reference in an `Environment`.
+private final class GivenOptions: Sendable {
+    let options: StoreOptions
+
+    init(_ options: StoreOptions) { self.options = options }
 }
 
 /// Bytes shown in a message: printable ASCII as it is, every other byte as `\xHH`.
