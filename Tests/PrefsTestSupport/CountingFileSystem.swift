@@ -8,37 +8,37 @@ import PrefsCore
 /// Both the store's slow and fast paths read a suite whole once and write it whole once (a
 /// replacement is always a complete new file), so byte counts alone cannot tell them apart; what
 /// differs is which read is used and what the written bytes are.
-public final class CountingFileSystem: FileSystem, @unchecked Sendable {
-    public struct Counts: Equatable, Sendable, CustomStringConvertible {
-        public var contentsCalls = 0
-        public var contentsBytes = 0
-        public var withContentsCalls = 0
-        public var withContentsBytes = 0
-        public var replaceCalls = 0
-        public var bytesWritten = 0
+package final class CountingFileSystem: FileSystem, @unchecked Sendable {
+    package struct Counts: Equatable, Sendable, CustomStringConvertible {
+        package var contentsCalls = 0
+        package var contentsBytes = 0
+        package var withContentsCalls = 0
+        package var withContentsBytes = 0
+        package var replaceCalls = 0
+        package var bytesWritten = 0
 
-        public init() {}
+        package init() {}
 
-        public var description: String {
+        package var description: String {
             "contents(of:) \(contentsCalls)× \(contentsBytes) B, withContents \(withContentsCalls)× \(withContentsBytes) B, "
                 + "replace \(replaceCalls)× \(bytesWritten) B"
         }
     }
 
-    public let base: any FileSystem
+    package let base: any FileSystem
     private let lock = NSLock()
     private var counts: [String: Counts] = [:]
     private var lastWritten: [String: [UInt8]] = [:]
 
-    public init(_ base: any FileSystem) { self.base = base }
+    package init(_ base: any FileSystem) { self.base = base }
 
     /// What happened to `path` since the last `reset()`.
-    public func counts(_ path: String) -> Counts { lock.withLock { counts[path] ?? Counts() } }
+    package func counts(_ path: String) -> Counts { lock.withLock { counts[path] ?? Counts() } }
 
     /// The bytes `path` was last replaced with, if it was.
-    public func written(_ path: String) -> [UInt8]? { lock.withLock { lastWritten[path] } }
+    package func written(_ path: String) -> [UInt8]? { lock.withLock { lastWritten[path] } }
 
-    public func reset() {
+    package func reset() {
         lock.withLock {
             counts = [:]
             lastWritten = [:]
@@ -49,7 +49,7 @@ public final class CountingFileSystem: FileSystem, @unchecked Sendable {
         lock.withLock { change(&counts[path, default: Counts()]) }
     }
 
-    public func contents(of path: String) throws -> [UInt8] {
+    package func contents(of path: String) throws -> [UInt8] {
         let bytes = try base.contents(of: path)
         record(path) {
             $0.contentsCalls += 1
@@ -58,7 +58,7 @@ public final class CountingFileSystem: FileSystem, @unchecked Sendable {
         return bytes
     }
 
-    public func withContents<T>(of path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
+    package func withContents<T>(of path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
         try base.withContents(of: path) { bytes in
             record(path) {
                 $0.withContentsCalls += 1
@@ -68,19 +68,19 @@ public final class CountingFileSystem: FileSystem, @unchecked Sendable {
         }
     }
 
-    public func status(of path: String) throws -> FileStatus? { try base.status(of: path) }
+    package func status(of path: String) throws -> FileStatus? { try base.status(of: path) }
 
-    public func resolvingSymlinks(_ path: String) throws -> String { try base.resolvingSymlinks(path) }
+    package func resolvingSymlinks(_ path: String) throws -> String { try base.resolvingSymlinks(path) }
 
-    public func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }
+    package func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }
 
-    public func createDirectory(_ path: String, mode: mode_t) throws { try base.createDirectory(path, mode: mode) }
+    package func createDirectory(_ path: String, mode: mode_t) throws { try base.createDirectory(path, mode: mode) }
 
-    public func writeSpecial(_ path: String, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+    package func writeSpecial(_ path: String, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         try base.writeSpecial(path, streaming: produce)
     }
 
-    public func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throws {
+    package func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throws {
         try base.replace(path, with: bytes, newFileMode: newFileMode)
         record(path) {
             $0.replaceCalls += 1
@@ -89,22 +89,22 @@ public final class CountingFileSystem: FileSystem, @unchecked Sendable {
         lock.withLock { lastWritten[path] = bytes }
     }
 
-    public func removeFile(_ path: String) throws { try base.removeFile(path) }
+    package func removeFile(_ path: String) throws { try base.removeFile(path) }
 
-    public func withLock<T>(ofFile path: String, timeout: Double, _ body: () throws -> T) throws -> T {
+    package func withLock<T>(ofFile path: String, timeout: Double, _ body: () throws -> T) throws -> T {
         try base.withLock(ofFile: path, timeout: timeout, body)
     }
 
-    public func createConfinedFile(in directory: ConfinedPath, name: () -> String) throws(ConfinedError) -> any ConfinedFile {
+    package func createConfinedFile(in directory: ConfinedPath, name: () -> String) throws(ConfinedError) -> any ConfinedFile {
         try base.createConfinedFile(in: directory, name: name)
     }
 
-    public func openConfinedFile(_ path: ConfinedPath) throws(ConfinedError) -> any ConfinedFile { try base.openConfinedFile(path) }
+    package func openConfinedFile(_ path: ConfinedPath) throws(ConfinedError) -> any ConfinedFile { try base.openConfinedFile(path) }
 
-    public func confinedEntries(_ directory: ConfinedPath) throws(ConfinedError) -> [ConfinedEntry] { try base.confinedEntries(directory) }
+    package func confinedEntries(_ directory: ConfinedPath) throws(ConfinedError) -> [ConfinedEntry] { try base.confinedEntries(directory) }
 
-    public func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> ConfinedRemoval { try base.removeIfUnused(path) }
-    public func isSettled(_ path: ConfinedPath) -> Bool { base.isSettled(path) }
+    package func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> ConfinedRemoval { try base.removeIfUnused(path) }
+    package func isSettled(_ path: ConfinedPath) -> Bool { base.isSettled(path) }
 
-    public func removeConfinedDirectoryIfEmpty(_ path: ConfinedPath) -> Bool { base.removeConfinedDirectoryIfEmpty(path) }
+    package func removeConfinedDirectoryIfEmpty(_ path: ConfinedPath) -> Bool { base.removeConfinedDirectoryIfEmpty(path) }
 }

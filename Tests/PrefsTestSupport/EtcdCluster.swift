@@ -10,44 +10,44 @@ import PrefsCore
 /// at most (an hour by default: a cluster shared by a suite's tests must outlive the whole run on a
 /// busy machine, where it took over ten minutes; one of 300 s was gone before its last tests). Data lives under /dev/shm when it can (fsync costs nothing there), each member has its
 /// own client and peer ports, and elections are fast (heartbeat 50 ms, election timeout 250 ms).
-public final class EtcdCluster: @unchecked Sendable {
-    public struct Member: Sendable {
-        public let name: String
-        public let clientPort: UInt16
-        public let peerPort: UInt16
-        public var clientEndpoint: String { "127.0.0.1:\(clientPort)" }
+package final class EtcdCluster: @unchecked Sendable {
+    package struct Member: Sendable {
+        package let name: String
+        package let clientPort: UInt16
+        package let peerPort: UInt16
+        package var clientEndpoint: String { "127.0.0.1:\(clientPort)" }
         var peerURL: String { "http://127.0.0.1:\(peerPort)" }
     }
 
     /// A cluster whose client URLs are https: the server's certificate and key, the CA that
     /// etcdctl trusts, the client certificate it presents, and whether members require one
     /// (`--client-cert-auth`, with `ca` as the trusted CA for clients).
-    public struct TLS: Sendable {
-        public var certificate: String
-        public var key: String
-        public var ca: String
-        public var client: (certificate: String, key: String)
-        public var clientCertAuth: Bool
+    package struct TLS: Sendable {
+        package var certificate: String
+        package var key: String
+        package var ca: String
+        package var client: (certificate: String, key: String)
+        package var clientCertAuth: Bool
 
-        public init(certificate: String, key: String, ca: String, client: (certificate: String, key: String), clientCertAuth: Bool) {
+        package init(certificate: String, key: String, ca: String, client: (certificate: String, key: String), clientCertAuth: Bool) {
             (self.certificate, self.key, self.ca, self.client, self.clientCertAuth) = (certificate, key, ca, client, clientCertAuth)
         }
 
         /// The server and CA of `certificates`, etcdctl as `root`.
-        public init(_ certificates: TestCertificates, clientCertAuth: Bool = true) {
+        package init(_ certificates: TestCertificates, clientCertAuth: Bool = true) {
             self.init(certificate: certificates.server.certificate, key: certificates.server.key, ca: certificates.ca,
                       client: certificates.client("root"), clientCertAuth: clientCertAuth)
         }
     }
 
-    public let members: [Member]
+    package let members: [Member]
     /// Set when the client URLs are https.
-    public let tls: TLS?
+    package let tls: TLS?
     /// The scratch directory: a data directory and a log per member.
-    public let directory: String
-    public let lifetime: Double
+    package let directory: String
+    package let lifetime: Double
     /// More options for every member (`--quota-backend-bytes 300000`…), after the usual ones.
-    public let extraArguments: [String]
+    package let extraArguments: [String]
     private let lock = NSLock()
     private var guardians: [Int: Guardian] = [:]
     private var rootPassword: String?
@@ -58,12 +58,12 @@ public final class EtcdCluster: @unchecked Sendable {
         let control: FileHandle
     }
 
-    public static let etcdPath = "/usr/bin/etcd"
-    public static let etcdctlPath = "/usr/bin/etcdctl"
+    package static let etcdPath = "/usr/bin/etcd"
+    package static let etcdctlPath = "/usr/bin/etcdctl"
 
     /// Starts `count` members and waits until each one answers with a leader (a few hundred ms for
     /// one member, about a second for three). Fails, never skips, when etcd is not installed.
-    public init(members count: Int = 1, lifetime: Double = 3600, tls: TLS? = nil, extraArguments: [String] = []) throws {
+    package init(members count: Int = 1, lifetime: Double = 3600, tls: TLS? = nil, extraArguments: [String] = []) throws {
         for path in [EtcdCluster.etcdPath, EtcdCluster.etcdctlPath] where !FileManager.default.isExecutableFile(atPath: path) {
             throw TestFailure("\(path) not found: install etcd 3.4 or later (Debian: etcd-server, etcd-client)")
         }
@@ -91,12 +91,12 @@ public final class EtcdCluster: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    public var clientEndpoints: [String] { members.map(\.clientEndpoint) }
+    package var clientEndpoints: [String] { members.map(\.clientEndpoint) }
 
-    public var endpoints: [EtcdEndpoint] { members.map { EtcdEndpoint(host: "127.0.0.1", port: $0.clientPort) } }
+    package var endpoints: [EtcdEndpoint] { members.map { EtcdEndpoint(host: "127.0.0.1", port: $0.clientPort) } }
 
     /// `etcd://127.0.0.1:P1,127.0.0.1:P2…/PREFIX` (no path without a prefix); `etcds://` with TLS.
-    public func url(prefix: String? = nil) -> String {
+    package func url(prefix: String? = nil) -> String {
         (tls == nil ? "etcd://" : "etcds://") + clientEndpoints.joined(separator: ",") + (prefix.map { "/" + $0 } ?? "")
     }
 
@@ -107,16 +107,16 @@ public final class EtcdCluster: @unchecked Sendable {
                 "--cacert=" + tls.ca, "--cert=" + tls.client.certificate, "--key=" + tls.client.key]
     }
 
-    public func isRunning(member index: Int) -> Bool { lock.withLock { guardians[index] != nil } }
+    package func isRunning(member index: Int) -> Bool { lock.withLock { guardians[index] != nil } }
 
     /// Kills a member with SIGKILL and waits until it is gone.
-    public func kill(member index: Int) {
+    package func kill(member index: Int) {
         guard let guardian = lock.withLock({ guardians.removeValue(forKey: index) }) else { return }
         stop(guardian)
     }
 
     /// Starts a killed member again on its data directory and ports, and waits until it answers.
-    public func restart(member index: Int) throws {
+    package func restart(member index: Int) throws {
         kill(member: index)
         try start(member: index, initial: false)
         try waitUntilHealthy(member: index)
@@ -126,13 +126,13 @@ public final class EtcdCluster: @unchecked Sendable {
     /// a stuck process, or a machine cut off without a reset, would) until `resume(member:)`.
     /// Returns once every thread of it has stopped (`stopProcess`): before, a member under load
     /// went on serving for a while after `kill` returned.
-    public func pause(member index: Int) throws { try stopProcess(try pid(member: index)) }
+    package func pause(member index: Int) throws { try stopProcess(try pid(member: index)) }
 
     /// Lets a paused member run again (SIGCONT).
-    public func resume(member index: Int) throws { try signal(member: index, SIGCONT) }
+    package func resume(member index: Int) throws { try signal(member: index, SIGCONT) }
 
     /// The process ID of a running member's etcd (the child of its guardian shell).
-    public func pid(member index: Int) throws -> pid_t {
+    package func pid(member index: Int) throws -> pid_t {
         guard let guardian = lock.withLock({ guardians[index] }) else { throw TestFailure("member \(index) is not running") }
         let parent = guardian.process.processIdentifier
         let children = (try? String(contentsOfFile: "/proc/\(parent)/task/\(parent)/children", encoding: .utf8)) ?? ""
@@ -145,7 +145,7 @@ public final class EtcdCluster: @unchecked Sendable {
     }
 
     /// The index of the member that is the leader now (waiting out an election, up to 5 s).
-    public func leaderIndex() throws -> Int {
+    package func leaderIndex() throws -> Int {
         let until = Date().addingTimeInterval(5)
         while true {
             let running = members.indices.filter { isRunning(member: $0) }
@@ -176,7 +176,7 @@ public final class EtcdCluster: @unchecked Sendable {
 
     /// Creates the root user with `rootPassword` and turns authentication on; `etcdctl` then logs
     /// in as root.
-    public func enableAuth(rootPassword: String) throws {
+    package func enableAuth(rootPassword: String) throws {
         try etcdctl(["user", "add", "root:\(rootPassword)"])
         try etcdctl(["auth", "enable"])
         lock.withLock { self.rootPassword = rootPassword }
@@ -184,10 +184,10 @@ public final class EtcdCluster: @unchecked Sendable {
 
     /// Runs etcdctl against the running members (as root once auth is on); its standard output.
     @discardableResult
-    public func etcdctl(_ arguments: String...) throws -> String { try etcdctl(arguments) }
+    package func etcdctl(_ arguments: String...) throws -> String { try etcdctl(arguments) }
 
     @discardableResult
-    public func etcdctl(_ arguments: [String]) throws -> String {
+    package func etcdctl(_ arguments: [String]) throws -> String {
         let running = members.indices.filter { isRunning(member: $0) }.map { members[$0].clientEndpoint }
         var options = etcdctlOptions(endpoints: running) + ["--command-timeout=5s", "--dial-timeout=2s"]
         if let password = lock.withLock({ rootPassword }) { options.append("--user=root:\(password)") }
@@ -199,7 +199,7 @@ public final class EtcdCluster: @unchecked Sendable {
     }
 
     /// The tail of a member's log, for a failure message.
-    public func log(member index: Int) -> String {
+    package func log(member index: Int) -> String {
         let text = (try? String(contentsOfFile: logPath(index), encoding: .utf8)) ?? ""
         return String(text.suffix(2000))
     }
@@ -291,7 +291,7 @@ extension EtcdCluster {
     /// members of a cluster dial each other as they start — so such a port could be taken again
     /// before etcd binds it, or while a killed member waits to be restarted on it ("address already
     /// in use"). Below the range only another listener can take it, and listeners here pick at random.
-    public static func freePorts(_ count: Int) throws -> [UInt16] {
+    package static func freePorts(_ count: Int) throws -> [UInt16] {
         let ephemeralLow = ephemeralRangeLow()
         let range = UInt16(max(1_024, Int(ephemeralLow) - 16_384))..<ephemeralLow
         var ports: [UInt16] = []

@@ -9,12 +9,12 @@ import Foundation
 /// FOREIGN, STATUS, BODY, LOCATION). It listens on
 /// a free loopback port of its own and exits when this process closes its standard input (deinit,
 /// or this process ending in any way).
-public final class EtcdProxy: @unchecked Sendable {
-    public let endpoint: String
+package final class EtcdProxy: @unchecked Sendable {
+    package let endpoint: String
     private let process = Process()
     private let input = Pipe()
 
-    public init(upstream: String, mode: String, drops: Int = 1, sleep: Double = 4, environment: [String: String] = [:]) throws {
+    package init(upstream: String, mode: String, drops: Int = 1, sleep: Double = 4, environment: [String: String] = [:]) throws {
         let script = Fixtures.packageRoot + "/Tests/Tools/etcd-proxy.py"
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { throw TestFailure("/usr/bin/python3 not found (Debian: python3)") }
         let output = Pipe()

@@ -3,39 +3,39 @@ import PrefsCore
 /// A suite of thousands of keys, for the tests of the store's fast paths: a one-key read that
 /// decodes only that key (`PropertyList.lookup`) and a one-key write that patches the file in place
 /// (`TopLevelPatch`).
-public enum LargeSuite {
-    public static let count = 5000
+package enum LargeSuite {
+    package static let count = 5000
 
     /// The key `i`, ordered as `i` is: `k00042`.
-    public static func key(_ i: Int) -> String {
+    package static func key(_ i: Int) -> String {
         let digits = String(i)
         return "k" + String(repeating: "0", count: max(0, 5 - digits.count)) + digits
     }
 
-    public static func value(_ i: Int) -> PrefValue { .string("value \(i)") }
+    package static func value(_ i: Int) -> PrefValue { .string("value \(i)") }
 
     /// A key whose value only `damaged(_:)` spoils.
-    public static let damageableKey = "zz-damageable"
+    package static let damageableKey = "zz-damageable"
     static let damageable = "damageable value"
 
     /// A key whose integer an XML file may spell in hexadecimal.
-    public static let hexKey = "zz-hex"
+    package static let hexKey = "zz-hex"
 
-    public static var contents: PrefDictionary {
+    package static var contents: PrefDictionary {
         var contents = PrefDictionary((0..<count).map { (key($0), value($0)) })
         contents[damageableKey] = .string(damageable)
         contents[hexKey] = .integer(16)
         return contents
     }
 
-    public static func bytes(_ format: PlistFormat) throws -> [UInt8] {
+    package static func bytes(_ format: PlistFormat) throws -> [UInt8] {
         try PropertyList.encode(.dictionary(contents), as: format)
     }
 
     /// `bytes` with one byte of the damageable value made 0xFF: the structure is intact, but that
     /// string is no longer ASCII (binary) or UTF-8 (XML), so decoding it — and so decoding the
     /// whole document — fails.
-    public static func damaged(_ bytes: [UInt8]) throws -> [UInt8] {
+    package static func damaged(_ bytes: [UInt8]) throws -> [UInt8] {
         let at = try uniqueRange(of: Array(damageable.utf8), in: bytes).lowerBound
         var damaged = bytes
         damaged[at] = 0xFF
@@ -44,7 +44,7 @@ public enum LargeSuite {
 
     /// An XML suite as a person or another program may have left it: a comment, and an integer in
     /// hexadecimal. It decodes to `contents`; a full re-encode would drop the comment and write 16.
-    public static func handEditedXML() throws -> [UInt8] {
+    package static func handEditedXML() throws -> [UInt8] {
         var bytes = try self.bytes(.xml)
         let dict = try uniqueRange(of: Array("<dict>\n".utf8), in: bytes)
         bytes.insert(contentsOf: Array("\t<!-- edited by hand -->\n".utf8), at: dict.upperBound)
@@ -52,7 +52,7 @@ public enum LargeSuite {
     }
 
     /// `bytes` with the one occurrence of `old` replaced by `new`.
-    public static func replacing(_ old: String, with new: String, in bytes: [UInt8]) throws -> [UInt8] {
+    package static func replacing(_ old: String, with new: String, in bytes: [UInt8]) throws -> [UInt8] {
         var result = bytes
         result.replaceSubrange(try uniqueRange(of: Array(old.utf8), in: bytes), with: Array(new.utf8))
         return result
@@ -61,7 +61,7 @@ public enum LargeSuite {
     /// How `written` fails to be `old` (which `bytes` or `handEditedXML` gave) patched in place
     /// with `key`'s value set to the string `new`; empty when it is that. A full re-encode gives
     /// the same values but not these bytes.
-    public static func patchProblems(_ written: [UInt8], from old: [UInt8], format: PlistFormat, changing key: String,
+    package static func patchProblems(_ written: [UInt8], from old: [UInt8], format: PlistFormat, changing key: String,
                                      to new: String) throws -> [String] {
         var problems: [String] = []
         var expected = contents
@@ -102,12 +102,12 @@ public enum LargeSuite {
 }
 
 /// Facts from a binary plist's trailer.
-public struct BinaryPlistTrailer: Equatable {
-    public let referenceSize: Int
-    public let objectCount: Int
-    public let offsetTable: Int
+package struct BinaryPlistTrailer: Equatable {
+    package let referenceSize: Int
+    package let objectCount: Int
+    package let offsetTable: Int
 
-    public init(_ bytes: [UInt8]) throws {
+    package init(_ bytes: [UInt8]) throws {
         guard bytes.count >= 40 else { throw TestFailure("not a binary plist") }
         let trailer = Array(bytes.suffix(32))
         func number(_ range: Range<Int>) -> Int { trailer[range].reduce(0) { $0 << 8 | Int($1) } }

@@ -1,10 +1,10 @@
 @testable import PrefsCore
 
 /// A small seeded generator (SplitMix64) so random tests print a seed that reproduces them.
-public struct SeededGenerator: RandomNumberGenerator {
+package struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
+    package init(seed: UInt64) { state = seed }
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -14,18 +14,18 @@ public struct SeededGenerator: RandomNumberGenerator {
 }
 
 /// Random property-list values with every type and its edges.
-public struct RandomValues {
-    public var generator: SeededGenerator
+package struct RandomValues {
+    package var generator: SeededGenerator
     /// Leave out UIDs (for oracles that cannot read them).
-    public var includeUIDs = true
+    package var includeUIDs = true
     /// Keys limited to ASCII letters (for oracles whose dictionaries merge canonically equal keys).
-    public var asciiKeys = false
+    package var asciiKeys = false
 
-    public init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
+    package init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
 
-    public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &generator) }
+    package mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &generator) }
 
-    public mutating func string() -> String {
+    package mutating func string() -> String {
         let pools: [ClosedRange<UInt32>] = [0x20...0x7E, 0xA0...0x24F, 0x3040...0x30FF, 0x1F600...0x1F64F, 0x10000...0x10FFFF, 0x09...0x0A]
         var scalars = String.UnicodeScalarView()
         for _ in 0..<int(0...12) {
@@ -35,12 +35,12 @@ public struct RandomValues {
         return String(scalars)
     }
 
-    public mutating func key() -> String {
+    package mutating func key() -> String {
         guard asciiKeys else { return string() }
         return String((0..<int(1...8)).map { _ in Character(Unicode.Scalar(UInt8(int(97...122)))) })
     }
 
-    public mutating func scalar() -> PrefValue {
+    package mutating func scalar() -> PrefValue {
         switch int(0...11) {
         case 0: return .string(string())
         case 1: return .integer(Int64(int(-300...300)))
@@ -58,14 +58,14 @@ public struct RandomValues {
         }
     }
 
-    public mutating func value(depth: Int = 0) -> PrefValue {
+    package mutating func value(depth: Int = 0) -> PrefValue {
         let roll = int(0...9)
         if depth < 4 && roll < 2 { return .array((0..<int(0...6)).map { _ in value(depth: depth + 1) }) }
         if depth < 4 && roll < 4 { return dictionary(depth: depth + 1) }
         return scalar()
     }
 
-    public mutating func dictionary(depth: Int = 0) -> PrefValue {
+    package mutating func dictionary(depth: Int = 0) -> PrefValue {
         var entries: [(String, PrefValue)] = []
         for _ in 0..<int(0...8) { entries.append((key(), value(depth: depth))) }
         return .dictionary(PrefDictionary(entries))
@@ -73,7 +73,7 @@ public struct RandomValues {
 }
 
 /// Where two values first differ, for failure messages ("" when equal).
-public func firstDifference(_ a: PrefValue, _ b: PrefValue, path: String = "") -> String {
+package func firstDifference(_ a: PrefValue, _ b: PrefValue, path: String = "") -> String {
     switch (a, b) {
     case let (.array(x), .array(y)) where x.count == y.count:
         for (i, pair) in zip(x, y).enumerated() {

@@ -4,16 +4,16 @@ import Foundation
 /// Tests/Tools/make-certificates.sh (which says what each one is): a CA, a server certificate for
 /// 127.0.0.1 and localhost signed by it, client certificates (CN root and alice), and faulty server
 /// certificates (`file("NAME.pem")`: other-server from another CA, wrong-name, expired).
-public final class TestCertificates: @unchecked Sendable {
-    public let directory: TemporaryDirectory
-    public static let opensslPath = "/usr/bin/openssl"
+package final class TestCertificates: @unchecked Sendable {
+    package let directory: TemporaryDirectory
+    package static let opensslPath = "/usr/bin/openssl"
 
-    public var ca: String { directory.file("ca.pem") }
-    public var server: (certificate: String, key: String) { (directory.file("server.pem"), directory.file("server.key")) }
-    public var otherCAServer: (certificate: String, key: String) { (directory.file("other-server.pem"), directory.file("other-server.key")) }
-    public func client(_ name: String) -> (certificate: String, key: String) { (directory.file("client-\(name).pem"), directory.file("client-\(name).key")) }
+    package var ca: String { directory.file("ca.pem") }
+    package var server: (certificate: String, key: String) { (directory.file("server.pem"), directory.file("server.key")) }
+    package var otherCAServer: (certificate: String, key: String) { (directory.file("other-server.pem"), directory.file("other-server.key")) }
+    package func client(_ name: String) -> (certificate: String, key: String) { (directory.file("client-\(name).pem"), directory.file("client-\(name).key")) }
 
-    public init() throws {
+    package init() throws {
         guard FileManager.default.isExecutableFile(atPath: TestCertificates.opensslPath) else {
             throw TestFailure("\(TestCertificates.opensslPath) not found: install openssl")
         }

@@ -3,9 +3,9 @@ import Synchronization
 import PrefsCore
 
 /// Paths of the repository and its conformance corpora (Tests/Conformance), for both test targets.
-public enum Fixtures {
+package enum Fixtures {
     /// The package root, found from this file's path (Tests/PrefsTestSupport/TestSupport.swift).
-    public static let packageRoot: String = {
+    package static let packageRoot: String = {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }
         return url.path
@@ -13,7 +13,7 @@ public enum Fixtures {
 
     /// `Tests/Conformance` in the checkout (see its README for where each corpus comes from). Tests
     /// that need it fail, never skip, when it is missing.
-    public static func conformance(_ relative: String = "") throws -> String {
+    package static func conformance(_ relative: String = "") throws -> String {
         let base = packageRoot + "/Tests/Conformance"
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: base, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -23,24 +23,24 @@ public enum Fixtures {
     }
 
     /// Files directly inside a conformance folder, sorted; fails when there are none.
-    public static func conformanceFiles(_ folder: String, matching suffix: String = "") throws -> [String] {
+    package static func conformanceFiles(_ folder: String, matching suffix: String = "") throws -> [String] {
         let directory = try conformance(folder)
         let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(suffix) }.sorted()
         guard !names.isEmpty else { throw TestFailure("no files in \(directory)") }
         return names.map { directory + "/" + $0 }
     }
 
-    public static func bytes(_ path: String) throws -> [UInt8] {
+    package static func bytes(_ path: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
-    public static func text(_ relative: String) throws -> String {
+    package static func text(_ relative: String) throws -> String {
         try String(contentsOfFile: packageRoot + "/" + relative, encoding: .utf8)
     }
 
     /// Writes `bytes` over a file's own at `offset`, in place (the same inode and size): damage, or
     /// its mending.
-    public static func overwrite(_ path: String, at offset: Int, with bytes: [UInt8]) throws {
+    package static func overwrite(_ path: String, at offset: Int, with bytes: [UInt8]) throws {
         guard let handle = FileHandle(forUpdatingAtPath: path) else { throw TestFailure("cannot open \(path)") }
         defer { try? handle.close() }
         try handle.seek(toOffset: UInt64(offset))
@@ -49,7 +49,7 @@ public enum Fixtures {
 
     /// The tree digest (`sha256-tree`, as README defines it) of each file, in lowercase hex, computed by
     /// CPython's hashlib: an oracle independent of PrefsCore's SHA-256.
-    public static func sha256TreeByPython(_ paths: [String]) throws -> [String] {
+    package static func sha256TreeByPython(_ paths: [String]) throws -> [String] {
         let script = """
             import hashlib, sys
             for path in sys.argv[1:]:
@@ -64,18 +64,18 @@ public enum Fixtures {
     }
 }
 
-public struct TestFailure: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct TestFailure: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// A fresh directory under the system temp dir, removed when the value is released.
-public final class TemporaryDirectory {
-    public let path: String
+package final class TemporaryDirectory {
+    package let path: String
 
     /// A directory for this test; with `forTheProcess`, one a static holds, which is never released:
     /// it is removed when the test process exits.
-    public init(forTheProcess: Bool = false) throws {
+    package init(forTheProcess: Bool = false) throws {
         var template = Array((NSTemporaryDirectory() + "/prefs-test-XXXXXX").utf8CString)
         guard let result = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
         path = String(cString: result)
@@ -95,31 +95,31 @@ public final class TemporaryDirectory {
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
 
-    public func file(_ name: String) -> String { path + "/" + name }
+    package func file(_ name: String) -> String { path + "/" + name }
 
     @discardableResult
-    public func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+    package func write(_ name: String, _ bytes: [UInt8]) throws -> String {
         try Data(bytes).write(to: URL(fileURLWithPath: file(name)))
         return file(name)
     }
 
     @discardableResult
-    public func write(_ name: String, _ text: String) throws -> String {
+    package func write(_ name: String, _ text: String) throws -> String {
         try write(name, Array(text.utf8))
     }
 }
 
-public struct ProcessResult {
-    public let status: Int32
-    public let output: [UInt8]
-    public let error: String
-    public var outputText: String { String(decoding: output, as: UTF8.self) }
+package struct ProcessResult {
+    package let status: Int32
+    package let output: [UInt8]
+    package let error: String
+    package var outputText: String { String(decoding: output, as: UTF8.self) }
 }
 
 /// How long a spawned process may run before the helpers kill it: a hang fails its test instead of
 /// stalling the suite. Generous, because `swift test --parallel` loads the machine; a test that runs
 /// something longer passes its own `timeout:`.
-public let defaultProcessTimeout: Double = 120
+package let defaultProcessTimeout: Double = 120
 
 /// Runs a program to completion, feeding `input` to its standard input. Standard input and error
 /// go through temporary files so only standard output needs a pipe. A program still running after
@@ -127,14 +127,14 @@ public let defaultProcessTimeout: Double = 120
 /// throws, naming the command and what it had printed.
 /// A directory no test creates (in the checkout): `$XDG_CONFIG_DIRS` of every `prefs` a test runs
 /// that did not set it, so no test reads this machine's `/etc/xdg` (managed values, system defaults).
-public let unusedConfigDirectory = Fixtures.packageRoot + "/.build/no-xdg-config-dirs"
+package let unusedConfigDirectory = Fixtures.packageRoot + "/.build/no-xdg-config-dirs"
 
 /// `environment`, with `XDG_CONFIG_DIRS` set to `unusedConfigDirectory` when it is not set.
-public func isolatingConfigDirectories(_ environment: [String: String]) -> [String: String] {
+package func isolatingConfigDirectories(_ environment: [String: String]) -> [String: String] {
     environment["XDG_CONFIG_DIRS"] == nil ? environment.merging(["XDG_CONFIG_DIRS": unusedConfigDirectory]) { $1 } : environment
 }
 
-public func runProcess(_ executable: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil,
+package func runProcess(_ executable: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil,
                        timeout: Double = defaultProcessTimeout, workingDirectory: String? = nil) throws -> ProcessResult {
     let scratch = try TemporaryDirectory()
     let inputPath = try scratch.write("stdin", input)
@@ -165,12 +165,12 @@ public func runProcess(_ executable: String, _ arguments: [String], input: [UInt
 
 /// Kills a process, and the process group it leads, once `timeout` seconds have passed without
 /// `finish()` being called.
-public final class Watchdog: @unchecked Sendable {
+package final class Watchdog: @unchecked Sendable {
     private let lock = NSLock()
     private var state = State.running
     private enum State { case running, finished, killed }
 
-    public init(_ process: Process, timeout: Double) {
+    package init(_ process: Process, timeout: Double) {
         let pid = process.processIdentifier
         // Foundation starts each child in a process group of its own: killing the group also kills
         // what a shell script started. Checked, so another group is never signalled.
@@ -187,7 +187,7 @@ public final class Watchdog: @unchecked Sendable {
 
     /// Stops the watch; true when the process was killed for running too long.
     @discardableResult
-    public func finish() -> Bool {
+    package func finish() -> Bool {
         lock.withLock {
             if state == .running { state = .finished }
             return state == .killed
@@ -196,7 +196,7 @@ public final class Watchdog: @unchecked Sendable {
 }
 
 /// The absolute path of a program on PATH; fails (not skips) when it is missing.
-public func requireProgram(_ name: String, install hint: String) throws -> String {
+package func requireProgram(_ name: String, install hint: String) throws -> String {
     for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
         let candidate = directory + "/" + name
         if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
@@ -206,7 +206,7 @@ public func requireProgram(_ name: String, install hint: String) throws -> Strin
 
 /// Waits until no live process is left in process group `group` (zombies waiting to be reaped are
 /// dead: they can no longer write). False when some are still running after `timeout` seconds.
-public func waitForProcessGroupToEnd(_ group: pid_t, timeout: Double = 10) -> Bool {
+package func waitForProcessGroupToEnd(_ group: pid_t, timeout: Double = 10) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while true {
         if !processGroupHasLiveMembers(group) { return true }
@@ -231,13 +231,13 @@ func processGroupHasLiveMembers(_ group: pid_t) -> Bool {
 
 extension PrefValue {
     /// The dictionary this value is, or nil: for `try #require(value?.dictionary)`.
-    public var dictionary: PrefDictionary? {
+    package var dictionary: PrefDictionary? {
         if case .dictionary(let dictionary) = self { return dictionary }
         return nil
     }
 
     /// The array this value is, or nil.
-    public var array: [PrefValue]? {
+    package var array: [PrefValue]? {
         if case .array(let elements) = self { return elements }
         return nil
     }
@@ -249,7 +249,7 @@ extension PrefValue {
 /// "stopped" committed a write and sent it down a watch 20 ms later). Only its parent can wait
 /// for the stop (an etcd member's is its guardian shell), so each thread's state is read from
 /// /proc until it is `T`.
-public func stopProcess(_ pid: pid_t, timeout: Double = 60) throws {
+package func stopProcess(_ pid: pid_t, timeout: Double = 60) throws {
     guard kill(pid, SIGSTOP) == 0 else { throw TestFailure("kill \(pid) SIGSTOP: errno \(errno)") }
     let deadline = Date().addingTimeInterval(timeout)
     while !processHasStopped(pid) {

@@ -3,45 +3,45 @@
 /// requirement; the core then asks the store, never which store it is.
 extension SuiteStorage {
     /// One lookup after another.
-    public func lookup(_ key: String, in locations: [SuiteLocation]) throws -> [(exists: Bool, value: PrefValue?)] {
+    package func lookup(_ key: String, in locations: [SuiteLocation]) throws -> [(exists: Bool, value: PrefValue?)] {
         try locations.map { try lookup(key, in: $0) }
     }
 
-    public func lookup(_ key: String, in locations: [SuiteLocation], loading whole: [SuiteLocation]) throws
+    package func lookup(_ key: String, in locations: [SuiteLocation], loading whole: [SuiteLocation]) throws
         -> (found: [(exists: Bool, value: PrefValue?)], loaded: [StoredSuite?]) {
         (try lookup(key, in: locations), try whole.map { try load($0) })
     }
 
     /// The whole suite, as a change that reads all of it sees it.
-    public func load(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool) throws -> StoredSuite? { try load(location) }
+    package func load(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool) throws -> StoredSuite? { try load(location) }
 
-    public var isRemote: Bool { false }
+    package var isRemote: Bool { false }
 
-    public var holdsChangesByReading: Bool { true }
+    package var holdsChangesByReading: Bool { true }
 
-    public func blobSuite(for location: SuiteLocation) -> String? { nil }
+    package func blobSuite(for location: SuiteLocation) -> String? { nil }
 
-    public func blobStore() throws -> (any BlobStore)? { nil }
+    package func blobStore() throws -> (any BlobStore)? { nil }
 
-    public func filePath(of location: SuiteLocation) throws -> String? { nil }
+    package func filePath(of location: SuiteLocation) throws -> String? { nil }
 
-    public func newDocumentFormat(for location: SuiteLocation) -> PlistFormat? { nil }
+    package func newDocumentFormat(for location: SuiteLocation) -> PlistFormat? { nil }
 
-    public func createEmpty(_ location: SuiteLocation) throws -> Bool { false }
+    package func createEmpty(_ location: SuiteLocation) throws -> Bool { false }
 
-    public func loadSchema(_ location: SuiteLocation, regularOnly: Bool) throws -> StoredSuite? { try load(location) }
+    package func loadSchema(_ location: SuiteLocation, regularOnly: Bool) throws -> StoredSuite? { try load(location) }
 
-    public var keepsByHostSuites: Bool { false }
+    package var keepsByHostSuites: Bool { false }
 
-    public func suiteNames(onHost host: String) throws -> SuiteListing {
+    package func suiteNames(onHost host: String) throws -> SuiteListing {
         throw PrefsError.usage(SuiteStore.noByHostSuites)
     }
 
-    public func managedLocations(for name: String) throws -> [SuiteLocation] { [] }
+    package func managedLocations(for name: String) throws -> [SuiteLocation] { [] }
 
-    public var holdsManagedValues: Bool { false }
+    package var holdsManagedValues: Bool { false }
 
-    public func watcher(for layers: Layers, keys: [(name: String, path: KeyPath)]?) throws -> any ValueWatcher {
+    package func watcher(for layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws -> any ValueWatcher {
         throw PrefsError.usage(SuiteStore.notWatchable(layers.domain))
     }
 }

@@ -10,7 +10,7 @@
 /// no file paths, no managed values of its own, no watch — so the core asks the store it holds what
 /// it can do, and never which store it is. Everything a verb means is decided above this protocol,
 /// the same for every store.
-public protocol SuiteStorage: Sendable {
+package protocol SuiteStorage: Sendable {
     /// How messages and `--origin` name a location.
     func describe(_ location: SuiteLocation) -> String
 
@@ -130,5 +130,5 @@ public protocol SuiteStorage: Sendable {
 
     /// What reports the changes of `layers` (its domain's suite is in this store): `keys` as typed,
     /// nil for every top-level key. By default the store cannot be watched: a usage error (64).
-    func watcher(for layers: Layers, keys: [(name: String, path: KeyPath)]?) throws -> any ValueWatcher
+    func watcher(for layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws -> any ValueWatcher
 }

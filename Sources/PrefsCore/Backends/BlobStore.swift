@@ -3,7 +3,7 @@
 /// writer until the suite that refers to it is committed, so collecting orphans never takes a blob a
 /// write is about to commit. Blobs live per suite (`NAME` is a suite's name or `NSGlobalDomain`), and
 /// a reference names its blob by key directory and UUID.
-public protocol BlobStore: Sendable {
+package protocol BlobStore: Sendable {
     /// Writes a new blob for a key of `suite`: `produce` is given a sink to write the value's bytes
     /// into, in pieces, so a large value is never held whole. Returns it committed and still held.
     func write(suite: String, key: String, kind: ExternalReference.Kind,
@@ -33,27 +33,27 @@ public protocol BlobStore: Sendable {
 }
 
 /// A blob as an inventory lists it.
-public struct BlobEntry: Sendable {
+package struct BlobEntry: Sendable {
     /// The key directory and the name (a UUID, or a temporary name while unfinished).
-    public let directory: String
-    public let name: String
-    public let size: Int
+    package let directory: String
+    package let name: String
+    package let size: Int
     /// Seconds since the epoch.
-    public let modified: Int64
+    package let modified: Int64
 
     /// Names a writer uses before the blob is committed.
-    public static let temporaryPrefix = ".tmp-"
-    public var isUnfinished: Bool { name.hasPrefix(BlobEntry.temporaryPrefix) }
-    public var id: String { directory + "/" + name }
+    package static let temporaryPrefix = ".tmp-"
+    package var isUnfinished: Bool { name.hasPrefix(BlobEntry.temporaryPrefix) }
+    package var id: String { directory + "/" + name }
 }
 
-public struct BlobInventory: Sendable {
-    public var blobs: [BlobEntry] = []
-    public var problems: [String] = []
+package struct BlobInventory: Sendable {
+    package var blobs: [BlobEntry] = []
+    package var problems: [String] = []
 }
 
 /// A blob open for reading.
-public protocol BlobSource: AnyObject, Sendable {
+package protocol BlobSource: AnyObject, Sendable {
     func size() throws -> Int
     /// Reads until `buffer` is full or the blob ends; how many bytes came.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
@@ -62,8 +62,8 @@ public protocol BlobSource: AnyObject, Sendable {
 
 /// A blob written for a change and not yet committed into its suite: its reference, and the hold
 /// that keeps `gc` away from it until `release` (or the end of the process).
-public final class PendingBlob: @unchecked Sendable {
-    public let reference: ExternalReference
+package final class PendingBlob: @unchecked Sendable {
+    package let reference: ExternalReference
     private let releaseHold: () -> Void
     private var released = false
     /// Removes what writing the blob made around it (directories), once the blob is removed.
@@ -72,7 +72,7 @@ public final class PendingBlob: @unchecked Sendable {
     /// nil where the store cannot.
     private let removeWhileHeld: (() -> Void)?
 
-    public convenience init(reference: ExternalReference, release: @escaping () -> Void) {
+    package convenience init(reference: ExternalReference, release: @escaping () -> Void) {
         self.init(reference: reference, release: release, removeMade: {})
     }
 
@@ -85,7 +85,7 @@ public final class PendingBlob: @unchecked Sendable {
     }
 
     /// Drops the hold: the blob is now referenced by its suite, or has been removed.
-    public func release() {
+    package func release() {
         guard !released else { return }
         released = true
         releaseHold()
@@ -109,20 +109,20 @@ public final class PendingBlob: @unchecked Sendable {
 
 /// Where a blob's bytes go as they are produced: written, hashed (`BlobDigest.Algorithm.current`)
 /// and counted on the way (the hashing of a large blob on another thread while it is written).
-public struct BlobSink {
+package struct BlobSink {
     let output: (UnsafeRawBufferPointer) throws -> Void
     let hasher = OverlappedHasher(.current)
-    public private(set) var size = 0
+    package private(set) var size = 0
 
-    public init(_ output: @escaping (UnsafeRawBufferPointer) throws -> Void) { self.output = output }
+    package init(_ output: @escaping (UnsafeRawBufferPointer) throws -> Void) { self.output = output }
 
-    public mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
+    package mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
         try write(bytes) {}
     }
 
     /// `write`, running `more` (reading the next piece) after the bytes are written and while they
     /// are still being hashed.
-    public mutating func write(_ bytes: UnsafeRawBufferPointer, while more: () throws -> Void) throws {
+    package mutating func write(_ bytes: UnsafeRawBufferPointer, while more: () throws -> Void) throws {
         size += bytes.count
         try hasher.update(bytes) {
             try output(bytes)

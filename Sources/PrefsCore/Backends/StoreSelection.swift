@@ -33,7 +33,7 @@ extension SuiteStore {
     /// unset), else the files — through the row of `StoreScheme.all` its scheme names. Files named
     /// by their paths stay on `fileSystem` either way. A bad URL is a usage error (64) naming it
     /// (a bad `$PREFS_STORE` names the variable), before anything is contacted.
-    public static func selected(url: String?, fileSystem: any FileSystem, environment: Environment) throws -> SuiteStore {
+    package static func selected(url: String?, fileSystem: any FileSystem, environment: Environment) throws -> SuiteStore {
         let files = FileSuiteStorage(fileSystem: fileSystem, environment: environment)
         let chosen: String
         if let url {

@@ -1,5 +1,5 @@
 /// Where a suite is, as a store knows it.
-public enum SuiteLocation: Hashable, Sendable {
+package enum SuiteLocation: Hashable, Sendable {
     /// A named suite.
     case suite(String)
     /// The global suite (`NSGlobalDomain`).
@@ -21,13 +21,13 @@ public enum SuiteLocation: Hashable, Sendable {
     case managed(String)
 
     /// Whether this is a file named by its path (kept by the file store whatever the store).
-    public var isFile: Bool {
+    package var isFile: Bool {
         if case .file = self { return true }
         return false
     }
 
     /// The location a domain names; nil for standard input.
-    public init?(_ domain: Domain) {
+    package init?(_ domain: Domain) {
         switch domain {
         case .suite(let name): self = .suite(name)
         case .global: self = .global
@@ -39,11 +39,11 @@ public enum SuiteLocation: Hashable, Sendable {
 
 /// An administrator's managed values for a suite, and where they are (the file, or the place in
 /// the store).
-public struct ManagedValues: Sendable, Equatable {
-    public let values: PrefDictionary
-    public let source: String
+package struct ManagedValues: Sendable, Equatable {
+    package let values: PrefDictionary
+    package let source: String
 
-    public init(values: PrefDictionary, source: String) {
+    package init(values: PrefDictionary, source: String) {
         self.values = values
         self.source = source
     }
@@ -51,9 +51,9 @@ public struct ManagedValues: Sendable, Equatable {
 
 /// A suite as stored: its contents (external values as their references) and the format of the file
 /// that holds it (nil where the store has no file format, and so no format limits).
-public struct StoredSuite: Sendable {
-    public var contents: PrefDictionary
-    public var format: PlistFormat?
+package struct StoredSuite: Sendable {
+    package var contents: PrefDictionary
+    package var format: PlistFormat?
 }
 
 /// One change, as a store runs it: `apply` edits the contents (all of them, or just the `scope` keys
@@ -65,13 +65,13 @@ public struct StoredSuite: Sendable {
 /// that still keeps other changes (and `withChangesHeld`) out then — the file store, before it lets go
 /// of the suite's lock — so what it does (removing the blobs the change left unreferenced) is done
 /// before anyone else sees the suite; a store that has no such moment does not call it.
-public struct StoredChange {
-    public let apply: (inout PrefDictionary, PlistFormat?) throws -> Void
-    public let probe: (inout PrefDictionary) throws -> Void
-    public let willCommit: () -> Void
-    public let didCommit: () -> Void
+package struct StoredChange {
+    package let apply: (inout PrefDictionary, PlistFormat?) throws -> Void
+    package let probe: (inout PrefDictionary) throws -> Void
+    package let willCommit: () -> Void
+    package let didCommit: () -> Void
 
-    public init(apply: @escaping (inout PrefDictionary, PlistFormat?) throws -> Void,
+    package init(apply: @escaping (inout PrefDictionary, PlistFormat?) throws -> Void,
                 probe: @escaping (inout PrefDictionary) throws -> Void, willCommit: @escaping () -> Void = {},
                 didCommit: @escaping () -> Void = {}) {
         self.apply = apply

@@ -6,7 +6,7 @@ public struct WatchChange: Equatable, Sendable {
 }
 
 /// Why a watch ended.
-public enum WatchStop: Equatable, Sendable {
+package enum WatchStop: Equatable, Sendable {
     /// `onChanges` asked to stop.
     case handlerStopped
     /// The deadline passed.
@@ -19,7 +19,7 @@ public enum WatchStop: Equatable, Sendable {
 /// (`SuiteStorage.watcher(for:keys:)`): inotify on files (`SuiteWatcher`), reading again every few
 /// milliseconds on a file system the kernel does not see (`PollingWatcher`), etcd's watch
 /// (`EtcdWatcher`).
-public protocol ValueWatcher: AnyObject {
+package protocol ValueWatcher: AnyObject {
     /// Reads the current values, which `initial` receives (as changes from absent, for the keys
     /// that have a value); then, until `onChanges` returns false, `timeout` seconds pass, or
     /// `closedWhen` hangs up, hands each batch of changes to `onChanges`. A read that fails later (a
@@ -34,7 +34,7 @@ enum WatchedValues {
     typealias Reading = [(key: String, value: PrefValue?)]
 
     /// What an application sees now: every top-level key, or the watched ones (absent: nil).
-    static func read(_ layers: Layers, keys: [(name: String, path: KeyPath)]?) throws -> Reading {
+    static func read(_ layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws -> Reading {
         guard let keys else { return try layers.resolved(evenIfMissing: true).values.map { ($0.key, $0.value) } }
         return try keys.map { key in
             do {

@@ -1,8 +1,8 @@
 /// Bytes as hexadecimal digits, two per byte: how `read` prints data, how `-data` takes it, and how
 /// external-storage references spell a SHA-256.
-public enum Hex {
+package enum Hex {
     /// Lowercase digits.
-    public static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String {
         var text = [UInt8]()
         text.reserveCapacity(bytes.count * 2)
         for byte in bytes {
@@ -13,7 +13,7 @@ public enum Hex {
     }
 
     /// The bytes that `text` spells (digits in either case); nil when it is not two digits per byte.
-    public static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         let digits = Array(text.utf8)
         let values = digits.compactMap { NumberText.digitValue($0).map(UInt8.init) }
         guard digits.count % 2 == 0, values.count == digits.count else { return nil }

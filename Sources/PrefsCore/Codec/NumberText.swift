@@ -1,8 +1,8 @@
 /// Strict number syntax shared by the text decoders and the command line: no silent coercion, no
 /// overflow to infinity, no trailing garbage.
-public enum NumberText {
+package enum NumberText {
     /// An optionally signed decimal integer (or `0x` hex when allowed) from Int64.min to UInt64.max.
-    public static func integer<C: Collection>(_ text: C, allowHex: Bool = false) -> PrefValue? where C.Element == UInt8 {
+    package static func integer<C: Collection>(_ text: C, allowHex: Bool = false) -> PrefValue? where C.Element == UInt8 {
         var i = text.startIndex
         var negative = false
         if i < text.endIndex && (text[i] == UInt8(ascii: "-") || text[i] == UInt8(ascii: "+")) {
@@ -45,7 +45,7 @@ public enum NumberText {
     /// A decimal real (`1`, `-2.5`, `.5`, `1e-3`); with `allowNamedValues`, also nan, inf and
     /// infinity with an optional sign, in any case. A finite literal too large for a Double is
     /// refused rather than turned into infinity; one too small rounds to zero like any other rounding.
-    public static func real<C: Collection>(_ text: C, allowNamedValues: Bool = false) -> Double? where C.Element == UInt8 {
+    package static func real<C: Collection>(_ text: C, allowNamedValues: Bool = false) -> Double? where C.Element == UInt8 {
         let string = String(decoding: text, as: UTF8.self)
         if allowNamedValues {
             var name = Substring(string.lowercased())

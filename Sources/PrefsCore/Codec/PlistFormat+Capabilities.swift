@@ -15,7 +15,7 @@
 extension PlistFormat {
     /// How a document in a format holds one value (a container is held; its elements are judged
     /// one by one).
-    public enum Holding: Sendable, Equatable {
+    package enum Holding: Sendable, Equatable {
         /// Read back as the same value.
         case kept
         /// Written as a string (a date as ISO 8601, data as base64, a number as its decimal
@@ -29,7 +29,7 @@ extension PlistFormat {
     }
 
     /// How a document in this format holds `value` (its type, for a scalar).
-    public func holding(_ value: PrefValue) -> Holding {
+    package func holding(_ value: PrefValue) -> Holding {
         switch (self, value) {
         case (.binary, _), (.xml, _), (.typedJSON, _): return .kept
         case (_, .string), (_, .array), (_, .dictionary): return .kept
@@ -43,11 +43,11 @@ extension PlistFormat {
     }
 
     /// Whether a document in this format gives every value in `value` back as it was.
-    public func keeps(_ value: PrefValue) -> Bool { firstValue(in: value, where: { $0 != .kept }) == nil }
+    package func keeps(_ value: PrefValue) -> Bool { firstValue(in: value, where: { $0 != .kept }) == nil }
 
     /// The first value in `value` (depth first, in order) whose holding `refused` names, and its
-    /// key path (`:key:0`, as `KeyPath` writes one; empty for `value` itself); nil when there is none.
-    public func firstValue(in value: PrefValue, where refused: (Holding) -> Bool) -> (keyPath: String, value: PrefValue)? {
+    /// key path (`:key:0`, as `PrefKeyPath` writes one; empty for `value` itself); nil when there is none.
+    package func firstValue(in value: PrefValue, where refused: (Holding) -> Bool) -> (keyPath: String, value: PrefValue)? {
         firstValue(in: value, path: "", where: refused)
     }
 
@@ -60,7 +60,7 @@ extension PlistFormat {
             return nil
         case .dictionary(let dictionary):
             for entry in dictionary {
-                if let found = firstValue(in: entry.value, path: path + ":" + KeyPath.escape(entry.key), where: refused) { return found }
+                if let found = firstValue(in: entry.value, path: path + ":" + PrefKeyPath.escape(entry.key), where: refused) { return found }
             }
             return nil
         default:

@@ -19,11 +19,11 @@ public enum PlistFormat: String, CaseIterable, Sendable {
 
     /// The format of a document, judged by content alone (never by file name); nil when the document
     /// is empty or only whitespace. JSON and typed JSON are told apart after decoding.
-    public static func detect(_ bytes: [UInt8]) -> PlistFormat? {
+    package static func detect(_ bytes: [UInt8]) -> PlistFormat? {
         bytes.withUnsafeBufferPointer(detect)
     }
 
-    public static func detect(_ bytes: UnsafeBufferPointer<UInt8>) -> PlistFormat? {
+    package static func detect(_ bytes: UnsafeBufferPointer<UInt8>) -> PlistFormat? {
         FormatSniffer(bytes: bytes).format()
     }
 }

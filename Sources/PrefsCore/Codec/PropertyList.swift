@@ -1,8 +1,8 @@
 /// The one entry point to the codecs: decode any document (format detected by content) and encode a
 /// value in any format.
-public enum PropertyList {
+package enum PropertyList {
     /// Decodes `bytes`, whatever their format; tells which format it was.
-    public static func decode(_ bytes: [UInt8]) throws -> (value: PrefValue, format: PlistFormat) {
+    package static func decode(_ bytes: [UInt8]) throws -> (value: PrefValue, format: PlistFormat) {
         let format = try detect(bytes)
         switch format {
         case .json, .typedJSON:
@@ -20,7 +20,7 @@ public enum PropertyList {
     /// JSON may set root members to `null`, which means "delete this key": those keys are returned
     /// apart (a `null` anywhere else is still an error); a key given twice in one object is an
     /// error. Plain JSON named by `format` is read as plain JSON even when it looks like typed JSON.
-    public static func decodeForImport(_ bytes: [UInt8], as given: PlistFormat? = nil) throws
+    package static func decodeForImport(_ bytes: [UInt8], as given: PlistFormat? = nil) throws
         -> (value: PrefValue, format: PlistFormat, deletedKeys: [String])
     {
         let format = try given ?? detect(bytes)
@@ -38,7 +38,7 @@ public enum PropertyList {
     }
 
     /// Decodes `bytes` as `format`, without guessing.
-    public static func decode(_ bytes: [UInt8], as format: PlistFormat) throws -> PrefValue {
+    package static func decode(_ bytes: [UInt8], as format: PlistFormat) throws -> PrefValue {
         switch format {
         case .binary: return try BinaryPlistDecoder.decode(bytes)
         case .xml: return try XMLPlistDecoder.decode(bytes)
@@ -54,7 +54,7 @@ public enum PropertyList {
     /// The value of one top-level key of a document whose root must be a dictionary (nil when the
     /// key is absent), and the document's format. The whole document is checked as `decode` checks
     /// it, but binary and XML plists build only the value asked for, so large files read fast.
-    public static func lookup(_ key: String, in bytes: UnsafeBufferPointer<UInt8>) throws -> (value: PrefValue?, format: PlistFormat) {
+    package static func lookup(_ key: String, in bytes: UnsafeBufferPointer<UInt8>) throws -> (value: PrefValue?, format: PlistFormat) {
         let format = try detect(bytes)
         switch format {
         case .binary: return (try BinaryPlistDecoder.lookup(key, in: bytes), format)
@@ -70,7 +70,7 @@ public enum PropertyList {
 
     /// Checks a document as `lint` does and tells its format: everything `decode` checks, except that
     /// JSON `null` is valid JSON (it only has no property-list value).
-    public static func validate(_ bytes: [UInt8]) throws -> PlistFormat {
+    package static func validate(_ bytes: [UInt8]) throws -> PlistFormat {
         let format = try detect(bytes)
         guard format == .json else {
             _ = try decode(bytes, as: format)
@@ -101,7 +101,7 @@ public enum PropertyList {
         return format
     }
 
-    public static func encode(_ value: PrefValue, as format: PlistFormat) throws -> [UInt8] {
+    package static func encode(_ value: PrefValue, as format: PlistFormat) throws -> [UInt8] {
         switch format {
         case .binary: return try BinaryPlistEncoder.encode(value)
         case .xml: return try XMLPlistEncoder.encode(value)

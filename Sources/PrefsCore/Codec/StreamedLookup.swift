@@ -6,7 +6,7 @@
 /// A streaming lookup accepts a document only when the whole-document lookup would accept it with
 /// the same value (tests check this on the conformance corpora, on random documents and on damaged
 /// ones), so its answer never differs from that one, and its failures are that one's messages.
-public enum StreamedLookup: Equatable, Sendable {
+package enum StreamedLookup: Equatable, Sendable {
     case found(PrefValue?)
     case undecided
 }
@@ -42,7 +42,7 @@ extension PropertyList {
     /// The streaming lookup of `bytes` (binary or XML) alone, the XML one through a window of
     /// `bufferSize` bytes and, given `secondThreadFrom`, with a second thread skipping entries from
     /// that offset on; the fuzzer checks it against the whole-document lookup.
-    public static func streamedLookup(_ key: String, in bytes: UnsafeBufferPointer<UInt8>, bufferSize: Int, secondThreadFrom: Int? = nil) throws -> StreamedLookup {
+    package static func streamedLookup(_ key: String, in bytes: UnsafeBufferPointer<UInt8>, bufferSize: Int, secondThreadFrom: Int? = nil) throws -> StreamedLookup {
         try lookup(key, reading: FileReader(bytes), as: try? detect(bytes), bufferSize: bufferSize, split: secondThreadFrom.map { .at($0) } ?? .none)
     }
 }

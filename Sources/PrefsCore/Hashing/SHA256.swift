@@ -4,9 +4,9 @@ import CPrefsSystem
 /// on the way back. The compression function runs on the CPU's SHA instructions where it has them
 /// (x86 SHA extensions, ARMv8 SHA2), chosen at run time, and in portable Swift otherwise. Checked
 /// against the FIPS vectors, `sha256sum`, and each other.
-public struct SHA256: Sendable {
+package struct SHA256: Sendable {
     /// Which code runs the compression function.
-    public enum Implementation: Sendable, Equatable {
+    package enum Implementation: Sendable, Equatable {
         /// Plain Swift: any CPU.
         case portable
         /// The x86 SHA extensions (SHA-NI) with SSSE3 and SSE4.1.
@@ -15,7 +15,7 @@ public struct SHA256: Sendable {
         case armSHA2
 
         /// The fastest this CPU and build can run, decided once per process.
-        public static let fastest: Implementation = switch prefs_sha256_hardware() {
+        package static let fastest: Implementation = switch prefs_sha256_hardware() {
         case PREFS_SHA256_X86_SHA: .x86SHA
         case PREFS_SHA256_ARM_SHA2: .armSHA2
         default: .portable
@@ -27,7 +27,7 @@ public struct SHA256: Sendable {
     /// 64 bytes.
     private typealias Block = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
 
-    public let implementation: Implementation
+    package let implementation: Implementation
     private static let initialState: State = (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
     private var state = SHA256.initialState
     /// The bytes of an unfinished block: the first `pendingCount` of it.
@@ -36,20 +36,20 @@ public struct SHA256: Sendable {
     private var length: UInt64 = 0
 
     /// A hasher on `implementation`, which must be `.portable` or `Implementation.fastest`.
-    public init(implementation: Implementation = .fastest) {
+    package init(implementation: Implementation = .fastest) {
         precondition(implementation == .portable || implementation == .fastest, "\(implementation) SHA-256 is not available on this CPU")
         self.implementation = implementation
     }
 
     /// The digest of `bytes`.
-    public static func hash(_ bytes: [UInt8], implementation: Implementation = .fastest) -> [UInt8] {
+    package static func hash(_ bytes: [UInt8], implementation: Implementation = .fastest) -> [UInt8] {
         var hasher = SHA256(implementation: implementation)
         bytes.withUnsafeBytes { hasher.update($0) }
         return hasher.finish()
     }
 
     /// Hashes `bytes`: whole blocks straight from them, in one call however many there are.
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard var rest = bytes.baseAddress, !bytes.isEmpty else { return }
         var count = bytes.count
         length &+= UInt64(count)
@@ -74,7 +74,7 @@ public struct SHA256: Sendable {
     }
 
     /// The digest of everything given (32 bytes). The hasher is spent.
-    public mutating func finish() -> [UInt8] {
+    package mutating func finish() -> [UInt8] {
         // The pending bytes, 0x80, zeros, and the length in bits (big-endian): one block or two.
         var tail: (Block, Block) = ((0, 0, 0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0, 0, 0))
         let count = pendingCount + 9 <= 64 ? 64 : 128

@@ -9,29 +9,29 @@
 /// several cores (`TreeReader`), which lets `read --raw` check a blob at about the speed it copies
 /// it. Whole pieces given together go four at a time, then two; anything else goes through one
 /// piece's hasher.
-public struct SHA256Tree: Sendable {
-    public static let pieceSize = 1 << 20
+package struct SHA256Tree: Sendable {
+    package static let pieceSize = 1 << 20
 
-    public let implementation: SHA256.Implementation
+    package let implementation: SHA256.Implementation
     /// The piece being filled, and how many of its bytes came.
     private var piece: SHA256
     private var pieceCount = 0
     /// The digests of the pieces done, 32 bytes each.
     private var digests: [UInt8] = []
 
-    public init(implementation: SHA256.Implementation = .fastest) {
+    package init(implementation: SHA256.Implementation = .fastest) {
         self.implementation = implementation
         piece = SHA256(implementation: implementation)
     }
 
     /// The digest of `bytes`.
-    public static func hash(_ bytes: [UInt8], implementation: SHA256.Implementation = .fastest) -> [UInt8] {
+    package static func hash(_ bytes: [UInt8], implementation: SHA256.Implementation = .fastest) -> [UInt8] {
         var hasher = SHA256Tree(implementation: implementation)
         bytes.withUnsafeBytes { hasher.update($0) }
         return hasher.finish()
     }
 
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         let size = SHA256Tree.pieceSize
         var rest = bytes[...]
         while !rest.isEmpty {
@@ -75,7 +75,7 @@ public struct SHA256Tree: Sendable {
     }
 
     /// The digest of everything given (32 bytes). The hasher is spent.
-    public mutating func finish() -> [UInt8] {
+    package mutating func finish() -> [UInt8] {
         if pieceCount > 0 { digests += piece.finish() }
         pieceCount = 0
         return SHA256Tree.root(of: digests, implementation: implementation)

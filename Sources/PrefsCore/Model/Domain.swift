@@ -5,7 +5,7 @@ public enum Domain: Equatable, Sendable {
     case file(String)
     case standardInput
 
-    public static let globalSpellings = ["-g", "-globalDomain", "NSGlobalDomain", ".GlobalPreferences", "Apple Global Domain"]
+    package static let globalSpellings = ["-g", "-globalDomain", "NSGlobalDomain", ".GlobalPreferences", "Apple Global Domain"]
 
     /// Interprets a domain argument. A path (contains `/` — `~/…` and `~USER/…` too —, is `~`, or ends in
     /// `.plist` or `.json`) is that file, found as `SuiteStore.resolvedPath` says; `-g`,
@@ -14,7 +14,7 @@ public enum Domain: Equatable, Sendable {
     /// escape the store: not empty, not `.` or `..`, no leading `.`, no NUL or other control
     /// character. With `plistNamesAreSuites` (the `defaults` personality, as CFPreferences takes
     /// domains), only `/` makes a path: `NAME.plist` is the suite `NAME.plist`.
-    public init(argument: String, plistNamesAreSuites: Bool = false) throws {
+    package init(argument: String, plistNamesAreSuites: Bool = false) throws {
         if argument == "-" {
             self = .standardInput
         } else if Domain.globalSpellings.contains(argument) {
@@ -71,7 +71,7 @@ public enum Domain: Equatable, Sendable {
     /// a command line: a suite's name (`checkSuiteName`), a path without NUL. A Swift program may
     /// build any `Domain`, so every entry of the façade checks the one it is given, once, before
     /// anything is touched (`SuiteStore.location(of:)`, `Layers.init`, registrations, schemas).
-    public func checkName() throws {
+    package func checkName() throws {
         switch self {
         case .suite(let name): try Domain.checkSuiteName(name)
         case .file(let path) where path.utf8.contains(0): throw PrefsError.badName(domain: nil, name: path, reason: "a path cannot contain NUL")
@@ -86,7 +86,7 @@ public enum Domain: Equatable, Sendable {
     }
 
     /// The file that holds this domain (nil for standard input).
-    public func path(in environment: Environment) throws -> String? {
+    package func path(in environment: Environment) throws -> String? {
         switch self {
         case .suite(let name): return try environment.configHome() + "/" + name + ".plist"
         case .global: return try environment.configHome() + "/.GlobalPreferences.plist"
@@ -97,7 +97,7 @@ public enum Domain: Equatable, Sendable {
 
     /// The name its registered defaults are filed under (`prefs/defaults/NAME.plist`): the suite's
     /// name, or `NSGlobalDomain`. Files and standard input have no registered defaults (nil).
-    public var registrationName: String? {
+    package var registrationName: String? {
         switch self {
         case .suite(let name): return name
         case .global: return "NSGlobalDomain"

@@ -10,7 +10,7 @@ extension PrefDictionary {
             guard let new, old?.value != new.value else { return }
             if new.key.isEmpty { throw PrefsError.invalidKey(domain: domain, key: "", reason: "an empty key cannot be stored") }
             if let path = PrefDictionary.firstNULKey(in: new.value, path: [new.key]) ?? (new.key.utf8.contains(0) ? [new.key] : nil) {
-                throw PrefsError.invalidKey(domain: domain, key: KeyPath(path).display, reason: "a key cannot contain NUL")
+                throw PrefsError.invalidKey(domain: domain, key: PrefKeyPath(path).display, reason: "a key cannot contain NUL")
             }
         }
     }

@@ -3,7 +3,7 @@
 /// paths are the same on every host.
 extension SuiteStore {
     /// This store as seen from `host` (a host ID; nil: any host, the usual suites).
-    public func onHost(_ host: String?) throws -> SuiteStore {
+    package func onHost(_ host: String?) throws -> SuiteStore {
         if let host {
             guard Environment.isHostID(host) else { throw PrefsError.usage("-host \(host): give \(Environment.hostIDRule)") }
             try checkKeepsByHostSuites()
@@ -15,7 +15,7 @@ extension SuiteStore {
 
     /// Refuses a host (64) when this store keeps no ByHost suites: checked before the host is
     /// looked for, so the etcd store says so even on a machine with no host ID.
-    public func checkKeepsByHostSuites() throws {
+    package func checkKeepsByHostSuites() throws {
         guard storage.keepsByHostSuites else { throw PrefsError.usage(SuiteStore.noByHostSuites) }
     }
 
@@ -33,7 +33,7 @@ extension SuiteStore {
 
     /// The host whose ByHost suites an application reading here sees first: the store's host, else
     /// this machine's (`Environment.hostID`); nil when there is none, or the store keeps none.
-    public func readingHost() throws -> String? {
+    package func readingHost() throws -> String? {
         guard storage.keepsByHostSuites else { return nil }
         return try host ?? environment.hostID(fileSystem: fileSystem)
     }

@@ -1,22 +1,22 @@
 /// A suite a change is for: its location, how messages name it, and where its large values go.
-public struct SuiteTarget: Equatable, Sendable {
-    public let location: SuiteLocation
+package struct SuiteTarget: Equatable, Sendable {
+    package let location: SuiteLocation
     /// The suite (or `SUITE (registered)`), or the path.
-    public let displayName: String
+    package let displayName: String
     /// The suite whose external storage its large values go to (a suite's name or `NSGlobalDomain`);
     /// nil for a file domain or registered defaults, whose values stay inline.
-    public let blobSuite: String?
+    package let blobSuite: String?
 }
 
 extension SuiteStore {
     /// The suite a domain names, for changing it.
-    public func target(for domain: Domain) throws -> SuiteTarget {
+    package func target(for domain: Domain) throws -> SuiteTarget {
         let location = try location(of: domain)
         return SuiteTarget(location: location, displayName: domain.displayName, blobSuite: storage(for: location).blobSuite(for: location))
     }
 
     /// The user's registered defaults for a suite, which `prefs register` changes.
-    public func registrationTarget(for domain: Domain) throws -> SuiteTarget {
+    package func registrationTarget(for domain: Domain) throws -> SuiteTarget {
         try domain.checkName()
         guard let name = domain.registrationName else {
             throw PrefsError.usage("\(domain.displayName): a file has no registered defaults; name a suite")
@@ -27,7 +27,7 @@ extension SuiteStore {
 
     /// Changes a domain's suite; see `update(_ target: SuiteTarget, …)`.
     @discardableResult
-    public func update(_ domain: Domain, keys: KeySet? = nil, removingEmpty: Bool = false, external: ExternalOptions = ExternalOptions(),
+    package func update(_ domain: Domain, keys: KeySet? = nil, removingEmpty: Bool = false, external: ExternalOptions = ExternalOptions(),
                        _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
         try update(try target(for: domain), keys: keys, removingEmpty: removingEmpty, external: external, change)
     }
@@ -46,7 +46,7 @@ extension SuiteStore {
     /// names, which it sees read in; values it sets go external or inline as `ExternalTransaction`
     /// decides, and blobs it orphans are removed once the new contents are committed.
     @discardableResult
-    public func update(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, external: ExternalOptions = ExternalOptions(),
+    package func update(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, external: ExternalOptions = ExternalOptions(),
                        _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
         guard isPinned(for: target) else {
             return try pinning(for: target).update(target, keys: keys, removingEmpty: removingEmpty, external: external, change)
@@ -96,7 +96,7 @@ extension SuiteStore {
     /// (a corrupt store, a value the file's format cannot hold), no more: it reads what the change
     /// would read (`SuiteStorage.load(_:scope:removingEmpty:)`: on etcd, only the keys it names,
     /// and then the contents are only those keys).
-    public func preview(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, external: ExternalOptions = ExternalOptions(),
+    package func preview(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, external: ExternalOptions = ExternalOptions(),
                         _ change: (inout PrefDictionary) throws -> Void) throws -> (before: PrefDictionary, after: PrefDictionary) {
         guard isPinned(for: target) else {
             return try pinning(for: target).preview(target, keys: keys, removingEmpty: removingEmpty, external: external, change)

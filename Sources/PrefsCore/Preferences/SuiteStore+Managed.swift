@@ -104,7 +104,7 @@ extension SuiteStore {
     /// Where the managed values of the dumped suites are: `dump` holds only the user's values, and
     /// says which suites an administrator manages (the global suite's managed values, which bind
     /// every suite, are said once, for the global suite).
-    public func managedSources(of suites: [DumpedSuite]) throws -> [(suite: String, source: String)] {
+    package func managedSources(of suites: [DumpedSuite]) throws -> [(suite: String, source: String)] {
         guard !storage.holdsManagedValues else { return [] }
         let directories = try files.administeredDirectories()
         var sources: [(suite: String, source: String)] = []

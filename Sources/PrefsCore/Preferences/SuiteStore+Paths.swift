@@ -7,7 +7,7 @@ extension SuiteStore {
     /// The file a path domain names: a leading `~` or `~USER` made that home directory; then the
     /// path itself when a file (not a directory) is there, or when it ends in `.plist` or `.json`;
     /// else the path with `.plist` added.
-    public func resolvedPath(_ typed: String) throws -> String {
+    package func resolvedPath(_ typed: String) throws -> String {
         let path = try SuiteStore.expandingTilde(typed, home: try environment["HOME"])
         if let status = try fileSystem.status(of: path), !status.isDirectory { return path }
         if path.hasSuffix(".plist") || path.hasSuffix(".json") { return path }

@@ -4,44 +4,69 @@
 /// runs — so they are the same whatever the store.
 public struct SuiteStore: Sendable {
     /// Where named suites, the global suite and the user's registered defaults live.
-    public let storage: any SuiteStorage
+    package let storage: any SuiteStorage
     /// Files named by their paths: file domains, `--defaults FILE`s, packages' registered defaults.
     /// A path names a file whatever `storage` is, so this is always the file store; what the core
     /// asks of a location's store goes through `storage(for:)` and the seam's capabilities.
-    public let files: FileSuiteStorage
+    package let files: FileSuiteStorage
     /// The host a `-currentHost` or `-host NAME` chose (nil: any host): suites and the global suite
     /// are then that host's ByHost suites (`SuiteStore+ByHost.swift`).
-    public internal(set) var host: String?
+    package internal(set) var host: String?
     /// Which schema changes are checked against (`--schema FILE`, `--no-schema`); reads always see
     /// the installed one's defaults.
-    public var schemaChoice: SchemaChoice = .installed
+    package var schemaChoice: SchemaChoice = .installed
     /// The managed values that bind changes of one location, read once for a change of it (with its
     /// schema, `pinning(for:)`); nil: read them when a change asks.
     var pinnedManaged: (location: SuiteLocation, managed: Managed?)? = nil
 
-    public var environment: Environment { files.environment }
-    public var fileSystem: any FileSystem { files.fileSystem }
+    package var environment: Environment { files.environment }
+    package var fileSystem: any FileSystem { files.fileSystem }
 
     /// Everything on a file system.
-    public init(fileSystem: any FileSystem, environment: Environment) {
+    package init(fileSystem: any FileSystem, environment: Environment) {
         files = FileSuiteStorage(fileSystem: fileSystem, environment: environment)
         storage = files
     }
 
-    public init(storage: any SuiteStorage, files: FileSuiteStorage) {
+    /// Everything on a file system, `options` replacing the `PREFS_*` variables of `environment`
+    /// (`StoreOptions`). Apart from the command's initializer, which stays as it was: copying an
+    /// `Environment` there made the runtime build type metadata on every start (bench-startup.sh).
+    package init(fileSystem: any FileSystem, environment: Environment, options: StoreOptions?) {
+        guard let options else {
+            self.init(fileSystem: fileSystem, environment: environment)
+            return
+        }
+        self.init(fileSystem: fileSystem, environment: environment.with(options))
+    }
+
+    /// The user's files on this machine, found from `environment` (`XDG_CONFIG_HOME`, `HOME`…),
+    /// where `prefs` and `UserDefaults(suiteName:)` find them; `Environment(["XDG_CONFIG_HOME": …])`
+    /// points elsewhere. `options`, when given, replace the `PREFS_*` variables (`StoreOptions`).
+    public init(environment: Environment = .current, options: StoreOptions? = nil) {
+        self.init(fileSystem: LocalFileSystem(), environment: environment, options: options)
+    }
+
+    /// The store `url` names, as `prefs --store URL` opens it (an etcd cluster:
+    /// `etcd://HOST:PORT/PREFIX`, `etcds://` for TLS); files named by their paths stay on this
+    /// machine. A bad URL is `PrefsError.usage`, before anything is contacted.
+    public init(url: String, environment: Environment = .current, options: StoreOptions? = nil) throws {
+        self = try SuiteStore.selected(url: url, fileSystem: LocalFileSystem(), environment: options.map { environment.with($0) } ?? environment)
+    }
+
+    package init(storage: any SuiteStorage, files: FileSuiteStorage) {
         self.storage = storage
         self.files = files
     }
 
     /// The store that holds a location.
-    public func storage(for location: SuiteLocation) -> any SuiteStorage {
+    package func storage(for location: SuiteLocation) -> any SuiteStorage {
         if location.isFile { return files }
         return storage
     }
 
     /// The location a domain names (standard input is not a store); a name that could escape the
     /// store is refused first (`Domain.checkName`, 64).
-    public func location(of domain: Domain) throws -> SuiteLocation {
+    package func location(of domain: Domain) throws -> SuiteLocation {
         try domain.checkName()
         guard let location = SuiteLocation(domain) else {
             throw PrefsError.usage("standard input cannot be changed; name a suite or a file")
@@ -49,11 +74,11 @@ public struct SuiteStore: Sendable {
         return try onHost(try resolvingPath(location))
     }
 
-    public func describe(_ location: SuiteLocation) -> String { storage(for: location).describe(location) }
+    package func describe(_ location: SuiteLocation) -> String { storage(for: location).describe(location) }
 
     /// Whether two locations are one suite (a suite, and its file named by its path): the same
     /// file, where both are files; else the same location.
-    public func same(_ a: SuiteLocation, _ b: SuiteLocation) -> Bool {
+    package func same(_ a: SuiteLocation, _ b: SuiteLocation) -> Bool {
         guard let first = try? resolvedFile(a), let second = try? resolvedFile(b) else { return a == b }
         return first.utf8.elementsEqual(second.utf8)
     }
@@ -64,9 +89,9 @@ public struct SuiteStore: Sendable {
     }
 
     /// A suite's stored contents (external values as their references); nil when it does not exist.
-    public func load(_ domain: Domain) throws -> StoredSuite? { try load(at: try location(of: domain)) }
+    package func load(_ domain: Domain) throws -> StoredSuite? { try load(at: try location(of: domain)) }
 
-    public func load(at location: SuiteLocation) throws -> StoredSuite? { try storage(for: location).load(location) }
+    package func load(at location: SuiteLocation) throws -> StoredSuite? { try storage(for: location).load(location) }
 
     func lookup(_ key: String, in location: SuiteLocation) throws -> (exists: Bool, value: PrefValue?) {
         try storage(for: location).lookup(key, in: location)
@@ -74,10 +99,10 @@ public struct SuiteStore: Sendable {
 
     /// The value at `path` in a domain's own suite (nil when absent; `.suiteNotFound` when the suite
     /// is), read the fast way: only its key is decoded.
-    public func value(at path: KeyPath, in domain: Domain) throws -> PrefValue? {
+    package func value(at path: PrefKeyPath, in domain: Domain) throws -> PrefValue? {
         let found = try lookup(path.first, in: try location(of: domain))
         guard found.exists else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
-        return try KeyPathError.attributing(domain: domain.displayName, path: path) {
+        return try PrefKeyPathError.attributing(domain: domain.displayName, path: path) {
             try found.value?.value(at: path.components.dropFirst())
         }
     }

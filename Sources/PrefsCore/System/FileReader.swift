@@ -3,20 +3,20 @@ import Glibc
 /// A file open for reading pieces of it at any offset (`pread` on disk), so that a reader that needs
 /// only some of a large file — or goes through it with a small buffer — never holds it whole: its
 /// memory stays the same whatever the file's size. Failures are `PrefsError`s naming the file.
-public struct FileReader {
+package struct FileReader {
     /// The size the file had when it was opened.
-    public let size: Int
+    package let size: Int
     private let readAt: (Int, UnsafeMutableRawBufferPointer) throws -> Int
 
     /// `read(offset, buffer)` fills `buffer` from `offset`, or less only where the file ends, and
     /// tells how many bytes came.
-    public init(size: Int, read: @escaping (Int, UnsafeMutableRawBufferPointer) throws -> Int) {
+    package init(size: Int, read: @escaping (Int, UnsafeMutableRawBufferPointer) throws -> Int) {
         self.size = size
         readAt = read
     }
 
     /// A reader of bytes in memory (valid while the reader is used).
-    public init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.init(size: bytes.count) { offset, buffer in
             let count = Swift.max(0, Swift.min(buffer.count, bytes.count - offset))
             if count > 0 { buffer.baseAddress!.copyMemory(from: bytes.baseAddress! + offset, byteCount: count) }
@@ -25,13 +25,13 @@ public struct FileReader {
     }
 
     /// Reads `buffer.count` bytes at `offset` (fewer only where the file ends); how many came.
-    public func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard !buffer.isEmpty else { return 0 }
         return try readAt(offset, buffer)
     }
 
     /// `count` bytes at `offset`, or nil when the file ends before them.
-    public func bytes(at offset: Int, count: Int) throws -> [UInt8]? {
+    package func bytes(at offset: Int, count: Int) throws -> [UInt8]? {
         var failure: Error?
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             do { initialized = try read(at: offset, into: UnsafeMutableRawBufferPointer(buffer)) } catch {

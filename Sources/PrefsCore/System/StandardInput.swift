@@ -1,7 +1,7 @@
 /// Standard input, read whole (for `-` in place of a file).
-public enum StandardInput {
+package enum StandardInput {
     /// All of it, or its first `limit + 1` bytes when it is longer (`FileDescriptor.readAll`).
-    public static func read(atMost limit: Int = Int.max - 1) throws -> [UInt8] {
+    package static func read(atMost limit: Int = Int.max - 1) throws -> [UInt8] {
         try FileDescriptor.borrowing(0) { input in
             do throws(FileDescriptor.Errno) {
                 return try input.readAll(limit: limit)

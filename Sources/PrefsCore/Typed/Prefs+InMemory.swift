@@ -8,7 +8,10 @@ extension Prefs.Suite {
     /// let suite = Prefs.Suite.inMemory("com.example.app")
     /// try suite.set(.retries, 9)
     /// ```
-    public static func inMemory(_ name: String) -> Prefs.Suite {
-        Prefs.Suite(name, store: SuiteStore(fileSystem: InMemoryFileSystem(), environment: Environment(["HOME": "/home/test"])))
+    ///
+    /// `options`: the store's external threshold and timeouts (`StoreOptions`), say a small
+    /// threshold to test large values.
+    public static func inMemory(_ name: String, options: StoreOptions = StoreOptions()) -> Prefs.Suite {
+        Prefs.Suite(name, store: SuiteStore(fileSystem: InMemoryFileSystem(), environment: Environment(["HOME": "/home/test"]), options: options))
     }
 }

@@ -20,13 +20,16 @@ extension Prefs {
         var cache: ReadCache?
 
         /// The suite `name` in the user's files, found from the process environment (`XDG_CONFIG_HOME`,
-        /// `HOME`…), where `prefs` and `UserDefaults(suiteName:)` find it.
-        public init(_ name: String) {
-            self.init(name, store: SuiteStore(fileSystem: LocalFileSystem(), environment: .current))
+        /// `HOME`…), where `prefs` and `UserDefaults(suiteName:)` find it. `options` set the store's
+        /// external threshold and timeouts; without them, they come from the `PREFS_*` variables, as
+        /// for `prefs` (`StoreOptions`).
+        public init(_ name: String, options: StoreOptions? = nil) {
+            self.init(name, store: SuiteStore(environment: .current, options: options))
         }
 
-        /// The suite `name` in `store`: files on another root or on `InMemoryFileSystem` (for unit
-        /// tests), or an etcd store.
+        /// The suite `name` in `store`: files found from another environment
+        /// (`SuiteStore(environment:)`), an etcd store (`SuiteStore(url:)`), or the store of another
+        /// suite (`suite.store`, say of `Prefs.Suite.inMemory` in a unit test).
         public init(_ name: String, store: SuiteStore) {
             self.name = name
             self.store = store
@@ -56,7 +59,7 @@ extension Prefs {
         /// The value at `name` through every layer of the store; nil when none has it.
         func storedValue(_ name: String) throws -> PrefValue? {
             do {
-                return try store.value(at: KeyPath([name]), in: try domain(), scope: ReadScope()).value
+                return try store.value(at: PrefKeyPath([name]), in: try domain(), scope: ReadScope()).value
             } catch PrefsError.keyNotFound, PrefsError.suiteNotFound {
                 return nil
             }

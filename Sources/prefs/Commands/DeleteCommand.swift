@@ -17,7 +17,7 @@ enum DeleteCommand: Command {
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: operands[0])
-        let paths = try operands.dropFirst().map { try KeyPath(argument: $0, in: domain.displayName, allowingEmpty: true) }
+        let paths = try operands.dropFirst().map { try PrefKeyPath(argument: $0, in: domain.displayName, allowingEmpty: true) }
         let outcome = try context.store.delete(paths, in: domain, dryRun: values.dryRun)
         context.print(outcome)
         return values.status(outcome)

@@ -73,9 +73,9 @@ enum ExportCommand: Command {
 
 /// The KEYs of a comma-separated, repeatable option such as `--keys` (each a KEY or a :key:path).
 enum KeyList {
-    static func parse(_ given: [String], option: String) throws -> [KeyPath] {
+    static func parse(_ given: [String], option: String) throws -> [PrefKeyPath] {
         try given.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map { item in
-            try KeyPath(argument: String(item), in: "--\(option)")
+            try PrefKeyPath(argument: String(item), in: "--\(option)")
         }
     }
 }

@@ -51,9 +51,9 @@ enum MigrateCommand: Command {
         plan.renames = try values.renames.map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2 else { throw PrefsError.usage("migrate: --rename takes OLD=NEW, not '\(pair)'") }
-            return (try KeyPath(argument: String(parts[0]), in: "--rename"), try KeyPath(argument: String(parts[1]), in: "--rename"))
+            return (try PrefKeyPath(argument: String(parts[0]), in: "--rename"), try PrefKeyPath(argument: String(parts[1]), in: "--rename"))
         }
-        var renamed = Set<KeyPath>()
+        var renamed = Set<PrefKeyPath>()
         for rename in plan.renames where !renamed.insert(rename.from).inserted {
             throw PrefsError.usage("migrate: --rename names \(rename.from.display) twice")
         }

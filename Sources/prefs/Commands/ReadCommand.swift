@@ -55,7 +55,7 @@ enum ReadCommand: Command {
             try output.print(suite: try context.store.contents(of: domain, scope: values.scope), domain: domain)
             return .success
         }
-        let path = try KeyPath(argument: operands[1], in: domain.displayName)
+        let path = try PrefKeyPath(argument: operands[1], in: domain.displayName)
         if values.raw {
             try output.print(raw: try context.store.raw(at: path, in: domain, scope: values.scope, fallback: fallback))
             return .success

@@ -17,7 +17,7 @@ enum ReadTypeCommand: Command {
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: operands[0])
-        let path = try KeyPath(argument: operands[1], in: domain.displayName)
+        let path = try PrefKeyPath(argument: operands[1], in: domain.displayName)
         let (type, origin) = try context.store.typeName(at: path, in: domain, scope: values.scope)
         context.print((values.origin ? "\(origin)\t" : "") + type)
         return .success

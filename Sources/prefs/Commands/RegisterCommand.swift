@@ -50,7 +50,7 @@ enum RegisterCommand: Command {
         guard values.delete.isEmpty else {
             // `--delete a b`: the words after the domain are keys to remove too.
             guard !values.replace else { throw PrefsError.usage("register: --delete cannot be combined with --replace") }
-            return .deletion(try (values.delete + operands.dropFirst()).map { try KeyPath(argument: $0, in: name, allowingEmpty: true) })
+            return .deletion(try (values.delete + operands.dropFirst()).map { try PrefKeyPath(argument: $0, in: name, allowingEmpty: true) })
         }
         let words = operands.dropFirst()
         guard let source = words.first else { throw PrefsError.usage("usage: \(CommandTable.verb(named: "register")!.usage)") }

@@ -16,8 +16,8 @@ enum RenameCommand: Command {
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: operands[0])
-        let old = try KeyPath(argument: operands[1], in: domain.displayName, allowingEmpty: true)
-        let new = try KeyPath(argument: operands[2], in: domain.displayName)
+        let old = try PrefKeyPath(argument: operands[1], in: domain.displayName, allowingEmpty: true)
+        let new = try PrefKeyPath(argument: operands[2], in: domain.displayName)
         let outcome = try values.context(context, verb: "rename").store.rename(old, to: new, in: domain, dryRun: values.dryRun)
         context.print(outcome)
         return values.status(outcome)

@@ -30,9 +30,9 @@ enum WatchCommand: Command {
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: operands[0])
         guard domain != .standardInput else { throw PrefsError.usage("watch: standard input cannot be watched; name a suite or a file") }
-        var keys: [(name: String, path: KeyPath)] = []
+        var keys: [(name: String, path: PrefKeyPath)] = []
         for name in operands.dropFirst() where !keys.contains(where: { $0.name.utf8.elementsEqual(name.utf8) }) {
-            keys.append((name, try KeyPath(argument: name, in: domain.displayName)))
+            keys.append((name, try PrefKeyPath(argument: name, in: domain.displayName)))
         }
         if values.exec != nil && values.json { throw PrefsError.usage("watch: --exec runs COMMAND instead of printing: --json and --compact do not go with it") }
         let layers = try Layers(domain, in: context.store)

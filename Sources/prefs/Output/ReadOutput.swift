@@ -65,7 +65,7 @@ struct ReadOutput {
         }.joined().utf8))
     }
 
-    func print(value: PrefValue, origin: Origin, domain: Domain, key: KeyPath) throws {
+    func print(value: PrefValue, origin: Origin, domain: Domain, key: PrefKeyPath) throws {
         if let encoding = try ReadOutput.encoding(values) { return context.writeOutput(try encoding.encode(value)) }
         guard values.origin else { return try print(value, domain: domain.displayName, key: key.display) }
         if values.json {

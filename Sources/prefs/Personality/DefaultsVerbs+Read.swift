@@ -13,7 +13,7 @@ enum DefaultsVerbs {
             guard !values.isEmpty else { throw DefaultsFailure.log("\nDomain \(DefaultsMessages.name(domain)) does not exist\n") }
             return context.print(DefaultsDescription.text(.dictionary(values)))
         }
-        guard let value = try exists({ try context.store.value(at: KeyPath([key]), in: domain, scope: stored).value }) else {
+        guard let value = try exists({ try context.store.value(at: PrefKeyPath([key]), in: domain, scope: stored).value }) else {
             throw DefaultsFailure.log("\nThe domain/default pair of (\(DefaultsMessages.preferencesName(domain)), \(key)) does not exist\n")
         }
         context.print(DefaultsDescription.text(value))
@@ -23,7 +23,7 @@ enum DefaultsVerbs {
     /// dictionary).
     static func readType(_ domain: Domain, _ rest: ArraySlice<String>, _ context: CommandContext) throws {
         guard let key = rest.first else { throw DefaultsFailure.usage }
-        guard let type = try exists({ try context.store.typeName(at: KeyPath([key]), in: domain, scope: stored).type }) else {
+        guard let type = try exists({ try context.store.typeName(at: PrefKeyPath([key]), in: domain, scope: stored).type }) else {
             throw DefaultsFailure.log("\nThe domain/default pair of (\(DefaultsMessages.preferencesName(domain)), \(key)) does not exist\n")
         }
         guard type != "uid" else { throw DefaultsFailure.log("Found a value that is not of a known property list type") }

@@ -28,7 +28,7 @@ extension DefaultsVerbs {
     static func rename(_ domain: Domain, _ rest: ArraySlice<String>, _ context: CommandContext) throws {
         guard rest.count == 2, let old = rest.first, let new = rest.last else { throw DefaultsFailure.usage }
         do {
-            _ = try context.store.rename(KeyPath([old]), to: KeyPath([new]), in: domain, dryRun: false)
+            _ = try context.store.rename(PrefKeyPath([old]), to: PrefKeyPath([new]), in: domain, dryRun: false)
         } catch PrefsError.keyNotFound, PrefsError.suiteNotFound {
             throw DefaultsFailure.log("Key \(old) does not exist in domain \(DefaultsMessages.name(domain)); leaving defaults unchanged")
         } catch let error as PrefsError {
@@ -40,7 +40,7 @@ extension DefaultsVerbs {
     static func delete(_ domain: Domain, _ rest: ArraySlice<String>, _ context: CommandContext) throws {
         guard rest.count <= 1 else { throw DefaultsFailure.usage }
         do {
-            _ = try context.store.delete(rest.first.map { KeyPath([$0]) }, in: domain, dryRun: false)
+            _ = try context.store.delete(rest.first.map { PrefKeyPath([$0]) }, in: domain, dryRun: false)
         } catch PrefsError.keyNotFound, PrefsError.suiteNotFound {
             throw DefaultsFailure.log("\nDomain (\(DefaultsMessages.preferencesName(domain))) not found.\nDefaults have not been changed.\n")
         }

@@ -90,7 +90,7 @@ import Testing
 
     @Test func aSchemaIsReadAsTheStoreLoadsIt() throws {
         storage.suites.withLock { $0[.schema("app")] = ["keys": ["n": ["type": "integer", "default": 5]]] }
-        let read = try store.value(at: KeyPath(["n"]), in: .suite("app"), scope: ReadScope())
+        let read = try store.value(at: PrefKeyPath(["n"]), in: .suite("app"), scope: ReadScope())
         #expect(read.value == 5 && read.origin == .schema("minimal:schema(\"app\")"))
         #expect(throws: PrefsError.self) { try write("n", "-string", "five") }
     }

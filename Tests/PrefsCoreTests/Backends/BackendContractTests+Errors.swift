@@ -80,18 +80,18 @@ extension BackendContractTests {
             ("remove", { _ = try fixture.store.remove(app) }),
             ("reset", { _ = try fixture.store.reset([], in: app, dryRun: false) }),
             ("reset, dry run", { _ = try fixture.store.reset([], in: app, dryRun: true) }),
-            ("reset a key, dry run", { _ = try fixture.store.reset([KeyPath(["k"])], in: app, dryRun: true) }),
+            ("reset a key, dry run", { _ = try fixture.store.reset([PrefKeyPath(["k"])], in: app, dryRun: true) }),
             ("delete suite, dry run", { _ = try fixture.store.delete(nil, in: app, dryRun: true) }),
         ]
         let oneKey: [(Comment, () throws -> Void)] = [
-            ("value", { _ = try fixture.store.value(at: KeyPath(["k"]), in: app) }),
+            ("value", { _ = try fixture.store.value(at: PrefKeyPath(["k"]), in: app) }),
             ("read", { _ = try fixture.read(app, "k") }),
             ("dry run", { try fixture.write(app, "k", "new", options: dryRun) }),
             ("write", { try fixture.write(app, "k", "new") }),
-            ("rename", { _ = try fixture.store.rename(KeyPath(["k"]), to: KeyPath(["z"]), in: app, dryRun: false) }),
-            ("delete key", { _ = try fixture.store.delete(KeyPath(["k"]), in: app, dryRun: false) }),
-            ("rename, dry run", { _ = try fixture.store.rename(KeyPath(["k"]), to: KeyPath(["z"]), in: app, dryRun: true) }),
-            ("delete key, dry run", { _ = try fixture.store.delete(KeyPath(["k"]), in: app, dryRun: true) }),
+            ("rename", { _ = try fixture.store.rename(PrefKeyPath(["k"]), to: PrefKeyPath(["z"]), in: app, dryRun: false) }),
+            ("delete key", { _ = try fixture.store.delete(PrefKeyPath(["k"]), in: app, dryRun: false) }),
+            ("rename, dry run", { _ = try fixture.store.rename(PrefKeyPath(["k"]), to: PrefKeyPath(["z"]), in: app, dryRun: true) }),
+            ("delete key, dry run", { _ = try fixture.store.delete(PrefKeyPath(["k"]), in: app, dryRun: true) }),
         ]
         let oneKeyFails = damage == .unparsable || backend.oneKeyChangesReadTheWholeSuite
         for (verb, attempt) in wholeSuite + (oneKeyFails ? oneKey : []) {
@@ -103,11 +103,11 @@ extension BackendContractTests {
             #expect(try fixture.read(app, "k").value == "v")
             // A dry run reads what the change would, and fails only where it would.
             #expect(try fixture.write(app, "k", "new", options: dryRun).report == [KeyChange(key: "k", old: "v", new: "new")])
-            #expect(try fixture.store.rename(KeyPath(["k"]), to: KeyPath(["z"]), in: app, dryRun: true).changed)
-            #expect(try fixture.store.delete(KeyPath(["k"]), in: app, dryRun: true).report == [KeyChange(key: "k", old: "v", new: nil)])
+            #expect(try fixture.store.rename(PrefKeyPath(["k"]), to: PrefKeyPath(["z"]), in: app, dryRun: true).changed)
+            #expect(try fixture.store.delete(PrefKeyPath(["k"]), in: app, dryRun: true).report == [KeyChange(key: "k", old: "v", new: nil)])
             #expect(try fixture.write(app, "k", "new").changed)
-            #expect(try fixture.store.rename(KeyPath(["k"]), to: KeyPath(["z"]), in: app, dryRun: false).changed)
-            #expect(try fixture.store.delete(KeyPath(["z"]), in: app, dryRun: false).changed)
+            #expect(try fixture.store.rename(PrefKeyPath(["k"]), to: PrefKeyPath(["z"]), in: app, dryRun: false).changed)
+            #expect(try fixture.store.delete(PrefKeyPath(["z"]), in: app, dryRun: false).changed)
             let after = try fixture.footprint()
             #expect(damaged.allSatisfy { after[$0.key] == $0.value }, "the damaged bytes are kept")
         }

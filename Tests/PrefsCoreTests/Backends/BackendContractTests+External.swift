@@ -32,7 +32,7 @@ extension BackendContractTests {
         #expect(try fixture.read(app, "big").value == BackendContractTests.big)
         #expect(try fixture.read(app, "text").value == text)
         #expect(try fixture.read(app, ":list:299").value == "item 299")
-        #expect(try fixture.store.typeName(at: KeyPath(["big"]), in: app, scope: ReadScope()).type == "data")
+        #expect(try fixture.store.typeName(at: PrefKeyPath(["big"]), in: app, scope: ReadScope()).type == "data")
         #expect(try fixture.store.loadMaterialized(app)?.contents == ["big": BackendContractTests.big, "list": list, "small": "inline", "text": text])
         #expect(try fixture.store.everySuite().suites.first?.contents["text"] == text)
         let report = try fixture.store.checkExternal(app)

@@ -33,11 +33,11 @@ extension BackendContractTests {
         #expect(try store.contents(of: .suite("app"), scope: ReadScope(storedOnly: true)).values == ["k": "stored"])
         expectFailure(.keyNotFound(domain: "app", key: "r"), status: .notFound) { _ = try fixture.read(.suite("app"), "r", scope: ReadScope(storedOnly: true)) }
 
-        #expect(try store.reset([KeyPath(["k"])], in: .suite("app"), dryRun: false).changed)
+        #expect(try store.reset([PrefKeyPath(["k"])], in: .suite("app"), dryRun: false).changed)
         #expect(try fixture.read(.suite("app"), "k") == ("global", .global))
         #expect(try store.reset([], in: .global, dryRun: false).changed)
         #expect(try fixture.read(.suite("app"), "k") == ("registered", registered), "reset shows the registered default again")
-        _ = try store.register(.deletion([KeyPath(["k"])]), for: .suite("app"), replacing: false, dryRun: false)
+        _ = try store.register(.deletion([PrefKeyPath(["k"])]), for: .suite("app"), replacing: false, dryRun: false)
         #expect(try fixture.read(.suite("app"), "k") == ("package", package))
         // The global suite answers for a suite that does not exist, as UserDefaults(suiteName:) does.
         try fixture.write(.global, "only", "global")
@@ -58,7 +58,7 @@ extension BackendContractTests {
         #expect(try fixture.storedFiles() == registrationOnly)
         #expect(try fixture.read(.suite("app"), "k").value == "registered")
         #expect(try fixture.store.reset([], in: .suite("app"), dryRun: false).changed == false)
-        _ = try fixture.store.register(.deletion([KeyPath(["k"])]), for: .suite("app"), replacing: false, dryRun: false)
+        _ = try fixture.store.register(.deletion([PrefKeyPath(["k"])]), for: .suite("app"), replacing: false, dryRun: false)
         #expect(try fixture.storedFiles() == [], "an empty registration is removed")
         expectFailure(.suiteNotFound(domain: "app"), status: .notFound) { _ = try fixture.read(.suite("app"), "k") }
     }
@@ -114,7 +114,7 @@ extension BackendContractTests {
         // Every change of a managed key is refused, naming the file that manages it; nothing is written.
         expectFailure(.managedKey(domain: "app", key: "m", source: managed), status: .noPermission) { try fixture.write(app, "m", "x", "other", "1") }
         expectFailure(.managedKey(domain: "app", key: "m", source: managed), status: .noPermission) {
-            _ = try fixture.store.rename(KeyPath(["other"]), to: KeyPath(["m"]), in: app, dryRun: false)
+            _ = try fixture.store.rename(PrefKeyPath(["other"]), to: PrefKeyPath(["m"]), in: app, dryRun: false)
         }
         expectFailure(.managedKey(domain: "app", key: "gm", source: globalManaged), status: .noPermission) { try fixture.write(app, "gm", "x") }
         expectFailure(.managedKey(domain: "other", key: "gm", source: globalManaged), status: .noPermission) { try fixture.write(.suite("other"), "gm", "x") }
@@ -142,7 +142,7 @@ extension BackendContractTests {
         }
         let host = try fixture.store.onHost("H1")
         #expect(try host.write(try WriteRequest.parse(["k", "here"], domain: "app"), to: .suite("app"), options: WriteOptions()).changed)
-        #expect(try host.value(at: KeyPath(["k"]), in: .suite("app"), scope: ReadScope()) == ("here", .byHost))
+        #expect(try host.value(at: PrefKeyPath(["k"]), in: .suite("app"), scope: ReadScope()) == ("here", .byHost))
         #expect(try fixture.read(.suite("app"), "k") == ("everywhere", .stored), "another host sees the suite")
         #expect(try host.suiteNames().names == ["app"])
         #expect(try fixture.store.suiteNames().names == ["app"])

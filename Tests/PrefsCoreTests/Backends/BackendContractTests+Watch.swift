@@ -24,7 +24,7 @@ extension BackendContractTests {
         _ = try other.update(.global) { $0["g"] = "changed" }
         #expect(try watch.next() == [WatchChange(key: "g", old: "global", new: "changed")], "a change in another layer")
         _ = try other.update(app) { $0["k"] = 2 }
-        _ = try other.delete(KeyPath(["k"]), in: app, dryRun: false)
+        _ = try other.delete(PrefKeyPath(["k"]), in: app, dryRun: false)
         #expect(try watch.next() == [WatchChange(key: "k", old: 2, new: nil)], "a write that changes nothing is not reported")
         _ = try other.update(.suite("unrelated")) { $0["k"] = 1 }
         _ = try other.update(app) { $0["k"] = 3 }

@@ -15,10 +15,10 @@ extension BackendContractTests {
         expectFailure(.invalidKey(domain: "app", key: "", reason: "an empty key cannot be stored"), status: .dataError) {
             try fixture.store.update(.suite("app")) { $0["fine"] = 1; $0[""] = 1 }
         }
-        expectFailure(.invalidKey(domain: "app", key: KeyPath([nul]).display, reason: "a key cannot contain NUL"), status: .dataError) {
+        expectFailure(.invalidKey(domain: "app", key: PrefKeyPath([nul]).display, reason: "a key cannot contain NUL"), status: .dataError) {
             try fixture.store.update(.suite("app")) { $0[nul] = 1 }
         }
-        expectFailure(.invalidKey(domain: "app", key: KeyPath(["d", "x", nul]).display, reason: "a key cannot contain NUL"), status: .dataError) {
+        expectFailure(.invalidKey(domain: "app", key: PrefKeyPath(["d", "x", nul]).display, reason: "a key cannot contain NUL"), status: .dataError) {
             try fixture.store.update(.suite("app")) { $0["d"] = ["x": .dictionary([nul: 1])] }
         }
         for value: PrefValue in [[ExternalReference.marker: 1], ["inside": [[ExternalReference.marker: 1]]]] {
@@ -55,7 +55,7 @@ extension BackendContractTests {
                 ("dry run", { try fixture.write(domain, "k", "1", options: { var dry = WriteOptions(); dry.dryRun = true; return dry }()) }),
                 ("read", { _ = try fixture.read(domain, "k") }),
                 ("read a suite", { _ = try store.contents(of: domain, scope: ReadScope()) }),
-                ("stored value", { _ = try store.value(at: KeyPath(["k"]), in: domain) }),
+                ("stored value", { _ = try store.value(at: PrefKeyPath(["k"]), in: domain) }),
                 ("delete", { _ = try store.remove(domain) }),
                 ("register", { _ = try store.register(.document(["k": 1]), for: domain, replacing: false, dryRun: false) }),
                 ("schema", { _ = try store.installSchema(from: fixture.root + "/schema.json", for: domain, dryRun: false) }),
@@ -75,7 +75,7 @@ extension BackendContractTests {
         let keys = ["../../escape", "a/b", "..", "100%", "a.b c", "a:b", "é"]
         try fixture.store.update(.suite("keys")) { contents in for key in keys { contents[key] = .string(key) } }
         for key in keys {
-            #expect(try fixture.store.value(at: KeyPath([key]), in: .suite("keys")) == .string(key))
+            #expect(try fixture.store.value(at: PrefKeyPath([key]), in: .suite("keys")) == .string(key))
             #expect(try fixture.read(.suite("keys"), key) == (.string(key), .stored), "a KEY not starting with ':' is literal")
         }
         #expect(try fixture.stored(.suite("keys")).keys.sorted() == keys.sorted())
@@ -96,7 +96,7 @@ extension BackendContractTests {
         #expect(try !fixture.write(.suite("app"), ":map:x", "1").changed)
         #expect(try !fixture.store.update(.suite("app")) { $0["k"] = "v" })
         #expect(try !fixture.store.update(.suite("app"), keys: ["k"]) { $0["k"] = "v" })
-        #expect(try !fixture.store.reset([KeyPath(["never"])], in: .suite("app"), dryRun: false).changed)
+        #expect(try !fixture.store.reset([PrefKeyPath(["never"])], in: .suite("app"), dryRun: false).changed)
         #expect(try !fixture.store.importDocument(from: fixture.root + "/same.json", format: nil, into: .suite("app"), mode: .merge, dryRun: false).changed)
         #expect(try !fixture.store.merge(["k": "v"], into: .suite("app")).changed)
         #expect(try fixture.footprint() == before)
@@ -118,9 +118,9 @@ extension BackendContractTests {
         let store = fixture.store
         #expect(try fixture.write(.suite("app"), "a", "one", "c", "3", options: dryRun).report
                 == [KeyChange(key: "a", old: "1", new: "one"), KeyChange(key: "c", old: nil, new: "3")])
-        #expect(try store.delete(KeyPath(["b"]), in: .suite("app"), dryRun: true).report == [KeyChange(key: "b", old: "2", new: nil)])
+        #expect(try store.delete(PrefKeyPath(["b"]), in: .suite("app"), dryRun: true).report == [KeyChange(key: "b", old: "2", new: nil)])
         #expect(try store.delete(nil, in: .suite("app"), dryRun: true).report?.count == 2)
-        #expect(try store.rename(KeyPath(["a"]), to: KeyPath(["z"]), in: .suite("app"), dryRun: true).report
+        #expect(try store.rename(PrefKeyPath(["a"]), to: PrefKeyPath(["z"]), in: .suite("app"), dryRun: true).report
                 == [KeyChange(key: "a", old: "1", new: nil), KeyChange(key: "z", old: nil, new: "1")])
         #expect(try store.reset([], in: .suite("app"), dryRun: true).report?.count == 2)
         #expect(try store.importDocument(from: fixture.root + "/in.json", format: nil, into: .suite("app"), mode: .replace, dryRun: true).report
@@ -149,8 +149,8 @@ extension BackendContractTests {
         #expect(try fixture.stored(app) == ["f": 0.5, "list": ["a", "b", "c"], "map": ["x": "1", "y": 2], "n": 3,
                                             "window": ["frames": [["x": 1], ["x": 2]], "title": "Hello"]])
         #expect(try fixture.read(app, ":window:frames:1:x").value == 2)
-        #expect(try fixture.store.value(at: KeyPath(argument: ":window:frames:9"), in: app) == nil)
-        #expect(try fixture.store.delete(KeyPath(argument: ":window:frames:0"), in: app, dryRun: false).changed)
+        #expect(try fixture.store.value(at: PrefKeyPath(argument: ":window:frames:9"), in: app) == nil)
+        #expect(try fixture.store.delete(PrefKeyPath(argument: ":window:frames:0"), in: app, dryRun: false).changed)
         #expect(try fixture.read(app, ":window:frames").value == [["x": 2]])
         let before = try fixture.footprint()
         expectFailure(.typeMismatch(domain: "app", key: ":window:frames:x", reason: "\"x\" is not an index into an array of 1"), status: .dataError) {
@@ -183,7 +183,7 @@ extension BackendContractTests {
             if case .typeMismatch("app", "s", _) = $0 { true } else { false }
         }
         expectFailure(.keyNotFound(domain: "app", key: "missing"), status: .notFound) {
-            _ = try fixture.store.delete([KeyPath(["s"]), KeyPath(["missing"])], in: app, dryRun: false)
+            _ = try fixture.store.delete([PrefKeyPath(["s"]), PrefKeyPath(["missing"])], in: app, dryRun: false)
         }
         for mode in [SuiteStore.ImportMode.merge, .replace] {
             expectFailure(status: .dataError, {

@@ -25,8 +25,8 @@ import Testing
         #expect(try fixture.store.update(.suite("app")) { $0 = BackendContractTests.values })
         #expect(try fixture.stored(.suite("app")) == BackendContractTests.values)
         for entry in BackendContractTests.values {
-            #expect(try fixture.store.value(at: KeyPath([entry.key]), in: .suite("app")) == entry.value, "\(entry.key)")
-            #expect(try fixture.store.value(at: KeyPath([entry.key]), in: .suite("app"), scope: ReadScope()) == (entry.value, .stored))
+            #expect(try fixture.store.value(at: PrefKeyPath([entry.key]), in: .suite("app")) == entry.value, "\(entry.key)")
+            #expect(try fixture.store.value(at: PrefKeyPath([entry.key]), in: .suite("app"), scope: ReadScope()) == (entry.value, .stored))
         }
         // Typed as the command types them.
         try fixture.write(.suite("app"), "s", "-string", "-int", "n", "-int", "-9223372036854775808", "u", "-int", "18446744073709551615",
@@ -69,20 +69,20 @@ import Testing
         #expect(try fixture.store.load(.suite("app")) == nil)
         #expect(try fixture.store.suiteNames().names == [])
         #expect(try fixture.store.domainNames().names == [])
-        expectFailure(.suiteNotFound(domain: "app"), status: .notFound) { _ = try fixture.store.value(at: KeyPath(["k"]), in: .suite("app")) }
+        expectFailure(.suiteNotFound(domain: "app"), status: .notFound) { _ = try fixture.store.value(at: PrefKeyPath(["k"]), in: .suite("app")) }
         expectFailure(.suiteNotFound(domain: "app"), status: .notFound) { _ = try fixture.read(.suite("app"), "k") }
         expectFailure(.suiteNotFound(domain: "app"), status: .notFound) { _ = try fixture.store.delete(nil, in: .suite("app"), dryRun: false) }
-        expectFailure(.suiteNotFound(domain: "app"), status: .notFound) { _ = try fixture.store.typeName(at: KeyPath(["k"]), in: .suite("app"), scope: ReadScope()) }
+        expectFailure(.suiteNotFound(domain: "app"), status: .notFound) { _ = try fixture.store.typeName(at: PrefKeyPath(["k"]), in: .suite("app"), scope: ReadScope()) }
         #expect(try fixture.store.remove(.suite("app")) == false)
         #expect(try fixture.store.update(.suite("app")) { _ in } == false, "a change that changes nothing creates no suite")
         #expect(try fixture.footprint() == empty)
 
         try fixture.write(.suite("app"), "other", "1")
         expectFailure(.keyNotFound(domain: "app", key: "k"), status: .notFound) { _ = try fixture.read(.suite("app"), "k") }
-        #expect(try fixture.store.value(at: KeyPath(["k"]), in: .suite("app")) == nil)
-        expectFailure(.keyNotFound(domain: "app", key: "k"), status: .notFound) { _ = try fixture.store.delete(KeyPath(["k"]), in: .suite("app"), dryRun: false) }
+        #expect(try fixture.store.value(at: PrefKeyPath(["k"]), in: .suite("app")) == nil)
+        expectFailure(.keyNotFound(domain: "app", key: "k"), status: .notFound) { _ = try fixture.store.delete(PrefKeyPath(["k"]), in: .suite("app"), dryRun: false) }
         expectFailure(.keyNotFound(domain: "app", key: "k"), status: .notFound) {
-            _ = try fixture.store.rename(KeyPath(["k"]), to: KeyPath(["z"]), in: .suite("app"), dryRun: false)
+            _ = try fixture.store.rename(PrefKeyPath(["k"]), to: PrefKeyPath(["z"]), in: .suite("app"), dryRun: false)
         }
         expectFailure(.keyNotFound(domain: "app", key: ":k:x"), status: .notFound) { _ = try fixture.read(.suite("app"), ":k:x") }
     }
@@ -93,11 +93,11 @@ import Testing
         try fixture.write(.suite("other"), "k", "v")
         let otherOnly = try fixture.storedFiles()
         try fixture.write(.suite("app"), "a", "1", "b", "-int", "2", "c", "-array", "x", "y")
-        #expect(try fixture.store.rename(KeyPath(["a"]), to: KeyPath(["z"]), in: .suite("app"), dryRun: false).changed)
-        #expect(try fixture.store.rename(KeyPath(["z"]), to: KeyPath(["c", "0"]), in: .suite("app"), dryRun: false).changed, "into a key path")
-        #expect(try fixture.store.delete(KeyPath(["c", "1"]), in: .suite("app"), dryRun: false).changed)
+        #expect(try fixture.store.rename(PrefKeyPath(["a"]), to: PrefKeyPath(["z"]), in: .suite("app"), dryRun: false).changed)
+        #expect(try fixture.store.rename(PrefKeyPath(["z"]), to: PrefKeyPath(["c", "0"]), in: .suite("app"), dryRun: false).changed, "into a key path")
+        #expect(try fixture.store.delete(PrefKeyPath(["c", "1"]), in: .suite("app"), dryRun: false).changed)
         #expect(try fixture.stored(.suite("app")) == ["b": 2, "c": ["1"]])
-        #expect(try fixture.store.delete([KeyPath(["b"]), KeyPath(["c"])], in: .suite("app"), dryRun: false).changed)
+        #expect(try fixture.store.delete([PrefKeyPath(["b"]), PrefKeyPath(["c"])], in: .suite("app"), dryRun: false).changed)
         #expect(try fixture.store.load(.suite("app"))?.contents == [:], "deleting every key leaves the suite, empty")
         #expect(try fixture.store.suiteNames().names == ["app", "other"])
         try fixture.write(.suite("app"), "k", "v")

@@ -96,7 +96,7 @@ final class ContractStore: @unchecked Sendable {
 
     /// The value at a key path as `read` finds it (every layer), and the layer that gave it.
     func read(_ domain: Domain, _ key: String, scope: ReadScope = ReadScope()) throws -> (value: PrefValue, origin: Origin) {
-        try store.value(at: try KeyPath(argument: key), in: domain, scope: scope)
+        try store.value(at: try PrefKeyPath(argument: key), in: domain, scope: scope)
     }
 
     /// The suite's stored contents, external values as their references (empty when there is none).

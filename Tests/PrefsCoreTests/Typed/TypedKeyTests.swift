@@ -108,3 +108,26 @@ extension TypedKeyTests {
         #expect(throws: PrefsError.self) { try suite[.retries] }
     }
 }
+
+extension TypedKeyTests {
+    /// Settings given in code replace the `PREFS_*` variables (even malformed ones); without them,
+    /// the variables are read as the command reads them.
+    @Test func storeOptionsReplaceTheEnvironmentsText() throws {
+        let environment = Environment(["HOME": "/home/test", "PREFS_LOCK_TIMEOUT": "soon", "PREFS_EXTERNAL_THRESHOLD": "2K"])
+        let given = SuiteStore(fileSystem: InMemoryFileSystem(), environment: environment,
+                               options: StoreOptions(externalThreshold: 64, lockTimeout: 0.5, etcdTimeout: 1))
+        #expect(try given.environment.lockTimeout() == 0.5)
+        #expect(try given.environment.externalThreshold() == 64)
+        #expect(try given.environment.etcdTimeout() == 1)
+        let read = SuiteStore(fileSystem: InMemoryFileSystem(), environment: environment)
+        #expect(try read.environment.externalThreshold() == 2048)
+        #expect(throws: PrefsError.self) { try read.environment.lockTimeout() }
+        #expect(try Prefs.Suite.inMemory("app").store.environment.externalThreshold() == 100 << 10)
+        #expect(throws: PrefsError.self) { try Prefs.Suite.inMemory("app", options: StoreOptions(lockTimeout: -1)).store.environment.lockTimeout() }
+        // A value larger than the threshold given is kept outside the suite.
+        let small = Prefs.Suite.inMemory("app", options: StoreOptions(externalThreshold: 64))
+        try small.set(.hosts, Array(repeating: "host.example", count: 20))
+        #expect(try small.store.load(.suite("app")).map { ExternalReference.isMarked($0.contents["hosts"]!) } == true)
+        #expect(try small[.hosts].count == 20)
+    }
+}

@@ -17,9 +17,15 @@ import PrefsTestSupport
             let value: PrefValue = ["retries": 3, "site": PrefValue(URL(string: "https://example.com")!)]
             let error: any Error = PrefsError.keyNotFound(domain: "com.example.app", key: "retries")
             print(value.typeName, (error as? PrefsError)?.exitStatus.rawValue ?? 0, error.localizedDescription)
+
+            // The untyped store under a suite: settings in code, reads and changes without dryRun or scope.
+            let suite = Prefs.Suite("com.example.client", options: StoreOptions(externalThreshold: 1 << 20, lockTimeout: 2))
+            try suite.set(Prefs.Key<Int>("n", default: 0), 7)
+            let found = try suite.store.value(at: PrefKeyPath(["n"]), in: .suite("com.example.client"))
+            print(found.value == 7, found.origin, try suite.store.delete(PrefKeyPath(["n"]), in: .suite("com.example.client")).changed)
             """)
         let run = try client.buildAndRun()
-        #expect(run.outputText == "dictionary 1 com.example.app: no key retries\n", "\(run.error)")
+        #expect(run.outputText == "dictionary 1 com.example.app: no key retries\ntrue stored true\n", "\(run.error)")
     }
 
     /// The README's section "Using PrefsCore from Swift": its `swift` blocks, in order, are the

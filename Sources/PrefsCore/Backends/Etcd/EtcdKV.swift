@@ -1,6 +1,6 @@
 /// What the etcd store needs of etcd: `EtcdClient` over the network, `InMemoryEtcd` for unit tests
 /// (the same contract tests run on both). Keys and values are bytes.
-public protocol EtcdKV: Sendable {
+package protocol EtcdKV: Sendable {
     func range(_ key: [UInt8], rangeEnd: [UInt8]?, limit: Int64, keysOnly: Bool, countOnly: Bool, revision: Int64) throws -> EtcdRange
     func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation]) throws -> EtcdTxnResult
     func grantLease(ttl: Int64) throws -> Int64
@@ -17,13 +17,13 @@ public protocol EtcdKV: Sendable {
 }
 
 extension EtcdClient: EtcdKV {
-    public var canWatch: Bool { true }
+    package var canWatch: Bool { true }
 }
 
 extension EtcdKV {
-    public var canWatch: Bool { false }
+    package var canWatch: Bool { false }
 
-    public func watch(_ key: [UInt8], rangeEnd: [UInt8]?, fromRevision: Int64, deadline: Double?, stopWhenReadable: Int32?,
+    package func watch(_ key: [UInt8], rangeEnd: [UInt8]?, fromRevision: Int64, deadline: Double?, stopWhenReadable: Int32?,
                       _ onEvents: ([EtcdWatchEvent], Int64) throws -> Bool) throws -> EtcdClient.WatchStop {
         throw PrefsError.internalError("this etcd has no watch")
     }

@@ -7,7 +7,7 @@ extension EtcdSuiteStorage {
     static let maxOperations = 128
     static let maxRequestBytes = 1_572_864
 
-    public func modify(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool, _ change: StoredChange) throws -> Bool {
+    package func modify(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool, _ change: StoredChange) throws -> Bool {
         let place = try place(location)
         var keys = EtcdSuiteStorage.keysRead(scope: scope, removingEmpty: removingEmpty)
         var wait = LockWait(timeout: try environment.lockTimeout())
@@ -49,7 +49,7 @@ extension EtcdSuiteStorage {
     }
 
     /// What `modify` reads before its change: the scope's keys alone where it reads only those.
-    public func load(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool) throws -> StoredSuite? {
+    package func load(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool) throws -> StoredSuite? {
         let place = try place(location)
         let snapshot = try snapshot(place, keys: EtcdSuiteStorage.keysRead(scope: scope, removingEmpty: removingEmpty))
         guard snapshot.exists else { return nil }
@@ -174,7 +174,7 @@ extension EtcdSuiteStorage {
         }
     }
 
-    public func remove(_ location: SuiteLocation) throws -> PrefDictionary? {
+    package func remove(_ location: SuiteLocation) throws -> PrefDictionary? {
         let place = try place(location)
         var wait = LockWait(timeout: try environment.lockTimeout())
         while true {
@@ -193,9 +193,9 @@ extension EtcdSuiteStorage {
     /// change's transaction requires it absent, so none commits meanwhile. What a change too large
     /// for one transaction left when it was killed is removed first (`collectStaged`).
     /// Holding a suite writes its lock key on a lease.
-    public var holdsChangesByReading: Bool { false }
+    package var holdsChangesByReading: Bool { false }
 
-    public func withChangesHeld<T>(_ location: SuiteLocation, creating: Bool, _ body: () throws -> T) throws -> T {
+    package func withChangesHeld<T>(_ location: SuiteLocation, creating: Bool, _ body: () throws -> T) throws -> T {
         let place = try place(location)
         let lock = layout.lock(of: place)
         let lease = try etcd.grantLease(ttl: 60)

@@ -6,7 +6,7 @@ import Glibc
 /// what it read (the suite's marker, the keys it touched), retried on conflict — so concurrent
 /// writers through any member lose nothing, and no change is ever half-applied; one too large for
 /// a transaction writes its new generation in batches first, which readers ignore until then.
-public struct EtcdSuiteStorage: SuiteStorage {
+package struct EtcdSuiteStorage: SuiteStorage {
     let etcd: any EtcdKV
     let layout: EtcdLayout
     /// How messages name the store: `etcd://HOST:PORT,…/PREFIX`.
@@ -20,7 +20,7 @@ public struct EtcdSuiteStorage: SuiteStorage {
     /// registered defaults, schema or external values of their own.
     let administers: Bool
 
-    public init(etcd: any EtcdKV, prefix: String, name: String, environment: Environment) {
+    package init(etcd: any EtcdKV, prefix: String, name: String, environment: Environment) {
         self.etcd = etcd
         layout = EtcdLayout(prefix: prefix)
         self.name = name
@@ -30,7 +30,7 @@ public struct EtcdSuiteStorage: SuiteStorage {
 
     /// The administrator's store of the managed values of the store at `prefix` (the URL
     /// `…/PREFIX/.managed`); `name` is its URL.
-    public init(etcd: any EtcdKV, managedValuesOf prefix: String, name: String, environment: Environment) {
+    package init(etcd: any EtcdKV, managedValuesOf prefix: String, name: String, environment: Environment) {
         self.etcd = etcd
         layout = EtcdLayout(managedValuesOf: prefix)
         self.name = name
@@ -63,14 +63,14 @@ public struct EtcdSuiteStorage: SuiteStorage {
     }
 
     /// Every read is a request to the cluster: a reader asks for all it needs in one.
-    public var isRemote: Bool { true }
+    package var isRemote: Bool { true }
 
-    public func describe(_ location: SuiteLocation) -> String {
+    package func describe(_ location: SuiteLocation) -> String {
         guard let place = EtcdLayout.place(of: location) else { return "\(location)" }
         return name + "/" + String(decoding: place, as: UTF8.self)
     }
 
-    public func suiteNames() throws -> SuiteListing {
+    package func suiteNames() throws -> SuiteListing {
         try markedNames(after: layout.markers, shown: shown(layout.markers)) { (try? Domain(argument: $0)) == .suite($0) }
     }
 
@@ -162,23 +162,23 @@ public struct EtcdSuiteStorage: SuiteStorage {
         return PrefDictionary(entries)
     }
 
-    public func load(_ location: SuiteLocation) throws -> StoredSuite? {
+    package func load(_ location: SuiteLocation) throws -> StoredSuite? {
         let place = try place(location)
         let snapshot = try snapshot(place, keys: nil)
         guard snapshot.exists else { return nil }
         return StoredSuite(contents: try contents(of: snapshot, place: place, location: location), format: nil)
     }
 
-    public func lookup(_ key: String, in location: SuiteLocation) throws -> (exists: Bool, value: PrefValue?) {
+    package func lookup(_ key: String, in location: SuiteLocation) throws -> (exists: Bool, value: PrefValue?) {
         try lookup(key, in: [location])[0]
     }
 
-    public func lookup(_ key: String, in locations: [SuiteLocation]) throws -> [(exists: Bool, value: PrefValue?)] {
+    package func lookup(_ key: String, in locations: [SuiteLocation]) throws -> [(exists: Bool, value: PrefValue?)] {
         try lookup(key, in: locations, loading: []).found
     }
 
     /// One transaction for every suite: each one's marker and the key in each generation, or all its values.
-    public func lookup(_ key: String, in locations: [SuiteLocation], loading whole: [SuiteLocation]) throws
+    package func lookup(_ key: String, in locations: [SuiteLocation], loading whole: [SuiteLocation]) throws
         -> (found: [(exists: Bool, value: PrefValue?)], loaded: [StoredSuite?]) {
         let places = try locations.map(place), wholePlaces = try whole.map(place)
         let reads = places.flatMap { self.reads($0, keys: [key]) } + wholePlaces.flatMap { self.reads($0, keys: nil) }
@@ -199,7 +199,7 @@ public struct EtcdSuiteStorage: SuiteStorage {
 
     /// Every value must fit one etcd request (a dry run says so as the change would): a value kept
     /// inline (registered defaults, or under the external threshold) of more than about 1.5 MiB.
-    public func checkStorable(_ contents: PrefDictionary, format: PlistFormat?) throws {
+    package func checkStorable(_ contents: PrefDictionary, format: PlistFormat?) throws {
         for entry in contents {
             let bytes = try PropertyList.encode(entry.value, as: .binary).count + layout.prefix.count + entry.key.utf8.count + 64
             guard bytes <= EtcdSuiteStorage.batchBytes else {
@@ -211,29 +211,29 @@ public struct EtcdSuiteStorage: SuiteStorage {
 
     /// The user's registered defaults under the prefix, then the packages' files under
     /// `$XDG_DATA_DIRS`; none in the store of managed values.
-    public func registrationLocations(for name: String) throws -> [SuiteLocation] {
+    package func registrationLocations(for name: String) throws -> [SuiteLocation] {
         guard !administers else { return [] }
         return [.registered(name)] + (try environment.shippedFiles("defaults", name: name).map { .file($0) })
     }
 
     /// The user's schema under the prefix, then the packages' files under `$XDG_DATA_DIRS`; none in
     /// the store of managed values.
-    public func schemaLocations(for name: String) throws -> [SuiteLocation] {
+    package func schemaLocations(for name: String) throws -> [SuiteLocation] {
         guard !administers else { return [] }
         return [.schema(name)] + (try environment.shippedFiles("schemas", name: name).map { .file($0) })
     }
 
     /// The fleet's managed values for the suite, `PREFIX/.managed/NAME/`, read with the rest of a
     /// one-key read in its one transaction; none in the store of managed values itself.
-    public func managedLocations(for name: String) throws -> [SuiteLocation] {
+    package func managedLocations(for name: String) throws -> [SuiteLocation] {
         administers ? [] : [.managed(name)]
     }
 
-    public var holdsManagedValues: Bool { administers }
+    package var holdsManagedValues: Bool { administers }
 
     /// A suite's own name (or `NSGlobalDomain`) for a suite and the global suite; nil for the other
     /// places, and for every place of the store of managed values, whose values stay inline.
-    public func blobSuite(for location: SuiteLocation) -> String? {
+    package func blobSuite(for location: SuiteLocation) -> String? {
         guard !administers else { return nil }
         switch location {
         case .suite(let name): return name
@@ -242,5 +242,5 @@ public struct EtcdSuiteStorage: SuiteStorage {
         }
     }
 
-    public func blobStore() throws -> (any BlobStore)? { EtcdBlobStore(etcd: etcd, layout: layout, revision: revision) }
+    package func blobStore() throws -> (any BlobStore)? { EtcdBlobStore(etcd: etcd, layout: layout, revision: revision) }
 }

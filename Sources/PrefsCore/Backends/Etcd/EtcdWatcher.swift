@@ -13,14 +13,14 @@
 ///
 /// Registered defaults that packages ship (files under `$XDG_DATA_DIRS`) are read with every
 /// change but not watched themselves: a change to one alone shows with the next change in etcd.
-public final class EtcdWatcher: ValueWatcher {
+package final class EtcdWatcher: ValueWatcher {
     let layers: Layers
-    let keys: [(name: String, path: KeyPath)]?
+    let keys: [(name: String, path: PrefKeyPath)]?
     let storage: EtcdSuiteStorage
     /// The store's etcd, which can watch (`EtcdKV.canWatch`).
     var client: any EtcdKV { storage.etcd }
 
-    init(_ layers: Layers, keys: [(name: String, path: KeyPath)]?, storage: EtcdSuiteStorage) {
+    init(_ layers: Layers, keys: [(name: String, path: PrefKeyPath)]?, storage: EtcdSuiteStorage) {
         self.layers = layers
         self.keys = keys
         self.storage = storage
@@ -53,7 +53,7 @@ public final class EtcdWatcher: ValueWatcher {
         try client.range(storage.layout.markers, rangeEnd: nil, limit: 0, keysOnly: false, countOnly: true, revision: 0).revision
     }
 
-    public func run(timeout: Double?, closedWhen output: Int32?, initial: ([WatchChange]) -> Bool,
+    package func run(timeout: Double?, closedWhen output: Int32?, initial: ([WatchChange]) -> Bool,
                     onChanges: ([WatchChange]) -> Bool, onError: (PrefsError) -> Void) throws -> WatchStop {
         let deadline = timeout.map { MonotonicClock.now() + $0 }
         let markers = try markers()
@@ -117,7 +117,7 @@ public final class EtcdWatcher: ValueWatcher {
 
 extension EtcdSuiteStorage {
     /// etcd's watch, where this store's etcd has one (the in-memory fake has none: unsupported).
-    public func watcher(for layers: Layers, keys: [(name: String, path: KeyPath)]?) throws -> any ValueWatcher {
+    package func watcher(for layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws -> any ValueWatcher {
         guard etcd.canWatch else { throw PrefsError.usage(SuiteStore.notWatchable(layers.domain)) }
         return EtcdWatcher(layers, keys: keys, storage: self)
     }

@@ -3,7 +3,7 @@ import Synchronization
 /// etcd's key-value model in memory, for unit tests: revisions (create, mod, version), ranges,
 /// transactions with compares, and leases (which expire only when a test says so). The same store
 /// code runs on it as on a real cluster.
-public final class InMemoryEtcd: EtcdKV {
+package final class InMemoryEtcd: EtcdKV {
     struct Entry: Sendable {
         var value: [UInt8]
         var createRevision: Int64
@@ -81,12 +81,12 @@ public final class InMemoryEtcd: EtcdKV {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// How many requests (ranges and transactions) it has answered.
-    public var requests: Int { state.withLock { $0.requests } }
+    package var requests: Int { state.withLock { $0.requests } }
 
-    public func range(_ key: [UInt8], rangeEnd: [UInt8]?, limit: Int64, keysOnly: Bool, countOnly: Bool, revision: Int64) throws -> EtcdRange {
+    package func range(_ key: [UInt8], rangeEnd: [UInt8]?, limit: Int64, keysOnly: Bool, countOnly: Bool, revision: Int64) throws -> EtcdRange {
         try state.withLock { state in
             state.requests += 1
             try state.check(revision: revision)
@@ -95,7 +95,7 @@ public final class InMemoryEtcd: EtcdKV {
         }
     }
 
-    public func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation]) throws -> EtcdTxnResult {
+    package func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation]) throws -> EtcdTxnResult {
         // etcd's --max-txn-ops (128 by default) bounds each list of a transaction.
         guard max(compare.count, success.count, failure.count) <= 128 else {
             throw PrefsError.storeRefused(endpoint: "memory", code: 3, message: "etcdserver: too many operations in txn request")
@@ -113,7 +113,7 @@ public final class InMemoryEtcd: EtcdKV {
         }
     }
 
-    public func grantLease(ttl: Int64) throws -> Int64 {
+    package func grantLease(ttl: Int64) throws -> Int64 {
         state.withLock { state in
             state.nextLease += 1
             state.leases.insert(state.nextLease)
@@ -121,10 +121,10 @@ public final class InMemoryEtcd: EtcdKV {
         }
     }
 
-    public func revokeLease(_ id: Int64) throws { expire(id) }
+    package func revokeLease(_ id: Int64) throws { expire(id) }
 
     @discardableResult
-    public func keepAlive(_ id: Int64) throws -> Int64 {
+    package func keepAlive(_ id: Int64) throws -> Int64 {
         guard state.withLock({ $0.leases.contains(id) }) else {
             throw PrefsError.storeRefused(endpoint: "memory", code: 5, message: "etcdserver: requested lease not found")
         }
@@ -132,10 +132,10 @@ public final class InMemoryEtcd: EtcdKV {
     }
 
     /// The leases that live (granted, not revoked nor expired).
-    public var leases: [Int64] { state.withLock { $0.leases.sorted() } }
+    package var leases: [Int64] { state.withLock { $0.leases.sorted() } }
 
     /// Ends a lease as its TTL running out would: its keys go.
-    public func expire(_ id: Int64) {
+    package func expire(_ id: Int64) {
         state.withLock { state in
             state.leases.remove(id)
             let doomed = state.entries.filter { $0.value.lease == id }.map(\.key)
@@ -145,14 +145,14 @@ public final class InMemoryEtcd: EtcdKV {
     }
 
     /// Every key and value, for tests that look at the data model.
-    public func dump() -> [(key: String, value: [UInt8])] {
+    package func dump() -> [(key: String, value: [UInt8])] {
         state.withLock { state in
             state.entries.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { (String(decoding: $0.key, as: UTF8.self), $0.value.value) }
         }
     }
 
     /// Sets a key directly, as another etcd client would.
-    public func put(_ key: String, _ value: [UInt8]) {
+    package func put(_ key: String, _ value: [UInt8]) {
         _ = state.withLock { state in state.apply([.put(key: Array(key.utf8), value: value, lease: 0)]) }
     }
 }

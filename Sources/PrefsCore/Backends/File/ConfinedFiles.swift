@@ -4,24 +4,24 @@ import Glibc
 /// is (a user may link `~/.local/share` elsewhere), every component after it must be a real directory
 /// or file. External storage lives in such a place (`$XDG_DATA_HOME/prefs` + `external/SUITE/KEYDIR/UUID`),
 /// so a symlink planted there can neither redirect a write nor make `gc` delete a file elsewhere.
-public struct ConfinedPath: Equatable, Sendable {
-    public let base: String
-    public let components: [String]
+package struct ConfinedPath: Equatable, Sendable {
+    package let base: String
+    package let components: [String]
 
-    public init(base: String, _ components: [String]) {
+    package init(base: String, _ components: [String]) {
         self.base = base
         self.components = components
     }
 
-    public func appending(_ component: String) -> ConfinedPath { ConfinedPath(base: base, components + [component]) }
+    package func appending(_ component: String) -> ConfinedPath { ConfinedPath(base: base, components + [component]) }
 
     /// The parent (the base itself for a single component).
-    public var parent: ConfinedPath { ConfinedPath(base: base, Array(components.dropLast())) }
+    package var parent: ConfinedPath { ConfinedPath(base: base, Array(components.dropLast())) }
 
-    public var name: String { components.last ?? "" }
+    package var name: String { components.last ?? "" }
 
     /// The whole path, for messages.
-    public var display: String { ([base] + components).joined(separator: "/") }
+    package var display: String { ([base] + components).joined(separator: "/") }
 
     /// The first `count` components' path, for naming the one that failed.
     func prefix(_ count: Int) -> ConfinedPath { ConfinedPath(base: base, Array(components.prefix(count))) }
@@ -40,20 +40,20 @@ public struct ConfinedPath: Equatable, Sendable {
 }
 
 /// One entry of a directory as `lstat` sees it: a symlink is reported as one, never followed.
-public struct ConfinedEntry: Equatable, Sendable {
-    public enum Kind: Equatable, Sendable {
+package struct ConfinedEntry: Equatable, Sendable {
+    package enum Kind: Equatable, Sendable {
         case file, directory, symlink, other
     }
 
-    public let name: String
-    public let kind: Kind
-    public let size: Int
+    package let name: String
+    package let kind: Kind
+    package let size: Int
     /// Seconds since the epoch.
-    public let modified: Int64
+    package let modified: Int64
     /// False when the name is not UTF-8: shown repaired, never acted on.
-    public let nameIsUTF8: Bool
+    package let nameIsUTF8: Bool
 
-    public init(name: String, kind: Kind, size: Int, modified: Int64, nameIsUTF8: Bool = true) {
+    package init(name: String, kind: Kind, size: Int, modified: Int64, nameIsUTF8: Bool = true) {
         self.name = name
         self.kind = kind
         self.size = size
@@ -64,7 +64,7 @@ public struct ConfinedEntry: Equatable, Sendable {
 
 /// An open file in a confined place: a new one being written (held with a shared lock until it is
 /// closed, so `removeIfUnused` leaves it alone), or an existing one being read.
-public protocol ConfinedFile: BlobSource {
+package protocol ConfinedFile: BlobSource {
     func write(_ bytes: UnsafeRawBufferPointer) throws
     /// Writes the file to disk (fsync).
     func sync() throws
@@ -80,7 +80,7 @@ public protocol ConfinedFile: BlobSource {
 }
 
 /// What `removeIfUnused` did.
-public enum ConfinedRemoval: Equatable, Sendable {
+package enum ConfinedRemoval: Equatable, Sendable {
     case removed
     /// A writer holds the file (it is being written, or about to be committed).
     case inUse
@@ -88,7 +88,7 @@ public enum ConfinedRemoval: Equatable, Sendable {
 }
 
 /// Failures in a confined place, mapped by the caller (it knows whether it was reading or writing).
-public enum ConfinedError: Error, Equatable, Sendable {
+package enum ConfinedError: Error, Equatable, Sendable {
     /// A component below the base is a symlink (or something else that is not a directory/file).
     case symlink(ConfinedPath)
     case notADirectory(ConfinedPath)
@@ -96,13 +96,13 @@ public enum ConfinedError: Error, Equatable, Sendable {
     case missing(ConfinedPath)
     case system(ConfinedPath, errno: Int32)
 
-    public var path: ConfinedPath {
+    package var path: ConfinedPath {
         switch self {
         case .symlink(let p), .notADirectory(let p), .notARegularFile(let p), .missing(let p), .system(let p, _): return p
         }
     }
 
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .symlink(let p): return "\(p.display) is a symbolic link; nothing in external storage is followed"
         case .notADirectory(let p): return "\(p.display) is not a directory"
@@ -113,7 +113,7 @@ public enum ConfinedError: Error, Equatable, Sendable {
     }
 
     /// As a write's error: 73 naming the path.
-    public var writing: PrefsError {
+    package var writing: PrefsError {
         switch self {
         case .symlink(let p): return .symlinkInStore(path: p.display, writing: true)
         case .system(let p, let code): return .cannotWrite(path: p.display, errno: code)

@@ -8,7 +8,7 @@ import Glibc
 /// Everything below `$XDG_DATA_HOME/prefs` is a confined place (`ConfinedPath`): no symlink there is
 /// followed, so neither a planted link nor a hand-edited reference reaches outside the store; one
 /// found there is reported by `inventory` and never written through or removed behind.
-public struct FileBlobStore: BlobStore {
+package struct FileBlobStore: BlobStore {
     let fileSystem: any FileSystem
     /// `$XDG_DATA_HOME/prefs`, found as any path is; `external/…` below it is confined.
     let base: String
@@ -28,7 +28,7 @@ public struct FileBlobStore: BlobStore {
         directory(of: suite).appending(reference.directory).appending(reference.uuid)
     }
 
-    public func write(suite: String, key: String, kind: ExternalReference.Kind,
+    package func write(suite: String, key: String, kind: ExternalReference.Kind,
                       _ produce: (inout BlobSink) throws -> Void) throws -> PendingBlob {
         let keyDirectory = ExternalReference.directoryName(forKey: key)
         let directory = self.directory(of: suite).appending(keyDirectory)
@@ -67,7 +67,7 @@ public struct FileBlobStore: BlobStore {
         for directory in made.reversed() { fileSystem.removeConfinedDirectoryIfEmpty(directory) }
     }
 
-    public func open(_ reference: ExternalReference, suite: String) throws(ExternalReference.Problem) -> any BlobSource {
+    package func open(_ reference: ExternalReference, suite: String) throws(ExternalReference.Problem) -> any BlobSource {
         let path = self.path(of: reference, suite: suite)
         let file: any ConfinedFile
         do {
@@ -89,13 +89,13 @@ public struct FileBlobStore: BlobStore {
         }
     }
 
-    public func remove(_ reference: ExternalReference, suite: String) {
+    package func remove(_ reference: ExternalReference, suite: String) {
         let path = self.path(of: reference, suite: suite)
         guard (try? fileSystem.removeIfUnused(path)) == .removed else { return }
         if fileSystem.removeConfinedDirectoryIfEmpty(path.parent) { fileSystem.removeConfinedDirectoryIfEmpty(path.parent.parent) }
     }
 
-    public func suites() throws -> [String] {
+    package func suites() throws -> [String] {
         do {
             return try fileSystem.confinedEntries(root).filter { $0.kind == .directory && $0.nameIsUTF8 && !$0.name.hasPrefix(".") }.map(\.name)
         } catch {
@@ -103,7 +103,7 @@ public struct FileBlobStore: BlobStore {
         }
     }
 
-    public func inventory(of suite: String) -> BlobInventory {
+    package func inventory(of suite: String) -> BlobInventory {
         var inventory = BlobInventory()
         let base = directory(of: suite)
         func entries(_ path: ConfinedPath) -> [ConfinedEntry] {
@@ -139,11 +139,11 @@ public struct FileBlobStore: BlobStore {
         }
     }
 
-    public func isSettled(_ blob: BlobEntry, suite: String) -> Bool {
+    package func isSettled(_ blob: BlobEntry, suite: String) -> Bool {
         fileSystem.isSettled(directory(of: suite).appending(blob.directory).appending(blob.name))
     }
 
-    public func removeIfUnused(_ blob: BlobEntry, suite: String) throws -> ConfinedRemoval {
+    package func removeIfUnused(_ blob: BlobEntry, suite: String) throws -> ConfinedRemoval {
         let path = directory(of: suite).appending(blob.directory).appending(blob.name)
         let removal: ConfinedRemoval
         do {

@@ -9,13 +9,13 @@ import Glibc
 extension FileSuiteStorage {
     /// The `$XDG_CONFIG_DIRS` directories, in order, that have a `prefs` entry: where an
     /// administrator's files may be now.
-    public func administeredDirectories() throws -> [String] {
+    package func administeredDirectories() throws -> [String] {
         try environment.configDirectories().filter { try fileSystem.status(of: $0 + "/prefs") != nil }
     }
 
     /// A suite's managed values on this machine: the first of its managed files (among
     /// `directories`, `administeredDirectories()`) that exists; nil when none does.
-    public func managedFileValues(for name: String, in directories: [String]) throws -> ManagedValues? {
+    package func managedFileValues(for name: String, in directories: [String]) throws -> ManagedValues? {
         for path in FileSuiteStorage.managedFilePaths(for: name, in: directories) where try fileSystem.status(of: path) != nil {
             guard let suite = try loadAdministered(path) else { return nil }
             return ManagedValues(values: suite.contents, source: path)
@@ -25,7 +25,7 @@ extension FileSuiteStorage {
 
     /// Every file that would hold a suite's managed values, most important first (`watch` watches
     /// them all, so one that appears counts).
-    public func managedFilePaths(for name: String) throws -> [String] {
+    package func managedFilePaths(for name: String) throws -> [String] {
         FileSuiteStorage.managedFilePaths(for: name, in: try environment.configDirectories())
     }
 
@@ -35,7 +35,7 @@ extension FileSuiteStorage {
     }
 
     /// The files that may hold a suite's system defaults (among `directories`), most important first.
-    public func systemDefaultsFiles(for name: String, in directories: [String]) -> [String] {
+    package func systemDefaultsFiles(for name: String, in directories: [String]) -> [String] {
         let file = FileSuiteStorage.administeredName(name)
         return directories.map { $0 + "/prefs/defaults/" + file + ".plist" }
     }
@@ -48,7 +48,7 @@ extension FileSuiteStorage {
     /// An administered file's suite; nil when it is not there. A FIFO, socket or device (also
     /// through a symlink) is refused (65) and never opened; a file is read at most
     /// `DocumentInput.maximumSize`; one that cannot be read or parsed is an error, never skipped.
-    public func loadAdministered(_ path: String) throws -> StoredSuite? {
+    package func loadAdministered(_ path: String) throws -> StoredSuite? {
         guard let status = try fileSystem.status(of: path) else { return nil }
         if status.isSpecial { try checkNotSpecial(path) }
         guard !status.isDirectory else { throw PrefsError.cannotRead(path: path, errno: EISDIR) }

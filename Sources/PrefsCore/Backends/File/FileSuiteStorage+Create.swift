@@ -2,7 +2,7 @@ extension FileSuiteStorage {
     /// Creates a location's file holding an empty dictionary, in its format (XML, or JSON for a
     /// `.json` path), when there is none — `write ./x.plist '{}'`, as `defaults write` does. A file
     /// domain's directory must exist; a suite's is made. Returns whether it created the file.
-    public func createEmpty(_ location: SuiteLocation) throws -> Bool {
+    package func createEmpty(_ location: SuiteLocation) throws -> Bool {
         let target = try fileSystem.resolvingSymlinks(try path(of: location))
         let directory = splitPath(target).directory
         if try fileSystem.status(of: directory) == nil {

@@ -7,7 +7,7 @@ extension FileSuiteStorage {
     /// directory must exist. When the change touches only the top-level `scope` keys, a binary or XML
     /// file is patched (`TopLevelPatch`): still checked whole, but only those entries are decoded and
     /// rewritten, and the change then sees just those keys.
-    public func modify(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool, _ change: StoredChange) throws -> Bool {
+    package func modify(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool, _ change: StoredChange) throws -> Bool {
         let target = try fileSystem.resolvingSymlinks(try path(of: location))
         try checkNotSpecial(target)
         let directory = splitPath(target).directory
@@ -85,7 +85,7 @@ extension FileSuiteStorage {
         change.didCommit()
     }
 
-    public func checkStorable(_ contents: PrefDictionary, format: PlistFormat?) throws {
+    package func checkStorable(_ contents: PrefDictionary, format: PlistFormat?) throws {
         guard let format else { return }
         _ = try FileSuiteStorage.encode(contents, as: format)
     }
@@ -93,7 +93,7 @@ extension FileSuiteStorage {
     /// Deletes a suite's file (the target of a symlink; the link stays), under its lock and only
     /// after checking that it is a suite: a file that cannot be parsed, or whose root is not a
     /// dictionary, is refused and kept.
-    public func remove(_ location: SuiteLocation) throws -> PrefDictionary? {
+    package func remove(_ location: SuiteLocation) throws -> PrefDictionary? {
         let target = try fileSystem.resolvingSymlinks(try path(of: location))
         try checkNotSpecial(target)
         guard try fileSystem.status(of: target) != nil else { return nil }
@@ -104,7 +104,7 @@ extension FileSuiteStorage {
         }
     }
 
-    public func withChangesHeld<T>(_ location: SuiteLocation, creating: Bool, _ body: () throws -> T) throws -> T {
+    package func withChangesHeld<T>(_ location: SuiteLocation, creating: Bool, _ body: () throws -> T) throws -> T {
         let target = try fileSystem.resolvingSymlinks(try path(of: location))
         try checkNotSpecial(target)
         let directory = splitPath(target).directory

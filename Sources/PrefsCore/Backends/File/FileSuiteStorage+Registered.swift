@@ -1,7 +1,7 @@
 extension FileSuiteStorage {
     /// The user's registration files, `$XDG_DATA_HOME/prefs/defaults/NAME.plist` or `NAME.json`: each
     /// NAME once. A file whose name no command line could give is skipped, and said so.
-    public func registeredNames() throws -> SuiteListing {
+    package func registeredNames() throws -> SuiteListing {
         var listing = SuiteListing()
         guard let home = try environment.optionalDataHome() else { return listing }
         let directory = home + "/prefs/defaults"

@@ -10,17 +10,17 @@ import Glibc
 /// file's own format → atomic replace (temporary file in the same directory, fsync, rename, fsync of
 /// the directory) → unlock. A file that cannot be parsed is never overwritten or deleted: the change
 /// fails with a data error and the file stays as it was. Reading takes no lock and creates nothing.
-public struct FileSuiteStorage: SuiteStorage {
-    public let fileSystem: any FileSystem
-    public let environment: Environment
+package struct FileSuiteStorage: SuiteStorage {
+    package let fileSystem: any FileSystem
+    package let environment: Environment
 
-    public init(fileSystem: any FileSystem, environment: Environment) {
+    package init(fileSystem: any FileSystem, environment: Environment) {
         self.fileSystem = fileSystem
         self.environment = environment
     }
 
     /// The file that holds a location.
-    public func path(of location: SuiteLocation) throws -> String {
+    package func path(of location: SuiteLocation) throws -> String {
         switch location {
         case .suite(let name): return try environment.configHome() + "/" + name + ".plist"
         case .global: return try environment.configHome() + "/.GlobalPreferences.plist"
@@ -34,14 +34,14 @@ public struct FileSuiteStorage: SuiteStorage {
         }
     }
 
-    public func describe(_ location: SuiteLocation) -> String { (try? path(of: location)) ?? "\(location)" }
+    package func describe(_ location: SuiteLocation) -> String { (try? path(of: location)) ?? "\(location)" }
 
     /// Every location is a file.
-    public func filePath(of location: SuiteLocation) throws -> String? { try path(of: location) }
+    package func filePath(of location: SuiteLocation) throws -> String? { try path(of: location) }
 
-    public func newDocumentFormat(for location: SuiteLocation) -> PlistFormat? { FileSuiteStorage.newFileFormat(describe(location)) }
+    package func newDocumentFormat(for location: SuiteLocation) -> PlistFormat? { FileSuiteStorage.newFileFormat(describe(location)) }
 
-    public func load(_ location: SuiteLocation) throws -> StoredSuite? {
+    package func load(_ location: SuiteLocation) throws -> StoredSuite? {
         let file = try path(of: location)
         guard location.isFile else {
             try checkNotSpecial(file)
@@ -60,7 +60,7 @@ public struct FileSuiteStorage: SuiteStorage {
     /// A file the store reads by itself (a suite's, the global suite's, a registration, a
     /// package's registered defaults) that is a FIFO, a socket or a device is refused (65): opening
     /// a FIFO would block every read. Files named on the command line may be pipes (`<(…)`).
-    public func checkNotSpecial(_ file: String) throws {
+    package func checkNotSpecial(_ file: String) throws {
         guard let status = try fileSystem.status(of: file), status.isSpecial else { return }
         throw PrefsError.malformed(source: file, format: nil, reason: "not a regular file (a FIFO, socket or device is never read as a suite)")
     }
@@ -78,7 +78,7 @@ public struct FileSuiteStorage: SuiteStorage {
     /// (`PropertyList.lookup(_:reading:)`), so memory does not grow with the file; when that cannot
     /// decide (a damaged file, another format), the file is read whole for the answer or the exact
     /// error (`PropertyList.lookup(_:in:)`).
-    public func lookup(_ key: String, in location: SuiteLocation) throws -> (exists: Bool, value: PrefValue?) {
+    package func lookup(_ key: String, in location: SuiteLocation) throws -> (exists: Bool, value: PrefValue?) {
         let file = try path(of: location)
         if !location.isFile { try checkNotSpecial(file) }
         func whole(_ bytes: UnsafeBufferPointer<UInt8>) throws -> (exists: Bool, value: PrefValue?) {
@@ -125,7 +125,7 @@ public struct FileSuiteStorage: SuiteStorage {
     /// The suites in the configuration directory, in code-point order, and the entries skipped on
     /// the way: a name that is not UTF-8 (no command line could name it), a symlink loop, a link
     /// that cannot be followed, a FIFO. One bad entry never hides the other suites.
-    public func suiteNames() throws -> SuiteListing {
+    package func suiteNames() throws -> SuiteListing {
         try suiteFiles(in: try environment.configHome(), suffix: ".plist")
     }
 
@@ -169,7 +169,7 @@ public struct FileSuiteStorage: SuiteStorage {
     /// `prefs register` changes is `.registered(NAME)`) and then under each `$XDG_DATA_DIRS`
     /// directory (shipped by packages, only ever read). Without a data home (no `$XDG_DATA_HOME` and
     /// no `$HOME`), only the packages' files.
-    public func registrationLocations(for name: String) throws -> [SuiteLocation] {
+    package func registrationLocations(for name: String) throws -> [SuiteLocation] {
         var locations: [SuiteLocation] = []
         var seen: [String] = []
         if let home = try environment.optionalDataHome() {
@@ -193,14 +193,14 @@ public struct FileSuiteStorage: SuiteStorage {
 
     /// `prefs/schemas/NAME.plist` (or `.json`) under `$XDG_DATA_HOME` (the user's, `.schema(NAME)`),
     /// then `NAME.plist` and `NAME.json` under each `$XDG_DATA_DIRS` directory (shipped by packages).
-    public func schemaLocations(for name: String) throws -> [SuiteLocation] {
+    package func schemaLocations(for name: String) throws -> [SuiteLocation] {
         let user: [SuiteLocation] = try environment.optionalDataHome() == nil ? [] : [.schema(name)]
         return user + (try environment.shippedFiles("schemas", name: name).map { .file($0) })
     }
 
     /// A suite's own name (or `NSGlobalDomain`) — also for a suite's file named by its path; nil
     /// for other files and registered defaults, whose values stay inline.
-    public func blobSuite(for location: SuiteLocation) -> String? {
+    package func blobSuite(for location: SuiteLocation) -> String? {
         switch location {
         case .suite(let name): return name
         case .global: return Domain.global.registrationName
@@ -223,7 +223,7 @@ public struct FileSuiteStorage: SuiteStorage {
     }
 
     /// Under `$XDG_DATA_HOME/prefs/external`, when there is a data home.
-    public func blobStore() throws -> (any BlobStore)? {
+    package func blobStore() throws -> (any BlobStore)? {
         guard let home = try environment.optionalDataHome() else { return nil }
         return FileBlobStore(fileSystem: fileSystem, base: home + "/prefs")
     }

@@ -4,8 +4,8 @@
 /// no allocation is sized by an unchecked number. A container that contains itself is an error; shared
 /// objects (a DAG, which is legal) are decoded once and reused, and the expanded tree is capped so a
 /// few hundred bytes cannot describe billions of values.
-public enum BinaryPlistDecoder {
-    public static func decode(_ bytes: [UInt8]) throws -> PrefValue {
+package enum BinaryPlistDecoder {
+    package static func decode(_ bytes: [UInt8]) throws -> PrefValue {
         try bytes.withUnsafeBufferPointer { buffer in
             var parser = try BinaryPlistParser(buffer, decodingWhole: true)
             return try parser.value(ref: parser.topObject, depth: 0).value
@@ -13,18 +13,18 @@ public enum BinaryPlistDecoder {
     }
 
     /// The value of one top-level key, reading only what leads to it (see `BinaryPlistParser.lookup`).
-    public static func lookup(_ key: String, in bytes: UnsafeBufferPointer<UInt8>) throws -> PrefValue? {
+    package static func lookup(_ key: String, in bytes: UnsafeBufferPointer<UInt8>) throws -> PrefValue? {
         var parser = try BinaryPlistParser(bytes, decodingWhole: false)
         return try parser.lookup(key)
     }
 }
 
 /// Limits shared by all decoders.
-public enum DecodingLimits {
+package enum DecodingLimits {
     /// Containers nested deeper than this are refused (JSONTestSuite's 500 levels pass).
-    public static let maxDepth = 512
+    package static let maxDepth = 512
     /// The most values a binary plist may expand to once shared objects are counted at each use.
-    public static let maxExpandedValues = 1 << 24
+    package static let maxExpandedValues = 1 << 24
 }
 
 struct BinaryPlistParser {

@@ -1,7 +1,7 @@
 /// Writes `bplist00` documents: the top object first, equal scalars (strings, numbers, dates, data,
 /// UIDs) stored once and shared, and the smallest integer, reference and offset widths that fit.
-public enum BinaryPlistEncoder {
-    public static func encode(_ value: PrefValue) throws -> [UInt8] {
+package enum BinaryPlistEncoder {
+    package static func encode(_ value: PrefValue) throws -> [UInt8] {
         var writer = BinaryPlistWriter()
         let count = BinaryPlistWriter.countObjects(value)
         writer.objects.reserveCapacity(count)
@@ -37,7 +37,7 @@ struct BinaryPlistWriter {
             var refs = [Int]()
             refs.reserveCapacity(elements.count)
             for (i, element) in elements.enumerated() {
-                refs.append(try KeyPath.locating(String(i)) { try flatten(element, depth: depth + 1) })
+                refs.append(try PrefKeyPath.locating(String(i)) { try flatten(element, depth: depth + 1) })
             }
             objects[index - indexBase] = .array(refs)
             return index
@@ -49,7 +49,7 @@ struct BinaryPlistWriter {
             values.reserveCapacity(dictionary.count)
             for entry in dictionary { keys.append(try flatten(.string(entry.key), depth: depth + 1)) }
             for entry in dictionary {
-                values.append(try KeyPath.locating(entry.key) { try flatten(entry.value, depth: depth + 1) })
+                values.append(try PrefKeyPath.locating(entry.key) { try flatten(entry.value, depth: depth + 1) })
             }
             objects[index - indexBase] = .dictionary(keys: keys, values: values)
             return index

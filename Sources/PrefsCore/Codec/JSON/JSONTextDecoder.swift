@@ -17,9 +17,9 @@
 /// - Nesting deeper than `DecodingLimits.maxDepth` is an error (no stack overflow). Typed JSON
 ///   spends two JSON levels per value level, so the parser itself allows twice as many and `decode`
 ///   checks the plain-JSON limit afterwards.
-public enum JSONTextDecoder {
+package enum JSONTextDecoder {
     /// Plain JSON (typed-JSON documents are returned as the plain JSON they are; see `PropertyList`).
-    public static func decode(_ bytes: [UInt8]) throws -> PrefValue {
+    package static func decode(_ bytes: [UInt8]) throws -> PrefValue {
         let (value, deepest, _) = try parse(bytes, nulls: .refuse)
         try checkDepth(deepest)
         return value ?? .dictionary([:])

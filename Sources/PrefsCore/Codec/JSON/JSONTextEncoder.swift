@@ -11,8 +11,8 @@
 /// | array, dictionary | array, object with keys in code-point order |
 ///
 /// Strings escape `"`, `\` and control characters; everything else is written as UTF-8.
-public enum JSONTextEncoder {
-    public static func encode(_ value: PrefValue, pretty: Bool = true) throws -> [UInt8] {
+package enum JSONTextEncoder {
+    package static func encode(_ value: PrefValue, pretty: Bool = true) throws -> [UInt8] {
         var writer = JSONWriter(pretty: pretty, format: .json)
         try writer.write(value, depth: 0)
         if pretty { writer.out.append(0x0A) }
@@ -72,7 +72,7 @@ struct JSONWriter {
         for (i, element) in elements.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             newline(depth + 1)
-            try KeyPath.locating(String(i)) { try write(element, depth: depth + 1) }
+            try PrefKeyPath.locating(String(i)) { try write(element, depth: depth + 1) }
         }
         if !elements.isEmpty { newline(depth) }
         out.append(UInt8(ascii: "]"))
@@ -88,7 +88,7 @@ struct JSONWriter {
             appendString(entry.key)
             out.append(UInt8(ascii: ":"))
             if pretty { out.append(0x20) }
-            try KeyPath.locating(entry.key) { try write(entry.value, depth: depth + 1) }
+            try PrefKeyPath.locating(entry.key) { try write(entry.value, depth: depth + 1) }
         }
         if !dictionary.isEmpty && !inline { newline(depth) }
         out.append(UInt8(ascii: "}"))

@@ -37,7 +37,7 @@ extension TypedJSON {
             var entries = [PrefDictionary.Entry]()
             entries.reserveCapacity(members.count)
             for member in members {
-                let childPath = path + ":" + KeyPath.escape(member.key)
+                let childPath = path + ":" + PrefKeyPath.escape(member.key)
                 entries.append(.init(key: member.key, value: try value(of: member.value, path: childPath, depth: depth + 1)))
             }
             return .dictionary(PrefDictionary(unsortedEntries: entries))

@@ -12,11 +12,11 @@
 ///         "list":   {"array": [{"string": "a"}]}}}}
 ///
 /// Every value survives a round trip exactly, including −0.0, NaN, date fractions and UIDs.
-public enum TypedJSON {
-    public static let marker = "prefs-typed-json"
-    public static let version: Int64 = 1
+package enum TypedJSON {
+    package static let marker = "prefs-typed-json"
+    package static let version: Int64 = 1
 
-    public static func encode(_ value: PrefValue, pretty: Bool = true) throws -> [UInt8] {
+    package static func encode(_ value: PrefValue, pretty: Bool = true) throws -> [UInt8] {
         let document: PrefValue = .dictionary([marker: .integer(version), "value": try node(value, depth: 0)])
         var writer = JSONWriter(pretty: pretty, format: .typedJSON)
         writer.inlineScalarNodes = true
@@ -27,13 +27,13 @@ public enum TypedJSON {
     }
 
     /// True when a decoded JSON document carries the typed-JSON marker.
-    public static func isTypedDocument(_ json: PrefValue) -> Bool {
+    package static func isTypedDocument(_ json: PrefValue) -> Bool {
         guard case .dictionary(let root) = json else { return false }
         return root[marker] != nil
     }
 
     /// Reads a typed-JSON document that has been decoded as plain JSON.
-    public static func decode(_ json: PrefValue) throws -> PrefValue {
+    package static func decode(_ json: PrefValue) throws -> PrefValue {
         guard case .dictionary(let root) = json, root.count == 2, let versionValue = root[marker],
             let body = root["value"]
         else { throw failure("", "the root must be {\"\(marker)\": 1, \"value\": …}") }
@@ -66,14 +66,14 @@ public enum TypedJSON {
             var nodes = [PrefValue]()
             nodes.reserveCapacity(elements.count)
             for (i, element) in elements.enumerated() {
-                nodes.append(try KeyPath.locating(String(i)) { try node(element, depth: depth + 1) })
+                nodes.append(try PrefKeyPath.locating(String(i)) { try node(element, depth: depth + 1) })
             }
             return ["array": .array(nodes)]
         case .dictionary(let dictionary):
             var entries = [PrefDictionary.Entry]()
             entries.reserveCapacity(dictionary.count)
             for entry in dictionary {
-                entries.append(.init(key: entry.key, value: try KeyPath.locating(entry.key) { try node(entry.value, depth: depth + 1) }))
+                entries.append(.init(key: entry.key, value: try PrefKeyPath.locating(entry.key) { try node(entry.value, depth: depth + 1) }))
             }
             return ["dictionary": .dictionary(PrefDictionary(unsortedEntries: entries))]
         }

@@ -9,8 +9,8 @@
 /// As in CoreFoundation and libplist, every scalar is a string: `1` and `"1"` both read as "1".
 /// Escapes: `\a \b \f \n \r \t \v \" \' \\`, `\U` with up to four hex digits (a surrogate pair needs
 /// both halves), octal `\0`–`\177`. Octal above `\177` (NeXTSTEP encoding) is refused, not guessed.
-public enum OpenStepDecoder {
-    public static func decode(_ bytes: [UInt8]) throws -> PrefValue {
+package enum OpenStepDecoder {
+    package static func decode(_ bytes: [UInt8]) throws -> PrefValue {
         try bytes.withUnsafeBufferPointer { buffer in
             var parser = OpenStepParser(bytes: buffer)
             return try parser.document()

@@ -5,8 +5,8 @@
 /// written and are an error naming the key. Strings are left unquoted when they consist only of
 /// `A–Z a–z 0–9 _ $ . -`; otherwise they are quoted with `\" \\ \n \t \r` escapes and `\U00XX` for
 /// other control characters; non-ASCII text is written as UTF-8.
-public enum OpenStepEncoder {
-    public static func encode(_ value: PrefValue) throws -> [UInt8] {
+package enum OpenStepEncoder {
+    package static func encode(_ value: PrefValue) throws -> [UInt8] {
         var out = [UInt8]()
         if !value.isContainer, case .string(let text) = try scalarText(value) {
             // A document that is one bare word is refused on reading, so a scalar root is quoted.
@@ -42,7 +42,7 @@ public enum OpenStepEncoder {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 out.append(0x0A)
                 indent(depth + 1, &out)
-                try KeyPath.locating(String(i)) { try write(element, depth: depth + 1, to: &out) }
+                try PrefKeyPath.locating(String(i)) { try write(element, depth: depth + 1, to: &out) }
             }
             if !elements.isEmpty { out.append(0x0A); indent(depth, &out) }
             out.append(UInt8(ascii: ")"))
@@ -54,7 +54,7 @@ public enum OpenStepEncoder {
                 indent(depth + 1, &out)
                 appendString(entry.key, &out)
                 out.append(contentsOf: " = ".utf8)
-                try KeyPath.locating(entry.key) { try write(entry.value, depth: depth + 1, to: &out) }
+                try PrefKeyPath.locating(entry.key) { try write(entry.value, depth: depth + 1, to: &out) }
                 out.append(UInt8(ascii: ";"))
             }
             if !dictionary.isEmpty { out.append(0x0A); indent(depth, &out) }

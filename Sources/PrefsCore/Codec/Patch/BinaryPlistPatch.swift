@@ -69,13 +69,13 @@ struct BinaryPlistPatch {
             let key = edit.key
             switch (indices[edit.slot], edit.value) {
             case let (index?, value?):
-                changedRefs[index] = try KeyPath.locating(key) { try writer.flatten(value, depth: 1) }
+                changedRefs[index] = try PrefKeyPath.locating(key) { try writer.flatten(value, depth: 1) }
             case let (index?, nil):
                 removals.insert(index)
                 rewriteDictionary = true
             case let (nil, value?):
                 let keyRef = try writer.flatten(.string(key), depth: 1)
-                insertions.append((key, keyRef, try KeyPath.locating(key) { try writer.flatten(value, depth: 1) }))
+                insertions.append((key, keyRef, try PrefKeyPath.locating(key) { try writer.flatten(value, depth: 1) }))
                 rewriteDictionary = true
             case (nil, nil):
                 break

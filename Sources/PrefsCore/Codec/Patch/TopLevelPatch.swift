@@ -5,8 +5,8 @@
 /// values of the keys the change names are decoded, and the new document is the old one with just
 /// those entries replaced, inserted or removed. For a document prefs wrote, the result is byte for
 /// byte what a full re-encode would give (tests compare the two).
-public enum TopLevelPatch {
-    public enum Result: Equatable {
+package enum TopLevelPatch {
+    package enum Result: Equatable {
         /// The change left every value as it was: nothing to write.
         case unchanged
         /// The new document.
@@ -18,7 +18,7 @@ public enum TopLevelPatch {
 
     /// Applies `change` to the top-level `keys` of `bytes`. `change` sees a dictionary holding only
     /// those keys (the ones present) and may set or remove only them.
-    public static func apply(to bytes: UnsafeBufferPointer<UInt8>, keys: KeySet,
+    package static func apply(to bytes: UnsafeBufferPointer<UInt8>, keys: KeySet,
                              change: (inout PrefDictionary) throws -> Void) throws -> Result {
         switch try applyInPieces(to: bytes, keys: keys, change: change) {
         case .unchanged: .unchanged

@@ -75,7 +75,7 @@ struct XMLPlistPatch {
             switch (found.entries.first, edit.value) {
             case let (entry?, value?):
                 var text = [UInt8]()
-                try KeyPath.locating(key) { try XMLPlistEncoder.write(value, depth: 1, to: &text) }
+                try PrefKeyPath.locating(key) { try XMLPlistEncoder.write(value, depth: 1, to: &text) }
                 splices.append(Splice(range: entry.valueStart..<entry.valueEnd, order: splices.count, text: Array(text.dropFirst().dropLast())))
             case let (entry?, nil):
                 if let start = lineStart(entry.keyStart), let end = lineEnd(entry.valueEnd) {
@@ -87,7 +87,7 @@ struct XMLPlistPatch {
                 let position = found.insertBefore ?? closeStart
                 var text = [UInt8]()
                 XMLPlistEncoder.element("key", key, depth: 1, &text)
-                try KeyPath.locating(key) { try XMLPlistEncoder.write(value, depth: 1, to: &text) }
+                try PrefKeyPath.locating(key) { try XMLPlistEncoder.write(value, depth: 1, to: &text) }
                 if let start = lineStart(position) {
                     splices.append(Splice(range: start..<start, order: splices.count, text: text))
                 } else {

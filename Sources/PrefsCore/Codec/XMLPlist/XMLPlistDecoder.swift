@@ -7,8 +7,8 @@ import Glibc
 /// skipped and its entity declarations are never expanded (a reference to one is an error), so entity
 /// bombs cannot work. Raw C0 control characters inside strings are accepted, because macOS writes
 /// them (Terminal's preferences hold ESC characters); see `XMLPlistEncoder` for the way back.
-public enum XMLPlistDecoder {
-    public static func decode(_ bytes: [UInt8]) throws -> PrefValue {
+package enum XMLPlistDecoder {
+    package static func decode(_ bytes: [UInt8]) throws -> PrefValue {
         try bytes.withUnsafeBufferPointer { buffer in
             var parser = XMLPlistParser(bytes: buffer)
             return try parser.document { parser, root in try parser.value(root, depth: 0) }
@@ -17,7 +17,7 @@ public enum XMLPlistDecoder {
 
     /// The value of one top-level key, checking the whole document as `decode` does but building only
     /// that value; nil when the key is absent. A root that is not a dictionary is an error.
-    public static func lookup(_ key: String, in bytes: UnsafeBufferPointer<UInt8>) throws -> PrefValue? {
+    package static func lookup(_ key: String, in bytes: UnsafeBufferPointer<UInt8>) throws -> PrefValue? {
         var parser = XMLPlistParser(bytes: bytes)
         return try parser.document { parser, root in try parser.lookup(key, root: root) }
     }

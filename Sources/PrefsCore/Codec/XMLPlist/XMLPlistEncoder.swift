@@ -8,8 +8,8 @@
 /// Dates are written in whole seconds (the fraction is dropped), as every XML plist reader expects.
 /// A UID is written as CoreFoundation writes it, `<dict><key>CF$UID</key><integer>n</integer></dict>`,
 /// so a real dictionary of that one shape cannot be written (it would read back as a UID).
-public enum XMLPlistEncoder {
-    public static func encode(_ value: PrefValue) throws -> [UInt8] {
+package enum XMLPlistEncoder {
+    package static func encode(_ value: PrefValue) throws -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(4096)
         out.append(contentsOf: #"""
@@ -78,7 +78,7 @@ public enum XMLPlistEncoder {
             guard !elements.isEmpty else { out.append(contentsOf: "<array/>\n".utf8); return }
             out.append(contentsOf: "<array>\n".utf8)
             for (i, element) in elements.enumerated() {
-                try KeyPath.locating(String(i)) { try write(element, depth: depth + 1, to: &out) }
+                try PrefKeyPath.locating(String(i)) { try write(element, depth: depth + 1, to: &out) }
             }
             indent(depth, &out)
             out.append(contentsOf: "</array>\n".utf8)
@@ -93,7 +93,7 @@ public enum XMLPlistEncoder {
             out.append(contentsOf: "<dict>\n".utf8)
             for entry in dictionary {
                 element("key", entry.key, depth: depth + 1, &out)
-                try KeyPath.locating(entry.key) { try write(entry.value, depth: depth + 1, to: &out) }
+                try PrefKeyPath.locating(entry.key) { try write(entry.value, depth: depth + 1, to: &out) }
             }
             indent(depth, &out)
             out.append(contentsOf: "</dict>\n".utf8)

@@ -105,7 +105,7 @@ public enum PrefsError: Error, Equatable, Sendable {
     }
 
     /// The same error, naming the file it came from (decoders do not know it).
-    public func attributed(to source: String) -> PrefsError {
+    package func attributed(to source: String) -> PrefsError {
         if case .malformed(nil, let format, let reason) = self {
             return .malformed(source: source, format: format, reason: reason)
         }
@@ -113,7 +113,7 @@ public enum PrefsError: Error, Equatable, Sendable {
     }
 
     /// strerror's text, starting lowercase so it reads well after a colon.
-    public static func describe(errno code: Int32) -> String {
+    package static func describe(errno code: Int32) -> String {
         guard let text = strerror(code) else { return "error \(code)" }
         return String(cString: text).lowercasedFirst
     }
@@ -130,7 +130,7 @@ extension String {
 extension PrefsError {
     /// The same error with its domain and key filled in where the thrower did not know them (a value
     /// parser knows the text, not the suite it is for). Fields already set are kept.
-    public func at(domain: String?, key: String? = nil) -> PrefsError {
+    package func at(domain: String?, key: String? = nil) -> PrefsError {
         switch self {
         case .invalidValue(let d, let k, let flag, let given, let reason):
             return .invalidValue(domain: d ?? domain, key: k ?? key, flag: flag, given: given, reason: reason)
@@ -144,7 +144,7 @@ extension PrefsError {
     }
 
     /// Runs `body`; an error from it gets the domain and key (see `at(domain:key:)`).
-    public static func locating<T>(domain: String?, key: String? = nil, _ body: () throws -> T) throws -> T {
+    package static func locating<T>(domain: String?, key: String? = nil, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as PrefsError {

@@ -1,11 +1,11 @@
 /// A set of dictionary keys compared by their bytes, as `PrefDictionary` compares them. A Swift
 /// `Set<String>` would merge two keys that are spelled in NFC and NFD (canonically equal strings),
 /// and with it a change to one of them would be lost.
-public struct KeySet: Sequence, ExpressibleByArrayLiteral, Equatable, Sendable {
+package struct KeySet: Sequence, ExpressibleByArrayLiteral, Equatable, Sendable {
     /// Sorted in code-point order, each key once.
-    public private(set) var sorted: [String]
+    package private(set) var sorted: [String]
 
-    public init<S: Sequence>(_ keys: S) where S.Element == String {
+    package init<S: Sequence>(_ keys: S) where S.Element == String {
         var list = keys.sorted { $0.utf8Compare($1) < 0 }
         var unique: [String] = []
         unique.reserveCapacity(list.count)
@@ -14,9 +14,9 @@ public struct KeySet: Sequence, ExpressibleByArrayLiteral, Equatable, Sendable {
         sorted = list
     }
 
-    public init(arrayLiteral keys: String...) { self.init(keys) }
+    package init(arrayLiteral keys: String...) { self.init(keys) }
 
-    public func contains(_ key: String) -> Bool {
+    package func contains(_ key: String) -> Bool {
         var low = 0, high = sorted.count
         while low < high {
             let middle = (low + high) / 2
@@ -27,10 +27,10 @@ public struct KeySet: Sequence, ExpressibleByArrayLiteral, Equatable, Sendable {
         return false
     }
 
-    public var count: Int { sorted.count }
+    package var count: Int { sorted.count }
 
-    public static func == (lhs: KeySet, rhs: KeySet) -> Bool {
+    package static func == (lhs: KeySet, rhs: KeySet) -> Bool {
         lhs.sorted.count == rhs.sorted.count && zip(lhs.sorted, rhs.sorted).allSatisfy { $0.utf8Compare($1) == 0 }
     }
-    public func makeIterator() -> IndexingIterator<[String]> { sorted.makeIterator() }
+    package func makeIterator() -> IndexingIterator<[String]> { sorted.makeIterator() }
 }

@@ -5,11 +5,11 @@
 /// append to an array by naming the index one past its end. Going through a scalar, or using a
 /// non-number as an array index, is an error.
 extension PrefDictionary {
-    public func value(at path: KeyPath) throws -> PrefValue? {
+    public func value(at path: PrefKeyPath) throws -> PrefValue? {
         try PrefValue.dictionary(self).value(at: path.components[...])
     }
 
-    public mutating func setValue(_ value: PrefValue, at path: KeyPath) throws {
+    public mutating func setValue(_ value: PrefValue, at path: PrefKeyPath) throws {
         var root = PrefValue.dictionary(self)
         self = PrefDictionary()  // keep `root` uniquely referenced while it is edited
         defer { if case .dictionary(let edited) = root { self = edited } }
@@ -17,7 +17,7 @@ extension PrefDictionary {
     }
 
     @discardableResult
-    public mutating func removeValue(at path: KeyPath) throws -> PrefValue? {
+    public mutating func removeValue(at path: PrefKeyPath) throws -> PrefValue? {
         var root = PrefValue.dictionary(self)
         self = PrefDictionary()
         defer { if case .dictionary(let edited) = root { self = edited } }
@@ -27,29 +27,29 @@ extension PrefDictionary {
 
 /// Why a key path could not be followed; `attributing` turns it into a `PrefsError` naming the
 /// domain and key.
-public struct KeyPathError: Error, Equatable {
+public struct PrefKeyPathError: Error, Equatable {
     public let reason: String
 
     public init(reason: String) { self.reason = reason }
 
-    public static func attributing<T>(domain: String, path: KeyPath, _ body: () throws -> T) throws -> T {
+    package static func attributing<T>(domain: String, path: PrefKeyPath, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as KeyPathError {
+        } catch let error as PrefKeyPathError {
             throw PrefsError.typeMismatch(domain: domain, key: path.display, reason: error.reason)
         }
     }
 }
 
 extension PrefValue {
-    static func index(_ component: String, count: Int) throws(KeyPathError) -> Int {
+    static func index(_ component: String, count: Int) throws(PrefKeyPathError) -> Int {
         guard let index = Int(component), index >= 0, String(index) == component else {
-            throw KeyPathError(reason: "\"\(component)\" is not an index into an array of \(count)")
+            throw PrefKeyPathError(reason: "\"\(component)\" is not an index into an array of \(count)")
         }
         return index
     }
 
-    func value(at path: ArraySlice<String>) throws(KeyPathError) -> PrefValue? {
+    func value(at path: ArraySlice<String>) throws(PrefKeyPathError) -> PrefValue? {
         guard let component = path.first else { return self }
         switch self {
         case .dictionary(let dictionary):
@@ -58,11 +58,11 @@ extension PrefValue {
             let index = try PrefValue.index(component, count: elements.count)
             return index < elements.count ? try elements[index].value(at: path.dropFirst()) : nil
         default:
-            throw KeyPathError(reason: "\"\(component)\" is inside \(typeNameWithArticle), which has no keys")
+            throw PrefKeyPathError(reason: "\"\(component)\" is inside \(typeNameWithArticle), which has no keys")
         }
     }
 
-    mutating func setValue(_ value: PrefValue, at path: ArraySlice<String>) throws(KeyPathError) {
+    mutating func setValue(_ value: PrefValue, at path: ArraySlice<String>) throws(PrefKeyPathError) {
         guard let component = path.first else {
             self = value
             return
@@ -82,14 +82,14 @@ extension PrefValue {
         case .array(var elements):
             let index = try PrefValue.index(component, count: elements.count)
             guard index <= elements.count else {
-                throw KeyPathError(reason: "index \(index) is beyond the end of an array of \(elements.count)")
+                throw PrefKeyPathError(reason: "index \(index) is beyond the end of an array of \(elements.count)")
             }
             self = .bool(false)
             defer { self = .array(elements) }
             if index == elements.count { elements.append(.dictionary(PrefDictionary())) }
             try elements[index].setValue(value, at: path.dropFirst())
         default:
-            throw KeyPathError(reason: "\"\(component)\" is inside \(typeNameWithArticle), which has no keys")
+            throw PrefKeyPathError(reason: "\"\(component)\" is inside \(typeNameWithArticle), which has no keys")
         }
     }
 
@@ -100,7 +100,7 @@ extension PrefValue {
         return dictionary
     }
 
-    mutating func removeValue(at path: ArraySlice<String>) throws(KeyPathError) -> PrefValue? {
+    mutating func removeValue(at path: ArraySlice<String>) throws(PrefKeyPathError) -> PrefValue? {
         guard let component = path.first else { return nil }
         if case .dictionary(let dictionary) = self, dictionary[component] == nil { return nil }
         if var dictionary = takeDictionary() {
@@ -119,7 +119,7 @@ extension PrefValue {
             if path.count == 1 { return elements.remove(at: index) }
             return try elements[index].removeValue(at: path.dropFirst())
         default:
-            throw KeyPathError(reason: "\"\(component)\" is inside \(typeNameWithArticle), which has no keys")
+            throw PrefKeyPathError(reason: "\"\(component)\" is inside \(typeNameWithArticle), which has no keys")
         }
     }
 }

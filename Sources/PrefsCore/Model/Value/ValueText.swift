@@ -1,12 +1,12 @@
 /// Values typed on a command line, parsed strictly: a value that does not fit its type is an error,
 /// never a silent 0 or false (`defaults write … -int abc` stores 0; prefs refuses).
-public enum ValueText {
+package enum ValueText {
     static func refuse(_ flag: String, _ text: String, _ expected: String) -> PrefsError {
         .invalidValue(domain: nil, key: nil, flag: flag, given: text, reason: expected)
     }
 
     /// `-int`: decimal, optionally signed, from −2^63 to 2^64−1.
-    public static func integer(_ text: String, flag: String = "-int") throws -> PrefValue {
+    package static func integer(_ text: String, flag: String = "-int") throws -> PrefValue {
         guard let value = NumberText.integer(text.utf8) else {
             throw refuse(flag, text, "not a decimal integer from -9223372036854775808 to 18446744073709551615")
         }
@@ -14,7 +14,7 @@ public enum ValueText {
     }
 
     /// `-float`: a 64-bit real (`1.5`, `-2e-3`, `nan`, `inf`); a finite number too large is refused.
-    public static func real(_ text: String, flag: String = "-float") throws -> PrefValue {
+    package static func real(_ text: String, flag: String = "-float") throws -> PrefValue {
         guard let value = NumberText.real(text.utf8, allowNamedValues: true) else {
             throw refuse(flag, text, "not a 64-bit real number")
         }
@@ -22,7 +22,7 @@ public enum ValueText {
     }
 
     /// `-bool`: true, false, yes or no, in any case.
-    public static func bool(_ text: String, flag: String = "-bool") throws -> PrefValue {
+    package static func bool(_ text: String, flag: String = "-bool") throws -> PrefValue {
         switch text.lowercased() {
         case "true", "yes": return .bool(true)
         case "false", "no": return .bool(false)
@@ -32,7 +32,7 @@ public enum ValueText {
 
     /// `-date`: ISO 8601 (`2026-01-02T03:04:05Z`, `…+01:00`, a date alone) or defaults' own
     /// `2026-01-02 03:04:05 +0000`.
-    public static func date(_ text: String, flag: String = "-date") throws -> PrefValue {
+    package static func date(_ text: String, flag: String = "-date") throws -> PrefValue {
         guard let date = PrefDate(iso8601: text) else {
             throw refuse(flag, text, "not an ISO 8601 date with a time zone (2026-01-02T03:04:05Z) in the years 0001–9999")
         }
@@ -40,13 +40,13 @@ public enum ValueText {
     }
 
     /// `-data`: hexadecimal digits, two per byte.
-    public static func data(_ text: String, flag: String = "-data") throws -> PrefValue {
+    package static func data(_ text: String, flag: String = "-data") throws -> PrefValue {
         guard let bytes = Hex.decode(text) else { throw refuse(flag, text, "not hexadecimal bytes (two digits per byte)") }
         return .data(bytes)
     }
 
     /// `-json`: a JSON value (the plain mapping, or typed JSON when marked as such).
-    public static func json(_ text: String, flag: String = "-json") throws -> PrefValue {
+    package static func json(_ text: String, flag: String = "-json") throws -> PrefValue {
         do {
             return try PropertyList.decode(Array(text.utf8), as: .json).typedIfMarked()
         } catch let error as PrefsError {
@@ -56,7 +56,7 @@ public enum ValueText {
 
     /// A property list given as text (OpenStep `(a, b)` / `{ k = v; }` / `<0a0b>`, XML, or JSON), as
     /// `defaults write` accepts.
-    public static func propertyList(_ text: String) throws -> PrefValue {
+    package static func propertyList(_ text: String) throws -> PrefValue {
         do {
             return try PropertyList.decode(Array(text.utf8)).value
         } catch let error as PrefsError {

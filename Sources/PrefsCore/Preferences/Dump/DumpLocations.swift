@@ -9,20 +9,20 @@
 ///                  (`NSGlobalDomain` for the global suite's); left out when there are none
 ///
 /// Each section is listed by `dumpedSuites` and mapped back by `location(section:name:host:)`.
-public struct DumpedSuite: Sendable, Equatable {
-    public enum Section: String, Sendable, CaseIterable {
+package struct DumpedSuite: Sendable, Equatable {
+    package enum Section: String, Sendable, CaseIterable {
         case registered, suites, suitesByHost
     }
 
-    public let section: Section
+    package let section: Section
     /// The name in its section: a suite name or `NSGlobalDomain`.
-    public let name: String
-    public let location: SuiteLocation
+    package let name: String
+    package let location: SuiteLocation
     /// The host of a ByHost suite.
-    public var host: String? = nil
+    package var host: String? = nil
 
     /// How reports name it: the suite, `SUITE (registered)` or `SUITE (ByHost HOST)`.
-    public var displayName: String {
+    package var displayName: String {
         switch section {
         case .suites: return name
         case .registered: return "\(name) (registered)"
@@ -33,13 +33,13 @@ public struct DumpedSuite: Sendable, Equatable {
 
 extension SuiteStore {
     /// The version `prefs-dump` holds; a dump of another version is refused.
-    public static let dumpVersion: Int64 = 1
-    public static let dumpMarker = "prefs-dump"
+    package static let dumpVersion: Int64 = 1
+    package static let dumpMarker = "prefs-dump"
 
     /// Every suite a dump holds, in the order written (by section, then by name in code-point
     /// order), and the entries skipped finding them. A name that no DOMAIN argument would name
     /// (`-g.plist`, `NSGlobalDomain.plist` beside the global suite) is skipped, and said so.
-    public func dumpedSuites(registered: Bool) throws -> (suites: [DumpedSuite], skipped: [SkippedEntry]) {
+    package func dumpedSuites(registered: Bool) throws -> (suites: [DumpedSuite], skipped: [SkippedEntry]) {
         var suites: [DumpedSuite] = []
         var skipped: [SkippedEntry] = []
         if registered {
@@ -77,7 +77,7 @@ extension SuiteStore {
 extension DumpedSuite {
     /// Where a suite of a dump goes back to; nil for a name that does not name one there (`-g`, a
     /// path, an empty or dotted name), or a ByHost suite without a valid host ID.
-    public static func location(section: Section, name: String, host: String? = nil) -> SuiteLocation? {
+    package static func location(section: Section, name: String, host: String? = nil) -> SuiteLocation? {
         guard let domain = try? Domain(argument: name), let registrationName = domain.registrationName, registrationName == name else { return nil }
         switch section {
         case .suites: return domain == .global ? .global : .suite(name)

@@ -1,9 +1,9 @@
 /// What a dump wrote: the suites, and the entries passed over finding them.
-public struct DumpSummary: Sendable {
-    public var suites: [DumpedSuite] = []
-    public var skipped: [SkippedEntry] = []
+package struct DumpSummary: Sendable {
+    package var suites: [DumpedSuite] = []
+    package var skipped: [SkippedEntry] = []
 
-    public init(suites: [DumpedSuite] = [], skipped: [SkippedEntry] = []) {
+    package init(suites: [DumpedSuite] = [], skipped: [SkippedEntry] = []) {
         self.suites = suites
         self.skipped = skipped
     }
@@ -24,7 +24,7 @@ extension SuiteStore {
     /// it goes: a damaged blob fails the dump with 65, naming the suite and key); an external array or
     /// dictionary is read in. A suite that cannot be read fails the dump (a backup never silently
     /// misses one); a suite that does not exist (the global one) is left out.
-    public func dump(registered: Bool, to sink: (UnsafeRawBufferPointer) throws -> Void) throws -> DumpSummary {
+    package func dump(registered: Bool, to sink: (UnsafeRawBufferPointer) throws -> Void) throws -> DumpSummary {
         try withoutActuallyEscaping(sink) { sink in try dump(registered: registered, into: DumpWriter(sink: sink)) }
     }
 
@@ -89,7 +89,7 @@ extension SuiteStore {
             for entry in stored.contents {
                 out.key(entry.key)
                 guard let reference = try reference(in: entry.value, place: place, domain: suite.displayName, key: entry.key), let place else {
-                    try KeyPath.locating(entry.key) { try out.node(entry.value) }
+                    try PrefKeyPath.locating(entry.key) { try out.node(entry.value) }
                     try out.flush()
                     continue
                 }

@@ -1,6 +1,6 @@
 /// What `load` did to each suite of a dump, in the dump's order.
-public struct LoadReport: Sendable {
-    public enum Outcome: Sendable {
+package struct LoadReport: Sendable {
+    package enum Outcome: Sendable {
         /// Made exactly the dump's contents: how many top-level keys were added, replaced, removed.
         case restored(added: Int, replaced: Int, removed: Int)
         /// Already exactly so: nothing written.
@@ -9,15 +9,15 @@ public struct LoadReport: Sendable {
         case failed(PrefsError)
     }
 
-    public struct Entry: Sendable {
-        public let suite: DumpedSuite
-        public let outcome: Outcome
+    package struct Entry: Sendable {
+        package let suite: DumpedSuite
+        package let outcome: Outcome
     }
 
-    public var entries: [Entry] = []
+    package var entries: [Entry] = []
 
-    public var changed: Bool { entries.contains { if case .restored = $0.outcome { true } else { false } } }
-    public var firstFailure: PrefsError? { entries.lazy.compactMap { if case .failed(let error) = $0.outcome { error } else { nil } }.first }
+    package var changed: Bool { entries.contains { if case .restored = $0.outcome { true } else { false } } }
+    package var firstFailure: PrefsError? { entries.lazy.compactMap { if case .failed(let error) = $0.outcome { error } else { nil } }.first }
 }
 
 extension SuiteStore {
@@ -30,7 +30,7 @@ extension SuiteStore {
     /// is not written. A suite whose store fails (a corrupt file, a held lock) is reported and the
     /// others are still restored. Suites the dump does not hold are left alone. With `dryRun`, every
     /// check is made and nothing is written (no blob, no lock).
-    public func load(from source: String, dryRun: Bool) throws -> LoadReport {
+    package func load(from source: String, dryRun: Bool = false) throws -> LoadReport {
         var suites: [LoadedSuite] = []
         var written: [(PendingBlob, BlobPlace)] = []
         let checks: [Result<LoadReport.Outcome, PrefsError>]
@@ -128,7 +128,7 @@ extension SuiteStore {
         for (key, value) in loaded.entries {
             guard case .inline(let new) = value, before[key] != new else { continue }
             if let reason = schema.schema.violation(key: key, value: new) {
-                throw PrefsError.schemaViolation(domain: loaded.suite.displayName, key: KeyPath.escape(key), reason: reason, schema: schema.source)
+                throw PrefsError.schemaViolation(domain: loaded.suite.displayName, key: PrefKeyPath.escape(key), reason: reason, schema: schema.source)
             }
         }
     }

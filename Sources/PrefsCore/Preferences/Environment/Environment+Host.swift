@@ -6,7 +6,7 @@ extension Environment {
     /// refused: `$PREFS_HOST_ID` with 64, the file with 65 naming it — also one larger than the
     /// bound, and a FIFO, socket or device (`/dev/zero`), which is never opened: it could hold the
     /// read forever.
-    public func hostID(fileSystem: any FileSystem) throws -> String? {
+    package func hostID(fileSystem: any FileSystem) throws -> String? {
         if let given = try self["PREFS_HOST_ID"] {
             guard Environment.isHostID(given) else {
                 throw PrefsError.badEnvironment(name: "PREFS_HOST_ID", value: given, accepted: Environment.hostIDRule)
@@ -35,16 +35,16 @@ extension Environment {
 
     /// The most of `/etc/machine-id` that is read: a machine ID is 32 hex digits and a newline, and
     /// a host ID at most 200 bytes.
-    public static let machineIDMaximumSize = 256
+    package static let machineIDMaximumSize = 256
 
     func notAMachineID(_ detail: String?) -> PrefsError {
         .malformed(source: machineIDFile, format: nil, reason: "not a machine ID\(detail.map { " (\($0))" } ?? ""); set PREFS_HOST_ID to \(Environment.hostIDRule)")
     }
 
     /// What a host ID may be: it becomes part of a file name.
-    public static let hostIDRule = "1 to 200 letters, digits, '.', '-' or '_', not starting with '.'"
+    package static let hostIDRule = "1 to 200 letters, digits, '.', '-' or '_', not starting with '.'"
 
-    public static func isHostID(_ text: String) -> Bool {
+    package static func isHostID(_ text: String) -> Bool {
         let bytes = text.utf8
         guard let first = bytes.first, first != UInt8(ascii: "."), bytes.count <= 200 else { return false }
         return bytes.allSatisfy { ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x5F }

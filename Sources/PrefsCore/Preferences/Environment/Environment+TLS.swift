@@ -7,7 +7,7 @@ extension Environment {
     /// store is used; a certificate needs its key and a key its certificate (64 naming the one
     /// missing). A file that is missing is 66, unreadable 74, larger than `pemFileLimit` (however it
     /// is read: a pipe or a device never ends) 65.
-    public func etcdTLS(fileSystem: any FileSystem) throws -> TLSCredentials {
+    package func etcdTLS(fileSystem: any FileSystem) throws -> TLSCredentials {
         let (ca, certificate, key) = (try self["PREFS_ETCD_CACERT"], try self["PREFS_ETCD_CERT"], try self["PREFS_ETCD_KEY"])
         switch (certificate, key) {
         case (nil, _?): throw PrefsError.badEnvironment(name: "PREFS_ETCD_CERT", value: "", accepted: "the client certificate of PREFS_ETCD_KEY")

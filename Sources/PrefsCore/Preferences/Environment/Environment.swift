@@ -8,7 +8,12 @@ public struct Environment: Sendable {
     /// nil: the process environment, read with getenv only for the variables asked for.
     let variables: [String: String]?
     /// The file that names this machine when `PREFS_HOST_ID` is unset (tests point it elsewhere).
-    public var machineIDFile = "/etc/machine-id"
+    package var machineIDFile = "/etc/machine-id"
+    /// The settings given in code; nil: read from the `PREFS_*` variables, as the command does.
+    /// Boxed: a reference keeps copying an Environment as cheap as before they were added (a
+    /// struct here made the command's start-up build type metadata, bench-startup.sh).
+    private var given: GivenOptions?
+    var options: StoreOptions? { given?.options }
 
     public init(_ variables: [String: String]) { self.variables = variables }
 
@@ -18,14 +23,14 @@ public struct Environment: Sendable {
     public static let current = Environment()
 
     /// Every variable prefs reads, for the documentation's ENVIRONMENT section.
-    public static let names = ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS", "HOME",
+    package static let names = ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS", "HOME",
                                "PREFS_EXTERNAL_THRESHOLD", "PREFS_LOCK_TIMEOUT",
                                "PREFS_STORE", "PREFS_ETCD_TIMEOUT", "PREFS_ETCD_USER", "PREFS_ETCD_PASSWORD",
                                "PREFS_ETCD_CACERT", "PREFS_ETCD_CERT", "PREFS_ETCD_KEY",
                                "PREFS_HOST_ID"]
 
     /// The variable's value; nil when it is unset or empty.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         get throws {
             guard let variables else {
                 guard let pointer = getenv(name), pointer.pointee != 0 else { return nil }
@@ -56,24 +61,24 @@ public struct Environment: Sendable {
     }
 
     /// `$XDG_CONFIG_HOME`, where suites live (the directory Foundation's UserDefaults uses on Linux).
-    public func configHome() throws -> String { try baseDirectory("XDG_CONFIG_HOME", fallback: ".config") }
+    package func configHome() throws -> String { try baseDirectory("XDG_CONFIG_HOME", fallback: ".config") }
 
     /// `$XDG_DATA_HOME` (default `~/.local/share`): `prefs register` writes the user's registered
     /// defaults under it.
-    public func dataHome() throws -> String { try baseDirectory("XDG_DATA_HOME", fallback: ".local/share") }
+    package func dataHome() throws -> String { try baseDirectory("XDG_DATA_HOME", fallback: ".local/share") }
 
     /// The data home, or nil when neither `$XDG_DATA_HOME` nor `$HOME` gives one.
     func optionalDataHome() throws -> String? { try optionalBaseDirectory("XDG_DATA_HOME", fallback: ".local/share") }
 
     /// `$XDG_DATA_DIRS` (default `/usr/local/share:/usr/share`), most important first: packages ship
     /// registered defaults under them. Relative entries are ignored, as the spec says.
-    public func dataDirectories() throws -> [String] {
+    package func dataDirectories() throws -> [String] {
         try directories("XDG_DATA_DIRS", default: ["/usr/local/share", "/usr/share"])
     }
 
     /// `$XDG_CONFIG_DIRS` (default `/etc/xdg`), most important first: administrators keep managed
     /// values and system defaults under them. Relative entries are ignored, as the spec says.
-    public func configDirectories() throws -> [String] {
+    package func configDirectories() throws -> [String] {
         try directories("XDG_CONFIG_DIRS", default: ["/etc/xdg"])
     }
 
@@ -91,13 +96,22 @@ public struct Environment: Sendable {
 
     /// What packages ship for a suite under `$XDG_DATA_DIRS`: `DIR/prefs/FOLDER/NAME.plist`, then
     /// `.json`, for each directory in order (FOLDER: `defaults` or `schemas`).
-    public func shippedFiles(_ folder: String, name: String) throws -> [String] {
+    package func shippedFiles(_ folder: String, name: String) throws -> [String] {
         try dataDirectories().flatMap { directory in [".plist", ".json"].map { directory + "/prefs/" + folder + "/" + name + $0 } }
     }
 
-    /// `$PREFS_LOCK_TIMEOUT`: how many seconds a writer waits for another's lock, a decimal number
+    /// This environment with settings given in code instead of the `PREFS_*` variables.
+    @inline(never)
+    func with(_ options: StoreOptions) -> Environment {
+        var copy = self
+        copy.given = GivenOptions(options)
+        return copy
+    }
+
+    /// `$PREFS_LOCK_TIMEOUT` (or `StoreOptions.lockTimeout`): how many seconds a writer waits for another's lock, a decimal number
     /// from 0 to 86400 (default 10).
-    public func lockTimeout() throws -> Double {
+    package func lockTimeout() throws -> Double {
+        if let options { return try options.checked(options.lockTimeout, 0...86400, "lockTimeout", "0 to 86400 seconds") }
         guard let text = try self["PREFS_LOCK_TIMEOUT"] else { return 10 }
         guard let seconds = Environment.decimal(text), seconds <= 86400 else {
             throw PrefsError.badEnvironment(name: "PREFS_LOCK_TIMEOUT", value: text, accepted: "a number of seconds from 0 to 86400")
@@ -105,9 +119,10 @@ public struct Environment: Sendable {
         return seconds
     }
 
-    /// `$PREFS_ETCD_TIMEOUT`: how many seconds an etcd store waits, over every endpoint, for one to
+    /// `$PREFS_ETCD_TIMEOUT` (or `StoreOptions.etcdTimeout`): how many seconds an etcd store waits, over every endpoint, for one to
     /// answer before giving up with 69; a decimal number from 0.1 to 3600 (default 5).
-    public func etcdTimeout() throws -> Double {
+    package func etcdTimeout() throws -> Double {
+        if let options { return try options.checked(options.etcdTimeout, 0.1...3600, "etcdTimeout", "0.1 to 3600 seconds") }
         guard let text = try self["PREFS_ETCD_TIMEOUT"] else { return 5 }
         guard let seconds = Environment.decimal(text), seconds >= 0.1, seconds <= 3600 else {
             throw PrefsError.badEnvironment(name: "PREFS_ETCD_TIMEOUT", value: text, accepted: "a number of seconds from 0.1 to 3600")
@@ -116,7 +131,7 @@ public struct Environment: Sendable {
     }
 
     /// `$PREFS_ETCD_USER` and `$PREFS_ETCD_PASSWORD`: etcd credentials, both or neither.
-    public func etcdCredentials() throws -> (user: String, password: String)? {
+    package func etcdCredentials() throws -> (user: String, password: String)? {
         switch (try self["PREFS_ETCD_USER"], try self["PREFS_ETCD_PASSWORD"]) {
         case (nil, nil): return nil
         case (let user?, let password?): return (user, password)
@@ -125,10 +140,11 @@ public struct Environment: Sendable {
         }
     }
 
-    /// `$PREFS_EXTERNAL_THRESHOLD`: values whose blob would be larger than this many bytes are
+    /// `$PREFS_EXTERNAL_THRESHOLD` (or `StoreOptions.externalThreshold`): values whose blob would be larger than this many bytes are
     /// stored externally; a whole number, optionally with K, M or G (KiB, MiB, GiB), up to 1024G.
     /// Default 100K.
-    public func externalThreshold() throws -> Int {
+    package func externalThreshold() throws -> Int {
+        if let options { return try options.checked(options.externalThreshold, 0...(1 << 40), "externalThreshold", "0 to 1 TiB") }
         guard let text = try self["PREFS_EXTERNAL_THRESHOLD"] else { return 100 << 10 }
         var digits = Substring(text)
         var shift = 0
@@ -152,9 +168,16 @@ public struct Environment: Sendable {
     }
 }
 
+/// `StoreOptions` held by reference in an `Environment`.
+private final class GivenOptions: Sendable {
+    let options: StoreOptions
+
+    init(_ options: StoreOptions) { self.options = options }
+}
+
 /// Bytes shown in a message: printable ASCII as it is, every other byte as `\xHH`.
-public enum ByteText {
-    public static func escaped(_ bytes: [UInt8]) -> String {
+package enum ByteText {
+    package static func escaped(_ bytes: [UInt8]) -> String {
         var text = ""
         for byte in bytes {
             if byte >= 0x20 && byte < 0x7F && byte != 0x5C {

@@ -93,18 +93,18 @@ extension BlobPlace {
 
 /// An external value opened for streaming (`read --raw`): its kind and size from the reference, and
 /// its bytes checked as they are copied. Errors name the suite and key.
-public struct Blob {
+package struct Blob {
     let reader: BlobReader
     let domain: String
     let key: String
-    public var size: Int { reader.reference.size }
+    package var size: Int { reader.reference.size }
     /// What the bytes are: a string's UTF-8, data, or an array's or dictionary's binary plist.
-    public var kind: ExternalReference.Kind { reader.reference.kind }
+    package var kind: ExternalReference.Kind { reader.reference.kind }
 
     /// Copies the blob to standard output (`descriptor`), checking it on the way. A damaged blob fails
     /// (65) once its end is reached, after the bytes before were written; a failed write is
     /// `.outputFailed`.
-    public func copy(toOutput descriptor: Int32) throws {
+    package func copy(toOutput descriptor: Int32) throws {
         try FileDescriptor.borrowing(descriptor) { output in
             do {
                 try reader.forEachChunk { piece in
@@ -117,7 +117,7 @@ public struct Blob {
     }
 
     /// The whole blob, checked before it is returned.
-    public func bytes() throws -> [UInt8] {
+    package func bytes() throws -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(size)
         do {
@@ -129,7 +129,7 @@ public struct Blob {
     }
 
     /// Reads the blob through, only to check it.
-    public func verify() throws {
+    package func verify() throws {
         do {
             try reader.forEachChunk { _ in }
         } catch let problem as ExternalReference.Problem {

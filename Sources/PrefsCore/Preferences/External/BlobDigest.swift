@@ -1,26 +1,26 @@
 /// What a reference records to check its blob by, under the field named for its algorithm: the
 /// tree digest every new blob gets (`sha256-tree`, see `SHA256Tree`), or the SHA-256 of the whole
 /// value (`sha256`) that references written before it hold, and which stay checked by it.
-public struct BlobDigest: Equatable, Sendable {
-    public enum Algorithm: String, CaseIterable, Sendable {
+package struct BlobDigest: Equatable, Sendable {
+    package enum Algorithm: String, CaseIterable, Sendable {
         case sha256 = "sha256"
         case sha256Tree = "sha256-tree"
 
         /// What new blobs record.
-        public static let current = Algorithm.sha256Tree
+        package static let current = Algorithm.sha256Tree
     }
 
-    public let algorithm: Algorithm
+    package let algorithm: Algorithm
     /// 32 bytes.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
-    public init(_ algorithm: Algorithm, _ bytes: [UInt8]) {
+    package init(_ algorithm: Algorithm, _ bytes: [UInt8]) {
         self.algorithm = algorithm
         self.bytes = bytes
     }
 
     /// The digest of `bytes` by `algorithm`.
-    public static func of(_ bytes: [UInt8], by algorithm: Algorithm = .current) -> BlobDigest {
+    package static func of(_ bytes: [UInt8], by algorithm: Algorithm = .current) -> BlobDigest {
         var hasher = BlobHasher(algorithm)
         bytes.withUnsafeBytes { hasher.update($0) }
         return hasher.finish()

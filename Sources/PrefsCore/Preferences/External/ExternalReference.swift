@@ -9,31 +9,31 @@
 /// `key` is the directory the blob is under (the key's safe name when it was written: a renamed key
 /// keeps its blob), `uuid` the blob's file name. Only top-level values of suites are ever external,
 /// and no value a user gives may contain the marker key at any depth (`containsMarker`).
-public struct ExternalReference: Equatable, Sendable {
-    public enum Kind: String, Sendable, CaseIterable {
+package struct ExternalReference: Equatable, Sendable {
+    package enum Kind: String, Sendable, CaseIterable {
         case string, data, array, dictionary
     }
 
-    public static let marker = "$prefs.external"
+    package static let marker = "$prefs.external"
     static let fields = Set([marker, "type", "size", "key", "uuid"] + BlobDigest.Algorithm.allCases.map(\.rawValue))
 
-    public var kind: Kind
-    public var size: Int
-    public var digest: BlobDigest
+    package var kind: Kind
+    package var size: Int
+    package var digest: BlobDigest
     /// The directory under the suite's external directory (`directoryName(forKey:)`).
-    public var directory: String
-    public var uuid: String
+    package var directory: String
+    package var uuid: String
 
     /// Whether a value claims to be a reference (a dictionary with the marker key): only such a
     /// value needs `parse`, and a blob place to be looked up.
-    public static func isMarked(_ value: PrefValue) -> Bool {
+    package static func isMarked(_ value: PrefValue) -> Bool {
         guard case .dictionary(let fields) = value else { return false }
         return fields[ExternalReference.marker] != nil
     }
 
     /// The reference a value is, nil when it is not one (no marker key). A dictionary with the marker
     /// that is not exactly a well-formed reference throws the reason: it is never read as a value.
-    public static func parse(_ value: PrefValue) throws(Problem) -> ExternalReference? {
+    package static func parse(_ value: PrefValue) throws(Problem) -> ExternalReference? {
         guard case .dictionary(let fields) = value, let marker = fields[ExternalReference.marker] else { return nil }
         guard marker == .integer(1) else { throw Problem("unknown reference version \(marker)") }
         for key in fields.keys where !ExternalReference.fields.contains(key) { throw Problem("unknown reference field \"\(key)\"") }
@@ -54,13 +54,13 @@ public struct ExternalReference: Equatable, Sendable {
         return ExternalReference(kind: kind, size: size, digest: BlobDigest(algorithm, bytes), directory: directory, uuid: uuid)
     }
 
-    public struct Problem: Error, Equatable {
-        public let reason: String
+    package struct Problem: Error, Equatable {
+        package let reason: String
         /// The blob is not there at all.
-        public let missing: Bool
+        package let missing: Bool
         /// The store holding the blob could not be reached or refused the read (etcd unavailable:
         /// 69): that error, not a damaged value, is what the read reports.
-        public let failure: PrefsError?
+        package let failure: PrefsError?
         init(_ reason: String, missing: Bool = false) {
             self.reason = reason
             self.missing = missing
@@ -91,7 +91,7 @@ public struct ExternalReference: Equatable, Sendable {
     }
 
     /// The dictionary a suite stores.
-    public var value: PrefValue {
+    package var value: PrefValue {
         .dictionary([
             ExternalReference.marker: .integer(1), "type": .string(kind.rawValue), "size": .integer(Int64(size)),
             digest.algorithm.rawValue: .string(Hex.encode(digest.bytes)), "key": .string(directory), "uuid": .string(uuid),
@@ -110,7 +110,7 @@ public struct ExternalReference: Equatable, Sendable {
     }
 
     /// Whether the marker key appears anywhere in `value`.
-    public static func containsMarker(_ value: PrefValue) -> Bool {
+    package static func containsMarker(_ value: PrefValue) -> Bool {
         switch value {
         case .dictionary(let dictionary): return dictionary[marker] != nil || dictionary.contains { containsMarker($0.value) }
         case .array(let elements): return elements.contains(where: containsMarker)
@@ -121,7 +121,7 @@ public struct ExternalReference: Equatable, Sendable {
     /// A key as a directory name that cannot escape the store: ASCII letters, digits, `-`, `_` and
     /// `.` (but not first) stay, every other byte becomes `%XX`; the empty key is `%`. A name longer
     /// than 200 bytes keeps its first 160 and adds `~` and 16 hex digits of the key's SHA-256.
-    public static func directoryName(forKey key: String) -> String {
+    package static func directoryName(forKey key: String) -> String {
         guard !key.isEmpty else { return "%" }
         var name = ""
         for (i, byte) in key.utf8.enumerated() {

@@ -1,7 +1,7 @@
 import Glibc
 
 /// A value read from a file or standard input for `write KEY -data @FILE` / `-string-file FILE`.
-public enum StreamedValue {
+package enum StreamedValue {
     /// Small (or for a place that keeps values inline): the value itself.
     case inline(PrefValue)
     /// Large: already in a new blob, streamed there without being held in memory, and held until
@@ -13,7 +13,7 @@ extension SuiteStore {
     /// Reads a string or data value from `source` (a path, or `-` for standard input) for `key` of
     /// `target`. A value over the threshold (or any, with `.external`) of a suite goes straight to a new
     /// blob as it is read; otherwise it is read whole. A string must be UTF-8.
-    public func readValue(from source: String, kind: ExternalReference.Kind, key: String, for target: SuiteTarget,
+    package func readValue(from source: String, kind: ExternalReference.Kind, key: String, for target: SuiteTarget,
                           placement: Placement) throws -> StreamedValue {
         guard source != "-" else {
             return try FileDescriptor.borrowing(0) { input in

@@ -5,17 +5,17 @@ import Glibc
 /// nothing behind it is read or removed.
 extension SuiteStore {
     /// What `check` or `gc` found in one suite.
-    public struct ExternalReport: Sendable {
-        public var references = 0
+    package struct ExternalReport: Sendable {
+        package var references = 0
         /// One line each, naming the suite and the key or blob.
-        public var problems: [String] = []
+        package var problems: [String] = []
         /// What `gc` removed (or would, in a dry run): `KEYDIR/NAME` and size.
-        public var removed: [(name: String, size: Int)] = []
+        package var removed: [(name: String, size: Int)] = []
     }
 
     /// The suites `check` and `gc` look at when none is named: every suite (`suites`, from
     /// `suiteNames`), the global suite, and every suite with blobs (even one whose file is gone).
-    public func externalSuites(among suites: [String]) throws -> [Domain] {
+    package func externalSuites(among suites: [String]) throws -> [Domain] {
         var names = Set(suites)
         // An unreadable blob directory (a symlink) is reported by each suite's own check.
         if let blobs = try storage.blobStore(), let directories = try? blobs.suites() { names.formUnion(directories) }
@@ -40,7 +40,7 @@ extension SuiteStore {
     /// writes nothing (a read-only user of a store, or one that is full, can check it). Writers at
     /// work meanwhile are no problems (see `listed`): a blob a writer holds or is about to remove is
     /// no orphan, and a blob found missing because a change replaced its value since is passed over.
-    public func checkExternal(_ domain: Domain) throws -> ExternalReport {
+    package func checkExternal(_ domain: Domain) throws -> ExternalReport {
         let place = try blobPlace(checking: domain)
         let location = try location(of: domain)
         let (contents, inventory, unheld) = try listed(location, place: place)
@@ -129,7 +129,7 @@ extension SuiteStore {
     /// Removes a suite's blobs that no reference names and that are older than `grace` seconds, while
     /// no change of the suite can commit (the file store holds its lock); a blob a writer still holds
     /// (written, not yet committed) is never taken, whatever the grace.
-    public func collectGarbage(_ domain: Domain, grace: Double, dryRun: Bool, now: Int64 = Int64(time(nil))) throws -> ExternalReport {
+    package func collectGarbage(_ domain: Domain, grace: Double, dryRun: Bool = false, now: Int64 = Int64(time(nil))) throws -> ExternalReport {
         let place = try blobPlace(checking: domain)
         let location = try location(of: domain)
         func collect() throws -> ExternalReport {

@@ -1,23 +1,23 @@
 import Glibc
 
 /// Where a changed value goes: by its size (`PREFS_EXTERNAL_THRESHOLD`), or forced.
-public enum Placement: Sendable {
+package enum Placement: Sendable {
     case automatic, external, inline
 }
 
 /// How a change deals with external storage (see `SuiteStore.update`).
-public struct ExternalOptions: Sendable {
+package struct ExternalOptions: Sendable {
     /// Where the values the change sets go.
-    public var placement: Placement
+    package var placement: Placement
     /// The top-level keys whose external values the change reads: they are read from their blobs
     /// before it runs. nil: every key it may touch. A change that only sets, removes or moves values
     /// reads none.
-    public var reading: KeySet?
+    package var reading: KeySet?
     /// Blobs already written for this change (values streamed from a file), held until it ends: the
     /// change puts their references in the suite; the ones it does not keep are removed.
-    public var prewritten: [PendingBlob]
+    package var prewritten: [PendingBlob]
 
-    public init(placement: Placement = .automatic, reading: KeySet? = nil, prewritten: [PendingBlob] = []) {
+    package init(placement: Placement = .automatic, reading: KeySet? = nil, prewritten: [PendingBlob] = []) {
         self.placement = placement
         self.reading = reading
         self.prewritten = prewritten
@@ -25,15 +25,15 @@ public struct ExternalOptions: Sendable {
 }
 
 /// Where a suite's external values are: a blob store and the suite's name in it.
-public struct BlobPlace: Sendable {
-    public let store: any BlobStore
-    public let suite: String
+package struct BlobPlace: Sendable {
+    package let store: any BlobStore
+    package let suite: String
 }
 
 extension SuiteStore {
     /// Where the external values of a location are; nil when its values stay inline (a file that is
     /// not a suite, registered defaults) or there is no blob store (no data home).
-    public func blobPlace(for location: SuiteLocation) throws -> BlobPlace? {
+    package func blobPlace(for location: SuiteLocation) throws -> BlobPlace? {
         let storage = storage(for: location)
         guard let suite = storage.blobSuite(for: location), let blobs = try storage.blobStore() else { return nil }
         return BlobPlace(store: blobs, suite: suite)
@@ -51,7 +51,7 @@ extension SuiteStore {
     }
 
     /// Releases and removes blobs written for a change that did not happen.
-    public func discard(_ pending: [PendingBlob], target: SuiteTarget) {
+    package func discard(_ pending: [PendingBlob], target: SuiteTarget) {
         discard(pending, place: try? blobPlace(for: target))
     }
 
@@ -102,7 +102,7 @@ extension SuiteStore {
     }
 
     /// A domain's stored contents with every external value read in (what `export` and `find` see).
-    public func loadMaterialized(_ domain: Domain) throws -> StoredSuite? {
+    package func loadMaterialized(_ domain: Domain) throws -> StoredSuite? {
         try rereadingReplaced {
             let location = try location(of: domain)
             guard var suite = try load(at: location) else { return nil }
@@ -141,7 +141,7 @@ extension SuiteStore {
     /// The open blob of a top-level value as `Layers.value(at:materializing: false)` gave it, for
     /// streaming it (`read --raw`), checked as it is read; nil when the value is not external.
     /// `place` is `Layers.blobPlace(for:)` of the value's origin.
-    public func openExternal(_ value: PrefValue, place: BlobPlace?, key: String) throws -> Blob? {
+    package func openExternal(_ value: PrefValue, place: BlobPlace?, key: String) throws -> Blob? {
         guard let place, let reference = try reference(in: value, place: place, domain: place.suite, key: key) else { return nil }
         do throws(ExternalReference.Problem) {
             return Blob(reader: try BlobReader(place: place, reference: reference), domain: place.suite, key: key)
@@ -152,7 +152,7 @@ extension SuiteStore {
 
     /// The real type of such a value (`read-type`): an external one's blob is checked in full, as every
     /// read of it is, so a damaged value never answers as good.
-    public func typeName(of value: PrefValue, place: BlobPlace?, key: String) throws -> String {
+    package func typeName(of value: PrefValue, place: BlobPlace?, key: String) throws -> String {
         guard let blob = try openExternal(value, place: place, key: key) else { return value.typeName }
         try blob.verify()
         return blob.kind.rawValue

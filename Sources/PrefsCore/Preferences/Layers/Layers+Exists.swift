@@ -1,7 +1,7 @@
 extension Layers {
     /// Whether the domain exists as reads see it: a stored file, or registered defaults (the global
     /// suite's values alone do not make a suite). A layer that cannot be read is an error.
-    public func exists() throws -> Bool {
+    package func exists() throws -> Bool {
         do {
             _ = try resolved()
             return true

@@ -4,7 +4,7 @@
 extension Layers {
     /// What reports the changes of these layers: `keys` as typed, nil for every top-level key.
     /// A store that cannot be watched refuses (64).
-    public func watcher(keys: [(name: String, path: KeyPath)]?) throws -> any ValueWatcher {
+    package func watcher(keys: [(name: String, path: PrefKeyPath)]?) throws -> any ValueWatcher {
         let location = try store.location(of: domain)
         return try store.storage(for: location).watcher(for: self, keys: keys)
     }

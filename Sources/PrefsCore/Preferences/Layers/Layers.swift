@@ -47,15 +47,15 @@ public enum Origin: Equatable, Sendable, CustomStringConvertible {
 /// Every layer is read and checked on every read, even once the answer is known, so a malformed
 /// layer is always reported (a data error) and never half-trusted. Registered values are only ever
 /// read here; nothing writes them into a suite.
-public struct Layers: Sendable {
-    public let store: SuiteStore
-    public let domain: Domain
+package struct Layers: Sendable {
+    package let store: SuiteStore
+    package let domain: Domain
     let commandLineDefaults: [String]
     let storedOnly: Bool
 
     /// `defaults`: the `--defaults FILE`s in the order given. `storedOnly`: just the domain's own file.
     /// A name that could escape the store is refused first (`Domain.checkName`, 64).
-    public init(_ domain: Domain, in store: SuiteStore, defaults: [String] = [], storedOnly: Bool = false) throws {
+    package init(_ domain: Domain, in store: SuiteStore, defaults: [String] = [], storedOnly: Bool = false) throws {
         try domain.checkName()
         if !defaults.isEmpty {
             guard domain.registrationName != nil else {
@@ -103,7 +103,7 @@ public struct Layers: Sendable {
     }
 
     /// The files the layers are in, where they are files (for `watch`).
-    public func paths() throws -> [String] {
+    package func paths() throws -> [String] {
         let layered = try layers().compactMap { layer -> String? in
             // The managed files: every place one may appear (`managedPaths`).
             if case .managed = layer.origin { return nil }
@@ -129,7 +129,7 @@ public struct Layers: Sendable {
     /// Where the external values of a value from `origin` are, if anywhere: the domain's own (a suite
     /// or the global suite) or the global suite's; nil for files, ByHost suites and registered
     /// defaults.
-    public func blobPlace(for origin: Origin) throws -> BlobPlace? {
+    package func blobPlace(for origin: Origin) throws -> BlobPlace? {
         switch origin {
         case .registered, .commandLine, .schema, .managed, .system: return nil
         case .stored, .global, .byHost, .globalByHost:
@@ -147,7 +147,7 @@ public struct Layers: Sendable {
 
     /// What a read of a domain that does not exist fails with: a suite is not found (1); a file named
     /// by its path is missing input (66), as for `lint` and `import`.
-    public var absent: PrefsError {
+    package var absent: PrefsError {
         if case .file(let path) = domain { return .fileNotFound(path: path) }
         return .suiteNotFound(domain: domain.displayName)
     }
@@ -163,7 +163,7 @@ public struct Layers: Sendable {
     /// small and decoded whole. An external value is read in from its blob, unless `materializing`
     /// is false and `path` is a top-level key: then its reference is returned as stored (for
     /// `SuiteStore.openExternal` and `typeName`).
-    public func value(at path: KeyPath, materializing: Bool = true) throws -> (value: PrefValue, origin: Origin)? {
+    package func value(at path: PrefKeyPath, materializing: Bool = true) throws -> (value: PrefValue, origin: Origin)? {
         var answer: (value: PrefValue, origin: Origin)?
         var answerLayer: Layer?
         var exists = false
@@ -199,19 +199,19 @@ public struct Layers: Sendable {
             let place = try blobPlace(for: answerLayer)
             answer.value = try store.materialized(answer.value, place: place, domain: place?.suite ?? domain.displayName, key: path.first)
         }
-        let value = try KeyPathError.attributing(domain: domain.displayName, path: path) {
+        let value = try PrefKeyPathError.attributing(domain: domain.displayName, path: path) {
             try answer.value.value(at: path.components.dropFirst())
         }
         return value.map { ($0, answer.origin) }
     }
 
     /// Every top-level key with the value an application sees and where it came from.
-    public struct Resolved: Equatable, Sendable {
-        public let values: PrefDictionary
+    package struct Resolved: Equatable, Sendable {
+        package let values: PrefDictionary
         /// `origins[i]` is where `values.entries[i]` came from.
-        public let origins: [Origin]
+        package let origins: [Origin]
 
-        public init(values: PrefDictionary, origins: [Origin]) {
+        package init(values: PrefDictionary, origins: [Origin]) {
             self.values = values
             self.origins = origins
         }
@@ -220,7 +220,7 @@ public struct Layers: Sendable {
     /// All the layers merged. Throws `.suiteNotFound` when the domain has neither a file nor
     /// registered defaults, unless `evenIfMissing` (then it is what an app would see: the global
     /// suite's values, perhaps none).
-    public func resolved(evenIfMissing: Bool = false) throws -> Resolved {
+    package func resolved(evenIfMissing: Bool = false) throws -> Resolved {
         var values = PrefDictionary()
         var origins: [Origin] = []
         var exists = false

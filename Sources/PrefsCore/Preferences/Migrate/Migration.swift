@@ -1,34 +1,34 @@
 /// What `prefs migrate` does with each key: a plan applied to a source's contents and a target
 /// suite's, with an outcome per key. It is a pure function of its inputs; the command runs it inside
 /// the target's locked write and writes nothing when a key fails (unless errors are skipped).
-public struct MigrationPlan: Sendable {
+package struct MigrationPlan: Sendable {
     /// Only these keys (key paths) of the source; nil: every top-level key.
-    public var keys: [KeyPath]?
+    package var keys: [PrefKeyPath]?
     /// Keys whose 0/1, yes/no or true/false values (any case) become booleans; anything else there
     /// is an error for that key.
-    public var boolKeys: [KeyPath] = []
+    package var boolKeys: [PrefKeyPath] = []
     /// A migrated key's new name: `from` is one of the migrated keys.
-    public var renames: [(from: KeyPath, to: KeyPath)] = []
+    package var renames: [(from: PrefKeyPath, to: PrefKeyPath)] = []
     /// Strings that spell a number or a boolean become one (see `Migration.inferred`).
-    public var inferTypes = false
+    package var inferTypes = false
     /// Strings that are a JSON object or array become that value, until none is left.
-    public var decodeJSONStrings = false
+    package var decodeJSONStrings = false
     /// Replace a target value that differs (else it is kept: a conflict).
-    public var overwrite = false
+    package var overwrite = false
     /// Leave out the keys that fail instead of failing the migration.
-    public var skipErrors = false
+    package var skipErrors = false
 
-    public init() {}
+    package init() {}
 
     /// The source keys the plan migrates, in order.
-    public func selectedKeys(in source: PrefDictionary) -> [KeyPath] { keys ?? source.keys.map { KeyPath([$0]) } }
+    package func selectedKeys(in source: PrefDictionary) -> [PrefKeyPath] { keys ?? source.keys.map { PrefKeyPath([$0]) } }
 
     /// The new name of a migrated key, when it is renamed.
-    public func rename(of path: KeyPath) -> KeyPath? { renames.last { $0.from == path }?.to }
+    package func rename(of path: PrefKeyPath) -> PrefKeyPath? { renames.last { $0.from == path }?.to }
 }
 
-public struct MigrationReport: Equatable, Sendable {
-    public enum Outcome: Equatable, Sendable {
+package struct MigrationReport: Equatable, Sendable {
+    package enum Outcome: Equatable, Sendable {
         /// The target now holds `value` (it was absent, or differed and was overwritten).
         case migrated(PrefValue)
         /// The target already held the same value.
@@ -39,7 +39,7 @@ public struct MigrationReport: Equatable, Sendable {
         case missing
         case error(String)
 
-        public var name: String {
+        package var name: String {
             switch self {
             case .migrated: return "migrated"
             case .unchanged: return "unchanged"
@@ -50,21 +50,21 @@ public struct MigrationReport: Equatable, Sendable {
         }
     }
 
-    public struct Entry: Equatable, Sendable {
-        public let key: KeyPath
+    package struct Entry: Equatable, Sendable {
+        package let key: PrefKeyPath
         /// The key it goes to, when renamed.
-        public let target: KeyPath?
-        public let outcome: Outcome
+        package let target: PrefKeyPath?
+        package let outcome: Outcome
     }
 
-    public var entries: [Entry] = []
+    package var entries: [Entry] = []
 
-    public init() {}
+    package init() {}
 
-    public var failed: Bool { entries.contains { if case .error = $0.outcome { return true } else { return false } } }
+    package var failed: Bool { entries.contains { if case .error = $0.outcome { return true } else { return false } } }
 
     /// `N migrated, N unchanged, N skipped-conflict, N missing, N error(s)`.
-    public var summary: String {
+    package var summary: String {
         ["migrated", "unchanged", "skipped-conflict", "missing", "error"].map { name in
             let count = entries.filter { $0.outcome.name == name }.count
             return "\(count) \(name == "error" && count != 1 ? "errors" : name)"
@@ -72,16 +72,16 @@ public struct MigrationReport: Equatable, Sendable {
     }
 }
 
-public enum Migration {
+package enum Migration {
     /// Applies `plan` to `target` from `source`. `problems` are keys the source could not read
     /// cleanly (a text source's repeated key): each is an error for the migrated key that holds it.
     /// Two migrated keys that would land on the same place are both errors. When the source is the
     /// target itself (`inPlace`), a key's changed value is always written back, and a renamed key
     /// moves (its old key goes) unless its new key holds a different value (a conflict, as usual).
-    public static func run(_ plan: MigrationPlan, source: PrefDictionary, problems: [(path: KeyPath, reason: String)] = [],
+    package static func run(_ plan: MigrationPlan, source: PrefDictionary, problems: [(path: PrefKeyPath, reason: String)] = [],
                            target: inout PrefDictionary, inPlace: Bool = false) -> MigrationReport {
         var report = MigrationReport()
-        var seen = Set<KeyPath>()
+        var seen = Set<PrefKeyPath>()
         let selected = plan.selectedKeys(in: source).filter { seen.insert($0).inserted }
         let destinations = selected.map { plan.rename(of: $0) ?? $0 }
         // Only keys the source has go anywhere; the others are reported missing.
@@ -117,23 +117,23 @@ public enum Migration {
 
     /// For each migrated key (source path → destination) whose destination another one shares, or
     /// lies inside or around: that other key. Linear in the number of keys and their depth.
-    static func collidingDestinations(_ moves: [(KeyPath, KeyPath)]) -> [KeyPath: KeyPath] {
-        var landing: [KeyPath: [KeyPath]] = [:]
-        var inside: [KeyPath: KeyPath] = [:]  // a proper prefix of a destination → a key landing below it
+    static func collidingDestinations(_ moves: [(PrefKeyPath, PrefKeyPath)]) -> [PrefKeyPath: PrefKeyPath] {
+        var landing: [PrefKeyPath: [PrefKeyPath]] = [:]
+        var inside: [PrefKeyPath: PrefKeyPath] = [:]  // a proper prefix of a destination → a key landing below it
         for (path, destination) in moves {
             landing[destination, default: []].append(path)
             for depth in 1..<max(1, destination.components.count) {
-                inside[KeyPath(Array(destination.components.prefix(depth)))] = path
+                inside[PrefKeyPath(Array(destination.components.prefix(depth)))] = path
             }
         }
-        var colliding: [KeyPath: KeyPath] = [:]
+        var colliding: [PrefKeyPath: PrefKeyPath] = [:]
         for (path, destination) in moves {
             if let other = landing[destination]?.first(where: { $0 != path }) ?? inside[destination] {
                 colliding[path] = other
                 continue
             }
             for depth in 1..<max(1, destination.components.count) {
-                if let other = landing[KeyPath(Array(destination.components.prefix(depth)))]?.first {
+                if let other = landing[PrefKeyPath(Array(destination.components.prefix(depth)))]?.first {
                     colliding[path] = other
                     break
                 }
@@ -143,12 +143,12 @@ public enum Migration {
     }
 
     /// Whether one path is the other or inside it.
-    static func overlaps(_ a: KeyPath, _ b: KeyPath) -> Bool { a.starts(with: b) || b.starts(with: a) }
+    static func overlaps(_ a: PrefKeyPath, _ b: PrefKeyPath) -> Bool { a.starts(with: b) || b.starts(with: a) }
 
     /// One key: its value from the source, transformed (JSON strings decoded, booleans, inferred
     /// types — in that order, so a second run changes nothing), then compared with the target's.
-    static func migrate(_ path: KeyPath, to destination: KeyPath, _ plan: MigrationPlan, source: PrefDictionary,
-                        problems: [(path: KeyPath, reason: String)], target: inout PrefDictionary, inPlace: Bool) -> MigrationReport.Outcome {
+    static func migrate(_ path: PrefKeyPath, to destination: PrefKeyPath, _ plan: MigrationPlan, source: PrefDictionary,
+                        problems: [(path: PrefKeyPath, reason: String)], target: inout PrefDictionary, inPlace: Bool) -> MigrationReport.Outcome {
         if let problem = problems.first(where: { overlaps($0.path, path) }) {
             return .error((problem.path == path ? "" : problem.path.display + ": ") + problem.reason)
         }
@@ -168,7 +168,7 @@ public enum Migration {
             if let stored, !plan.overwrite && !rewritesItself { return .skippedConflict(value: value, stored: stored) }
             try target.setValue(value, at: destination)
             return .migrated(value)
-        } catch let error as KeyPathError {
+        } catch let error as PrefKeyPathError {
             return .error(error.reason)
         } catch {
             return .error("\(error)")
@@ -177,7 +177,7 @@ public enum Migration {
 
     /// `--bool-keys`: a boolean, the integers 0 and 1, or the strings 0, 1, yes, no, true and false
     /// in any case.
-    static func boolean(_ value: PrefValue, at key: KeyPath, in migrated: KeyPath) throws(KeyPathError) -> PrefValue {
+    static func boolean(_ value: PrefValue, at key: PrefKeyPath, in migrated: PrefKeyPath) throws(PrefKeyPathError) -> PrefValue {
         switch value {
         case .bool: return value
         case .integer(0): return .bool(false)
@@ -191,14 +191,14 @@ public enum Migration {
         default: break
         }
         let place = key == migrated ? "" : key.display + " "
-        throw KeyPathError(reason: "\(place)is \(value.typeNameWithArticle) that is not 0/1, yes/no or true/false")
+        throw PrefKeyPathError(reason: "\(place)is \(value.typeNameWithArticle) that is not 0/1, yes/no or true/false")
     }
 
     /// `--infer-types`, through containers: a string that is a decimal integer written the way it
     /// prints (no sign but `-`, no leading zero: `007` stays text) becomes an integer; one with a
     /// fraction or exponent that reads as a finite real becomes a real; `true` and `false` in any
     /// case become booleans. Everything else stays a string.
-    public static func inferred(_ value: PrefValue) -> PrefValue {
+    package static func inferred(_ value: PrefValue) -> PrefValue {
         switch value {
         case .string(let text):
             let lowered = text.lowercased()
@@ -221,7 +221,7 @@ public enum Migration {
     /// `--decode-json-strings`, through containers: a string that is a JSON object or array becomes
     /// that value, whose strings are looked at in turn, so a second run changes nothing. Other
     /// strings (JSON scalars, text that merely starts with a bracket, JSON holding null) stay.
-    public static func decodingJSONStrings(_ value: PrefValue) -> PrefValue {
+    package static func decodingJSONStrings(_ value: PrefValue) -> PrefValue {
         switch value {
         case .string(let text):
             let start = text.utf8.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
@@ -235,9 +235,9 @@ public enum Migration {
     }
 }
 
-extension KeyPath {
+extension PrefKeyPath {
     /// Whether `prefix`'s components begin this path's.
-    public func starts(with prefix: KeyPath) -> Bool {
+    package func starts(with prefix: PrefKeyPath) -> Bool {
         components.count >= prefix.components.count
             && zip(components, prefix.components).allSatisfy { $0.utf8Compare($1) == 0 }
     }

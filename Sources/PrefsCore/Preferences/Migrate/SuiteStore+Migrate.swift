@@ -1,11 +1,11 @@
 /// What a migration reads from.
-public enum MigrationSourceKind: String, CaseIterable, Sendable {
+package enum MigrationSourceKind: String, CaseIterable, Sendable {
     case file, ini, env, suite
 
     /// A source's kind by its name: `*.ini` an INI file; `.env`, `.env.*` or `*.env` a dotenv file;
     /// `-`, or a path (contains `/`, or ends in `.plist` or `.json`), a plist or JSON document; `-g`
     /// and anything else a suite.
-    public static func of(_ argument: String) -> MigrationSourceKind {
+    package static func of(_ argument: String) -> MigrationSourceKind {
         let base = argument.split(separator: "/").last.map(String.init) ?? argument
         if base.hasSuffix(".ini") { return .ini }
         if base == ".env" || base.hasPrefix(".env.") || base.hasSuffix(".env") { return .env }
@@ -17,21 +17,21 @@ public enum MigrationSourceKind: String, CaseIterable, Sendable {
 }
 
 /// What `migrate` did: the report, and — unless it failed (then nothing changed) — the change.
-public struct MigrationResult: Sendable {
-    public var report: MigrationReport
-    public var outcome: ChangeOutcome?
+package struct MigrationResult: Sendable {
+    package var report: MigrationReport
+    package var outcome: ChangeOutcome?
 }
 
 extension SuiteStore {
     /// `migrate DOMAIN SOURCE`: brings settings in from a plist or JSON file, an INI or `.env` file, or
     /// a suite (the suite itself: fix-ups in place), by the plan, in one atomic change (or a dry run).
     /// A key that fails fails the whole migration and nothing changes, unless `plan.skipErrors`.
-    public func migrate(_ plan: MigrationPlan, from argument: String, kind: MigrationSourceKind?, into domain: Domain,
-                        dryRun: Bool) throws -> MigrationResult {
+    package func migrate(_ plan: MigrationPlan, from argument: String, kind: MigrationSourceKind?, into domain: Domain,
+                        dryRun: Bool = false) throws -> MigrationResult {
         let kind = kind ?? MigrationSourceKind.of(argument)
         let target = try target(for: domain)
         var source = PrefDictionary()
-        var problems: [(path: KeyPath, reason: String)] = []
+        var problems: [(path: PrefKeyPath, reason: String)] = []
         var inPlace = false
         switch kind {
         case .suite:

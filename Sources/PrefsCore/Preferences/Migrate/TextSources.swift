@@ -1,15 +1,15 @@
 /// Settings read from a text source for `migrate`: the values (all strings) and the keys that could
 /// not be read cleanly (a key given twice), which the migration reports as errors for those keys
 /// rather than silently keeping one of the values.
-public struct TextSource: Sendable {
-    public var contents = PrefDictionary()
-    public var problems: [(path: KeyPath, reason: String)] = []
+package struct TextSource: Sendable {
+    package var contents = PrefDictionary()
+    package var problems: [(path: PrefKeyPath, reason: String)] = []
 
     /// Where each key was first set, for the "given twice" message (keys compared by bytes).
     private var lines: [[[UInt8]]: Int] = [:]
 
     mutating func set(_ value: String, at path: [String], line: Int) {
-        let place = KeyPath(path)
+        let place = PrefKeyPath(path)
         let bytes = path.map { Array($0.utf8) }
         if let first = lines[bytes] {
             problems.append((place, "given twice (lines \(first) and \(line))"))
@@ -28,7 +28,7 @@ public struct TextSource: Sendable {
         switch contents[name] {
         case nil: contents[name] = .dictionary(PrefDictionary())
         case .dictionary?: break
-        case _?: problems.append((KeyPath([name]), "clashes with a key of the same name (line \(line))"))
+        case _?: problems.append((PrefKeyPath([name]), "clashes with a key of the same name (line \(line))"))
         }
     }
 
@@ -57,8 +57,8 @@ public struct TextSource: Sendable {
 /// else is interpreted (quotes and inline `;` stay part of the value). A section given twice is
 /// merged; a key given twice in a section is a problem for that key. A line that is none of these
 /// is a data error for the file.
-public enum INISource {
-    public static func read(_ bytes: [UInt8]) throws -> TextSource {
+package enum INISource {
+    package static func read(_ bytes: [UInt8]) throws -> TextSource {
         var source = TextSource()
         var section: String?
         for (index, raw) in try TextSource.lines(bytes, format: "INI").enumerated() {
@@ -90,8 +90,8 @@ public enum INISource {
 /// double-quoted (with `\n`, `\t`, `\r`, `\"`, `\\` and `\$` escapes) and ends on its line. No
 /// `$VARIABLE` is expanded. A key given twice is a problem for that key; a malformed line is a data
 /// error for the file.
-public enum DotEnvSource {
-    public static func read(_ bytes: [UInt8]) throws -> TextSource {
+package enum DotEnvSource {
+    package static func read(_ bytes: [UInt8]) throws -> TextSource {
         var source = TextSource()
         for (index, raw) in try TextSource.lines(bytes, format: ".env").enumerated() {
             var line = raw.trimmingWhitespace

@@ -3,13 +3,13 @@
 /// data: a value holding one is refused, naming the key, unless `lossy` (then a date is an ISO 8601
 /// string and data base64, as `read --json` shows them) — as `plutil -convert json` refuses.
 /// `compact` writes JSON on one line.
-public struct DocumentEncoding: Sendable {
-    public var format: PlistFormat
-    public var lossy: Bool
-    public var compact: Bool
+package struct DocumentEncoding: Sendable {
+    package var format: PlistFormat
+    package var lossy: Bool
+    package var compact: Bool
 
     /// Checks that the options fit the format (`--lossy` and `--compact` are for JSON).
-    public init(format: PlistFormat, lossy: Bool = false, compact: Bool = false) throws {
+    package init(format: PlistFormat, lossy: Bool = false, compact: Bool = false) throws {
         if lossy && format != .json {
             throw PrefsError.usage("--lossy is for --format json (\(format.rawValue) loses nothing it can write)")
         }
@@ -23,13 +23,13 @@ public struct DocumentEncoding: Sendable {
 
     /// The format a file's name asks for: `.json` JSON, `.plist` XML; nil for any other name (and
     /// for `-`, standard output).
-    public static func format(forPath path: String) -> PlistFormat? {
+    package static func format(forPath path: String) -> PlistFormat? {
         if path.hasSuffix(".json") { return .json }
         if path.hasSuffix(".plist") { return .xml }
         return nil
     }
 
-    public func encode(_ value: PrefValue) throws -> [UInt8] {
+    package func encode(_ value: PrefValue) throws -> [UInt8] {
         switch format {
         case .json:
             if !lossy, let (path, lost) = PlistFormat.json.firstValue(in: value, where: { $0 == .asText }) {

@@ -1,10 +1,10 @@
 extension SuiteStore {
     /// The name `domains` lists the global suite under, one that names it as a DOMAIN argument too.
-    public static let globalDomainName = "NSGlobalDomain"
+    package static let globalDomainName = "NSGlobalDomain"
 
     /// `domains`: the named suites and, when it holds values (or cannot be read, so that it is looked
     /// at), the global suite as `NSGlobalDomain`, in code-point order; and what was skipped.
-    public func domainNames() throws -> SuiteListing {
+    package func domainNames() throws -> SuiteListing {
         var listing = try suiteNames()
         let global: Bool
         do {

@@ -1,8 +1,8 @@
 /// A match of `find`: a suite whose name holds the word (no key), or a key or string value.
-public struct FindMatch: Sendable, Equatable {
-    public let suite: String
-    public let key: KeyPath?
-    public let value: PrefValue?
+package struct FindMatch: Sendable, Equatable {
+    package let suite: String
+    package let key: PrefKeyPath?
+    package let value: PrefValue?
 }
 
 extension SuiteStore {
@@ -11,7 +11,7 @@ extension SuiteStore {
     /// `keepingOthers`: with `effective`, whether a top-level key whose value is not the suite's own
     /// (stored, or for this host) but comes from another layer (managed, the global suite, system
     /// or registered defaults, the schema) is kept; the suite's own keys always are.
-    public func exportedValue(of domain: Domain, effective: Bool, defaults: [String], keys: [KeyPath]?,
+    package func exportedValue(of domain: Domain, effective: Bool, defaults: [String], keys: [PrefKeyPath]?,
                               keepingOthers: (String) -> Bool = { _ in true }) throws -> PrefValue {
         guard effective || defaults.isEmpty else { throw PrefsError.usage("export: --defaults needs --effective") }
         let layers = try layers(of: domain, scope: ReadScope(defaults: defaults))
@@ -46,13 +46,13 @@ extension SuiteStore {
     }
 
     /// Only the values at these keys, each at its place; a key that is not there is `.keyNotFound`.
-    static func selecting(_ keys: [KeyPath], from value: PrefValue, domain: Domain) throws -> PrefValue {
+    static func selecting(_ keys: [PrefKeyPath], from value: PrefValue, domain: Domain) throws -> PrefValue {
         guard case .dictionary(let root) = value else {
             throw PrefsError.typeMismatch(domain: domain.displayName, key: "", reason: "--keys needs a dictionary, and the root is \(value.typeNameWithArticle)")
         }
         var selected = PrefDictionary()
         for path in keys {
-            try KeyPathError.attributing(domain: domain.displayName, path: path) {
+            try PrefKeyPathError.attributing(domain: domain.displayName, path: path) {
                 guard let found = try root.value(at: path) else { throw PrefsError.keyNotFound(domain: domain.displayName, key: path.display) }
                 try selected.setValue(found, at: path)
             }
@@ -62,7 +62,7 @@ extension SuiteStore {
 
     /// `find WORD`: every suite whose name, and every key or string value, contains `word` (ignoring
     /// case), in suite order; a key that matches is reported without looking inside its value.
-    public static func find(_ word: String, in suites: [(domain: Domain, contents: PrefDictionary)]) -> [FindMatch] {
+    package static func find(_ word: String, in suites: [(domain: Domain, contents: PrefDictionary)]) -> [FindMatch] {
         let word = word.lowercased()
         var matches: [FindMatch] = []
         for (domain, contents) in suites {
@@ -79,7 +79,7 @@ extension SuiteStore {
             for entry in dictionary {
                 let child = path + [entry.key]
                 if entry.key.lowercased().contains(word) {
-                    matches.append(FindMatch(suite: suite, key: KeyPath(child), value: entry.value))
+                    matches.append(FindMatch(suite: suite, key: PrefKeyPath(child), value: entry.value))
                 } else {
                     search(entry.value, path: child, suite: suite, word: word, into: &matches)
                 }
@@ -89,7 +89,7 @@ extension SuiteStore {
                 search(element, path: path + [String(i)], suite: suite, word: word, into: &matches)
             }
         case .string(let s) where s.lowercased().contains(word):
-            matches.append(FindMatch(suite: suite, key: KeyPath(path), value: value))
+            matches.append(FindMatch(suite: suite, key: PrefKeyPath(path), value: value))
         default:
             break
         }

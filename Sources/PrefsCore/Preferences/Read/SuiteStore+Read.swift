@@ -14,14 +14,14 @@ public struct ReadScope: Sendable {
 /// standard input), the value at a key and where it came from, and every suite in turn.
 extension SuiteStore {
     /// The layers a read sees.
-    public func layers(of domain: Domain, scope: ReadScope) throws -> Layers {
+    package func layers(of domain: Domain, scope: ReadScope = ReadScope()) throws -> Layers {
         guard !scope.defaults.contains("-") else { throw PrefsError.usage("--defaults takes a file, not standard input") }
         return try Layers(domain, in: self, defaults: scope.defaults, storedOnly: scope.storedOnly)
     }
 
     /// Every key a domain has, with where each value came from: its layers merged, or the dictionary
     /// on standard input (all stored).
-    public func contents(of domain: Domain, scope: ReadScope) throws -> Layers.Resolved {
+    package func contents(of domain: Domain, scope: ReadScope = ReadScope()) throws -> Layers.Resolved {
         let layers = try layers(of: domain, scope: scope)
         guard domain == .standardInput else { return try layers.resolved() }
         let contents = try DocumentInput(fileSystem: fileSystem).dictionary(from: "-")
@@ -31,16 +31,16 @@ extension SuiteStore {
     /// The value at `path` and its layer, read without building the rest of the domain. With
     /// `materializing` false, an external top-level value comes back as its reference, for
     /// `openExternal` or `typeName` (with the place `Layers.blobPlace(for:)` gives its origin).
-    public func value(at path: KeyPath, in domain: Domain, scope: ReadScope, materializing: Bool = true) throws -> (value: PrefValue, origin: Origin) {
+    public func value(at path: PrefKeyPath, in domain: Domain, scope: ReadScope = ReadScope(), materializing: Bool = true) throws -> (value: PrefValue, origin: Origin) {
         try rereadingReplaced { try valueOnce(at: path, in: domain, scope: scope, materializing: materializing) }
     }
 
-    func valueOnce(at path: KeyPath, in domain: Domain, scope: ReadScope, materializing: Bool) throws -> (value: PrefValue, origin: Origin) {
+    func valueOnce(at path: PrefKeyPath, in domain: Domain, scope: ReadScope, materializing: Bool) throws -> (value: PrefValue, origin: Origin) {
         let found: (value: PrefValue, origin: Origin)?
         if domain == .standardInput {
             _ = try layers(of: domain, scope: scope)
             let contents = try DocumentInput(fileSystem: fileSystem).dictionary(from: "-")
-            found = try KeyPathError.attributing(domain: domain.displayName, path: path) { try contents.value(at: path) }.map { ($0, .stored) }
+            found = try PrefKeyPathError.attributing(domain: domain.displayName, path: path) { try contents.value(at: path) }.map { ($0, .stored) }
         } else {
             found = try layers(of: domain, scope: scope).value(at: path, materializing: materializing)
         }
@@ -49,11 +49,11 @@ extension SuiteStore {
     }
 
     /// One suite read while reading every suite: its contents, or what went wrong with it.
-    public struct EverySuite: Sendable {
-        public var suites: [(domain: Domain, contents: PrefDictionary)] = []
+    package struct EverySuite: Sendable {
+        package var suites: [(domain: Domain, contents: PrefDictionary)] = []
         /// Entries passed over while listing (warnings), and suites that could not be read (errors).
-        public var skipped: [SkippedEntry] = []
-        public var failures: [PrefsError] = []
+        package var skipped: [SkippedEntry] = []
+        package var failures: [PrefsError] = []
 
         /// Keeps a suite's failure; a usage error (a bad environment variable, which every suite
         /// would hit alike) is thrown instead, so it is reported once and nothing is printed.
@@ -67,7 +67,7 @@ extension SuiteStore {
     /// Every suite's stored values (external ones read in), then the global suite's, as `defaults read`
     /// lists them. A suite that cannot be read is kept as a failure; the others are still read. A
     /// usage error (64) ends the listing at once.
-    public func everySuite() throws -> EverySuite {
+    package func everySuite() throws -> EverySuite {
         var result = EverySuite()
         var domains: [Domain] = [.global]
         do {
@@ -90,7 +90,7 @@ extension SuiteStore {
 
 /// A string's or data value's bytes, for `read --raw`: in memory, or an external value's blob to
 /// stream (checked as it goes).
-public enum RawValue {
+package enum RawValue {
     case bytes([UInt8])
     case blob(Blob)
 }
@@ -98,11 +98,11 @@ public enum RawValue {
 extension SuiteStore {
     /// `read --raw`: the bytes of the string or data value at `path`, exactly; an external one as
     /// its blob, never held in memory. Any other type is a type mismatch.
-    public func raw(at path: KeyPath, in domain: Domain, scope: ReadScope) throws -> RawValue {
+    package func raw(at path: PrefKeyPath, in domain: Domain, scope: ReadScope = ReadScope()) throws -> RawValue {
         try rereadingReplaced { try rawOnce(at: path, in: domain, scope: scope) }
     }
 
-    private func rawOnce(at path: KeyPath, in domain: Domain, scope: ReadScope) throws -> RawValue {
+    private func rawOnce(at path: PrefKeyPath, in domain: Domain, scope: ReadScope) throws -> RawValue {
         let (value, origin) = try valueOnce(at: path, in: domain, scope: scope, materializing: false)
         func refuse(_ type: String) -> PrefsError {
             .typeMismatch(domain: domain.displayName, key: path.display, reason: "--raw prints strings and data, and the value is \(type)")
@@ -120,7 +120,7 @@ extension SuiteStore {
     }
 
     /// `read-type`: the type name of the value at `path` (an external one's, its blob checked).
-    public func typeName(at path: KeyPath, in domain: Domain, scope: ReadScope) throws -> (type: String, origin: Origin) {
+    package func typeName(at path: PrefKeyPath, in domain: Domain, scope: ReadScope = ReadScope()) throws -> (type: String, origin: Origin) {
         try rereadingReplaced {
             let (value, origin) = try valueOnce(at: path, in: domain, scope: scope, materializing: false)
             let place = domain == .standardInput ? nil : try layers(of: domain, scope: scope).blobPlace(for: origin)

@@ -1,6 +1,6 @@
 /// What `read DOMAIN KEY` prints from: a value and the layer that gave it, or an external string or
 /// data value still in its blob, to stream (a 100 MB value is never held in memory to be printed).
-public enum ReadAnswer {
+package enum ReadAnswer {
     case value(PrefValue, Origin)
     case blob(Blob, Origin)
 }
@@ -11,7 +11,7 @@ extension SuiteStore {
     /// When the key or the suite is absent (what would exit 1), `fallback` is the answer, with the
     /// origin `command-line`; every other failure (a malformed layer, a path through a scalar, an
     /// unreadable file) is still thrown.
-    public func read(_ path: KeyPath, in domain: Domain, scope: ReadScope, fallback: PrefValue? = nil, streaming: Bool) throws -> ReadAnswer {
+    package func read(_ path: PrefKeyPath, in domain: Domain, scope: ReadScope = ReadScope(), fallback: PrefValue? = nil, streaming: Bool = false) throws -> ReadAnswer {
         do {
             return try rereadingReplaced { try readOnce(path, in: domain, scope: scope, streaming: streaming) }
         } catch let error as PrefsError where fallback != nil && SuiteStore.isAbsence(error) {
@@ -19,7 +19,7 @@ extension SuiteStore {
         }
     }
 
-    private func readOnce(_ path: KeyPath, in domain: Domain, scope: ReadScope, streaming: Bool) throws -> ReadAnswer {
+    private func readOnce(_ path: PrefKeyPath, in domain: Domain, scope: ReadScope, streaming: Bool) throws -> ReadAnswer {
         guard streaming, path.components.count == 1, domain != .standardInput else {
             let (value, origin) = try valueOnce(at: path, in: domain, scope: scope, materializing: true)
             return .value(value, origin)
@@ -37,7 +37,7 @@ extension SuiteStore {
 
     /// `read --raw` with `--default`: the bytes of the value at `path`, or of `fallback` (a string or
     /// data value) when the key or suite is absent.
-    public func raw(at path: KeyPath, in domain: Domain, scope: ReadScope, fallback: PrefValue?) throws -> RawValue {
+    package func raw(at path: PrefKeyPath, in domain: Domain, scope: ReadScope, fallback: PrefValue?) throws -> RawValue {
         do {
             return try raw(at: path, in: domain, scope: scope)
         } catch let error as PrefsError where fallback != nil && SuiteStore.isAbsence(error) {
@@ -64,7 +64,7 @@ extension Blob {
     /// Calls `body` with each piece of the blob as it is read, then checks the whole against the
     /// reference (a damaged blob fails with 65 naming the suite and key, after the pieces before its
     /// end were handed over).
-    public func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         do {
             try reader.forEachChunk(body)
         } catch let problem as ExternalReference.Problem {

@@ -2,7 +2,7 @@
 /// `SuiteStore.update`), and `check` reports.
 extension Schema.Key {
     /// The rule in words: "an integer from 1 to 300", "an array of strings, one of a, b".
-    public var rule: String {
+    package var rule: String {
         var text = type.withArticle
         if type == .array, let element { text += " of \(element.rawValue)s" }
         switch (minimum, maximum) {
@@ -17,7 +17,7 @@ extension Schema.Key {
 
     /// What breaks the rule in `value`, to follow "expected RULE": "not 500", or "but element 2 is
     /// 3 (an integer)"; nil when it keeps it.
-    public func violation(_ value: PrefValue) -> String? {
+    package func violation(_ value: PrefValue) -> String? {
         guard type.matches(value) else { return "not \(SchemaViolation.describe(value)) (\(value.typeNameWithArticle))" }
         guard type == .array, case .array(let elements) = value else { return scalarViolation(value).map { "not " + $0 } }
         for (i, item) in elements.enumerated() {
@@ -57,7 +57,7 @@ extension Schema {
     /// What a key's value breaks in this schema, in words ("expected … , not …"); nil when the
     /// value keeps the rules. A value kept in external storage (its reference) is checked by the
     /// kind its blob holds.
-    public func violation(key name: String, value: PrefValue) -> String? {
+    package func violation(key name: String, value: PrefValue) -> String? {
         guard let key = key(name) else {
             return allowsUndeclaredKeys ? nil : "not a key the schema declares, and it allows no others"
         }
@@ -86,8 +86,8 @@ extension PrefValue {
 }
 
 /// Values as messages about schemas show them: scalars as text (strings quoted), containers by type.
-public enum SchemaViolation {
-    public static func describe(_ value: PrefValue) -> String {
+package enum SchemaViolation {
+    package static func describe(_ value: PrefValue) -> String {
         switch value {
         case .string(let text): return "\"" + String(text.unicodeScalars.prefix(80).map { $0.value < 0x20 || $0 == "\"" || $0 == "\\" ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined()) + (text.unicodeScalars.count > 80 ? "…\"" : "\"")
         case .integer(let n): return String(n)

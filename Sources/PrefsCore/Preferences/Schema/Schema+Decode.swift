@@ -7,10 +7,10 @@ extension Schema {
     static let keyMembers: Set<String> = ["type", "element", "default", "min", "max", "choices", "description"]
 
     /// The schema a document holds; `source` names it in errors.
-    public init(document: PrefDictionary, source: String) throws {
+    package init(document: PrefDictionary, source: String) throws {
         func malformed(_ reason: String) -> PrefsError { .malformed(source: source, format: nil, reason: "schema: " + reason) }
         for entry in document where !Schema.rootMembers.contains(entry.key) {
-            throw malformed("unknown member \"\(KeyPath.escape(entry.key))\" (a schema has keys, allowUndeclaredKeys and description)")
+            throw malformed("unknown member \"\(PrefKeyPath.escape(entry.key))\" (a schema has keys, allowUndeclaredKeys and description)")
         }
         guard case .dictionary(let declared)? = document["keys"] else {
             throw malformed("\"keys\" must be a dictionary of the keys the suite has")
@@ -29,7 +29,7 @@ extension Schema {
         }
         var keys: [(name: String, key: Key)] = []
         for entry in declared {
-            let name = KeyPath.escape(entry.key)
+            let name = PrefKeyPath.escape(entry.key)
             if entry.key.isEmpty { throw malformed("a key name is empty") }
             if entry.key.utf8.contains(0) { throw malformed("key \(name): a key name cannot contain NUL") }
             guard case .dictionary(let members) = entry.value else {
@@ -54,7 +54,7 @@ struct SchemaReason: Error {
 extension Schema.Key {
     init(_ members: PrefDictionary) throws {
         for entry in members where !Schema.keyMembers.contains(entry.key) {
-            throw SchemaReason("unknown member \"\(KeyPath.escape(entry.key))\" (a key has type, element, default, min, max, choices and description)")
+            throw SchemaReason("unknown member \"\(PrefKeyPath.escape(entry.key))\" (a key has type, element, default, min, max, choices and description)")
         }
         self.init(type: try Schema.Key.type(members["type"], member: "type"))
         if let element = members["element"] {

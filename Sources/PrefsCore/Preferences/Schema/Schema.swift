@@ -7,13 +7,13 @@
 ///                              "description": "seconds before giving up" },
 ///                 "logLevel": { "type": "string", "choices": ["debug", "info"], "default": "info" },
 ///                 "hosts": { "type": "array", "element": "string" } } }
-public struct Schema: Equatable, Sendable {
+package struct Schema: Equatable, Sendable {
     /// The eight value types, named as `read-type` names them.
-    public enum ValueType: String, CaseIterable, Sendable {
+    package enum ValueType: String, CaseIterable, Sendable {
         case string, integer, float, boolean, date, data, array, dictionary
 
         /// Whether `value` is of this type (an integer is not a float: nothing is coerced).
-        public func matches(_ value: PrefValue) -> Bool {
+        package func matches(_ value: PrefValue) -> Bool {
             switch (self, value) {
             case (.string, .string), (.integer, .integer), (.integer, .unsignedInteger), (.float, .real), (.boolean, .bool),
                  (.date, .date), (.data, .data), (.array, .array), (.dictionary, .dictionary): return true
@@ -22,10 +22,10 @@ public struct Schema: Equatable, Sendable {
         }
 
         /// "an integer", "a string".
-        public var withArticle: String { (self == .integer || self == .array ? "an " : "a ") + rawValue }
+        package var withArticle: String { (self == .integer || self == .array ? "an " : "a ") + rawValue }
 
         /// The type flag `write` types a VALUE of this type with; nil for the containers.
-        public var typeFlag: String? {
+        package var typeFlag: String? {
             switch self {
             case .string: return "-string"
             case .integer: return "-int"
@@ -42,42 +42,42 @@ public struct Schema: Equatable, Sendable {
     }
 
     /// What a schema says of one key.
-    public struct Key: Equatable, Sendable {
-        public var type: ValueType
+    package struct Key: Equatable, Sendable {
+        package var type: ValueType
         /// For an array: the type of every element (nil: any).
-        public var element: ValueType?
-        public var defaultValue: PrefValue?
-        public var minimum: PrefValue?
-        public var maximum: PrefValue?
+        package var element: ValueType?
+        package var defaultValue: PrefValue?
+        package var minimum: PrefValue?
+        package var maximum: PrefValue?
         /// The only values allowed (for an array, its elements), when the set is closed.
-        public var choices: [PrefValue]?
-        public var description: String?
+        package var choices: [PrefValue]?
+        package var description: String?
 
-        public init(type: ValueType) { self.type = type }
+        package init(type: ValueType) { self.type = type }
 
         /// The type that a range or choices constrain: the element type for an array.
         var constrained: ValueType? { type == .array ? element : type }
     }
 
     /// The declared keys, in code-point order.
-    public var keys: [(name: String, key: Key)]
+    package var keys: [(name: String, key: Key)]
     /// Whether keys the schema does not declare may be stored (default true).
-    public var allowsUndeclaredKeys: Bool
-    public var description: String?
+    package var allowsUndeclaredKeys: Bool
+    package var description: String?
 
-    public init(keys: [(name: String, key: Key)], allowsUndeclaredKeys: Bool = true, description: String? = nil) {
+    package init(keys: [(name: String, key: Key)], allowsUndeclaredKeys: Bool = true, description: String? = nil) {
         self.keys = keys.sorted { $0.name.utf8Compare($1.name) < 0 }
         self.allowsUndeclaredKeys = allowsUndeclaredKeys
         self.description = description
     }
 
-    public static func == (lhs: Schema, rhs: Schema) -> Bool {
+    package static func == (lhs: Schema, rhs: Schema) -> Bool {
         lhs.allowsUndeclaredKeys == rhs.allowsUndeclaredKeys && lhs.description == rhs.description
             && lhs.keys.count == rhs.keys.count && zip(lhs.keys, rhs.keys).allSatisfy { $0.name.utf8Compare($1.name) == 0 && $0.key == $1.key }
     }
 
     /// What the schema says of `name`; nil when it does not declare it.
-    public func key(_ name: String) -> Key? {
+    package func key(_ name: String) -> Key? {
         var low = 0, high = keys.count
         while low < high {
             let middle = (low + high) / 2
@@ -91,10 +91,10 @@ public struct Schema: Equatable, Sendable {
     }
 
     /// The defaults the schema declares: registered defaults of the lowest layer.
-    public var defaults: PrefDictionary {
+    package var defaults: PrefDictionary {
         PrefDictionary(keys.compactMap { entry in entry.key.defaultValue.map { (entry.name, $0) } })
     }
 
     /// The largest schema file read: a schema is read on every write of its suite.
-    public static let maximumSize = 4 << 20
+    package static let maximumSize = 4 << 20
 }

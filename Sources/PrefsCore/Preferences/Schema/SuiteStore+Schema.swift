@@ -1,5 +1,5 @@
 /// Which schema a change is checked against.
-public enum SchemaChoice: Sendable {
+package enum SchemaChoice: Sendable {
     /// The suite's own: the user's (`prefs register --schema`), else the first a package ships.
     case installed
     /// `--schema FILE`: this schema, read once for the whole run (`usingSchemaFile`).
@@ -9,10 +9,10 @@ public enum SchemaChoice: Sendable {
 }
 
 /// A schema as found: what it says, where it is, and how messages and `--origin` name it.
-public struct LoadedSchema: Sendable {
-    public let schema: Schema
-    public let location: SuiteLocation
-    public let source: String
+package struct LoadedSchema: Sendable {
+    package let schema: Schema
+    package let location: SuiteLocation
+    package let source: String
 }
 
 /// Schemas through the store: found by `SuiteStorage.schemaLocations` (so another store keeps the
@@ -22,7 +22,7 @@ extension SuiteStore {
     /// `schemaChoice` says; nil when there is none. A schema that is malformed is an error (65).
     /// `prefetched`: a schema place already read (with other values, in one request), and what it holds.
     /// A name that could escape the store is refused first (64).
-    public func schema(named name: String, prefetched: (location: SuiteLocation, stored: StoredSuite?)? = nil) throws -> LoadedSchema? {
+    package func schema(named name: String, prefetched: (location: SuiteLocation, stored: StoredSuite?)? = nil) throws -> LoadedSchema? {
         try Domain.checkRegistrationName(name)
         return try schema(filedAs: name, prefetched: prefetched)
     }
@@ -62,7 +62,7 @@ extension SuiteStore {
 
     /// The store with the schema in the file `path` (`--schema FILE`) for every change: read once,
     /// as a pipe (`--schema <(…)`) can be read only once.
-    public func usingSchemaFile(_ path: String) throws -> SuiteStore {
+    package func usingSchemaFile(_ path: String) throws -> SuiteStore {
         guard let loaded = try loadSchema(at: .file(path)) else { throw PrefsError.fileNotFound(path: path) }
         var store = self
         store.schemaChoice = .given(loaded)
@@ -130,7 +130,7 @@ extension SuiteStore {
             try PrefDictionary.zip(before, contents) { old, new in
                 guard let new, old?.value != new.value else { return }
                 if let reason = loaded.schema.violation(key: new.key, value: new.value) {
-                    throw PrefsError.schemaViolation(domain: target.displayName, key: KeyPath.escape(new.key), reason: reason, schema: loaded.source)
+                    throw PrefsError.schemaViolation(domain: target.displayName, key: PrefKeyPath.escape(new.key), reason: reason, schema: loaded.source)
                 }
             }
         }
@@ -138,7 +138,7 @@ extension SuiteStore {
 
     /// `register DOMAIN --schema FILE|-`: installs a schema as the user's for the suite, after
     /// checking it whole (a malformed one installs nothing). The document is kept as written.
-    public func installSchema(from source: String, for domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
+    package func installSchema(from source: String, for domain: Domain, dryRun: Bool = false) throws -> ChangeOutcome {
         try domain.checkName()
         guard let name = domain.registrationName else {
             throw PrefsError.usage("\(domain.displayName): a file has no schema; name a suite")

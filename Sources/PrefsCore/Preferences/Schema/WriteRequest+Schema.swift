@@ -17,7 +17,7 @@ extension WriteRequest {
 
 extension Schema {
     /// The type a value at `path` has: a key's, or an array key's element type at `:KEY:N`.
-    func valueType(at path: KeyPath) -> ValueType? {
+    func valueType(at path: PrefKeyPath) -> ValueType? {
         guard let key = key(path.first) else { return nil }
         switch path.components.count {
         case 1: return key.type

@@ -2,13 +2,13 @@
 extension SuiteStore {
     /// `delete DOMAIN [KEY]`: a key (or key path), or with no key the whole suite. `.keyNotFound`
     /// (or `.suiteNotFound`) when it was not there.
-    public func delete(_ path: KeyPath?, in domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
+    public func delete(_ path: PrefKeyPath?, in domain: Domain, dryRun: Bool = false) throws -> ChangeOutcome {
         try delete(path.map { [$0] } ?? [], in: domain, dryRun: dryRun)
     }
 
     /// `delete DOMAIN [KEY…]`: the keys (or key paths), in one atomic change, or with none the whole
     /// suite. When one is not there, `.keyNotFound` and nothing changes.
-    public func delete(_ paths: [KeyPath], in domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
+    public func delete(_ paths: [PrefKeyPath], in domain: Domain, dryRun: Bool = false) throws -> ChangeOutcome {
         guard !paths.isEmpty else {
             try refuseRemovingManaged(domain)
             guard dryRun else {
@@ -21,26 +21,26 @@ extension SuiteStore {
         let external = ExternalOptions(reading: paths.contains { $0.components.count > 1 } ? nil : [])
         return try removing.change(try target(for: domain), keys: KeySet(paths.map(\.first)), dryRun: dryRun, external: external) { contents in
             for path in paths {
-                let removed = try KeyPathError.attributing(domain: domain.displayName, path: path) { try contents.removeValue(at: path) }
+                let removed = try PrefKeyPathError.attributing(domain: domain.displayName, path: path) { try contents.removeValue(at: path) }
                 guard removed != nil else { throw PrefsError.keyNotFound(domain: domain.displayName, key: path.display) }
             }
         }
     }
 
     /// `rename DOMAIN OLD NEW`: moves a value to a new key (replacing what NEW held).
-    public func rename(_ old: KeyPath, to new: KeyPath, in domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
+    public func rename(_ old: PrefKeyPath, to new: PrefKeyPath, in domain: Domain, dryRun: Bool = false) throws -> ChangeOutcome {
         let external = ExternalOptions(reading: old.components.count > 1 || new.components.count > 1 ? nil : [])
         return try change(try target(for: domain), keys: [old.first, new.first], dryRun: dryRun, external: external) { contents in
-            let value = try KeyPathError.attributing(domain: domain.displayName, path: old) { try contents.removeValue(at: old) }
+            let value = try PrefKeyPathError.attributing(domain: domain.displayName, path: old) { try contents.removeValue(at: old) }
             guard let value else { throw PrefsError.keyNotFound(domain: domain.displayName, key: old.display) }
-            try KeyPathError.attributing(domain: domain.displayName, path: new) { try contents.setValue(value, at: new) }
+            try PrefKeyPathError.attributing(domain: domain.displayName, path: new) { try contents.setValue(value, at: new) }
         }
     }
 
     /// `reset DOMAIN [KEY…]`: removes the stored values of the keys (every key when none is named) so
     /// registered defaults show again; a suite left empty goes (a file named by its path stays). A
     /// key that is not stored is already reset.
-    public func reset(_ paths: [KeyPath], in domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
+    public func reset(_ paths: [PrefKeyPath], in domain: Domain, dryRun: Bool = false) throws -> ChangeOutcome {
         let external = ExternalOptions(reading: paths.allSatisfy { $0.components.count == 1 } ? [] : nil)
         let target = try target(for: domain)
         let removing = try self.removing.pinning(for: target)
@@ -51,13 +51,13 @@ extension SuiteStore {
                 return
             }
             for path in paths {
-                _ = try KeyPathError.attributing(domain: domain.displayName, path: path) { try contents.removeValue(at: path) }
+                _ = try PrefKeyPathError.attributing(domain: domain.displayName, path: path) { try contents.removeValue(at: path) }
             }
         }
     }
 
     /// How `import` merges a document.
-    public enum ImportMode: Sendable {
+    package enum ImportMode: Sendable {
         /// Key by key, as `defaults import` does.
         case merge
         /// Only the keys not stored yet.
@@ -69,7 +69,7 @@ extension SuiteStore {
     /// `import DOMAIN PATH|-`: the dictionary a document holds (format by content, or `format`) merged
     /// key by key, kept where already stored, or made the whole suite; in JSON, a root member set to
     /// `null` deletes that key when merging.
-    public func importDocument(from source: String, format: PlistFormat?, into domain: Domain, mode: ImportMode, dryRun: Bool) throws -> ChangeOutcome {
+    package func importDocument(from source: String, format: PlistFormat?, into domain: Domain, mode: ImportMode, dryRun: Bool = false) throws -> ChangeOutcome {
         let target = try target(for: domain)
         let (incoming, deleted) = try DocumentInput(fileSystem: fileSystem).importable(from: source, format: format)
         let keys = mode == .replace ? nil : KeySet(incoming.keys + deleted)
@@ -84,18 +84,18 @@ extension SuiteStore {
     }
 
     /// What `register` does to a suite's registered defaults.
-    public enum Registration: Sendable {
+    package enum Registration: Sendable {
         /// A dictionary merged in key by key (or, `replacing`, made the whole registration).
         case document(PrefDictionary)
         /// KEY [TYPE] VALUE groups, typed as `write` types them.
         case request(WriteRequest)
         /// Keys (or key paths) removed; each must be there.
-        case deletion([KeyPath])
+        case deletion([PrefKeyPath])
     }
 
     /// `register DOMAIN …`: changes the user's registered defaults for the suite (never the suite
     /// itself); a registration left empty goes.
-    public func register(_ registration: Registration, for domain: Domain, replacing: Bool, dryRun: Bool) throws -> ChangeOutcome {
+    package func register(_ registration: Registration, for domain: Domain, replacing: Bool, dryRun: Bool = false) throws -> ChangeOutcome {
         let target = try registrationTarget(for: domain)
         let name = target.displayName
         var registration = registration
@@ -105,7 +105,7 @@ extension SuiteStore {
             switch registration {
             case .deletion(let paths):
                 for path in paths {
-                    let removed = try KeyPathError.attributing(domain: name, path: path) { try contents.removeValue(at: path) }
+                    let removed = try PrefKeyPathError.attributing(domain: name, path: path) { try contents.removeValue(at: path) }
                     guard removed != nil else { throw PrefsError.keyNotFound(domain: name, key: path.display) }
                 }
             case .document(let registered):

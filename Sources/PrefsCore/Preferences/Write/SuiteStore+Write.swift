@@ -15,21 +15,21 @@ public struct ChangeOutcome: Sendable {
 }
 
 /// How `write` runs besides its values.
-public struct WriteOptions: Sendable {
-    public var conditions = WriteRequest.Conditions()
+package struct WriteOptions: Sendable {
+    package var conditions = WriteRequest.Conditions()
     /// `--if-equals VALUE` as typed, typed later as the one change's value is.
-    public var ifEquals: String?
+    package var ifEquals: String?
     /// `--external` / `--inline`; nil: by size.
-    public var placement: Placement = .automatic
-    public var dryRun = false
+    package var placement: Placement = .automatic
+    package var dryRun = false
 
-    public init() {}
+    package init() {}
 }
 
 extension WriteRequest {
     /// Applies the changes to a suite's contents (inside the store's atomic change). Returns the new
     /// values of the counters (`-int-add`, `-float-add`), in order.
-    public func apply(to contents: inout PrefDictionary, domain: String, conditions: Conditions = Conditions()) throws -> [PrefValue] {
+    package func apply(to contents: inout PrefDictionary, domain: String, conditions: Conditions = Conditions()) throws -> [PrefValue] {
         switch self {
         case .replaceDomain(let replacement):
             guard conditions.ifAbsent else {
@@ -41,7 +41,7 @@ extension WriteRequest {
         case .changes(let changes):
             var sums: [PrefValue] = []
             for change in changes {
-                try KeyPathError.attributing(domain: domain, path: change.path) {
+                try PrefKeyPathError.attributing(domain: domain, path: change.path) {
                     let stored = try contents.value(at: change.path)
                     if conditions.ifAbsent && stored != nil { return }
                     if let expected = conditions.expected, stored != expected {
@@ -65,19 +65,19 @@ extension WriteRequest.Change {
             switch stored {
             case nil: try contents.setValue(.array(elements), at: path)
             case .array(let existing)?: try contents.setValue(.array(existing + elements), at: path)
-            case let other?: throw KeyPathError(reason: "-array-add needs an array, and the value is \(other.typeNameWithArticle)")
+            case let other?: throw PrefKeyPathError(reason: "-array-add needs an array, and the value is \(other.typeNameWithArticle)")
             }
         case .arrayInsert(let index, let elements):
             switch stored {
             case nil where index == 0: try contents.setValue(.array(elements), at: path)
-            case nil: throw KeyPathError(reason: "-array-insert \(index): there is no array yet (insert at 0 to start one)")
+            case nil: throw PrefKeyPathError(reason: "-array-insert \(index): there is no array yet (insert at 0 to start one)")
             case .array(var existing)?:
                 guard index <= existing.count else {
-                    throw KeyPathError(reason: "-array-insert \(index) is beyond the end of an array of \(existing.count)")
+                    throw PrefKeyPathError(reason: "-array-insert \(index) is beyond the end of an array of \(existing.count)")
                 }
                 existing.insert(contentsOf: elements, at: index)
                 try contents.setValue(.array(existing), at: path)
-            case let other?: throw KeyPathError(reason: "-array-insert needs an array, and the value is \(other.typeNameWithArticle)")
+            case let other?: throw PrefKeyPathError(reason: "-array-insert needs an array, and the value is \(other.typeNameWithArticle)")
             }
         case .dictAdd(let additions):
             switch stored {
@@ -85,7 +85,7 @@ extension WriteRequest.Change {
             case .dictionary(var existing)?:
                 for entry in additions { existing[entry.key] = entry.value }
                 try contents.setValue(.dictionary(existing), at: path)
-            case let other?: throw KeyPathError(reason: "-dict-add needs a dictionary, and the value is \(other.typeNameWithArticle)")
+            case let other?: throw PrefKeyPathError(reason: "-dict-add needs a dictionary, and the value is \(other.typeNameWithArticle)")
             }
         case .setFromFile, .setFromJSONFile:
             throw PrefsError.internalError("a value from a file was not read before the change")
@@ -102,7 +102,7 @@ extension SuiteStore {
     /// `write`: every change parsed first (a bad value changes nothing), values from files read (a
     /// large one streamed straight into its blob before the suite is locked), then one atomic change —
     /// or with `dryRun`, the report of what would change.
-    public func write(_ request: WriteRequest, to domain: Domain, options: WriteOptions) throws -> ChangeOutcome {
+    package func write(_ request: WriteRequest, to domain: Domain, options: WriteOptions = WriteOptions()) throws -> ChangeOutcome {
         let target = try target(for: domain)
         // The suite's schema and managed values are found once (on etcd, one request), then type and
         // check the change.
@@ -195,7 +195,7 @@ extension SuiteStore {
 
     /// Runs a change for real, in one atomic change of the store, or with `dryRun` reports what it
     /// would change and changes nothing (no lock, no file, no directory).
-    public func change(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, dryRun: Bool,
+    package func change(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, dryRun: Bool = false,
                        external: ExternalOptions = ExternalOptions(), _ change: (inout PrefDictionary) throws -> Void) throws -> ChangeOutcome {
         guard dryRun else {
             return ChangeOutcome(changed: try update(target, keys: keys, removingEmpty: removingEmpty, external: external, change))

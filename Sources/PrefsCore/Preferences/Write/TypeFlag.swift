@@ -1,7 +1,7 @@
 /// The type flags `write` (and `register`) take after a KEY, spelled as `defaults` spells them: the one
 /// table the parser, `--help`, the man page and the completions are checked against.
-public struct TypeFlag: Sendable, Equatable {
-    public enum Takes: Sendable, Equatable {
+package struct TypeFlag: Sendable, Equatable {
+    package enum Takes: Sendable, Equatable {
         /// One VALUE of this type.
         case value
         /// Every word after it: items (each a VALUE, or a scalar flag and its VALUE), or for the
@@ -13,13 +13,13 @@ public struct TypeFlag: Sendable, Equatable {
         case file
     }
 
-    public let name: String
-    public let takes: Takes
+    package let name: String
+    package let takes: Takes
     /// The placeholder in help.
-    public let operand: String
-    public let summary: String
+    package let operand: String
+    package let summary: String
 
-    public static let all: [TypeFlag] = [
+    package static let all: [TypeFlag] = [
         TypeFlag(name: "-string", takes: .value, operand: "TEXT", summary: "a string, literally"),
         TypeFlag(name: "-int", takes: .value, operand: "N", summary: "a signed or unsigned 64-bit integer"),
         TypeFlag(name: "-integer", takes: .value, operand: "N", summary: "the same as -int"),
@@ -40,7 +40,7 @@ public struct TypeFlag: Sendable, Equatable {
         TypeFlag(name: "-float-add", takes: .number, operand: "X", summary: "X added to the stored real (missing: 0), printed"),
     ]
 
-    public static func named(_ name: String) -> TypeFlag? { all.first { $0.name == name } }
+    package static func named(_ name: String) -> TypeFlag? { all.first { $0.name == name } }
 
     /// The flags that type one scalar VALUE (also as an item of a container, and for `--if-equals`).
     static let scalars = Set(all.filter { $0.takes == .value }.map(\.name))

@@ -1,12 +1,12 @@
 /// A value given to an option as `write` types one: a scalar TYPE flag and its VALUE
 /// (`--default -int 30`), or one untyped VALUE (`--default light`: a string, or the property list it
 /// spells when it starts with `(`, `{` or `<`).
-public struct TypedText: Equatable, Sendable {
+package struct TypedText: Equatable, Sendable {
     /// The scalar type flag (`-int`, `-bool`, `-json`…), nil for an untyped VALUE.
-    public let flag: String?
-    public let text: String
+    package let flag: String?
+    package let text: String
 
-    public init(flag: String?, text: String) {
+    package init(flag: String?, text: String) {
         self.flag = flag
         self.text = text
     }
@@ -14,7 +14,7 @@ public struct TypedText: Equatable, Sendable {
     /// The occurrences an option's words spell, in order: each is a scalar type flag followed by its
     /// VALUE, or one untyped VALUE. (The parser takes the word after a type flag as its VALUE, so the
     /// words split one way only.)
-    public static func occurrences(_ words: [String]) -> [TypedText] {
+    package static func occurrences(_ words: [String]) -> [TypedText] {
         var result: [TypedText] = []
         var rest = words[...]
         while let word = rest.popFirst() {
@@ -28,7 +28,7 @@ public struct TypedText: Equatable, Sendable {
     }
 
     /// The value, typed as `write` types it; errors name the option (`--default -int`).
-    public func value(option: String) throws -> PrefValue {
+    package func value(option: String) throws -> PrefValue {
         guard let flag else { return try WriteRequest.untyped(text) }
         return try WriteRequest.typed(flag, text, label: "\(option) \(flag)")
     }
@@ -36,5 +36,5 @@ public struct TypedText: Equatable, Sendable {
 
 extension TypeFlag {
     /// Whether `name` is a flag that types one scalar VALUE (`-string`, `-int`, `-json`…).
-    public static func isScalar(_ name: String) -> Bool { scalars.contains(name) }
+    package static func isScalar(_ name: String) -> Bool { scalars.contains(name) }
 }

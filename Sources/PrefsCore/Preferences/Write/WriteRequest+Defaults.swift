@@ -14,7 +14,7 @@
 ///
 /// Where `defaults` would store 0 for a number it cannot read (`-int abc`, `-float 1x`), prefs
 /// refuses the write.
-public enum DefaultsSyntaxError: Error, Equatable, Sendable {
+package enum DefaultsSyntaxError: Error, Equatable, Sendable {
     /// `defaults` prints its usage (exit 255): a missing word, a bad `-bool`, `-data` or `-date`.
     case usage
     /// `defaults` prints this message and exits 1.
@@ -27,7 +27,7 @@ extension WriteRequest {
 
     /// Parses the words after `defaults write DOMAIN`; throws `DefaultsSyntaxError` (or PrefsError
     /// for nothing: every failure is one of `defaults`' own).
-    public static func parseDefaults(_ words: ArraySlice<String>) throws(DefaultsSyntaxError) -> WriteRequest {
+    package static func parseDefaults(_ words: ArraySlice<String>) throws(DefaultsSyntaxError) -> WriteRequest {
         guard let first = words.first else { throw .usage }
         if words.count == 1 {
             guard case .dictionary(let contents) = try defaultsWord(first) else {
@@ -39,7 +39,7 @@ extension WriteRequest {
         let flag = rest.first.flatMap { defaultsScalars.contains($0) || defaultsContainers.contains($0) ? $0 : nil }
         let action = try defaultsValue(&rest, compositesAllowed: true)
         if let extra = rest.first { throw .message("Unexpected argument \(extra); leaving defaults unchanged.") }
-        return .changes([Change(path: KeyPath([first]), action: action, flag: flag)])
+        return .changes([Change(path: PrefKeyPath([first]), action: action, flag: flag)])
     }
 
     /// One VALUE (and for a container, every word after it).

@@ -15,12 +15,12 @@
 ///
 /// Several KEY groups may follow each other; `-array`, `-array-add`, `-dict` and `-dict-add` take
 /// every word after them (`TypeFlag.all`).
-public enum WriteRequest: Equatable, Sendable {
+package enum WriteRequest: Equatable, Sendable {
     case replaceDomain(PrefDictionary)
     case changes([Change])
 
-    public struct Change: Equatable, Sendable {
-        public enum Action: Equatable, Sendable {
+    package struct Change: Equatable, Sendable {
+        package enum Action: Equatable, Sendable {
             case set(PrefValue)
             case arrayAdd([PrefValue])
             /// Insert before element N of the stored array (N: its count appends).
@@ -33,15 +33,15 @@ public enum WriteRequest: Equatable, Sendable {
             /// A JSON (or typed JSON) document to be read from a file or standard input (`-`).
             case setFromJSONFile(String)
         }
-        public let path: KeyPath
-        public let action: Action
+        package let path: PrefKeyPath
+        package let action: Action
         /// The type flag the value was given with (nil: untyped), which also types `--if-equals`.
-        public var flag: String? = nil
+        package var flag: String? = nil
 
         /// The `--if-equals` value, typed as this change's value is: with its scalar flag, as the
         /// counter's number type, or else as an untyped value (a string, or the property list it
         /// spells).
-        public func expected(_ text: String, domain: String) throws -> PrefValue {
+        package func expected(_ text: String, domain: String) throws -> PrefValue {
             try PrefsError.locating(domain: domain, key: path.display) {
                 switch flag {
                 case let flag? where TypeFlag.scalars.contains(flag): return try WriteRequest.typed(flag, text, label: "--if-equals")
@@ -54,7 +54,7 @@ public enum WriteRequest: Equatable, Sendable {
     }
 
     /// Parses the words; a bad word or value is an error naming the domain (and the key) it was for.
-    public static func parse(_ words: ArraySlice<String>, domain: String) throws -> WriteRequest {
+    package static func parse(_ words: ArraySlice<String>, domain: String) throws -> WriteRequest {
         if words.count == 1, let text = words.first {
             guard let first = text.first, "({<".contains(first) else { throw PrefsError.usage("\(domain): no value for key \(text)") }
             guard case .dictionary(let contents) = try PrefsError.locating(domain: domain, { try ValueText.propertyList(text) }) else {
@@ -69,7 +69,7 @@ public enum WriteRequest: Equatable, Sendable {
             if TypeFlag.named(key) != nil {
                 throw PrefsError.usage("\(domain): missing KEY before \(key) (a key spelled like a type flag is written as the key path :\(key))")
             }
-            let path = try KeyPath(argument: key, in: domain)
+            let path = try PrefKeyPath(argument: key, in: domain)
             guard let word = rest.popFirst() else { throw PrefsError.usage("\(domain): no value for key \(key)") }
             let change = try PrefsError.locating(domain: domain, key: path.display) { try parseChange(path, word, &rest, domain: domain) }
             changes.append(change)
@@ -79,7 +79,7 @@ public enum WriteRequest: Equatable, Sendable {
     }
 
     /// One KEY's change, from its first word after the key.
-    static func parseChange(_ path: KeyPath, _ word: String, _ rest: inout ArraySlice<String>, domain: String) throws -> Change {
+    static func parseChange(_ path: PrefKeyPath, _ word: String, _ rest: inout ArraySlice<String>, domain: String) throws -> Change {
         switch TypeFlag.named(word)?.takes {
         case .rest?:
             let action = try container(word, items: rest, domain: domain)
@@ -102,7 +102,7 @@ public enum WriteRequest: Equatable, Sendable {
         }
     }
 
-    static func fileChange(_ path: KeyPath, _ word: String, source: String?, kind: ExternalReference.Kind, domain: String) throws -> Change {
+    static func fileChange(_ path: PrefKeyPath, _ word: String, source: String?, kind: ExternalReference.Kind, domain: String) throws -> Change {
         guard let source, !source.isEmpty else { throw PrefsError.usage("\(domain): \(word) needs a file (key \(path.display))") }
         return Change(path: path, action: .setFromFile(source, kind), flag: kind == .data ? "-data" : "-string")
     }
@@ -118,7 +118,7 @@ public enum WriteRequest: Equatable, Sendable {
     }
 
     /// A value typed by `flag`; errors name it as `label` (the flag itself unless told).
-    public static func typed(_ flag: String, _ text: String, label: String? = nil) throws -> PrefValue {
+    package static func typed(_ flag: String, _ text: String, label: String? = nil) throws -> PrefValue {
         let label = label ?? flag
         switch flag {
         case "-string": return .string(text)
@@ -134,7 +134,7 @@ public enum WriteRequest: Equatable, Sendable {
     /// A value without a type flag, read as `defaults` reads one (`untypedAsDefaults`), except that
     /// one starting with ( { or < may be any property list prefs reads (JSON too); a word that looks
     /// like a misspelt flag (`-boo`) is refused.
-    public static func untyped(_ word: String, domain: String? = nil) throws -> PrefValue {
+    package static func untyped(_ word: String, domain: String? = nil) throws -> PrefValue {
         if let first = word.first, "({<".contains(first) { return try ValueText.propertyList(word) }
         if word.count > 1, word.hasPrefix("-"), let second = word.dropFirst().first, second.isLetter {
             throw PrefsError.usage((domain.map { "\($0): " } ?? "") + "unknown type flag \(word) (to store text that starts with '-', write -string \(word))")
@@ -229,11 +229,11 @@ public enum WriteRequest: Equatable, Sendable {
 
     /// What a write may be told besides the values: skip keys already stored (`--if-absent`), or
     /// change only when the stored value equals one (`--if-equals`).
-    public struct Conditions: Sendable {
-        public var ifAbsent = false
-        public var expected: PrefValue?
+    package struct Conditions: Sendable {
+        package var ifAbsent = false
+        package var expected: PrefValue?
 
-        public init(ifAbsent: Bool = false, expected: PrefValue? = nil) {
+        package init(ifAbsent: Bool = false, expected: PrefValue? = nil) {
             self.ifAbsent = ifAbsent
             self.expected = expected
         }

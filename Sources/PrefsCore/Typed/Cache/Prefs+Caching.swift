@@ -47,15 +47,21 @@ extension ReadCache {
         let paths = { try ReadCache.files(of: layers, suite: name) }
         guard store.fileSystem.isWatchableByKernel else { return FileIdentities.inMemory(store.fileSystem, paths: paths) }
         let files = KernelChangeQueue(suite: name, fileSystem: store.fileSystem, paths: paths)
-        // TODO(seam): a capability of the store ("its suites are files"), once the seam has one.
-        if store.storage is FileSuiteStorage { return files }
+        if keepsInFiles(layers) { return files }
         return CombinedSignals([WatchedStore(layers, suite: name), files])
+    }
+
+    /// Whether the store keeps the suite in a file, as its storage says (`filePath(of:)`, nil for a
+    /// store without files): then every change of it is a change of its layers' files.
+    static func keepsInFiles(_ layers: Layers) -> Bool {
+        guard let location = try? layers.store.location(of: layers.domain) else { return false }
+        return (try? layers.store.storage(for: location).filePath(of: location)) != nil
     }
 
     /// Every file a read of the suite may look at: its layers' files, and where a schema may appear.
     static func files(of layers: Layers, suite: String) throws -> [String] {
         var paths = try layers.paths()
-        guard layers.store.storage is FileSuiteStorage else { return paths }
+        guard keepsInFiles(layers) else { return paths }
         for location in try layers.store.files.schemaLocations(for: suite) {
             let path = try layers.store.files.path(of: location)
             let base = path.hasSuffix(".json") ? String(path.dropLast(5)) : path.hasSuffix(".plist") ? String(path.dropLast(6)) : path

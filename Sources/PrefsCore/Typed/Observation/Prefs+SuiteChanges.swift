@@ -61,7 +61,7 @@ extension Prefs {
             let registered = suite.registeredDefaults
             do {
                 let layers = try Layers(try suite.domain(), in: suite.store)
-                let watcher = try WatchThread.watcher(of: layers, keys: keys?.map { (name: $0, path: KeyPath([$0])) })
+                let watcher = try WatchThread.watcher(of: layers, keys: keys?.map { (name: $0, path: PrefKeyPath([$0])) })
                 _ = try watcher.run(timeout: nil, closedWhen: hangUp, initial: { _ in true }, onChanges: { changes in
                     for change in changes {
                         let old = change.old ?? registered[change.key], new = change.new ?? registered[change.key]

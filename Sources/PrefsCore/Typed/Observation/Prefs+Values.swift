@@ -62,7 +62,7 @@ extension Prefs {
             }
             do {
                 let layers = try Layers(try suite.domain(), in: suite.store)
-                let keys = [(name: key.name, path: KeyPath([key.name]))]
+                let keys = [(name: key.name, path: PrefKeyPath([key.name]))]
                 let watcher = try layers.watcher(keys: keys)
                 _ = try watcher.run(timeout: nil, closedWhen: hangUp,
                                     initial: { yield($0.first?.new) },

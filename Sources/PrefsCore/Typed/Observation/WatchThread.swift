@@ -43,7 +43,7 @@ enum WatchThread {
 
     /// The watcher of `layers`: inotify, or etcd's watch — or, on a file system the kernel does not
     /// see (`InMemoryFileSystem`), one that reads the values again every few milliseconds.
-    static func watcher(of layers: Layers, keys: [(name: String, path: KeyPath)]?) throws -> any ValueWatcher {
+    static func watcher(of layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws -> any ValueWatcher {
         guard layers.store.fileSystem.isWatchableByKernel else { return PollingWatcher(layers, keys: keys) }
         return try layers.watcher(keys: keys)
     }

@@ -65,7 +65,7 @@ final class HookedEtcd: EtcdKV, @unchecked Sendable {
         #expect(try store.load(.suite("s"))?.contents == Self.suite(1000))
         #expect(keys.filter { $0.hasPrefix("prefs/s/.1/") }.count == 1000 && !keys.contains { $0.hasPrefix("prefs/s/k") })
         let requests = etcd.inner.requests
-        #expect(try store.value(at: KeyPath(["k7"]), in: .suite("s"), scope: ReadScope()).value == "v7")
+        #expect(try store.value(at: PrefKeyPath(["k7"]), in: .suite("s"), scope: ReadScope()).value == "v7")
         #expect(etcd.inner.requests == requests + 1, "a one-key read is one request")
         // A small change stays in the generation, one transaction; a large one moves to the next.
         let writes = Mutex(0)
@@ -88,7 +88,7 @@ final class HookedEtcd: EtcdKV, @unchecked Sendable {
     @Test func aSuiteInTheLayoutBeforeGenerationsStillReadsAndMoves() throws {
         etcd.inner.put("prefs/.suites/old", [UInt8](repeating: 7, count: 16))
         etcd.inner.put("prefs/old/a", try PropertyList.encode(1, as: .binary))
-        #expect(try store.value(at: KeyPath(["a"]), in: .suite("old"), scope: ReadScope()).value == 1)
+        #expect(try store.value(at: PrefKeyPath(["a"]), in: .suite("old"), scope: ReadScope()).value == 1)
         #expect(try store.update(.suite("old"), keys: ["b"]) { $0["b"] = 2 })
         #expect(keys == ["prefs/.suites/old", "prefs/old/a", "prefs/old/b"], "a small change keeps the layout")
         #expect(try store.update(.suite("old")) { contents in for entry in Self.suite(200) { contents[entry.key] = entry.value } })
@@ -104,7 +104,7 @@ final class HookedEtcd: EtcdKV, @unchecked Sendable {
             let result = try pass()
             if HookedEtcd.isBatch(success) {
                 let loaded = try self.store.load(.suite("s"))?.contents
-                let one = try self.store.value(at: KeyPath(["k3"]), in: .suite("s"), scope: ReadScope()).value
+                let one = try self.store.value(at: PrefKeyPath(["k3"]), in: .suite("s"), scope: ReadScope()).value
                 #expect(loaded == Self.suite(150, "old") && one == "old3")
                 seen.withLock { $0.append(loaded?.count ?? 0) }
             }

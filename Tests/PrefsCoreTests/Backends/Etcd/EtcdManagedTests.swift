@@ -42,14 +42,14 @@ import Testing
         #expect(try administrator.suiteNames().names == ["app"])
         #expect(administrator.describe(.suite("app")) == "etcd://memory/prefs/.managed/app")
         #expect(try user.suiteNames().names.isEmpty, "the managed values are no suite of the user's")
-        let read = try user.value(at: KeyPath(["locked"]), in: .suite("app"), scope: ReadScope())
+        let read = try user.value(at: PrefKeyPath(["locked"]), in: .suite("app"), scope: ReadScope())
         #expect(read.value == "policy" && read.origin == .managed("etcd://memory/prefs/.managed/app"))
         // No registered defaults or schema of its own; large values stay inline.
         let refused = PrefsError.usage(EtcdSuiteStorage.onlyManagedValues("etcd://memory/prefs/.managed"))
         #expect(throws: refused) { try administrator.register(.document(["k": 1]), for: .suite("app"), replacing: false, dryRun: false) }
         #expect(try write(administrator, "big", String(repeating: "x", count: 300_000)).changed)
         #expect(!keys.contains { $0.contains(".external") || $0.contains(".chunks") })
-        #expect(try user.value(at: KeyPath(["big"]), in: .suite("app"), scope: ReadScope()).value == .string(String(repeating: "x", count: 300_000)))
+        #expect(try user.value(at: PrefKeyPath(["big"]), in: .suite("app"), scope: ReadScope()).value == .string(String(repeating: "x", count: 300_000)))
     }
 
     /// Every layer answers a one-key read in one request, the fleet's managed values among them.
@@ -71,12 +71,12 @@ import Testing
         ]
         for (key, value, origin) in answers {
             let before = etcd.requests
-            let read = try user.read(KeyPath([key]), in: .suite("app"), scope: ReadScope(), streaming: true)
+            let read = try user.read(PrefKeyPath([key]), in: .suite("app"), scope: ReadScope(), streaming: true)
             guard case .value(let found, let from) = read else { throw TestFailure("\(read)") }
             #expect(found == value && from == origin, "\(key)")
             #expect(etcd.requests - before == 1, "\(key): \(etcd.requests - before) requests")
         }
-        #expect(try user.value(at: KeyPath(["locked"]), in: .suite("app"), scope: ReadScope(storedOnly: true)).value == "user")
+        #expect(try user.value(at: PrefKeyPath(["locked"]), in: .suite("app"), scope: ReadScope(storedOnly: true)).value == "user")
     }
 
     /// A change reads the suite's schema and the managed values that bind it in one request, then
@@ -111,16 +111,16 @@ import Testing
         etcd.put("prefs/.managed/app/locked", Array("bplist00 cut short".utf8))
         let names = { (error: PrefsError) -> Bool in error.exitStatus == .dataError && "\(error)".contains("prefs/.managed/app") }
         for attempt: () throws -> Void in [
-            { _ = try user.value(at: KeyPath(["locked"]), in: .suite("app"), scope: ReadScope()) },
+            { _ = try user.value(at: PrefKeyPath(["locked"]), in: .suite("app"), scope: ReadScope()) },
             { _ = try user.contents(of: .suite("app"), scope: ReadScope()) },
             { _ = try write(user, "mine", "2") },
             { _ = try write(user, "mine", "2", dryRun: true) },
-            { _ = try user.delete(KeyPath(["mine"]), in: .suite("app"), dryRun: false) },
+            { _ = try user.delete(PrefKeyPath(["mine"]), in: .suite("app"), dryRun: false) },
         ] {
             let error = #expect(throws: PrefsError.self) { try attempt() }
             #expect(error.map(names) == true, "\(String(describing: error))")
         }
-        #expect(try user.value(at: KeyPath(["mine"]), in: .suite("app"), scope: ReadScope()).value == "1")
+        #expect(try user.value(at: PrefKeyPath(["mine"]), in: .suite("app"), scope: ReadScope()).value == "1")
         #expect(try user.load(.suite("app"))?.contents == ["mine": "1"])
     }
 
@@ -131,7 +131,7 @@ import Testing
         #expect(try administrator.update(.suite("app")) { $0 = many })
         #expect(keys.contains("prefs/.managed/app/.1/k7"))
         let before = etcd.requests
-        #expect(try user.value(at: KeyPath(["k7"]), in: .suite("app"), scope: ReadScope()) == ("policy 7", .managed("etcd://memory/prefs/.managed/app")))
+        #expect(try user.value(at: PrefKeyPath(["k7"]), in: .suite("app"), scope: ReadScope()) == ("policy 7", .managed("etcd://memory/prefs/.managed/app")))
         #expect(etcd.requests - before == 1)
         #expect(throws: PrefsError.managedKey(domain: "app", key: "k299", source: "etcd://memory/prefs/.managed/app")) { try write(user, "k299", "x") }
     }

@@ -29,7 +29,7 @@ import Testing
         let value = try #require(etcd.dump().first { $0.key == "prefs/app/a%2Fb" })
         #expect(try PropertyList.decode(value.value, as: .binary) == 1)
         #expect(try store.suiteNames().names == ["app"])
-        #expect(try store.value(at: KeyPath(["r"]), in: .suite("app"), scope: ReadScope()).origin == .registered("etcd://memory/prefs/.registered/app"))
+        #expect(try store.value(at: PrefKeyPath(["r"]), in: .suite("app"), scope: ReadScope()).origin == .registered("etcd://memory/prefs/.registered/app"))
     }
 
     @Test func aConflictingWriterIsRetriedNotLost() throws {
@@ -63,6 +63,6 @@ import Testing
         #expect(etcd.dump().filter { $0.key.contains("/.chunks/s/big/\(reference.uuid)/") }.count == 3)
         #expect(etcd.dump().contains { $0.key == "prefs/.external/s/big/\(reference.uuid)" })
         #expect(!etcd.dump().contains { $0.key.contains(".pending") }, "the hold is released once the suite is committed")
-        #expect(try store.value(at: KeyPath(["big"]), in: .suite("s"), scope: ReadScope()).value == big)
+        #expect(try store.value(at: PrefKeyPath(["big"]), in: .suite("s"), scope: ReadScope()).value == big)
     }
 }

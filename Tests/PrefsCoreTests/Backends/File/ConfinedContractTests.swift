@@ -112,10 +112,10 @@ import Testing
         try store.update(.suite("s")) { $0["big"] = value }
         let stored = try #require(try store.load(.suite("s"))?.contents["big"])
         let reference = try #require(try ExternalReference.parse(stored))
-        #expect(try Layers(.suite("s"), in: store).value(at: KeyPath(["big"]))?.value == value)
+        #expect(try Layers(.suite("s"), in: store).value(at: PrefKeyPath(["big"]))?.value == value)
         let blob = ConfinedPath(base: fixture.root + "/data/prefs", ["external", "s", reference.directory, reference.uuid])
         let removed = try fixture.fileSystem.removeIfUnused(blob)
         #expect(removed == .removed, "the writer released its blob once the suite was committed")
-        #expect(throws: PrefsError.self) { try Layers(.suite("s"), in: store).value(at: KeyPath(["big"])) }
+        #expect(throws: PrefsError.self) { try Layers(.suite("s"), in: store).value(at: PrefKeyPath(["big"])) }
     }
 }

@@ -94,7 +94,7 @@ import PrefsTestSupport
             guard case .malformed(let source?, _, let reason) = error else { Issue.record("\(error)"); return }
             #expect(source.hasSuffix("list.plist") && reason.contains("not a dictionary"), "\(error)")
         }
-        #expect(throws: PrefsError.self) { try fixture.store.value(at: KeyPath(["k"]), in: .suite("list")) }
+        #expect(throws: PrefsError.self) { try fixture.store.value(at: PrefKeyPath(["k"]), in: .suite("list")) }
     }
 
     @Test(arguments: FileSystemKind.allCases)

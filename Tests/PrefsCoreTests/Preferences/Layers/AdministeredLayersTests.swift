@@ -30,12 +30,12 @@ import Testing
             }
             let highest = AdministeredLayersTests.order.indices.first { subset & (1 << $0) != 0 }!
             let origin = AdministeredLayersTests.order[highest].origin.replacingOccurrences(of: "ROOT", with: box.root)
-            let found = try #require(try box.layers().value(at: KeyPath(["k"])))
+            let found = try #require(try box.layers().value(at: PrefKeyPath(["k"])))
             #expect(found.value == .string(AdministeredLayersTests.order[highest].file) && "\(found.origin)" == origin, "subset \(subset)")
             let resolved = try box.layers().resolved()
             let index = try #require(resolved.values.entries.firstIndex { $0.key == "k" })
             #expect("\(resolved.origins[index])" == origin)
-            #expect(try box.layers(storedOnly: true).value(at: KeyPath(["k"]))?.origin == (subset & 4 != 0 ? .stored : nil))
+            #expect(try box.layers(storedOnly: true).value(at: PrefKeyPath(["k"]))?.origin == (subset & 4 != 0 ? .stored : nil))
         }
     }
 
@@ -47,7 +47,7 @@ import Testing
         try box.put("xdg2/prefs/managed/app.plist", ["a": "second", "b": "second"])
         #expect(try box.origin(of: "b", try box.layers()) == "managed:\(box.root)/xdg2/prefs/managed/app.plist")
         try box.put("xdg1/prefs/managed/app.plist", ["a": "first"])
-        #expect(try box.layers().value(at: KeyPath(["a"]))?.value == "first")
+        #expect(try box.layers().value(at: PrefKeyPath(["a"]))?.value == "first")
         #expect(try box.origin(of: "b", try box.layers()) == "stored")
     }
 
@@ -59,7 +59,7 @@ import Testing
         try box.put("config/app.plist", ["a": "stored"])
         let path = box.root + "/xdg1/prefs/managed/app.plist"
         try box.fixture.put("xdg1/prefs/managed/app.plist", Array("<plist><dict><key>a".utf8))
-        #expect(throws: PrefsError.self) { try box.layers().value(at: KeyPath(["a"])) }
+        #expect(throws: PrefsError.self) { try box.layers().value(at: PrefKeyPath(["a"])) }
         do {
             _ = try box.layers().resolved()
             Issue.record("a corrupt managed file was skipped")
@@ -68,10 +68,10 @@ import Testing
             if case .malformed(let source, _, _) = error { #expect(source == path) } else { Issue.record("\(error)") }
         }
         #expect(throws: PrefsError.self) { try box.store.update(.suite("app"), keys: ["z"]) { $0["z"] = 1 } }
-        #expect(try box.layers(storedOnly: true).value(at: KeyPath(["a"]))?.value == "stored")
+        #expect(try box.layers(storedOnly: true).value(at: PrefKeyPath(["a"]))?.value == "stored")
         try box.store.fileSystem.removeFile(path)
         try box.store.fileSystem.createDirectory(path, mode: 0o755)
-        #expect(throws: PrefsError.cannotRead(path: path, errno: EISDIR)) { try box.layers().value(at: KeyPath(["a"])) }
+        #expect(throws: PrefsError.cannotRead(path: path, errno: EISDIR)) { try box.layers().value(at: PrefKeyPath(["a"])) }
     }
 
     /// A change that names a managed key, or leaves one other than it was, is refused whole; others
@@ -84,7 +84,7 @@ import Testing
         let refused = PrefsError.managedKey(domain: "app", key: "locked", source: box.root + "/xdg1/prefs/managed/app.plist")
         #expect(throws: refused) { try box.store.update(.suite("app"), keys: ["locked", "mine"]) { $0["mine"] = 2 } }
         #expect(throws: refused) { try box.store.update(.suite("app")) { $0 = ["mine": 3] } }
-        #expect(throws: refused) { try box.store.reset([KeyPath(["locked"])], in: .suite("app"), dryRun: true) }
+        #expect(throws: refused) { try box.store.reset([PrefKeyPath(["locked"])], in: .suite("app"), dryRun: true) }
         #expect(throws: refused) { try box.store.delete([], in: .suite("app"), dryRun: false) }
         #expect(try box.store.load(.suite("app"))?.contents == ["locked": "user", "mine": 1])
         #expect(try box.store.update(.suite("app"), keys: ["mine"]) { $0["mine"] = 4 })

@@ -33,7 +33,7 @@ import Testing
         #expect(try store.suiteNames().names == ["app"])
         #expect(try ByHostTests.store(fixture).suiteNames().names == [])
         #expect(try ByHostTests.store(fixture).onHost("H2").suiteNames().names == [])
-        #expect(try store.value(at: KeyPath(["g"]), in: .global, scope: ReadScope(storedOnly: true)).value == 1)
+        #expect(try store.value(at: PrefKeyPath(["g"]), in: .global, scope: ReadScope(storedOnly: true)).value == 1)
         #expect(try store.delete(nil, in: .suite("app"), dryRun: false).changed)
         #expect(try fixture.names("config/ByHost") == [".GlobalPreferences.H1.plist"])
     }
@@ -50,7 +50,7 @@ import Testing
             for (i, (file, _)) in order.enumerated() where subset & (1 << i) != 0 { try fixture.put(file, try ByHostTests.xml(["k": .string(file)])) }
             for store in [ByHostTests.store(fixture, ["PREFS_HOST_ID": "H"]), try ByHostTests.store(fixture).onHost("H")] {
                 let highest = order.indices.first { subset & (1 << $0) != 0 }!
-                let found = try store.value(at: KeyPath(["k"]), in: .suite("app"), scope: ReadScope())
+                let found = try store.value(at: PrefKeyPath(["k"]), in: .suite("app"), scope: ReadScope())
                 #expect(found.value == .string(order[highest].0), "subset \(subset)")
                 #expect(found.origin.description == order[highest].1.replacingOccurrences(of: "ROOT", with: fixture.root))
                 // The global suite alone does not make the suite exist (its values still answer).
@@ -81,14 +81,14 @@ import Testing
         try fixture.put("config/app.plist", try ByHostTests.xml(["k": "any"]))
         try fixture.put("config/ByHost/app.H.plist", try ByHostTests.xml(["k": "host"]))
         let anyHost = ByHostTests.store(fixture, ["PREFS_HOST_ID": "H"])
-        #expect(try anyHost.value(at: KeyPath(["k"]), in: .suite("app"), scope: ReadScope(storedOnly: true)) == ("any", .stored))
+        #expect(try anyHost.value(at: PrefKeyPath(["k"]), in: .suite("app"), scope: ReadScope(storedOnly: true)) == ("any", .stored))
         let onHost = try anyHost.onHost("H")
-        #expect(try onHost.value(at: KeyPath(["k"]), in: .suite("app"), scope: ReadScope(storedOnly: true)) == ("host", .byHost))
+        #expect(try onHost.value(at: PrefKeyPath(["k"]), in: .suite("app"), scope: ReadScope(storedOnly: true)) == ("host", .byHost))
         #expect(throws: PrefsError.keyNotFound(domain: "app", key: "j")) {
-            try onHost.value(at: KeyPath(["j"]), in: .suite("app"), scope: ReadScope(storedOnly: true))
+            try onHost.value(at: PrefKeyPath(["j"]), in: .suite("app"), scope: ReadScope(storedOnly: true))
         }
         #expect(throws: PrefsError.suiteNotFound(domain: "app")) {
-            try anyHost.onHost("other").value(at: KeyPath(["k"]), in: .suite("app"), scope: ReadScope(storedOnly: true))
+            try anyHost.onHost("other").value(at: PrefKeyPath(["k"]), in: .suite("app"), scope: ReadScope(storedOnly: true))
         }
     }
 
@@ -109,7 +109,7 @@ import Testing
         #expect(try store.onHost("named").readingHost() == "named")
         try fixture.put("machine-id", Array("not/an id\n".utf8))
         #expect(throws: PrefsError.self) { try store.readingHost() }
-        #expect(throws: PrefsError.self) { try store.value(at: KeyPath(["k"]), in: .suite("app"), scope: ReadScope()) }
+        #expect(throws: PrefsError.self) { try store.value(at: PrefKeyPath(["k"]), in: .suite("app"), scope: ReadScope()) }
     }
 
     @Test(arguments: ["", ".hidden", "a/b", "a b", "..", String(repeating: "h", count: 201), "ü"])

@@ -27,7 +27,7 @@ final class LayerFixture {
     }
 
     func origin(of key: String, _ layers: Layers) throws -> String? {
-        try layers.value(at: KeyPath([key])).map { "\($0.origin)" }
+        try layers.value(at: PrefKeyPath([key])).map { "\($0.origin)" }
     }
 }
 
@@ -57,10 +57,10 @@ final class LayerFixture {
             }
             let layers = try box.layers(defaults: ["cli1.json", "cli2.plist"])
             let highest = LayersTests.order.indices.first { subset & (1 << $0) != 0 }!
-            let found = try #require(try layers.value(at: KeyPath(["k"])))
+            let found = try #require(try layers.value(at: PrefKeyPath(["k"])))
             #expect(found.value == .string(LayersTests.order[highest].file), "subset \(subset)")
             #expect("\(found.origin)" == LayersTests.order[highest].origin.replacingOccurrences(of: "ROOT", with: box.root))
-            let stored = try box.layers(storedOnly: true).value(at: KeyPath(["k"]))
+            let stored = try box.layers(storedOnly: true).value(at: PrefKeyPath(["k"]))
             #expect(stored?.origin == (subset & 1 != 0 ? .stored : nil), "subset \(subset)")
         }
     }
@@ -78,7 +78,7 @@ final class LayerFixture {
             "global", "registered:\(box.root)/pkg1/prefs/defaults/app.json", "registered:\(box.root)/data/prefs/defaults/app.plist",
             "stored", "stored",
         ])
-        #expect(try box.layers().value(at: KeyPath(["window", "height"])) == nil)
+        #expect(try box.layers().value(at: PrefKeyPath(["window", "height"])) == nil)
         #expect(try box.layers(storedOnly: true).resolved().values == ["theme": "light", "window": ["width": 800]])
         // The global suite's own layers: its stored values over its registered defaults.
         try box.put("pkg2/prefs/defaults/NSGlobalDomain.plist", ["AppleLocale": "fr_FR", "AppleMetric": true])
@@ -96,12 +96,12 @@ final class LayerFixture {
         try box.put("config/.GlobalPreferences.plist", ["g": 1])
         // A key still answers from the global suite, as UserDefaults(suiteName:) would.
         #expect(try box.origin(of: "g", box.layers()) == "global")
-        #expect(throws: PrefsError.suiteNotFound(domain: "app")) { try box.layers().value(at: KeyPath(["missing"])) }
+        #expect(throws: PrefsError.suiteNotFound(domain: "app")) { try box.layers().value(at: PrefKeyPath(["missing"])) }
         #expect(throws: PrefsError.suiteNotFound(domain: "app")) { try box.layers().resolved() }
         try box.put("pkg2/prefs/defaults/app.json", ["r": 2])
         #expect(try box.origin(of: "g", box.layers()) == "global")
-        #expect(try box.layers().value(at: KeyPath(["missing"])) == nil)
-        #expect(throws: PrefsError.suiteNotFound(domain: "app")) { try box.layers(storedOnly: true).value(at: KeyPath(["r"])) }
+        #expect(try box.layers().value(at: PrefKeyPath(["missing"])) == nil)
+        #expect(throws: PrefsError.suiteNotFound(domain: "app")) { try box.layers(storedOnly: true).value(at: PrefKeyPath(["r"])) }
     }
 
     /// A malformed registration file fails every read that goes through it, even when a higher layer
@@ -113,7 +113,7 @@ final class LayerFixture {
             try box.put("config/app.plist", ["k": "stored"])
             try box.put("pkg1/prefs/defaults/app.plist", ["k": "shipped"])
             try box.fixture.put("pkg2/prefs/defaults/app.json", Array(bad.utf8))
-            for read in [{ _ = try box.layers().value(at: KeyPath(["k"])) }, { _ = try box.layers().resolved() }] {
+            for read in [{ _ = try box.layers().value(at: PrefKeyPath(["k"])) }, { _ = try box.layers().resolved() }] {
                 do {
                     try read()
                     Issue.record("\(bad) was trusted")
@@ -123,7 +123,7 @@ final class LayerFixture {
                     #expect(source == box.root + "/pkg2/prefs/defaults/app.json", "\(error)")
                 }
             }
-            #expect(try box.layers(storedOnly: true).value(at: KeyPath(["k"]))?.value == "stored")
+            #expect(try box.layers(storedOnly: true).value(at: PrefKeyPath(["k"]))?.value == "stored")
         }
     }
 
@@ -135,7 +135,7 @@ final class LayerFixture {
         #expect(throws: PrefsError.self) { try box.layers(defaults: ["a.plist"], storedOnly: true) }
         // A file domain is only itself.
         try box.put("x.plist", ["k": 2])
-        #expect(try box.layers(.file(box.root + "/x.plist")).value(at: KeyPath(["k"]))?.origin == .stored)
+        #expect(try box.layers(.file(box.root + "/x.plist")).value(at: PrefKeyPath(["k"]))?.origin == .stored)
     }
 
     @Test func registrationFilesAreListedMostImportantFirst() throws {
@@ -190,18 +190,18 @@ final class LayerFixture {
         #expect(try PrefValue.sum(.unsignedInteger(.max), -1) == .unsignedInteger(.max - 1))
         #expect(try PrefValue.sum(.unsignedInteger(UInt64(Int64.max) + 1), -1) == .integer(.max))
         #expect(try PrefValue.sum(.integer(.min), .unsignedInteger(.max)) == .integer(.max))
-        #expect(throws: KeyPathError.self) { try PrefValue.sum(.unsignedInteger(.max), 1) }
-        #expect(throws: KeyPathError.self) { try PrefValue.sum(.integer(.min), -1) }
+        #expect(throws: PrefKeyPathError.self) { try PrefValue.sum(.unsignedInteger(.max), 1) }
+        #expect(throws: PrefKeyPathError.self) { try PrefValue.sum(.integer(.min), -1) }
     }
 
     @Test func realsAddAndNothingElseDoes() throws {
         #expect(try PrefValue.sum(0.25, 0.5) == 0.75)
         #expect(try PrefValue.sum(nil, -1.5) == -1.5)
         #expect(try PrefValue.sum(.real(.infinity), 1.0) == .real(.infinity))
-        #expect(throws: KeyPathError.self) { try PrefValue.sum(.real(.greatestFiniteMagnitude), .real(.greatestFiniteMagnitude)) }
+        #expect(throws: PrefKeyPathError.self) { try PrefValue.sum(.real(.greatestFiniteMagnitude), .real(.greatestFiniteMagnitude)) }
         for stored: PrefValue in ["1", true, .date(PrefDate(secondsSinceReferenceDate: 0)), .data([1]), [1], ["a": 1], 1.0] {
-            #expect(throws: KeyPathError.self, "\(stored)") { try PrefValue.sum(stored, 1) }
+            #expect(throws: PrefKeyPathError.self, "\(stored)") { try PrefValue.sum(stored, 1) }
         }
-        #expect(throws: KeyPathError.self) { try PrefValue.sum(1, 1.0) }
+        #expect(throws: PrefKeyPathError.self) { try PrefValue.sum(1, 1.0) }
     }
 }

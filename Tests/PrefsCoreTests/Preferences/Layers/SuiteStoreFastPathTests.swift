@@ -40,16 +40,16 @@ import Testing
         let fixture = try Fixture(kind, bytes)
         let key = LargeSuite.key(2500)
 
-        #expect(try fixture.suite.value(at: KeyPath([key]), in: .suite("big")) == LargeSuite.value(2500))
+        #expect(try fixture.suite.value(at: PrefKeyPath([key]), in: .suite("big")) == LargeSuite.value(2500))
         let counts = fixture.counting.counts(fixture.path)
         #expect(counts.withContentsCalls == 1 && counts.withContentsBytes == bytes.count, "\(counts)")
         #expect(counts.contentsCalls == 0, "\(counts)")
-        #expect(try fixture.suite.value(at: KeyPath([LargeSuite.key(0)]), in: .suite("big")) == LargeSuite.value(0))
-        #expect(try fixture.suite.value(at: KeyPath(["absent"]), in: .suite("big")) == nil)
+        #expect(try fixture.suite.value(at: PrefKeyPath([LargeSuite.key(0)]), in: .suite("big")) == LargeSuite.value(0))
+        #expect(try fixture.suite.value(at: PrefKeyPath(["absent"]), in: .suite("big")) == nil)
 
         // The damage is real: decoding the whole suite, or the damaged value, fails.
         #expect(throws: PrefsError.self) { try fixture.suite.load(.suite("big")) }
-        #expect(throws: PrefsError.self) { try fixture.suite.value(at: KeyPath([LargeSuite.damageableKey]), in: .suite("big")) }
+        #expect(throws: PrefsError.self) { try fixture.suite.value(at: PrefKeyPath([LargeSuite.damageableKey]), in: .suite("big")) }
     }
 
     @Test(arguments: formats, FileSystemKind.allCases)

@@ -40,7 +40,7 @@ import Testing
     @Test func aCombiningMarkAfterASeparatorDoesNotHideIt() throws {
         #expect(try DotEnvSource.read(Array("K=\u{301}x\n".utf8)).contents == ["K": "\u{301}x"])
         #expect(try INISource.read(Array("k =\u{301}v\n".utf8)).contents == ["k": "\u{301}v"])
-        #expect(try KeyPath(argument: ":a:\u{301}b").components == ["a", "\u{301}b"])
+        #expect(try PrefKeyPath(argument: ":a:\u{301}b").components == ["a", "\u{301}b"])
     }
 
     @Test func crlfLineEndsReadAsLines() throws {
@@ -93,7 +93,7 @@ import Testing
 
     @Test func everythingMigratesByDefaultAndBoolKeysAreExplicit() {
         var plan = MigrationPlan()
-        plan.boolKeys = [KeyPath(["ShowAll"]), KeyPath(["AutoHide"]), KeyPath(["Enabled"]), KeyPath(["Window", "Visible"])]
+        plan.boolKeys = [PrefKeyPath(["ShowAll"]), PrefKeyPath(["AutoHide"]), PrefKeyPath(["Enabled"]), PrefKeyPath(["Window", "Visible"])]
         let (report, target) = run(plan, MigrationTests.macOS)
         #expect(report.last == "9 migrated, 0 unchanged, 0 skipped-conflict, 0 missing, 0 errors")
         #expect(target == [
@@ -107,22 +107,22 @@ import Testing
 
     @Test func aValueThatIsNoBooleanIsAnErrorForItsKey() {
         var plan = MigrationPlan()
-        plan.boolKeys = [KeyPath(["Count"]), KeyPath(["Name"]), KeyPath(["Missing"])]
+        plan.boolKeys = [PrefKeyPath(["Count"]), PrefKeyPath(["Name"]), PrefKeyPath(["Missing"])]
         let (report, _) = run(plan, MigrationTests.macOS)
         #expect(report.contains("error Count: is an integer that is not 0/1, yes/no or true/false"))
         #expect(report.contains("error Name: is a string that is not 0/1, yes/no or true/false"))
         // A boolean key the source lacks is reported: it is most likely misspelt.
         #expect(report.contains("missing Missing"))
         #expect(report.last == "7 migrated, 0 unchanged, 0 skipped-conflict, 1 missing, 2 errors")
-        plan.boolKeys = [KeyPath(["Window", "Frame"])]
+        plan.boolKeys = [PrefKeyPath(["Window", "Frame"])]
         #expect(run(plan, MigrationTests.macOS).report.contains("error Window: :Window:Frame is a string that is not 0/1, yes/no or true/false"))
     }
 
     @Test func keysRenamesAndMissingKeys() {
         var plan = MigrationPlan()
-        plan.keys = [KeyPath(["Name"]), KeyPath(["Window", "Frame"]), KeyPath(["Nope"])]
-        plan.renames = [(KeyPath(["Name"]), KeyPath(["Title"])), (KeyPath(["Window", "Frame"]), KeyPath(["Geometry", "Frame"])),
-                        (KeyPath(["Other"]), KeyPath(["X"]))]
+        plan.keys = [PrefKeyPath(["Name"]), PrefKeyPath(["Window", "Frame"]), PrefKeyPath(["Nope"])]
+        plan.renames = [(PrefKeyPath(["Name"]), PrefKeyPath(["Title"])), (PrefKeyPath(["Window", "Frame"]), PrefKeyPath(["Geometry", "Frame"])),
+                        (PrefKeyPath(["Other"]), PrefKeyPath(["X"]))]
         let (report, target) = run(plan, MigrationTests.macOS)
         #expect(report == ["migrated Name -> Title", "migrated :Window:Frame -> :Geometry:Frame", "missing Nope", "missing Other -> X",
                            "2 migrated, 0 unchanged, 0 skipped-conflict, 2 missing, 0 errors"])
@@ -131,13 +131,13 @@ import Testing
 
     @Test func twoKeysLandingOnOnePlaceAreBothErrorsAndRepeatedKeysCountOnce() {
         var plan = MigrationPlan()
-        plan.keys = [KeyPath(["Name"]), KeyPath(["Count"]), KeyPath(["Name"])]
-        plan.renames = [(KeyPath(["Count"]), KeyPath(["Name"]))]
+        plan.keys = [PrefKeyPath(["Name"]), PrefKeyPath(["Count"]), PrefKeyPath(["Name"])]
+        plan.renames = [(PrefKeyPath(["Count"]), PrefKeyPath(["Name"]))]
         let (report, target) = run(plan, MigrationTests.macOS)
         #expect(report == ["error Name: Count would land on Name too", "error Count -> Name: Name would land on Name too",
                            "0 migrated, 0 unchanged, 0 skipped-conflict, 0 missing, 2 errors"])
         #expect(target.isEmpty)
-        plan.renames = [(KeyPath(["Count"]), KeyPath(["Name", "Count"]))]
+        plan.renames = [(PrefKeyPath(["Count"]), PrefKeyPath(["Name", "Count"]))]
         #expect(run(plan, MigrationTests.macOS).report.last == "0 migrated, 0 unchanged, 0 skipped-conflict, 0 missing, 2 errors")
     }
 
@@ -146,15 +146,15 @@ import Testing
         let (report, target) = run(MigrationPlan(), source)
         #expect(target == source && report.last == "2 migrated, 0 unchanged, 0 skipped-conflict, 0 missing, 0 errors")
         var plan = MigrationPlan()
-        plan.keys = [KeyPath(["\u{E9}"])]
-        plan.renames = [(KeyPath(["e\u{301}"]), KeyPath(["x"]))]
+        plan.keys = [PrefKeyPath(["\u{E9}"])]
+        plan.renames = [(PrefKeyPath(["e\u{301}"]), PrefKeyPath(["x"]))]
         #expect(run(plan, source).target == ["\u{E9}": 1])
-        #expect(KeyPath(["\u{E9}"]) != KeyPath(["e\u{301}"]))
+        #expect(PrefKeyPath(["\u{E9}"]) != PrefKeyPath(["e\u{301}"]))
     }
 
     @Test func anInPlaceSwapKeepsBothValues() {
         var plan = MigrationPlan()
-        plan.renames = [(KeyPath(["a"]), KeyPath(["b"])), (KeyPath(["b"]), KeyPath(["a"]))]
+        plan.renames = [(PrefKeyPath(["a"]), PrefKeyPath(["b"])), (PrefKeyPath(["b"]), PrefKeyPath(["a"]))]
         plan.overwrite = true
         let suite: PrefDictionary = ["a": "1", "b": "2"]
         let (report, target) = run(plan, suite, into: suite, inPlace: true)
@@ -164,25 +164,25 @@ import Testing
 
     @Test func aRenameOfAMissingKeyIsMissingNotACollision() {
         var plan = MigrationPlan()
-        plan.keys = [KeyPath(["a"]), KeyPath(["b"])]
-        plan.renames = [(KeyPath(["a"]), KeyPath(["b"]))]
+        plan.keys = [PrefKeyPath(["a"]), PrefKeyPath(["b"])]
+        plan.renames = [(PrefKeyPath(["a"]), PrefKeyPath(["b"]))]
         #expect(run(plan, ["b": 2, "c": 3]).report == ["missing a -> b", "migrated b", "1 migrated, 0 unchanged, 0 skipped-conflict, 1 missing, 0 errors"])
     }
 
     @Test func aMissingKeyIsReportedOnce() {
         var plan = MigrationPlan()
-        plan.keys = [KeyPath(["Name"]), KeyPath(["x"])]
-        plan.boolKeys = [KeyPath(["x"])]
+        plan.keys = [PrefKeyPath(["Name"]), PrefKeyPath(["x"])]
+        plan.boolKeys = [PrefKeyPath(["x"])]
         #expect(run(plan, MigrationTests.macOS).report == ["migrated Name", "missing x", "1 migrated, 0 unchanged, 0 skipped-conflict, 1 missing, 0 errors"])
     }
 
     @Test func anInPlaceRenameMovesTheKeyButKeepsAConflictingValue() {
         var plan = MigrationPlan()
-        plan.renames = [(KeyPath(["old"]), KeyPath(["new"])), (KeyPath(["clash"]), KeyPath(["taken"]))]
+        plan.renames = [(PrefKeyPath(["old"]), PrefKeyPath(["new"])), (PrefKeyPath(["clash"]), PrefKeyPath(["taken"]))]
         let suite: PrefDictionary = ["old": 1, "clash": 2, "taken": 3]
         // Every key is migrated, so clash and taken would both land on taken.
         #expect(run(plan, suite, into: suite, inPlace: true).report.last == "1 migrated, 0 unchanged, 0 skipped-conflict, 0 missing, 2 errors")
-        plan.keys = [KeyPath(["old"]), KeyPath(["clash"])]
+        plan.keys = [PrefKeyPath(["old"]), PrefKeyPath(["clash"])]
         let (report, target) = run(plan, suite, into: suite, inPlace: true)
         #expect(report == ["migrated old -> new", "skipped-conflict clash -> taken",
                            "1 migrated, 0 unchanged, 1 skipped-conflict, 0 missing, 0 errors"])
@@ -192,7 +192,7 @@ import Testing
     @Test func conflictsAreKeptUnlessOverwriting() {
         let stored: PrefDictionary = ["Name": "Mine", "Count": 42, "Extra": true]
         var plan = MigrationPlan()
-        plan.keys = [KeyPath(["Name"]), KeyPath(["Count"]), KeyPath(["Recent"])]
+        plan.keys = [PrefKeyPath(["Name"]), PrefKeyPath(["Count"]), PrefKeyPath(["Recent"])]
         let kept = run(plan, MigrationTests.macOS, into: stored)
         #expect(kept.report == ["skipped-conflict Name", "unchanged Count", "migrated Recent",
                                 "1 migrated, 1 unchanged, 1 skipped-conflict, 0 missing, 0 errors"])
@@ -228,7 +228,7 @@ import Testing
         var plan = MigrationPlan()
         plan.inferTypes = true
         plan.decodeJSONStrings = true
-        plan.boolKeys = [KeyPath(["j", "flag"])]
+        plan.boolKeys = [PrefKeyPath(["j", "flag"])]
         let suite: PrefDictionary = ["j": #"{"list": ["1", "x"], "flag": "yes"}"#, "n": "2"]
         let first = run(plan, suite, into: suite, inPlace: true)
         #expect(first.target == ["j": ["list": [1, "x"], "flag": true], "n": 2])
@@ -238,7 +238,7 @@ import Testing
 
     @Test func inPlaceFixUpsWriteBackAndAreIdempotent() {
         var plan = MigrationPlan()
-        plan.boolKeys = [KeyPath(["flag"])]
+        plan.boolKeys = [PrefKeyPath(["flag"])]
         plan.decodeJSONStrings = true
         let suite: PrefDictionary = ["flag": 1, "json": "[1, 2]", "other": "x"]
         let first = run(plan, suite, into: suite, inPlace: true)

@@ -70,18 +70,18 @@ import Testing
         let outcome = try write("a", "one", "c", "3", options: dryRun)
         #expect(outcome.changed && outcome.report == [KeyChange(key: "a", old: "1", new: "one"), KeyChange(key: "c", old: nil, new: "3")])
         #expect(try stored() == before)
-        #expect(try store.delete(KeyPath(["b"]), in: .suite("s"), dryRun: true).report == [KeyChange(key: "b", old: "2", new: nil)])
+        #expect(try store.delete(PrefKeyPath(["b"]), in: .suite("s"), dryRun: true).report == [KeyChange(key: "b", old: "2", new: nil)])
         #expect(try store.delete(nil, in: .suite("s"), dryRun: true).report?.count == 2)
         #expect(try stored() == before)
     }
 
     @Test func deleteRenameAndResetEachChangeOnce() throws {
         _ = try write("a", "1", "b", "2", "c", "3")
-        #expect(try store.rename(KeyPath(["a"]), to: KeyPath(["z"]), in: .suite("s"), dryRun: false).changed)
-        #expect(throws: PrefsError.keyNotFound(domain: "s", key: "a")) { try store.rename(KeyPath(["a"]), to: KeyPath(["y"]), in: .suite("s"), dryRun: false) }
-        #expect(try store.delete(KeyPath(["b"]), in: .suite("s"), dryRun: false).changed)
-        #expect(throws: PrefsError.keyNotFound(domain: "s", key: "b")) { try store.delete(KeyPath(["b"]), in: .suite("s"), dryRun: false) }
-        #expect(try store.reset([KeyPath(["c"]), KeyPath(["never"])], in: .suite("s"), dryRun: false).changed)
+        #expect(try store.rename(PrefKeyPath(["a"]), to: PrefKeyPath(["z"]), in: .suite("s"), dryRun: false).changed)
+        #expect(throws: PrefsError.keyNotFound(domain: "s", key: "a")) { try store.rename(PrefKeyPath(["a"]), to: PrefKeyPath(["y"]), in: .suite("s"), dryRun: false) }
+        #expect(try store.delete(PrefKeyPath(["b"]), in: .suite("s"), dryRun: false).changed)
+        #expect(throws: PrefsError.keyNotFound(domain: "s", key: "b")) { try store.delete(PrefKeyPath(["b"]), in: .suite("s"), dryRun: false) }
+        #expect(try store.reset([PrefKeyPath(["c"]), PrefKeyPath(["never"])], in: .suite("s"), dryRun: false).changed)
         #expect(try stored() == ["z": "1"])
         #expect(try store.reset([], in: .suite("s"), dryRun: false).changed)
         #expect(try store.load(.suite("s")) == nil, "a suite reset to nothing is removed")
@@ -107,17 +107,17 @@ import Testing
         _ = try store.register(.request(try WriteRequest.parse(["k", "-int", "1"], domain: "s (registered)")), for: .suite("s"), replacing: false, dryRun: false)
         _ = try store.register(.document(["j": "x"]), for: .suite("s"), replacing: false, dryRun: false)
         #expect(try store.load(.suite("s")) == nil)
-        #expect(try store.value(at: KeyPath(["k"]), in: .suite("s"), scope: ReadScope()).origin == .registered("/d/prefs/defaults/s.plist"))
-        _ = try store.register(.deletion([KeyPath(["k"]), KeyPath(["j"])]), for: .suite("s"), replacing: false, dryRun: false)
+        #expect(try store.value(at: PrefKeyPath(["k"]), in: .suite("s"), scope: ReadScope()).origin == .registered("/d/prefs/defaults/s.plist"))
+        _ = try store.register(.deletion([PrefKeyPath(["k"]), PrefKeyPath(["j"])]), for: .suite("s"), replacing: false, dryRun: false)
         #expect(try store.load(at: .registered("s")) == nil, "an empty registration is removed")
     }
 
     @Test func exportSelectsKeysAndFindSearchesEverySuite() throws {
         _ = try write("Window", "{ Frame = big; Title = Hello; }", "other", "hello world")
-        #expect(try store.exportedValue(of: .suite("s"), effective: false, defaults: [], keys: [KeyPath(["Window", "Title"])])
+        #expect(try store.exportedValue(of: .suite("s"), effective: false, defaults: [], keys: [PrefKeyPath(["Window", "Title"])])
                 == ["Window": ["Title": "Hello"]])
         #expect(throws: PrefsError.keyNotFound(domain: "s", key: ":Window:Nope")) {
-            try store.exportedValue(of: .suite("s"), effective: false, defaults: [], keys: [KeyPath(["Window", "Nope"])])
+            try store.exportedValue(of: .suite("s"), effective: false, defaults: [], keys: [PrefKeyPath(["Window", "Nope"])])
         }
         let matches = SuiteStore.find("HELLO", in: try store.everySuite().suites)
         #expect(matches.map { $0.key?.display } == [":Window:Title", "other"])

@@ -66,7 +66,7 @@ import Testing
     static func defaults(_ words: String...) throws(DefaultsSyntaxError) -> WriteRequest { try WriteRequest.parseDefaults(words[...]) }
 
     static func set(_ key: String, _ value: PrefValue, flag: String? = nil) -> WriteRequest {
-        .changes([WriteRequest.Change(path: KeyPath([key]), action: .set(value), flag: flag)])
+        .changes([WriteRequest.Change(path: PrefKeyPath([key]), action: .set(value), flag: flag)])
     }
 
     static let dialect: [(words: [String], result: Result<WriteRequest, DefaultsSyntaxError>)] = [
@@ -120,8 +120,8 @@ import Testing
 
     @Test func addingFlagsAreKeptForTheWrite() throws {
         let request = try UntypedValueTests.defaults("k", "-array-add", "a", "-int", "2")
-        #expect(request == .changes([WriteRequest.Change(path: KeyPath(["k"]), action: .arrayAdd(["a", 2]), flag: "-array-add")]))
+        #expect(request == .changes([WriteRequest.Change(path: PrefKeyPath(["k"]), action: .arrayAdd(["a", 2]), flag: "-array-add")]))
         let merge = try UntypedValueTests.defaults("k", "-dict-add", "Send", #"@\U21a9"#)
-        #expect(merge == .changes([WriteRequest.Change(path: KeyPath(["k"]), action: .dictAdd(["Send": "@↩"]), flag: "-dict-add")]))
+        #expect(merge == .changes([WriteRequest.Change(path: PrefKeyPath(["k"]), action: .dictAdd(["Send": "@↩"]), flag: "-dict-add")]))
     }
 }

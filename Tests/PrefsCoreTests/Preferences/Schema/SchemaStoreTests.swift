@@ -38,7 +38,7 @@ import Testing
         } else {
             #expect(try fileSystem.status(of: source) != nil)
         }
-        #expect(try store.value(at: KeyPath(["n"]), in: .suite("app"), scope: ReadScope()) == (5, .schema(source)))
+        #expect(try store.value(at: PrefKeyPath(["n"]), in: .suite("app"), scope: ReadScope()) == (5, .schema(source)))
         #expect(try write(store, "n", "7").changed)
         #expect(try store.load(.suite("app"))?.contents == ["n": 7], "typed as the schema's integer")
         #expect(throws: SchemaStoreTests.violation("n", "expected an integer from 1 to 9, not 10", schema: source)) { try write(store, "n", "-int-add", "3") }
@@ -53,7 +53,7 @@ import Testing
         #expect(try write(unchecked, "n", "-int", "10").changed)
         #expect(try store.schemaProblems(.suite("app"))?.problems == ["n: expected an integer from 1 to 9, not 10"])
         // Removing is never refused, even when what is left still breaks the schema.
-        #expect(try store.delete(KeyPath(["n"]), in: .suite("app"), dryRun: false).changed)
+        #expect(try store.delete(PrefKeyPath(["n"]), in: .suite("app"), dryRun: false).changed)
     }
 
     /// A one-key read on etcd is one request: the suite, the global suite, the registered defaults
@@ -67,7 +67,7 @@ import Testing
         _ = try write(unchecked, "m", "-int", "3")
         for (key, answer) in [("n", (PrefValue.integer(5), Origin.schema("etcd://memory/prefs/.schemas/app"))), ("m", (3, .stored))] {
             let before = etcd.requests
-            let read = try store.read(KeyPath([key]), in: .suite("app"), scope: ReadScope(), streaming: true)
+            let read = try store.read(PrefKeyPath([key]), in: .suite("app"), scope: ReadScope(), streaming: true)
             guard case .value(let value, let origin) = read else { throw TestFailure("\(read)") }
             #expect(value == answer.0 && origin == answer.1)
             #expect(etcd.requests - before == 1, "\(key): \(etcd.requests - before) requests")
@@ -79,7 +79,7 @@ import Testing
     func aShippedSchemaIsOverriddenByTheUsers(kind: String) throws {
         let store = kind == "etcd" ? etcdStore : fileStore
         try fileSystem.write("/p/prefs/schemas/app.json", Array(#"{"keys": {"n": {"type": "integer", "max": 100, "default": 50}}}"#.utf8))
-        #expect(try store.value(at: KeyPath(["n"]), in: .suite("app"), scope: ReadScope()) == (50, .schema("/p/prefs/schemas/app.json")))
+        #expect(try store.value(at: PrefKeyPath(["n"]), in: .suite("app"), scope: ReadScope()) == (50, .schema("/p/prefs/schemas/app.json")))
         #expect(throws: PrefsError.self) { try write(store, "n", "-int", "200") }
         #expect(try write(store, "n", "-int", "60").changed)
         try fileSystem.write("/tmp/s.json", SchemaStoreTests.schema)

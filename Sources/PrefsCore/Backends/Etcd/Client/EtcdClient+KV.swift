@@ -2,7 +2,7 @@
 extension EtcdClient {
     /// The keys in [key, rangeEnd) (just `key` without `rangeEnd`), in key order. `limit` 0: all;
     /// `revision` 0: the latest.
-    public func range(_ key: [UInt8], rangeEnd: [UInt8]? = nil, limit: Int64 = 0, keysOnly: Bool = false, countOnly: Bool = false,
+    package func range(_ key: [UInt8], rangeEnd: [UInt8]? = nil, limit: Int64 = 0, keysOnly: Bool = false, countOnly: Bool = false,
                       revision: Int64 = 0) throws -> EtcdRange {
         let fields = EtcdRequestBody.range(key, rangeEnd: rangeEnd, limit: limit, keysOnly: keysOnly, countOnly: countOnly, revision: revision)
         return try call("/v3/kv/range", fields) { message in
@@ -13,14 +13,14 @@ extension EtcdClient {
 
     /// Stores `value` at `key`; returns the store's new revision.
     @discardableResult
-    public func put(_ key: [UInt8], _ value: [UInt8], lease: Int64 = 0) throws -> Int64 {
+    package func put(_ key: [UInt8], _ value: [UInt8], lease: Int64 = 0) throws -> Int64 {
         try call("/v3/kv/put", EtcdRequestBody.put(key, value, lease: lease)) { try $0.headerRevision() }
     }
 
     /// Deletes the keys in [key, rangeEnd) (just `key` without `rangeEnd`): how many, and the
     /// store's revision after.
     @discardableResult
-    public func delete(_ key: [UInt8], rangeEnd: [UInt8]? = nil) throws -> (deleted: Int64, revision: Int64) {
+    package func delete(_ key: [UInt8], rangeEnd: [UInt8]? = nil) throws -> (deleted: Int64, revision: Int64) {
         try call("/v3/kv/deleterange", EtcdRequestBody.delete(key, rangeEnd: rangeEnd)) {
             (try $0.int64("deleted"), try $0.headerRevision())
         }
@@ -31,7 +31,7 @@ extension EtcdClient {
     /// operation of the branch that ran, each of its operation's kind, every key a range returns
     /// inside the range asked for; a transaction without comparisons says it succeeded (etcd leaves
     /// `succeeded` out when false, so its absence is taken as false only where a comparison could fail).
-    public func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation] = []) throws -> EtcdTxnResult {
+    package func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation] = []) throws -> EtcdTxnResult {
         try call("/v3/kv/txn", EtcdRequestBody.txn(compare: compare, success: success, failure: failure)) { message, resent in
             try message.requireHeader()
             let revision = try message.headerRevision()
@@ -63,7 +63,7 @@ extension EtcdClient {
     }
 
     /// A new lease of `ttl` seconds; returns its ID.
-    public func grantLease(ttl: Int64) throws -> Int64 {
+    package func grantLease(ttl: Int64) throws -> Int64 {
         try call("/v3/lease/grant", [("TTL", .integer(ttl))]) { message in
             let error = try message.string("error")
             guard error.isEmpty else { throw EtcdRefusal(code: 2, message: error) }
@@ -74,14 +74,14 @@ extension EtcdClient {
     }
 
     /// Ends a lease: the keys attached to it are deleted.
-    public func revokeLease(_ id: Int64) throws {
+    package func revokeLease(_ id: Int64) throws {
         try call("/v3/lease/revoke", [("ID", .integer(id))]) { _ in () }
     }
 
     /// Renews a lease for its whole TTL; returns the TTL. A lease that expired or was revoked is
     /// `storeRefused` with code 5 (NOT_FOUND), as etcd's own client reports it.
     @discardableResult
-    public func keepAlive(_ id: Int64) throws -> Int64 {
+    package func keepAlive(_ id: Int64) throws -> Int64 {
         try call("/v3/lease/keepalive", [("ID", .integer(id))], streamed: true) { result in
             // etcd names the lease in every answer, a lease not found too (its TTL left out: 0).
             guard try result.int64("ID") == id else { throw result.unexpected("a keep-alive answer names another lease, or none") }

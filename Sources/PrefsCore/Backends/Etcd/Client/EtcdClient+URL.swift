@@ -1,11 +1,11 @@
 extension EtcdClient {
     /// The prefix used when a URL names none.
-    public static let defaultPrefix = "prefs"
+    package static let defaultPrefix = "prefs"
 
     /// The key just after every key that starts with `prefix`: the `rangeEnd` that ranges over the
     /// prefix. `[0]` (every key from `prefix` to the end of the key space) when no such key exists
     /// (an empty prefix, or one of 0xFF bytes only), as etcd's own clients do.
-    public static func prefixEnd(_ prefix: [UInt8]) -> [UInt8] {
+    package static func prefixEnd(_ prefix: [UInt8]) -> [UInt8] {
         var end = prefix
         while let last = end.last {
             if last < 0xFF {
@@ -25,7 +25,7 @@ extension EtcdClient {
     /// rest of the path (slashes allowed inside, no empty segment) and defaults to "prefs". Anything
     /// else — another scheme, user info, a query or fragment, a missing or bad port, an empty host —
     /// is `PrefsError.usage` naming the URL.
-    public static func parse(url: String) throws -> (endpoints: [EtcdEndpoint], prefix: String, secure: Bool) {
+    package static func parse(url: String) throws -> (endpoints: [EtcdEndpoint], prefix: String, secure: Bool) {
         func bad(_ reason: String) -> PrefsError { .usage("bad etcd URL '\(url)': \(reason)") }
         let lowered = url.lowercased()
         let secure = lowered.hasPrefix("etcds://")

@@ -1,5 +1,5 @@
 extension EtcdClient {
-    public enum WatchStop: Sendable, Equatable {
+    package enum WatchStop: Sendable, Equatable {
         /// `onEvents` returned false.
         case handlerStopped
         /// The deadline passed.
@@ -20,7 +20,7 @@ extension EtcdClient {
     /// the last revision delivered, so no event is lost and none comes twice; when no member
     /// answers within `timeout`, it throws `.unavailable`. A start revision etcd has compacted away
     /// is `storeRefused` with code 11 (OUT_OF_RANGE) and the compaction revision in the message.
-    public func watch(_ key: [UInt8], rangeEnd: [UInt8]? = nil, fromRevision: Int64, deadline: Double?, stopWhenReadable: Int32? = nil,
+    package func watch(_ key: [UInt8], rangeEnd: [UInt8]? = nil, fromRevision: Int64, deadline: Double?, stopWhenReadable: Int32? = nil,
                       _ onEvents: ([EtcdWatchEvent], Int64) throws -> Bool) throws -> WatchStop {
         var next = fromRevision
         while true {

@@ -28,10 +28,10 @@ import Synchronization
 /// has not applied the login yet) is replaced by logging in again, once per call.
 ///
 /// Connections are kept alive and reused (a few per endpoint); calls may come from any thread.
-public final class EtcdClient: Sendable {
-    public let endpoints: [EtcdEndpoint]
+package final class EtcdClient: Sendable {
+    package let endpoints: [EtcdEndpoint]
     /// Seconds each call may take before it is `.unavailable`.
-    public let timeout: Double
+    package let timeout: Double
     let credentials: Credentials?
     /// The TLS context of an `etcds://` client: every connection makes its handshake; nil: plain text.
     let tls: TLSContext?
@@ -59,13 +59,13 @@ public final class EtcdClient: Sendable {
     /// The endpoint that last answered, per endpoint list, for every client in the process.
     static let lastAnswered = Mutex<[[EtcdEndpoint]: EtcdEndpoint]>([:])
 
-    public convenience init(endpoints: [EtcdEndpoint], timeout: Double, credentials: (user: String, password: String)? = nil) {
+    package convenience init(endpoints: [EtcdEndpoint], timeout: Double, credentials: (user: String, password: String)? = nil) {
         self.init(endpoints: endpoints, timeout: timeout, credentials: credentials, limits: .standard)
     }
 
     /// A client of `endpoints` whose every connection speaks TLS with `tls`, never plain text.
     /// Throws `PrefsError.tlsRefused` when those credentials cannot be used.
-    public convenience init(endpoints: [EtcdEndpoint], timeout: Double, credentials: (user: String, password: String)? = nil,
+    package convenience init(endpoints: [EtcdEndpoint], timeout: Double, credentials: (user: String, password: String)? = nil,
                             tls: TLSCredentials) throws {
         let context: TLSContext
         do {

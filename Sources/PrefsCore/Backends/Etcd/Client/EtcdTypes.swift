@@ -2,36 +2,36 @@
 /// and the JSON gateway carries them as base64.
 
 /// One member's client address: an IP literal (IPv6 without brackets) or a host name, and a port.
-public struct EtcdEndpoint: Hashable, Sendable, CustomStringConvertible {
-    public let host: String
-    public let port: UInt16
+package struct EtcdEndpoint: Hashable, Sendable, CustomStringConvertible {
+    package let host: String
+    package let port: UInt16
 
-    public init(host: String, port: UInt16) {
+    package init(host: String, port: UInt16) {
         self.host = host
         self.port = port
     }
 
     /// `host:port`, with an IPv6 literal in brackets: how errors and the `Host` header name it.
-    public var description: String {
+    package var description: String {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }
 
 /// A key as stored, with etcd's bookkeeping. A deletion seen by a watch carries only the key and
 /// `modRevision` (the revision of the deletion); the other fields are empty or zero.
-public struct EtcdKeyValue: Sendable, Equatable {
-    public let key: [UInt8]
-    public let value: [UInt8]
+package struct EtcdKeyValue: Sendable, Equatable {
+    package let key: [UInt8]
+    package let value: [UInt8]
     /// The revision of the put that created the key (since its last deletion).
-    public let createRevision: Int64
+    package let createRevision: Int64
     /// The revision of the last change.
-    public let modRevision: Int64
+    package let modRevision: Int64
     /// How many puts since creation (1 after the first).
-    public let version: Int64
+    package let version: Int64
     /// The lease the key is attached to; 0: none.
-    public let lease: Int64
+    package let lease: Int64
 
-    public init(key: [UInt8], value: [UInt8], createRevision: Int64, modRevision: Int64, version: Int64, lease: Int64) {
+    package init(key: [UInt8], value: [UInt8], createRevision: Int64, modRevision: Int64, version: Int64, lease: Int64) {
         self.key = key
         self.value = value
         self.createRevision = createRevision
@@ -42,17 +42,17 @@ public struct EtcdKeyValue: Sendable, Equatable {
 }
 
 /// The answer to a range request.
-public struct EtcdRange: Sendable, Equatable {
+package struct EtcdRange: Sendable, Equatable {
     /// The keys found, in key order (empty with `countOnly`; values empty with `keysOnly`).
-    public let kvs: [EtcdKeyValue]
+    package let kvs: [EtcdKeyValue]
     /// How many keys are in the range (all of them, even past a `limit`).
-    public let count: Int64
+    package let count: Int64
     /// More keys are in the range than `limit` let through.
-    public let more: Bool
+    package let more: Bool
     /// The store's revision the answer was read at (the response header's).
-    public let revision: Int64
+    package let revision: Int64
 
-    public init(kvs: [EtcdKeyValue], count: Int64, more: Bool, revision: Int64) {
+    package init(kvs: [EtcdKeyValue], count: Int64, more: Bool, revision: Int64) {
         self.kvs = kvs
         self.count = count
         self.more = more
@@ -84,19 +84,19 @@ extension EtcdRange {
 }
 
 /// One condition of a transaction. A key that does not exist has version, create and mod revision 0.
-public enum EtcdCompare: Sendable {
+package enum EtcdCompare: Sendable {
     /// The key's (with `rangeEnd`: every key in [key, rangeEnd)'s) last-modified revision.
     case modRevision(key: [UInt8], rangeEnd: [UInt8]? = nil, op: Op, Int64)
     case version(key: [UInt8], op: Op, Int64)
     case createRevision(key: [UInt8], op: Op, Int64)
 
-    public enum Op: String, Sendable {
+    package enum Op: String, Sendable {
         case equal = "EQUAL", greater = "GREATER", less = "LESS", notEqual = "NOT_EQUAL"
     }
 }
 
 /// One operation of a transaction.
-public enum EtcdOperation: Sendable {
+package enum EtcdOperation: Sendable {
     /// `revision` 0: the latest; else the keys as they were at that revision.
     case range(key: [UInt8], rangeEnd: [UInt8]? = nil, keysOnly: Bool = false, revision: Int64 = 0)
     case put(key: [UInt8], value: [UInt8], lease: Int64 = 0)
@@ -104,18 +104,18 @@ public enum EtcdOperation: Sendable {
 }
 
 /// What a transaction did.
-public struct EtcdTxnResult: Sendable, Equatable {
+package struct EtcdTxnResult: Sendable, Equatable {
     /// Every comparison held, so the success branch ran (else the failure branch).
-    public let succeeded: Bool
+    package let succeeded: Bool
     /// The store's revision after the transaction (unchanged when the branch that ran only read).
-    public let revision: Int64
+    package let revision: Int64
     /// The answers of the branch's range operations, in order.
-    public let ranges: [EtcdRange]
+    package let ranges: [EtcdRange]
     /// The request was sent more than once (after a connection loss or a timeout): an earlier send
     /// may have committed, so a failed compare may be this transaction's own earlier effect.
-    public let resent: Bool
+    package let resent: Bool
 
-    public init(succeeded: Bool, revision: Int64, ranges: [EtcdRange], resent: Bool = false) {
+    package init(succeeded: Bool, revision: Int64, ranges: [EtcdRange], resent: Bool = false) {
         self.succeeded = succeeded
         self.revision = revision
         self.ranges = ranges
@@ -124,12 +124,12 @@ public struct EtcdTxnResult: Sendable, Equatable {
 }
 
 /// One change a watch reports.
-public enum EtcdWatchEvent: Sendable, Equatable {
+package enum EtcdWatchEvent: Sendable, Equatable {
     case put(EtcdKeyValue)
     /// The key and the deletion's revision (`modRevision`).
     case delete(EtcdKeyValue)
 
-    public var keyValue: EtcdKeyValue {
+    package var keyValue: EtcdKeyValue {
         switch self {
         case .put(let kv), .delete(let kv): return kv
         }

@@ -5,12 +5,12 @@ import Glibc
 /// servers' (nil: the system's trust store), and the client's certificate chain and private key,
 /// sent when a server asks for them (etcd's `--client-cert-auth`). The files are etcdctl's
 /// `--cacert`, `--cert` and `--key`.
-public struct TLSCredentials: Sendable {
-    public var trusted: [UInt8]?
-    public var certificate: [UInt8]?
-    public var key: [UInt8]?
+package struct TLSCredentials: Sendable {
+    package var trusted: [UInt8]?
+    package var certificate: [UInt8]?
+    package var key: [UInt8]?
 
-    public init(trusted: [UInt8]? = nil, certificate: [UInt8]? = nil, key: [UInt8]? = nil) {
+    package init(trusted: [UInt8]? = nil, certificate: [UInt8]? = nil, key: [UInt8]? = nil) {
         self.trusted = trusted
         self.certificate = certificate
         self.key = key
@@ -46,9 +46,9 @@ final class TLSContext: @unchecked Sendable {
 }
 
 /// The TLS library `etcds://` stores use.
-public enum TLSLibrary {
+package enum TLSLibrary {
     /// Its name and version as it gives them ("OpenSSL 3.0.17 1 Jul 2025").
-    public static var version: String { String(cString: prefs_tls_library_version()) }
+    package static var version: String { String(cString: prefs_tls_library_version()) }
 }
 
 /// Why TLS with one endpoint failed: the server's certificate was refused (unknown issuer, another

@@ -3,7 +3,7 @@ import Glibc
 /// The file operations suites need, as a seam: `LocalFileSystem` performs them on disk and
 /// `InMemoryFileSystem` in memory for tests; both throw the same `PrefsError`s for the same situations
 /// (missing file, missing parent directory, a directory where a file should be, a held lock).
-public protocol FileSystem: Sendable {
+package protocol FileSystem: Sendable {
     /// Whether the kernel sees these files, so that inotify can watch them (`InMemoryFileSystem`
     /// answers no: a watch then reads the values again every few milliseconds).
     var isWatchableByKernel: Bool { get }
@@ -102,17 +102,17 @@ public protocol FileSystem: Sendable {
     func removeConfinedDirectoryIfEmpty(_ path: ConfinedPath) -> Bool
 }
 
-public struct FileStatus: Equatable, Sendable {
-    public var isDirectory: Bool
-    public var mode: mode_t
-    public var size: Int
+package struct FileStatus: Equatable, Sendable {
+    package var isDirectory: Bool
+    package var mode: mode_t
+    package var size: Int
     /// Identity and modification time, to tell whether a file was replaced or touched.
-    public var inode: UInt64
-    public var modified: Int64
+    package var inode: UInt64
+    package var modified: Int64
     /// Neither a regular file nor a directory: a FIFO, a socket, a device (whose reading may block).
-    public var isSpecial: Bool
+    package var isSpecial: Bool
 
-    public init(isDirectory: Bool, mode: mode_t, size: Int, inode: UInt64, modified: Int64, isSpecial: Bool = false) {
+    package init(isDirectory: Bool, mode: mode_t, size: Int, inode: UInt64, modified: Int64, isSpecial: Bool = false) {
         self.isDirectory = isDirectory
         self.isSpecial = isSpecial
         self.mode = mode
@@ -124,31 +124,31 @@ public struct FileStatus: Equatable, Sendable {
 }
 
 extension FileSystem {
-    public var isWatchableByKernel: Bool { true }
+    package var isWatchableByKernel: Bool { true }
 
     /// The whole file (a file system whose files all have an end).
-    public func contents(of path: String, atMost limit: Int) throws -> [UInt8] {
+    package func contents(of path: String, atMost limit: Int) throws -> [UInt8] {
         Array(try contents(of: path).prefix(limit + 1))
     }
 
-    public func withContents<T>(of path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
+    package func withContents<T>(of path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
         try contents(of: path).withUnsafeBufferPointer(body)
     }
 
     /// The file in memory, read in pieces from there.
-    public func withFileReader<T>(of path: String, _ body: (FileReader) throws -> T) throws -> T {
+    package func withFileReader<T>(of path: String, _ body: (FileReader) throws -> T) throws -> T {
         try withContents(of: path) { bytes in try body(FileReader(bytes)) }
     }
 
     /// Replaces a file the user named (an output file, not a suite): a symlink is followed and its
     /// target replaced atomically, renamed into place under the target's lock. A device, FIFO or
     /// socket (`/dev/null`, `/dev/stdout`, a process substitution) is written to, never replaced.
-    public func writeFile(_ path: String, _ bytes: [UInt8], newFileMode: mode_t, lockTimeout: Double) throws {
+    package func writeFile(_ path: String, _ bytes: [UInt8], newFileMode: mode_t, lockTimeout: Double) throws {
         try writeFile(path, newFileMode: newFileMode, lockTimeout: lockTimeout) { write in try bytes.withUnsafeBytes(write) }
     }
 
     /// `writeFile` with the bytes produced in pieces (`replace(_:newFileMode:streaming:)`).
-    public func writeFile(_ path: String, newFileMode: mode_t, lockTimeout: Double,
+    package func writeFile(_ path: String, newFileMode: mode_t, lockTimeout: Double,
                           streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         if try status(of: path)?.isSpecial == true { return try writeSpecial(path, streaming: produce) }
         let target = try resolvingSymlinks(path)
@@ -160,7 +160,7 @@ extension FileSystem {
     }
 
     /// Collects the pieces, then replaces the file with them inside `commit`.
-    public func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
+    package func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
                         commit: (_ rename: () throws -> Void) throws -> Void) throws {
         var bytes: [UInt8] = []
         try produce { bytes.append(contentsOf: $0) }
@@ -168,7 +168,7 @@ extension FileSystem {
     }
 
     /// Collects the pieces, then replaces the file with them (a file system with no streaming write).
-    public func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+    package func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         var bytes: [UInt8] = []
         try produce { bytes.append(contentsOf: $0) }
         try replace(path, with: bytes, newFileMode: newFileMode)
@@ -204,7 +204,7 @@ struct LockWait {
 
 extension FileSystem {
     /// Reads the whole file first (`LocalFileSystem` reads it in pieces).
-    public func withReader(of path: String, _ body: ((UnsafeMutableRawBufferPointer) throws -> Int) throws -> Void) throws {
+    package func withReader(of path: String, _ body: ((UnsafeMutableRawBufferPointer) throws -> Int) throws -> Void) throws {
         let bytes = try contents(of: path)
         var offset = 0
         try body { buffer in

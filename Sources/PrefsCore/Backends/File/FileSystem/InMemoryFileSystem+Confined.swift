@@ -43,7 +43,7 @@ extension InMemoryFileSystem.State {
 }
 
 extension InMemoryFileSystem {
-    public func createConfinedFile(in directory: ConfinedPath, name: () -> String) throws(ConfinedError) -> any ConfinedFile {
+    package func createConfinedFile(in directory: ConfinedPath, name: () -> String) throws(ConfinedError) -> any ConfinedFile {
         let (node, candidate, inode, created) = try locked { (s: inout State) throws(ConfinedError) -> (String, String, UInt64, [ConfinedPath]) in
             // What is missing now is what this call makes (the mutex is held throughout).
             let created = directory.missingBase { s.nodes[s.resolve(normalize($0))] != nil }
@@ -65,12 +65,12 @@ extension InMemoryFileSystem {
                                     createdDirectories: created)
     }
 
-    public func openConfinedFile(_ path: ConfinedPath) throws(ConfinedError) -> any ConfinedFile {
+    package func openConfinedFile(_ path: ConfinedPath) throws(ConfinedError) -> any ConfinedFile {
         let (node, inode) = try locked { (s: inout State) throws(ConfinedError) in try s.fileNode(path) }
         return InMemoryConfinedFile(fileSystem: self, node: node, path: path, inode: inode, isNew: false)
     }
 
-    public func confinedEntries(_ directory: ConfinedPath) throws(ConfinedError) -> [ConfinedEntry] {
+    package func confinedEntries(_ directory: ConfinedPath) throws(ConfinedError) -> [ConfinedEntry] {
         try locked { (s: inout State) throws(ConfinedError) -> [ConfinedEntry] in
             let parent: String
             do throws(ConfinedError) {
@@ -93,7 +93,7 @@ extension InMemoryFileSystem {
         }
     }
 
-    public func isSettled(_ path: ConfinedPath) -> Bool {
+    package func isSettled(_ path: ConfinedPath) -> Bool {
         do {
             return try locked { (s: inout State) throws(ConfinedError) -> Bool in s.sharedLocks[try s.fileNode(path).inode, default: 0] == 0 }
         } catch {
@@ -102,7 +102,7 @@ extension InMemoryFileSystem {
         }
     }
 
-    public func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> ConfinedRemoval {
+    package func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> ConfinedRemoval {
         try locked { (s: inout State) throws(ConfinedError) -> ConfinedRemoval in
             let found: (node: String, inode: UInt64)
             do throws(ConfinedError) {
@@ -117,7 +117,7 @@ extension InMemoryFileSystem {
         }
     }
 
-    public func removeConfinedDirectoryIfEmpty(_ path: ConfinedPath) -> Bool {
+    package func removeConfinedDirectoryIfEmpty(_ path: ConfinedPath) -> Bool {
         (try? locked { (s: inout State) throws(ConfinedError) -> Bool in
             let node = path.components.isEmpty ? s.resolve(normalize(path.base)) : try s.directoryNode(path.parent, create: false) + "/" + path.name
             guard case .directory? = s.nodes[node], !s.nodes.keys.contains(where: { $0.hasPrefix(node + "/") }) else { return false }

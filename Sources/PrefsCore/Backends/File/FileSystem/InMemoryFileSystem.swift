@@ -4,7 +4,7 @@ import Synchronization
 /// A file system in memory, for tests: files, directories and symlinks with modes, inodes and
 /// modification times, a lock per file, and the same errors as `LocalFileSystem`. Every
 /// replacement gets a new inode and time, as an atomic rename does on disk.
-public final class InMemoryFileSystem: FileSystem, Sendable {
+package final class InMemoryFileSystem: FileSystem, Sendable {
     enum Node: Sendable {
         case file(bytes: [UInt8], mode: mode_t, inode: UInt64, modified: Int64)
         case directory(mode: mode_t)
@@ -38,9 +38,9 @@ public final class InMemoryFileSystem: FileSystem, Sendable {
 
     private let state = Mutex(State())
 
-    public var isWatchableByKernel: Bool { false }
+    package var isWatchableByKernel: Bool { false }
 
-    public init(files: [String: [UInt8]] = [:]) {
+    package init(files: [String: [UInt8]] = [:]) {
         for (path, bytes) in files {
             try! createDirectory(splitPath(path).directory, mode: 0o755)
             try! replace(path, with: bytes, newFileMode: 0o600)
@@ -49,7 +49,7 @@ public final class InMemoryFileSystem: FileSystem, Sendable {
 
     /// Every path and what is there — bytes, mode, inode and time of a file — so a test can check
     /// that nothing at all changed.
-    public func snapshot() -> [String: String] {
+    package func snapshot() -> [String: String] {
         locked { s in s.nodes.mapValues { "\($0)" } }
     }
 
@@ -57,7 +57,7 @@ public final class InMemoryFileSystem: FileSystem, Sendable {
         try state.withLock { (s: inout State) throws(E) -> T in try body(&s) }
     }
 
-    public func contents(of path: String) throws -> [UInt8] {
+    package func contents(of path: String) throws -> [UInt8] {
         try locked { s in
             switch s.nodes[s.resolve(normalize(path))] {
             case .file(let bytes, _, _, _)?: return bytes
@@ -67,7 +67,7 @@ public final class InMemoryFileSystem: FileSystem, Sendable {
         }
     }
 
-    public func status(of path: String) throws -> FileStatus? {
+    package func status(of path: String) throws -> FileStatus? {
         locked { s in
             switch s.nodes[s.resolve(normalize(path))] {
             case .file(let bytes, let mode, let inode, let modified)?:
@@ -80,11 +80,11 @@ public final class InMemoryFileSystem: FileSystem, Sendable {
         }
     }
 
-    public func resolvingSymlinks(_ path: String) throws -> String {
+    package func resolvingSymlinks(_ path: String) throws -> String {
         locked { s in s.resolve(normalize(path)) }
     }
 
-    public func contentsOfDirectory(_ path: String) throws -> [String] {
+    package func contentsOfDirectory(_ path: String) throws -> [String] {
         locked { s in
             let directory = s.resolve(normalize(path))
             let prefix = directory == "/" ? "/" : directory + "/"
@@ -93,7 +93,7 @@ public final class InMemoryFileSystem: FileSystem, Sendable {
         }
     }
 
-    public func createDirectory(_ path: String, mode: mode_t) throws {
+    package func createDirectory(_ path: String, mode: mode_t) throws {
         try locked { s in
             var current = ""
             for part in normalize(path).split(separator: "/") {
@@ -108,11 +108,11 @@ public final class InMemoryFileSystem: FileSystem, Sendable {
     }
 
     /// Never called: this file system holds no device, FIFO or socket (`status` reports none).
-    public func writeSpecial(_ path: String, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+    package func writeSpecial(_ path: String, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         throw PrefsError.cannotWrite(path: path, errno: ENODEV)
     }
 
-    public func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throws {
+    package func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throws {
         try locked { s in
             let target = normalize(path)
             guard s.parentExists(target) else { throw PrefsError.cannotWrite(path: path, errno: ENOENT) }
@@ -133,7 +133,7 @@ public final class InMemoryFileSystem: FileSystem, Sendable {
         }
     }
 
-    public func removeFile(_ path: String) throws {
+    package func removeFile(_ path: String) throws {
         try locked { s in
             let target = normalize(path)
             if case .directory? = s.nodes[target] { throw PrefsError.cannotWrite(path: path, errno: EISDIR) }
@@ -141,7 +141,7 @@ public final class InMemoryFileSystem: FileSystem, Sendable {
         }
     }
 
-    public func withLock<T>(ofFile path: String, timeout: Double, _ body: () throws -> T) throws -> T {
+    package func withLock<T>(ofFile path: String, timeout: Double, _ body: () throws -> T) throws -> T {
         let target = normalize(path)
         var wait = LockWait(timeout: timeout)
         var key = ""
@@ -166,11 +166,11 @@ public final class InMemoryFileSystem: FileSystem, Sendable {
     }
 
     /// Test helpers: a symlink, and direct access to what is stored.
-    public func createSymlink(_ path: String, to target: String) {
+    package func createSymlink(_ path: String, to target: String) {
         locked { s in s.nodes[normalize(path)] = .symlink(target) }
     }
 
-    public func write(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws {
+    package func write(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws {
         try createDirectory(splitPath(path).directory, mode: 0o755)
         try locked { s in
             s.clock += 1

@@ -65,7 +65,7 @@ extension LocalFileSystem {
         }
     }
 
-    public func createConfinedFile(in directory: ConfinedPath, name: () -> String) throws(ConfinedError) -> any ConfinedFile {
+    package func createConfinedFile(in directory: ConfinedPath, name: () -> String) throws(ConfinedError) -> any ConfinedFile {
         var attempts = 0
         var created: [ConfinedPath] = []
         while true {
@@ -108,7 +108,7 @@ extension LocalFileSystem {
         }
     }
 
-    public func openConfinedFile(_ path: ConfinedPath) throws(ConfinedError) -> any ConfinedFile {
+    package func openConfinedFile(_ path: ConfinedPath) throws(ConfinedError) -> any ConfinedFile {
         let parent = try openConfinedDirectory(path.parent, create: false)
         let file = try openRegularFile(path, in: parent)
         // Opened without waiting (a FIFO must not hang us); read with waiting.
@@ -129,7 +129,7 @@ extension LocalFileSystem {
         return file
     }
 
-    public func confinedEntries(_ directory: ConfinedPath) throws(ConfinedError) -> [ConfinedEntry] {
+    package func confinedEntries(_ directory: ConfinedPath) throws(ConfinedError) -> [ConfinedEntry] {
         let listed: FileDescriptor
         do {
             listed = try openConfinedDirectory(directory, create: false)
@@ -162,7 +162,7 @@ extension LocalFileSystem {
     /// A writer holds its directory shared while it makes a file and takes the file's lock
     /// (`createConfinedFile`), so with the directory held exclusively a file is either held or not
     /// a writer's at all. When the directory is held by such a writer now, the answer is no.
-    public func isSettled(_ path: ConfinedPath) -> Bool {
+    package func isSettled(_ path: ConfinedPath) -> Bool {
         do {
             let parent = try openConfinedDirectory(path.parent, create: false)
             guard (try? parent.tryLock(LOCK_EX)) ?? false else { return false }
@@ -178,7 +178,7 @@ extension LocalFileSystem {
         }
     }
 
-    public func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> ConfinedRemoval {
+    package func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> ConfinedRemoval {
         let parent: FileDescriptor
         do {
             parent = try openConfinedDirectory(path.parent, create: false)
@@ -209,7 +209,7 @@ extension LocalFileSystem {
         return .removed
     }
 
-    public func removeConfinedDirectoryIfEmpty(_ path: ConfinedPath) -> Bool {
+    package func removeConfinedDirectoryIfEmpty(_ path: ConfinedPath) -> Bool {
         // The base is not confined (it is found as any path is).
         if path.components.isEmpty { return rmdir(path.base) == 0 }
         guard let parent = try? openConfinedDirectory(path.parent, create: false) else { return false }

@@ -4,7 +4,7 @@ extension LocalFileSystem {
     /// Writes the pieces into a new temporary file beside `path` (`O_EXCL|O_NOFOLLOW`, the existing
     /// file's mode or `newFileMode`) as they come, then fsyncs, renames it over `path` and fsyncs the
     /// directory; a failure (of `produce` too) removes the temporary file and leaves `path` as it was.
-    public func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+    package func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         let (directory, name) = splitPath(path)
         removeStaleTemporaries(in: directory, for: name)
         try replace(path, newFileMode: newFileMode, streaming: produce, removingStale: false) { rename in try rename() }
@@ -12,7 +12,7 @@ extension LocalFileSystem {
 
     /// The temporary file written and synced with no lock held; then, inside `commit` (which takes the
     /// file's lock), the temporaries killed writers left are removed and it is renamed over `path`.
-    public func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
+    package func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
                         commit: (_ rename: () throws -> Void) throws -> Void) throws {
         try replace(path, newFileMode: newFileMode, streaming: produce, removingStale: true, commit: commit)
     }
@@ -62,7 +62,7 @@ extension LocalFileSystem {
 
     /// Writes the pieces straight into what `path` names, a device, FIFO or socket (`/dev/null`, a
     /// terminal, a process substitution), which cannot be replaced: opened for writing, never created.
-    public func writeSpecial(_ path: String, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+    package func writeSpecial(_ path: String, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         func failed(_ error: FileDescriptor.Errno) -> PrefsError { .cannotWrite(path: path, errno: error.code) }
         let file: FileDescriptor
         do { file = try FileDescriptor.open(path, O_WRONLY | O_NOCTTY) } catch { throw failed(error) }
@@ -80,7 +80,7 @@ extension LocalFileSystem {
     }
 
     /// The file read in pieces, never whole.
-    public func withReader(of path: String, _ body: ((UnsafeMutableRawBufferPointer) throws -> Int) throws -> Void) throws {
+    package func withReader(of path: String, _ body: ((UnsafeMutableRawBufferPointer) throws -> Int) throws -> Void) throws {
         let file = try openForReading(path)
         let raw = file.raw
         try body { buffer in

@@ -1,14 +1,14 @@
 import Glibc
 
 /// The real file system.
-public struct LocalFileSystem: FileSystem {
-    public init() {}
+package struct LocalFileSystem: FileSystem {
+    package init() {}
 
-    public func contents(of path: String) throws -> [UInt8] {
+    package func contents(of path: String) throws -> [UInt8] {
         try contents(of: path, atMost: Int.max - 1)
     }
 
-    public func contents(of path: String, atMost limit: Int) throws -> [UInt8] {
+    package func contents(of path: String, atMost limit: Int) throws -> [UInt8] {
         let file = try openForReading(path)
         do {
             return try file.readAll(sizeHint: Swift.min(try file.status().st_size.asInt, limit), limit: limit)
@@ -20,7 +20,7 @@ public struct LocalFileSystem: FileSystem {
     /// Files of 1 MiB and more are read into anonymous memory advised to use huge pages: a large suite
     /// then costs a few page faults instead of one per 4 KiB, which is much of a read's time. (The
     /// file is read, not mapped: another program truncating it cannot crash the reader.)
-    public func withContents<T>(of path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
+    package func withContents<T>(of path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
         let file = try openForReading(path)
         let size: Int
         do { size = try file.status().st_size.asInt } catch { throw PrefsError.cannotRead(path: path, errno: error.code) }
@@ -45,7 +45,7 @@ public struct LocalFileSystem: FileSystem {
     }
 
     /// `pread` from the open file: a reader that takes a piece at a time holds no more than that.
-    public func withFileReader<T>(of path: String, _ body: (FileReader) throws -> T) throws -> T {
+    package func withFileReader<T>(of path: String, _ body: (FileReader) throws -> T) throws -> T {
         let file = try openForReading(path)
         let size: Int
         do { size = try file.status().st_size.asInt } catch { throw PrefsError.cannotRead(path: path, errno: error.code) }
@@ -80,7 +80,7 @@ public struct LocalFileSystem: FileSystem {
         return file
     }
 
-    public func status(of path: String) throws -> FileStatus? {
+    package func status(of path: String) throws -> FileStatus? {
         var info = stat()
         guard stat(path, &info) == 0 else {
             if errno == ENOENT || errno == ENOTDIR { return nil }
@@ -92,7 +92,7 @@ public struct LocalFileSystem: FileSystem {
                           isSpecial: kind != S_IFDIR && kind != S_IFREG)
     }
 
-    public func resolvingSymlinks(_ path: String) throws -> String {
+    package func resolvingSymlinks(_ path: String) throws -> String {
         var current = path
         for _ in 0..<40 {
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -107,7 +107,7 @@ public struct LocalFileSystem: FileSystem {
         throw PrefsError.cannotRead(path: path, errno: ELOOP)
     }
 
-    public func contentsOfDirectory(_ path: String) throws -> [String] {
+    package func contentsOfDirectory(_ path: String) throws -> [String] {
         guard let directory = opendir(path) else {
             if errno == ENOENT || errno == ENOTDIR { return [] }
             throw PrefsError.cannotRead(path: path, errno: errno)
@@ -123,7 +123,7 @@ public struct LocalFileSystem: FileSystem {
         return names
     }
 
-    public func createDirectory(_ path: String, mode: mode_t) throws {
+    package func createDirectory(_ path: String, mode: mode_t) throws {
         if try status(of: path)?.isDirectory == true { return }
         let parent = splitPath(path).directory
         if parent != path && parent != "/" && parent != "." { try createDirectory(parent, mode: mode) }
@@ -135,11 +135,11 @@ public struct LocalFileSystem: FileSystem {
         do { try syncDirectory(parent) } catch { throw PrefsError.cannotWrite(path: path, errno: error.code) }
     }
 
-    public func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throws {
+    package func replace(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throws {
         try replace(path, newFileMode: newFileMode) { write in try bytes.withUnsafeBytes(write) }
     }
 
-    public func removeFile(_ path: String) throws {
+    package func removeFile(_ path: String) throws {
         guard unlink(path) == 0 else {
             if errno == ENOENT { return }
             throw PrefsError.cannotWrite(path: path, errno: errno)
@@ -151,7 +151,7 @@ public struct LocalFileSystem: FileSystem {
         }
     }
 
-    public func withLock<T>(ofFile path: String, timeout: Double, _ body: () throws -> T) throws -> T {
+    package func withLock<T>(ofFile path: String, timeout: Double, _ body: () throws -> T) throws -> T {
         var clock = LockWait(timeout: timeout)
         while true {
             // The file, or its directory while there is none (O_NONBLOCK: a FIFO must not hang us).

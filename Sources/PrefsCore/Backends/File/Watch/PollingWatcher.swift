@@ -5,10 +5,10 @@ import Glibc
 /// `ValueWatcher.run`: so code that observes a suite can be unit-tested in memory.
 final class PollingWatcher: ValueWatcher {
     let layers: Layers
-    let keys: [(name: String, path: KeyPath)]?
+    let keys: [(name: String, path: PrefKeyPath)]?
     let interval: Int32
 
-    init(_ layers: Layers, keys: [(name: String, path: KeyPath)]?, interval: Int32 = 5) {
+    init(_ layers: Layers, keys: [(name: String, path: PrefKeyPath)]?, interval: Int32 = 5) {
         self.layers = layers
         self.keys = keys
         self.interval = interval

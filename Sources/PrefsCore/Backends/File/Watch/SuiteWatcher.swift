@@ -15,10 +15,10 @@ import Glibc
 /// or an event came during the read, nothing is reported and the values are read again once the
 /// writers have closed the files and the directories are quiet. No polling: between writes the
 /// process sleeps in `poll`.
-public final class SuiteWatcher: ValueWatcher {
-    public let layers: Layers
+package final class SuiteWatcher: ValueWatcher {
+    package let layers: Layers
     /// The watched keys as typed; nil: every top-level key.
-    let keys: [(name: String, path: KeyPath)]?
+    let keys: [(name: String, path: PrefKeyPath)]?
     private let inotify: Int32
     /// The values last read: key → value.
     private var current: WatchedValues.Reading = []
@@ -41,7 +41,7 @@ public final class SuiteWatcher: ValueWatcher {
     /// before reading anyway.
     static let longestWriteMilliseconds = 5_000.0
 
-    public init(_ layers: Layers, keys: [(name: String, path: KeyPath)]?) throws {
+    package init(_ layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws {
         self.layers = layers
         self.keys = keys
         inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
@@ -54,14 +54,14 @@ public final class SuiteWatcher: ValueWatcher {
     deinit { close(inotify) }
 
     /// Why a watch ended (the name it had before every watcher shared it).
-    public typealias Stop = WatchStop
+    package typealias Stop = WatchStop
 
     /// Sets up the watches and reads the current values, which `initial` receives (as changes from
     /// absent, for the keys that have a value); values that cannot be read then are an error. Then,
     /// until `onChanges` returns false, `timeout` seconds pass, or `closedWhen` reports an error or
     /// hang-up, waits for changes and hands each batch to `onChanges`. A read that fails later (a
     /// corrupt file) goes to `onError` once, and the watch goes on from the last values read.
-    public func run(timeout: Double?, closedWhen output: Int32?, initial: ([WatchChange]) -> Bool,
+    package func run(timeout: Double?, closedWhen output: Int32?, initial: ([WatchChange]) -> Bool,
                     onChanges: ([WatchChange]) -> Bool, onError: (PrefsError) -> Void) throws -> WatchStop {
         let deadline = timeout.map { MonotonicClock.now() + $0 }
         try updateWatches()

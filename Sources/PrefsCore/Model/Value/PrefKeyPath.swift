@@ -2,11 +2,11 @@
 /// (`:Window:Frames:0`): components separated by `:`, with `\:` for a colon, `\\` for a backslash and
 /// `\0` for NUL inside a component, and a decimal index for an array element. Any other KEY is one
 /// literal top-level key, so keys with dots, spaces or colons in the middle work as on macOS.
-public struct KeyPath: Equatable, Hashable, Sendable {
+public struct PrefKeyPath: Equatable, Hashable, Sendable {
     public var components: [String]
 
     /// Keys compare by their bytes, as dictionary keys do: NFC and NFD spellings are two keys.
-    public static func == (lhs: KeyPath, rhs: KeyPath) -> Bool {
+    public static func == (lhs: PrefKeyPath, rhs: PrefKeyPath) -> Bool {
         lhs.components.count == rhs.components.count
             && zip(lhs.components, rhs.components).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
     }
@@ -74,7 +74,7 @@ public struct KeyPath: Equatable, Hashable, Sendable {
     }
 
     /// `:a:b` form, always.
-    public var pathForm: String { components.map { ":" + KeyPath.escape($0) }.joined() }
+    public var pathForm: String { components.map { ":" + PrefKeyPath.escape($0) }.joined() }
 
     /// A `:` inside a component is written `\:`, a backslash `\\` and NUL `\0`.
     public static func escape(_ component: String) -> String {
