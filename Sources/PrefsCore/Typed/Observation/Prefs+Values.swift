@@ -25,25 +25,8 @@ extension Prefs {
         let key: Key<Value>
 
         /// Starts the watch (on a thread of its own) and returns its iterator.
-        public func makeAsyncIterator() -> Iterator {
-            let (stream, release) = WatchThread.stream(watching: suite.name) { hangUp, continuation in
-                self.watch(until: hangUp, continuation)
-            }
-            return Iterator(base: stream.makeAsyncIterator(), release: release)
-        }
-
-        /// The values as they come; dropping it (a loop that ends with `break`) stops the watch.
-        public struct Iterator: AsyncIteratorProtocol {
-            var base: AsyncThrowingStream<Value, any Error>.Iterator
-            let release: StopOnRelease
-
-            /// The next one, when it comes; nil once the task is cancelled.
-            public mutating func next() async throws -> Value? { try await base.next() }
-
-            /// The next one, when it comes, on `actor`; nil once the task is cancelled.
-            public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error) -> Value? {
-                try await base.next(isolation: actor)
-            }
+        public func makeAsyncIterator() -> WatchIterator<Value> {
+            WatchThread.iterator(watching: suite.name) { hangUp, continuation in self.watch(until: hangUp, continuation) }
         }
 
         /// Runs the watcher until `hangUp` hangs up, yielding each typed value.

@@ -8,7 +8,7 @@ import Synchronization
 enum WatchThread {
     /// A stream fed by `body` on a new thread. `body` gets the read end of the pipe (to pass as the
     /// watcher's `closedWhen`) and the continuation; the second value stops the thread when dropped.
-    static func stream<Element: Sendable>(
+    private static func stream<Element: Sendable>(
         watching suite: String,
         _ body: @escaping @Sendable (_ hangUp: Int32, _ continuation: AsyncThrowingStream<Element, any Error>.Continuation) -> Void
     ) -> (AsyncThrowingStream<Element, any Error>, StopOnRelease) {
@@ -19,6 +19,15 @@ enum WatchThread {
             if let failure { continuation.finish(throwing: failure) }
         }
         return (stream, StopOnRelease(stopper))
+    }
+
+    /// An iterator over a stream fed by `body` on a new thread (`stream(watching:_:)`).
+    static func iterator<Element: Sendable>(
+        watching suite: String,
+        _ body: @escaping @Sendable (_ hangUp: Int32, _ continuation: AsyncThrowingStream<Element, any Error>.Continuation) -> Void
+    ) -> Prefs.WatchIterator<Element> {
+        let (stream, release) = stream(watching: suite, body)
+        return Prefs.WatchIterator(base: stream.makeAsyncIterator(), release: release)
     }
 
     /// Runs `body` on a new detached thread with the read end of a new pipe whose write end `stopper`
@@ -69,6 +78,23 @@ final class StopOnRelease: Sendable {
     let stopper: WatchStopper
     init(_ stopper: WatchStopper) { self.stopper = stopper }
     deinit { stopper.stop() }
+}
+
+extension Prefs {
+    /// What an observation (`Suite.values(of:)`, `Suite.changes(of:)`) gives as they come; dropping
+    /// it (a loop that ends with `break`) stops the watch.
+    public struct WatchIterator<Element: Sendable>: AsyncIteratorProtocol {
+        var base: AsyncThrowingStream<Element, any Error>.Iterator
+        let release: StopOnRelease
+
+        /// The next one, when it comes; nil once the task is cancelled.
+        public mutating func next() async throws -> Element? { try await base.next() }
+
+        /// The next one, when it comes, on `actor`; nil once the task is cancelled.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error) -> Element? {
+            try await base.next(isolation: actor)
+        }
+    }
 }
 
 /// A detached POSIX thread running a closure.
