@@ -118,22 +118,22 @@ import Testing
     /// Watching a suite that does not exist says so once, on standard error, and goes on watching:
     /// its creation is printed.
     @Test func watchingASuiteThatIsNotThereSaysSoAndWaitsForIt() throws {
-        let box = try ProcessSandbox()
-        let watch = try WatchProcess(box, ["com.example.new", "--once", "--timeout", "60"])
+        let sandbox = try ProcessSandbox()
+        let watch = try WatchProcess(sandbox, ["com.example.new", "--once", "--timeout", "60"])
         defer { _ = watch.wait(timeout: 1) }
         let said = Date().addingTimeInterval(20)
         while watch.errorText.isEmpty && Date() < said { usleep(10_000) }
         #expect(watch.errorText == "prefs: com.example.new: no such suite; watching for it to be created\n")
-        try box.prefs("write", "com.example.new", "k", "v")
+        try sandbox.prefs("write", "com.example.new", "k", "v")
         #expect(watch.nextLine(timeout: 20) == "k (absent) -> v")
         #expect(watch.wait(timeout: 20) == 0)
         #expect(watch.errorText == "prefs: com.example.new: no such suite; watching for it to be created\n")
     }
 
     @Test func watchingASuiteThatIsThereSaysNothing() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "k", "v")
-        let run = try box.prefs("watch", "app", "--timeout", "0.2")
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "app", "k", "v")
+        let run = try sandbox.prefs("watch", "app", "--timeout", "0.2")
         #expect(run.status == 0 && run.error.isEmpty, "\(run.error)")
     }
 }
@@ -166,9 +166,9 @@ import Testing
     /// Each shell offers the global suite once, though domains now lists it.
     @Test(arguments: CompletionShell.allCases)
     func completionsOfferTheGlobalSuiteOnce(shell: CompletionShell) throws {
-        let (box, work) = try ShellCompletionTests.sandbox()
-        try #require(box.prefs("write", "-g", "AppleLocale", "en_GB").status == 0)
-        let results = try shell.complete([("prefs check ", .single)], in: box, directory: work)
+        let (sandbox, work) = try ShellCompletionTests.sandbox()
+        try #require(sandbox.prefs("write", "-g", "AppleLocale", "en_GB").status == 0)
+        let results = try shell.complete([("prefs check ", .single)], in: sandbox, directory: work)
         #expect(results[0].offers.sorted() == ["-g", "NSGlobalDomain", "com.example.app"].sorted(), "\(shell): \(results[0].offers)")
     }
 }

@@ -38,13 +38,13 @@ import Testing
         (["help", "frobnicate"], "prefs: help: unknown verb 'frobnicate' (see prefs --help)\n"),
     ] as [([String], String)])
     func aVerbHintGoesByMeaning(arguments: [String], error: String) throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "k", "kept")
-        let run = try runProcess(Paths.binary, arguments, environment: box.environment)
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "app", "k", "kept")
+        let run = try runProcess(Paths.binary, arguments, environment: sandbox.environment)
         #expect(run.status == 64)
         #expect(run.outputText == "")
         #expect(run.error == error)
-        #expect(try box.prefs("read", "app", "k").outputText == "kept\n")
+        #expect(try sandbox.prefs("read", "app", "k").outputText == "kept\n")
     }
 
     /// No typed word (other than another tool's verb) more than one slip from a verb that changes
@@ -69,8 +69,8 @@ import Testing
         (["export", "app"], "prefs: usage: prefs export DOMAIN PATH|-\n"),
     ] as [([String], String)])
     func aWordTooManyIsNamed(arguments: [String], error: String) throws {
-        let box = try ProcessSandbox()
-        let run = try runProcess(Paths.binary, arguments, environment: box.environment)
+        let sandbox = try ProcessSandbox()
+        let run = try runProcess(Paths.binary, arguments, environment: sandbox.environment)
         #expect(run.status == 64)
         #expect(run.error == error)
     }

@@ -7,9 +7,9 @@ import Testing
 /// through the built binary.
 @Suite struct CompactJSONTests {
     static func sandbox() throws -> ProcessSandbox {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "name", "Ada", "size", "-int", "3", "window", "-dict", "w", "-int", "640")
-        return box
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "app", "name", "Ada", "size", "-int", "3", "window", "-dict", "w", "-int", "640")
+        return sandbox
     }
 
     @Test(arguments: [
@@ -24,8 +24,8 @@ import Testing
         (["export", "app", "-", "--keys", "size", "--compact"], #"{"size":3}"#),
     ] as [([String], String)])
     func compactJSONIsOneLine(arguments: [String], output: String) throws {
-        let box = try Self.sandbox()
-        let run = try runProcess(Paths.binary, arguments, environment: box.environment)
+        let sandbox = try Self.sandbox()
+        let run = try runProcess(Paths.binary, arguments, environment: sandbox.environment)
         #expect(run.error == "")
         #expect(run.status == 0)
         #expect(run.outputText == output)
@@ -35,8 +35,8 @@ import Testing
 
     /// `watch` prints a JSON object per line already: `--compact` asks for that form too.
     @Test func watchTakesCompactForItsJSONLines() throws {
-        let box = try Self.sandbox()
-        let run = try runProcess(Paths.binary, ["watch", "app", "--compact", "--initial", "--timeout", "0"], environment: box.environment)
+        let sandbox = try Self.sandbox()
+        let run = try runProcess(Paths.binary, ["watch", "app", "--compact", "--initial", "--timeout", "0"], environment: sandbox.environment)
         #expect(run.status == 0)
         #expect(run.error == "")
         let lines = run.outputText.split(separator: "\n")
@@ -54,9 +54,9 @@ import Testing
         (["export", "app", "$BOX/out.plist", "--compact"], "prefs: --compact is for --format json and typed-json, not xml\n"),
     ] as [([String], String)])
     func compactWithAFormThatIsNotJSONIsRefused(arguments: [String], error: String) throws {
-        let box = try Self.sandbox()
-        let run = try runProcess(Paths.binary, arguments.map { $0.replacingOccurrences(of: "$BOX", with: box.directory.path) },
-                                 environment: box.environment)
+        let sandbox = try Self.sandbox()
+        let run = try runProcess(Paths.binary, arguments.map { $0.replacingOccurrences(of: "$BOX", with: sandbox.directory.path) },
+                                 environment: sandbox.environment)
         #expect(run.status == 64)
         #expect(run.error == error)
         #expect(run.outputText == "")

@@ -68,56 +68,56 @@ import Testing
     /// Standard output that cannot be written is 74; a FILE that cannot be written is 73. A device,
     /// a FIFO or /dev/stdout is written to, never replaced by a regular file.
     @Test func aFullDeviceFailsAndSpecialFilesAreWrittenNotReplaced() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "k", "v")
-        let expected = try box.prefs("dump").output
-        let full = try box.shell("prefs dump > /dev/full")
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "app", "k", "v")
+        let expected = try sandbox.prefs("dump").output
+        let full = try sandbox.shell("prefs dump > /dev/full")
         #expect(full.status == 74)
         #expect(full.error == "prefs: standard output: cannot write: no space left on device\n")
-        let device = try box.prefs("dump", "/dev/full")
+        let device = try sandbox.prefs("dump", "/dev/full")
         #expect(device.status == 73)
         #expect(device.error == "prefs: /dev/full: cannot write: no space left on device\n")
         var info = stat()
         #expect(stat("/dev/full", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)
 
-        #expect(try box.shell("prefs dump /dev/stdout | cat").output == expected)
-        let fifo = box.directory.file("fifo")
+        #expect(try sandbox.shell("prefs dump /dev/stdout | cat").output == expected)
+        let fifo = sandbox.directory.file("fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
-        let piped = try box.shell("cat '\(fifo)' > '\(box.directory.file("out"))' & prefs dump '\(fifo)' && wait")
+        let piped = try sandbox.shell("cat '\(fifo)' > '\(sandbox.directory.file("out"))' & prefs dump '\(fifo)' && wait")
         #expect(piped.status == 0, "\(piped.error)")
-        #expect(try Fixtures.bytes(box.directory.file("out")) == expected)
+        #expect(try Fixtures.bytes(sandbox.directory.file("out")) == expected)
         #expect(stat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
     }
 
     /// A symlink where dump writes is followed: its target is replaced, the link stays. One that
     /// points into a missing directory is 73 and creates nothing.
     @Test func aSymlinkWhereDumpWritesIsFollowed() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "k", "v")
-        let link = box.directory.file("link.json")
-        let target = box.directory.file("backups/real.json")
-        try FileManager.default.createDirectory(atPath: box.directory.file("backups"), withIntermediateDirectories: false)
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "app", "k", "v")
+        let link = sandbox.directory.file("link.json")
+        let target = sandbox.directory.file("backups/real.json")
+        try FileManager.default.createDirectory(atPath: sandbox.directory.file("backups"), withIntermediateDirectories: false)
         #expect(symlink("backups/real.json", link) == 0)
-        #expect(try box.prefs("dump", link).status == 0)
+        #expect(try sandbox.prefs("dump", link).status == 0)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "backups/real.json")
-        #expect(try Fixtures.bytes(target) == (try box.prefs("dump").output))
+        #expect(try Fixtures.bytes(target) == (try sandbox.prefs("dump").output))
 
-        let dangling = box.directory.file("dangling.json")
+        let dangling = sandbox.directory.file("dangling.json")
         #expect(symlink("missing/real.json", dangling) == 0)
-        let run = try box.prefs("dump", dangling)
+        let run = try sandbox.prefs("dump", dangling)
         #expect(run.status == 73, "\(run.error)")
-        #expect(!FileManager.default.fileExists(atPath: box.directory.file("missing")))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.directory.file("missing")))
     }
 
     /// A dump written into the configuration directory itself (where the global suite, absent here,
     /// is locked through the directory) is produced with no lock held, so it takes each suite's.
     @Test func aDumpIntoTheConfigurationDirectoryWaitsForNothing() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "k", "v")
-        let run = try box.shell("PREFS_LOCK_TIMEOUT=2 prefs dump \"$XDG_CONFIG_HOME/backup.json\"")
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "app", "k", "v")
+        let run = try sandbox.shell("PREFS_LOCK_TIMEOUT=2 prefs dump \"$XDG_CONFIG_HOME/backup.json\"")
         #expect(run.status == 0, "\(run.error)")
-        #expect(try Fixtures.bytes(box.config + "/backup.json") == (try box.prefs("dump").output))
-        #expect(try box.files() == ["app.plist", "backup.json"])
+        #expect(try Fixtures.bytes(sandbox.config + "/backup.json") == (try sandbox.prefs("dump").output))
+        #expect(try sandbox.files() == ["app.plist", "backup.json"])
     }
 
     /// A dump damaged anywhere — cut off inside a large value, or a bad value after suites that read
@@ -185,9 +185,9 @@ import Testing
     /// Names with spaces and newlines go through; a file whose name is not UTF-8 is left out and said
     /// so; a dump naming a suite no DOMAIN can name changes nothing.
     @Test func awkwardNames() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "my suite", "a\nb", "-string", "line\nbreak", "tab\tkey", "-int", "1")
-        let raw = Array(box.config.utf8) + [UInt8(ascii: "/"), 0xFF] + Array(".plist".utf8)
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "my suite", "a\nb", "-string", "line\nbreak", "tab\tkey", "-int", "1")
+        let raw = Array(sandbox.config.utf8) + [UInt8(ascii: "/"), 0xFF] + Array(".plist".utf8)
         let nonUTF8 = raw.withUnsafeBufferPointer { buffer in
             let path = UnsafeMutablePointer<CChar>.allocate(capacity: buffer.count + 1)
             defer { path.deallocate() }
@@ -197,7 +197,7 @@ import Testing
         }
         #expect(nonUTF8 >= 0)
         close(nonUTF8)
-        let dump = try box.prefs("dump")
+        let dump = try sandbox.prefs("dump")
         #expect(dump.status == 0)
         #expect(dump.error.contains("the name is not UTF-8; skipped"), "\(dump.error)")
 
@@ -216,27 +216,27 @@ import Testing
 
     /// A document nested far deeper than any suite may be is refused (65) quickly, changing nothing.
     @Test func aDeeplyNestedDocumentIsRefused() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "a", "-int", "1")
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "app", "a", "-int", "1")
         let depth = 200_000
         let document = #"{"prefs-typed-json": 1, "value": {"dictionary": {"prefs-dump": {"integer": 1}, "suites": {"dictionary": {"app": {"dictionary": {"a": "#
             + String(repeating: #"{"array": ["#, count: depth) + #"{"integer": 2}"# + String(repeating: "]}", count: depth) + "}}}}}}"
-        let file = try box.directory.write("deep.json", document)
-        let run = try box.prefs("load", file, timeout: 60)
+        let file = try sandbox.directory.write("deep.json", document)
+        let run = try sandbox.prefs("load", file, timeout: 60)
         #expect(run.status == 65)
         #expect(run.error.contains("app: a:") && run.error.contains("nested deeper than"), "\(run.error)")
-        #expect(try box.suite("app") == ["a": 1])
+        #expect(try sandbox.suite("app") == ["a": 1])
     }
 
     /// A suite of 50,000 keys loads, and one more key given again is refused, in linear time: it
     /// took over ten minutes when each key was looked for among those read before it.
     @Test func aSuiteOfFiftyThousandKeysLoads() throws {
-        let box = try ProcessSandbox()
-        try FileManager.default.createDirectory(atPath: box.config, withIntermediateDirectories: true)
+        let sandbox = try ProcessSandbox()
+        try FileManager.default.createDirectory(atPath: sandbox.config, withIntermediateDirectories: true)
         var contents = PrefDictionary()
         for i in 0..<50_000 { contents[String(format: "k%06d", i)] = .integer(Int64(i)) }
-        try Data(try PropertyList.encode(.dictionary(contents), as: .binary)).write(to: URL(fileURLWithPath: box.config + "/big.plist"))
-        let dump = try box.prefs("dump").outputText
+        try Data(try PropertyList.encode(.dictionary(contents), as: .binary)).write(to: URL(fileURLWithPath: sandbox.config + "/big.plist"))
+        let dump = try sandbox.prefs("dump").outputText
         let duplicated = dump.replacingOccurrences(of: #""k049999": {"integer": 49999}"#, with: #""k049999": {"integer": 49999}, "k000001": {"integer": 7}"#)
         #expect(duplicated != dump)
         let other = try ProcessSandbox()

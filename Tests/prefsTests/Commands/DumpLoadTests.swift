@@ -148,22 +148,22 @@ import Testing
 
     /// `dump FILE` replaces FILE atomically, 0600 when new; a dump that fails leaves it as it was.
     @Test func dumpToAFileIsAtomicAndPrivate() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "k", "v")
-        let file = box.directory.file("backup.json")
-        #expect(try box.prefs("dump", file).status == 0)
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "app", "k", "v")
+        let file = sandbox.directory.file("backup.json")
+        #expect(try sandbox.prefs("dump", file).status == 0)
         var info = stat()
         stat(file, &info)
         #expect(info.st_mode & 0o777 == 0o600)
         #expect(try PropertyList.decode(try Fixtures.bytes(file)).value == ["prefs-dump": 1, "suites": ["app": ["k": "v"]]])
         // A suite that cannot be read fails the dump (65), and the backup stays as it was.
-        try "<plist><dict>".write(toFile: box.config + "/broken.plist", atomically: true, encoding: .utf8)
+        try "<plist><dict>".write(toFile: sandbox.config + "/broken.plist", atomically: true, encoding: .utf8)
         let before = try Fixtures.bytes(file)
-        let failed = try box.prefs("dump", file)
+        let failed = try sandbox.prefs("dump", file)
         #expect(failed.status == 65)
-        #expect(failed.error.hasPrefix("prefs: \(box.config)/broken.plist: XML plist:"), "\(failed.error)")
+        #expect(failed.error.hasPrefix("prefs: \(sandbox.config)/broken.plist: XML plist:"), "\(failed.error)")
         #expect(try Fixtures.bytes(file) == before)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: box.directory.path).filter { $0.contains("backup") } == ["backup.json"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path).filter { $0.contains("backup") } == ["backup.json"])
     }
 
     /// External values: a 16 MB data value and a 5 MB string go through `dump` and `load` with the
@@ -171,19 +171,19 @@ import Testing
     /// value's size of what a dump of a one-key suite takes (the value whole would be 16 MB, its
     /// base64 21 MB; reading a large blob takes three 2 MiB buffers, its pieces 1 MiB of base64).
     @Test func largeExternalValuesStreamThroughDumpAndLoad() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "tiny", "k", "v")
-        let baseline = try peakMemory(box, ["dump"]).kilobytes
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "tiny", "k", "v")
+        let baseline = try peakMemory(sandbox, ["dump"]).kilobytes
         let size = 16 << 20
         var bytes = [UInt8](repeating: 0, count: size)
         for i in stride(from: 0, to: size, by: 4093) { bytes[i] = UInt8(truncatingIfNeeded: i >> 7) }
-        let source = try box.directory.write("big.bin", bytes)
+        let source = try sandbox.directory.write("big.bin", bytes)
         let text = String(repeating: "line \"quoted\" \u{1}é\n", count: 1 << 18)
-        let textFile = try box.directory.write("big.txt", text)
-        #expect(try box.prefs("delete", "tiny").status == 0)
-        #expect(try box.prefs("write", "app", "big", "-data", "@" + source, "text", "-string-file", textFile, "small", "-int", "1").status == 0)
-        let dump = box.directory.file("dump.json")
-        let dumped = try peakMemory(box, ["dump", dump])
+        let textFile = try sandbox.directory.write("big.txt", text)
+        #expect(try sandbox.prefs("delete", "tiny").status == 0)
+        #expect(try sandbox.prefs("write", "app", "big", "-data", "@" + source, "text", "-string-file", textFile, "small", "-int", "1").status == 0)
+        let dump = sandbox.directory.file("dump.json")
+        let dumped = try peakMemory(sandbox, ["dump", dump])
         #expect(dumped.status == 0)
         #expect(dumped.kilobytes < baseline + 3 * size >> 12, "dump: peak \(dumped.kilobytes) KB, \(baseline) KB for one key")
         let value = try PropertyList.decode(try Fixtures.bytes(dump)).value
@@ -204,10 +204,10 @@ import Testing
 
     /// A dry run writes no blob and creates nothing, and reads from standard input work.
     @Test func aDryRunFromStandardInputCreatesNothing() throws {
-        let box = try ProcessSandbox()
-        let text = try box.directory.write("big.txt", String(repeating: "x", count: 300_000))
-        try box.prefs("write", "app", "big", "-string-file", text, "k", "v")
-        let dump = try box.prefs("dump").output
+        let sandbox = try ProcessSandbox()
+        let text = try sandbox.directory.write("big.txt", String(repeating: "x", count: 300_000))
+        try sandbox.prefs("write", "app", "big", "-string-file", text, "k", "v")
+        let dump = try sandbox.prefs("dump").output
         let other = try ProcessSandbox()
         let run = try other.prefs("load", "-", "--dry-run", input: dump)
         #expect(run.outputText == "restored\tapp: 2 added, 0 replaced, 0 removed\ndry run, nothing changed: 1 restored, 0 unchanged, 0 failed\n")
@@ -220,14 +220,14 @@ import Testing
 
     /// A damaged blob fails the dump (65, naming the suite and key): a backup is never silently wrong.
     @Test func aDamagedBlobFailsTheDump() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "big", "-data", "00", "--external")
-        let directory = box.data + "/prefs/external/app/big"
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "app", "big", "-data", "00", "--external")
+        let directory = sandbox.data + "/prefs/external/app/big"
         let blob = directory + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first))
         try Data([1]).write(to: URL(fileURLWithPath: blob))
-        let run = try box.prefs("dump", box.directory.file("out.json"))
+        let run = try sandbox.prefs("dump", sandbox.directory.file("out.json"))
         #expect(run.status == 65)
         #expect(run.error.hasPrefix("prefs: app: big: external value: blob "), "\(run.error)")
-        #expect(!FileManager.default.fileExists(atPath: box.directory.file("out.json")))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.directory.file("out.json")))
     }
 }

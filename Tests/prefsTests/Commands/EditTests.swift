@@ -8,18 +8,18 @@ import Testing
 /// The editors here are shell scripts that edit the file as a person would.
 @Suite struct EditTests {
     static func sandbox() throws -> (ProcessSandbox, TemporaryDirectory) {
-        let box = try ProcessSandbox()
+        let sandbox = try ProcessSandbox()
         let work = try TemporaryDirectory()
         let write = try runProcess(Paths.binary, ["write", "s", "n", "-int", "1", "hostile", "-string", "$(touch pwned) `x` 'q' \"d\"\nline\\",
-                                                  "other", "-bool", "yes"], environment: box.environment)
+                                                  "other", "-bool", "yes"], environment: sandbox.environment)
         guard write.status == 0 else { throw TestFailure(write.error) }
-        return (box, work)
+        return (sandbox, work)
     }
 
     /// Runs `edit s` with EDITOR set to a script (given the copy's path as $1), in `work`.
-    static func edit(_ box: ProcessSandbox, _ work: TemporaryDirectory, script: String) throws -> ProcessResult {
+    static func edit(_ sandbox: ProcessSandbox, _ work: TemporaryDirectory, script: String) throws -> ProcessResult {
         let editor = try work.write("editor.sh", "cp \"$1\" \(work.path)/seen; stat -c %a \"$1\" > \(work.path)/mode\n" + script)
-        return try runProcess(Paths.binary, ["edit", "s"], environment: box.environment.merging(["EDITOR": "/bin/sh \(editor)", "VISUAL": ""]) { $1 },
+        return try runProcess(Paths.binary, ["edit", "s"], environment: sandbox.environment.merging(["EDITOR": "/bin/sh \(editor)", "VISUAL": ""]) { $1 },
                               workingDirectory: work.path)
     }
 
@@ -28,11 +28,11 @@ import Testing
     }
 
     @Test func anEditIsStoredTypedAndTheCopyIsPrivateAndGone() throws {
-        let (box, work) = try EditTests.sandbox()
-        let run = try EditTests.edit(box, work, script: #"sed -i 's/"integer": 1/"integer": 42/; s/"boolean": true/"boolean": false/' "$1""#)
+        let (sandbox, work) = try EditTests.sandbox()
+        let run = try EditTests.edit(sandbox, work, script: #"sed -i 's/"integer": 1/"integer": 42/; s/"boolean": true/"boolean": false/' "$1""#)
         #expect(run.status == 0, "\(run.error)")
         #expect(try String(contentsOfFile: work.file("mode"), encoding: .utf8) == "600\n")
-        let suite = try #require(try box.suite("s")?.dictionary)
+        let suite = try #require(try sandbox.suite("s")?.dictionary)
         #expect(suite["n"] == .integer(42) && suite["other"] == .bool(false))
         #expect(suite["hostile"] == .string("$(touch pwned) `x` 'q' \"d\"\nline\\"))
         let seen = try String(contentsOfFile: work.file("seen"), encoding: .utf8)
@@ -43,13 +43,13 @@ import Testing
     }
 
     @Test func noChangeWritesNothing() throws {
-        let (box, work) = try EditTests.sandbox()
-        let path = box.config + "/s.plist"
+        let (sandbox, work) = try EditTests.sandbox()
+        let path = sandbox.config + "/s.plist"
         let before = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
         let bytes = try Fixtures.bytes(path)
         usleep(10_000)
         // Rewritten with the same values (reformatted): still no change.
-        let run = try EditTests.edit(box, work, script: "python3 -c 'import json,sys; p=sys.argv[1]; d=json.load(open(p)); json.dump(d, open(p, \"w\"))' \"$1\"")
+        let run = try EditTests.edit(sandbox, work, script: "python3 -c 'import json,sys; p=sys.argv[1]; d=json.load(open(p)); json.dump(d, open(p, \"w\"))' \"$1\"")
         #expect(run.status == 0 && run.error.isEmpty, "\(run.error)")
         #expect(try Fixtures.bytes(path) == bytes)
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date == before)
@@ -62,34 +62,34 @@ import Testing
         (#"printf '[1, 2]' > "$1""#, "the document is not a dictionary of keys"),
     ])
     func aBadDocumentChangesNothingAndKeepsTheCopy(script: String, message: String) throws {
-        let (box, work) = try EditTests.sandbox()
-        let bytes = try Fixtures.bytes(box.config + "/s.plist")
-        let run = try EditTests.edit(box, work, script: script)
+        let (sandbox, work) = try EditTests.sandbox()
+        let bytes = try Fixtures.bytes(sandbox.config + "/s.plist")
+        let run = try EditTests.edit(sandbox, work, script: script)
         #expect(run.status == 65)
         #expect(run.error.contains(message) && run.error.split(separator: "\n").count == 1, "\(run.error)")
         let copy = try #require(EditTests.copyPath(run.error))
         #expect(FileManager.default.fileExists(atPath: copy))
-        #expect(try Fixtures.bytes(box.config + "/s.plist") == bytes)
+        #expect(try Fixtures.bytes(sandbox.config + "/s.plist") == bytes)
         try? FileManager.default.removeItem(atPath: (copy as NSString).deletingLastPathComponent)
     }
 
     /// Someone else changes another key while the editor is open: both changes are kept, and said so.
     @Test func aConcurrentChangeToAnotherKeyIsMerged() throws {
-        let (box, work) = try EditTests.sandbox()
-        let run = try EditTests.edit(box, work, script: #"prefs write s other -bool no; prefs write s added x; sed -i 's/"integer": 1/"integer": 2/' "$1""#)
+        let (sandbox, work) = try EditTests.sandbox()
+        let run = try EditTests.edit(sandbox, work, script: #"prefs write s other -bool no; prefs write s added x; sed -i 's/"integer": 1/"integer": 2/' "$1""#)
         #expect(run.status == 0)
         #expect(run.error == "prefs: warning: edit: s: added, other changed meanwhile; the edit changed other keys only, and was merged key by key\n")
-        let suite = try #require(try box.suite("s")?.dictionary)
+        let suite = try #require(try sandbox.suite("s")?.dictionary)
         #expect(suite["n"] == .integer(2) && suite["other"] == .bool(false) && suite["added"] == .string("x"))
     }
 
     /// Both change the same key: nothing changes (exit 4), the other writer's value stays, the copy is kept.
     @Test func aConcurrentChangeToTheSameKeyIsRefused() throws {
-        let (box, work) = try EditTests.sandbox()
-        let run = try EditTests.edit(box, work, script: #"prefs write s n -int 7; sed -i 's/"integer": 1/"integer": 2/' "$1""#)
+        let (sandbox, work) = try EditTests.sandbox()
+        let run = try EditTests.edit(sandbox, work, script: #"prefs write s n -int 7; sed -i 's/"integer": 1/"integer": 2/' "$1""#)
         #expect(run.status == 4)
         #expect(run.error.hasPrefix("prefs: edit: s: n changed meanwhile, and the edit changed them too; nothing changed; the edited copy is kept: "))
-        #expect(try box.suite("s")?.dictionary?["n"] == .integer(7))
+        #expect(try sandbox.suite("s")?.dictionary?["n"] == .integer(7))
         let copy = try #require(EditTests.copyPath(run.error))
         #expect(try String(contentsOfFile: copy, encoding: .utf8).contains(#""integer": 2"#))
         try? FileManager.default.removeItem(atPath: (copy as NSString).deletingLastPathComponent)
@@ -97,14 +97,14 @@ import Testing
 
     /// A value the suite's schema refuses: 65, nothing changed.
     @Test func theSchemaIsChecked() throws {
-        let (box, work) = try EditTests.sandbox()
+        let (sandbox, work) = try EditTests.sandbox()
         let schema = try work.write("schema.json", #"{"keys": {"n": {"type": "integer", "max": 10}, "hostile": {"type": "string"}, "other": {"type": "boolean"}}}"#)
-        let register = try runProcess(Paths.binary, ["register", "s", "--schema", schema], environment: box.environment)
+        let register = try runProcess(Paths.binary, ["register", "s", "--schema", schema], environment: sandbox.environment)
         try #require(register.status == 0, "\(register.error)")
-        let run = try EditTests.edit(box, work, script: #"sed -i 's/"integer": 1/"integer": 99/' "$1""#)
+        let run = try EditTests.edit(sandbox, work, script: #"sed -i 's/"integer": 1/"integer": 99/' "$1""#)
         #expect(run.status == 65, "\(run.error)")
         #expect(run.error.hasPrefix("prefs: s: n: "), "\(run.error)")
-        #expect(try box.suite("s")?.dictionary?["n"] == .integer(1))
+        #expect(try sandbox.suite("s")?.dictionary?["n"] == .integer(1))
         if let copy = EditTests.copyPath(run.error) { try? FileManager.default.removeItem(atPath: (copy as NSString).deletingLastPathComponent) }
     }
 
@@ -122,12 +122,12 @@ import Testing
 
     /// An editor that fails (exits non-zero) changes nothing: 126; one not found: 127.
     @Test func aFailingEditorChangesNothing() throws {
-        let (box, work) = try EditTests.sandbox()
-        let bytes = try Fixtures.bytes(box.config + "/s.plist")
-        let failed = try EditTests.edit(box, work, script: "echo '{}' > \"$1\"; exit 3")
+        let (sandbox, work) = try EditTests.sandbox()
+        let bytes = try Fixtures.bytes(sandbox.config + "/s.plist")
+        let failed = try EditTests.edit(sandbox, work, script: "echo '{}' > \"$1\"; exit 3")
         #expect(failed.status == 126 && failed.error == "prefs: edit: the editor exited with status 3; nothing changed\n")
-        let missing = try runProcess(Paths.binary, ["edit", "s"], environment: box.environment.merging(["VISUAL": "no-such-editor-\(getpid())"]) { $1 })
+        let missing = try runProcess(Paths.binary, ["edit", "s"], environment: sandbox.environment.merging(["VISUAL": "no-such-editor-\(getpid())"]) { $1 })
         #expect(missing.status == 127, "\(missing.error)")
-        #expect(try Fixtures.bytes(box.config + "/s.plist") == bytes)
+        #expect(try Fixtures.bytes(sandbox.config + "/s.plist") == bytes)
     }
 }

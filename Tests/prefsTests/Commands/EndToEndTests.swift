@@ -45,45 +45,45 @@ import Testing
 /// The storage promises seen from outside, with the real binary on a real directory.
 @Suite struct StoragePromiseEndToEndTests {
     @Test func readingCreatesNothingAndWritingCreatesAPrivateStore() throws {
-        let box = try ProcessSandbox()
-        #expect(try box.prefs("read", "app", "k").status == 1)
-        #expect(try box.prefs("read", "app").status == 1)
-        #expect(try box.prefs("domains").outputText.isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: box.config))
-        #expect(try box.prefs("write", "app", "k", "v").status == 0)
-        let directory = try FileManager.default.attributesOfItem(atPath: box.config)
-        let file = try FileManager.default.attributesOfItem(atPath: box.config + "/app.plist")
+        let sandbox = try ProcessSandbox()
+        #expect(try sandbox.prefs("read", "app", "k").status == 1)
+        #expect(try sandbox.prefs("read", "app").status == 1)
+        #expect(try sandbox.prefs("domains").outputText.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.config))
+        #expect(try sandbox.prefs("write", "app", "k", "v").status == 0)
+        let directory = try FileManager.default.attributesOfItem(atPath: sandbox.config)
+        let file = try FileManager.default.attributesOfItem(atPath: sandbox.config + "/app.plist")
         #expect((directory[.posixPermissions] as? Int) == 0o700)
         #expect((file[.posixPermissions] as? Int) == 0o600)
-        #expect(try box.files() == ["app.plist"])
+        #expect(try sandbox.files() == ["app.plist"])
     }
 
     @Test func aNoOpWriteKeepsTheInodeAndTime() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "k", "-int", "1", "list", "-array", "a")
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "app", "k", "-int", "1", "list", "-array", "a")
         var before = stat()
-        stat(box.config + "/app.plist", &before)
+        stat(sandbox.config + "/app.plist", &before)
         usleep(20_000)
-        #expect(try box.prefs("write", "app", "k", "-int", "1").status == 0)
-        #expect(try box.prefs("write", "app", "list", "-array", "a").status == 0)
+        #expect(try sandbox.prefs("write", "app", "k", "-int", "1").status == 0)
+        #expect(try sandbox.prefs("write", "app", "list", "-array", "a").status == 0)
         var after = stat()
-        stat(box.config + "/app.plist", &after)
+        stat(sandbox.config + "/app.plist", &after)
         #expect(before.st_ino == after.st_ino)
         #expect(before.st_mtim.tv_sec == after.st_mtim.tv_sec && before.st_mtim.tv_nsec == after.st_mtim.tv_nsec)
     }
 
     @Test func aCorruptSuiteStaysByteIdentical() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "k", "v")
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "app", "k", "v")
         let corrupt = Array("<?xml version=\"1.0\"?><plist><dict><key>k</key><string>v</string>".utf8)
-        try Data(corrupt).write(to: URL(fileURLWithPath: box.config + "/app.plist"))
+        try Data(corrupt).write(to: URL(fileURLWithPath: sandbox.config + "/app.plist"))
         for arguments in [["write", "app", "k", "w"], ["write", "app", "other", "1"], ["delete", "app", "k"], ["rename", "app", "k", "j"],
                           ["write", "app", "{ a = 1; }"], ["read", "app"], ["read", "app", "k"]] {
-            let run = try runProcess(Paths.binary, arguments, environment: box.environment)
+            let run = try runProcess(Paths.binary, arguments, environment: sandbox.environment)
             #expect(run.status == 65, "\(arguments)")
             #expect(run.error.contains("app.plist"), "\(arguments): \(run.error)")
         }
-        #expect(try Fixtures.bytes(box.config + "/app.plist") == corrupt)
-        #expect(try box.files() == ["app.plist"])
+        #expect(try Fixtures.bytes(sandbox.config + "/app.plist") == corrupt)
+        #expect(try sandbox.files() == ["app.plist"])
     }
 }

@@ -17,20 +17,20 @@ import Testing
     ]
 
     static func hostileSuite() throws -> ProcessSandbox {
-        let box = try ProcessSandbox()
+        let sandbox = try ProcessSandbox()
         let pairs = hostile.flatMap { [$0.0, "-string", $0.1] }
-        let run = try runProcess(Paths.binary, ["write", "hostile"] + pairs, environment: box.environment)
+        let run = try runProcess(Paths.binary, ["write", "hostile"] + pairs, environment: sandbox.environment)
         guard run.status == 0 else { throw TestFailure(run.error) }
-        return box
+        return sandbox
     }
 
     /// `eval "$(prefs export …)"` in bash and dash sets and exports each variable exactly, and runs nothing.
     @Test(arguments: ["/bin/bash", "/bin/dash"])
     func shFormatEvaluatesToTheValuesAndRunsNothing(shell: String) throws {
-        let box = try EnvironmentExportTests.hostileSuite()
+        let sandbox = try EnvironmentExportTests.hostileSuite()
         let work = try TemporaryDirectory()
         let script = #"eval "$(prefs export hostile - --format sh)" || exit 9; env -0"#
-        let run = try runProcess(shell, ["-c", script], environment: box.environment, workingDirectory: work.path)
+        let run = try runProcess(shell, ["-c", script], environment: sandbox.environment, workingDirectory: work.path)
         #expect(run.status == 0, "\(run.error)")
         var exported: [String: String] = [:]
         for entry in run.output.split(separator: 0) {

@@ -81,16 +81,16 @@ import Testing
         ("dollar", "${HOME}"), ("control", "\u{1}x"),
     ]
 
-    static func write(_ box: ProcessSandbox, _ values: [(String, String)]) throws {
-        let run = try runProcess(Paths.binary, ["write", "s"] + values.flatMap { [$0.0, "-string", $0.1] }, environment: box.environment)
+    static func write(_ sandbox: ProcessSandbox, _ values: [(String, String)]) throws {
+        let run = try runProcess(Paths.binary, ["write", "s"] + values.flatMap { [$0.0, "-string", $0.1] }, environment: sandbox.environment)
         guard run.status == 0 else { throw TestFailure(run.error) }
     }
 
     @Test func envFormatReadsBackAlikeInSystemdAndDocker() throws {
-        let box = try ProcessSandbox()
+        let sandbox = try ProcessSandbox()
         let work = try TemporaryDirectory()
-        try EnvironmentFileTests.write(box, EnvironmentFileTests.holdable)
-        let run = try box.prefs("export", "s", work.file("app.env"), "--format", "env")
+        try EnvironmentFileTests.write(sandbox, EnvironmentFileTests.holdable)
+        let run = try sandbox.prefs("export", "s", work.file("app.env"), "--format", "env")
         #expect(run.status == 0, "\(run.error)")
         let read = try EnvironmentFileTests.read(work.file("app.env"), with: ["systemd", "docker"])
         let expected = Dictionary(uniqueKeysWithValues: EnvironmentFileTests.holdable)
@@ -116,12 +116,12 @@ import Testing
     }
 
     @Test func githubFormatHoldsLinesAndPicksAFreeDelimiter() throws {
-        let box = try ProcessSandbox()
+        let sandbox = try ProcessSandbox()
         let work = try TemporaryDirectory()
         let values = [("one", "single $(x) `y` \\"), ("multi", "first\n\nlast\n"), ("clash", "EOF_PREFS\nEOF_PREFS_1\nEOF_PREFS_2x"),
                       ("empty", ""), ("tricky", "a<<b=c")]
-        try EnvironmentFileTests.write(box, values)
-        #expect(try box.prefs("export", "s", work.file("github.env"), "--format", "github").status == 0)
+        try EnvironmentFileTests.write(sandbox, values)
+        #expect(try sandbox.prefs("export", "s", work.file("github.env"), "--format", "github").status == 0)
         #expect(try EnvironmentFileTests.read(work.file("github.env"), with: ["github"])["github"] == Dictionary(uniqueKeysWithValues: values))
         let text = try String(contentsOfFile: work.file("github.env"), encoding: .utf8)
         #expect(text.contains("clash<<EOF_PREFS_2\nEOF_PREFS\n"))

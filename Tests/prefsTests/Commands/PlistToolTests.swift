@@ -46,18 +46,18 @@ import Testing
     }
 
     @Test func jsonFromStandardInputAndAMalformedFileAsProcesses() throws {
-        let box = try ProcessSandbox()
-        #expect(try box.prefs("write", "app", "k", "-json", "@-", input: Array("[true, 2]".utf8)).status == 0)
-        #expect(try box.suite("app") == ["k": [true, 2]])
-        let bad = try box.directory.write("bad.json", "{bad")
-        let run = try box.prefs("write", "app", "k", "-json", "@" + bad)
+        let sandbox = try ProcessSandbox()
+        #expect(try sandbox.prefs("write", "app", "k", "-json", "@-", input: Array("[true, 2]".utf8)).status == 0)
+        #expect(try sandbox.suite("app") == ["k": [true, 2]])
+        let bad = try sandbox.directory.write("bad.json", "{bad")
+        let run = try sandbox.prefs("write", "app", "k", "-json", "@" + bad)
         #expect(run.status == 65)
         #expect(run.error == "prefs: app: k: -json @\(bad): \(bad): JSON: line 1, column 2: expected a string key\n")
-        #expect(try box.suite("app") == ["k": [true, 2]])
+        #expect(try sandbox.suite("app") == ["k": [true, 2]])
         // register reads values from files too (it was an internal error).
-        let data = try box.directory.write("v.bin", [1, 2, 3])
-        #expect(try box.prefs("register", "app", "d", "-data", "@" + data).status == 0)
-        #expect(try box.prefs("read", "app", "d").outputText == "010203\n")
+        let data = try sandbox.directory.write("v.bin", [1, 2, 3])
+        #expect(try sandbox.prefs("register", "app", "d", "-data", "@" + data).status == 0)
+        #expect(try sandbox.prefs("read", "app", "d").outputText == "010203\n")
     }
 
     @Test func arrayInsertPutsItemsBeforeAnIndex() throws {

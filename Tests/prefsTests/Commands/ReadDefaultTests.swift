@@ -62,14 +62,14 @@ import Testing
 
     /// Scripts: the value, the default, or a real failure told apart by the exit status.
     @Test func theReadmeIdiomFailsOnARealError() throws {
-        let box = try ProcessSandbox()
+        let sandbox = try ProcessSandbox()
         let script = #"timeout=$(prefs read com.example.app timeout --default -int 30) && echo "timeout $timeout" || echo "failed $?""#
-        #expect(try box.shell(script).outputText == "timeout 30\n")
-        try box.prefs("write", "com.example.app", "timeout", "-int", "60")
-        #expect(try box.shell(script).outputText == "timeout 60\n")
-        try FileManager.default.removeItem(atPath: box.config + "/com.example.app.plist")
-        try "<plist><dict>".write(toFile: box.config + "/com.example.app.plist", atomically: true, encoding: .utf8)
-        #expect(try box.shell(script).outputText == "failed 65\n")
+        #expect(try sandbox.shell(script).outputText == "timeout 30\n")
+        try sandbox.prefs("write", "com.example.app", "timeout", "-int", "60")
+        #expect(try sandbox.shell(script).outputText == "timeout 60\n")
+        try FileManager.default.removeItem(atPath: sandbox.config + "/com.example.app.plist")
+        try "<plist><dict>".write(toFile: sandbox.config + "/com.example.app.plist", atomically: true, encoding: .utf8)
+        #expect(try sandbox.shell(script).outputText == "failed 65\n")
     }
 
     @Test(arguments: [

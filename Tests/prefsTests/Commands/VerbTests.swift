@@ -85,13 +85,13 @@ final class Sandbox: @unchecked Sendable {
 
     /// The same through standard input, with the real binary.
     @Test func aNULFromStandardInputIsKeptExactly() throws {
-        let box = try ProcessSandbox()
+        let sandbox = try ProcessSandbox()
         let text: [UInt8] = [0x00, 0x61, 0x00, 0x00, 0x62, 0x0A, 0x00]
-        let write = try box.prefs("write", "app", "s", "-string-file", "-", input: text)
+        let write = try sandbox.prefs("write", "app", "s", "-string-file", "-", input: text)
         #expect(write.status == 0 && write.error.isEmpty, "\(write.error)")
-        let read = try box.prefs("read", "app", "s", "--raw")
+        let read = try sandbox.prefs("read", "app", "s", "--raw")
         #expect(read.status == 0 && read.output == text, "\(read.output) \(read.error)")
-        #expect(try box.suite("app") == ["s": .string(String(decoding: text, as: UTF8.self))])
+        #expect(try sandbox.suite("app") == ["s": .string(String(decoding: text, as: UTF8.self))])
     }
 
     /// A NUL in a key, a key path, a suite name or a path is refused before any file is touched,

@@ -13,10 +13,10 @@ import Testing
     /// hostile names (holding the key `k`), the file `work/downloaded.json` with the same keys, `work` the
     /// shell's directory, and `eval` (where the lines are run) holding files a glob would match.
     struct Fixture {
-        let box: ProcessSandbox
-        var work: String { box.directory.file("work") }
-        var eval: String { box.directory.file("eval") }
-        var pwned: String { box.directory.file("pwned") }
+        let sandbox: ProcessSandbox
+        var work: String { sandbox.directory.file("work") }
+        var eval: String { sandbox.directory.file("eval") }
+        var pwned: String { sandbox.directory.file("pwned") }
 
         var keys: [String] {
             ["$(touch \(pwned)-dollar)", "`touch \(pwned)-backquote`", "(touch \(pwned)-fish)", "a b", "it's", "back\\slash",
@@ -27,9 +27,9 @@ import Testing
                              "semi;colon", "*", "-n", "--weird", "plain"]
 
         init() throws {
-            box = try ProcessSandbox()
+            sandbox = try ProcessSandbox()
             for directory in [work, eval] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
-            for decoy in ["x", "ab"] { try box.directory.write("eval/" + decoy, "") }
+            for decoy in ["x", "ab"] { try sandbox.directory.write("eval/" + decoy, "") }
             for suite in Fixture.suites where suite != "my suite" { try #require(try prefs(["write", "--", suite, "k", "1"]).status == 0) }
             for suite in ["hostile", "my suite"] {
                 let write = try prefs(["write", suite, "--"] + keys.flatMap { [$0, "1"] })
@@ -39,13 +39,13 @@ import Testing
         }
 
         func prefs(_ arguments: [String]) throws -> ProcessResult {
-            try runProcess(Paths.binary, arguments, environment: box.environment)
+            try runProcess(Paths.binary, arguments, environment: sandbox.environment)
         }
 
         /// Every file under the sandbox whose name says it should never have been created (the
         /// keys' touch commands name pwned-…; the suites' create pwned-suite… where they run).
         func pwnedFiles() throws -> [String] {
-            try FileManager.default.subpathsOfDirectory(atPath: box.directory.path).filter { ($0 as NSString).lastPathComponent.hasPrefix("pwned") }
+            try FileManager.default.subpathsOfDirectory(atPath: sandbox.directory.path).filter { ($0 as NSString).lastPathComponent.hasPrefix("pwned") }
         }
     }
 
@@ -64,7 +64,7 @@ import Testing
     /// name is a word of its own); zsh and fish offer the names.
     static func words(_ result: CompletionResult, _ shell: CompletionShell, _ fixture: Fixture) throws -> [[String]] {
         guard shell == .bash else { return result.offers.map { [$0] } }
-        return try shell.words(of: result.offers, in: fixture.box, directory: fixture.eval)
+        return try shell.words(of: result.offers, in: fixture.sandbox, directory: fixture.eval)
     }
 
     /// `name` as it should be offered: after a `--` in bash when prefs would take it for an option.
@@ -82,7 +82,7 @@ import Testing
         let keys = fixture.keys
         let domains = ["hostile", "downloaded.json", "'my suite'", "my\\ suite"]
         let lines = ["prefs read "] + domains.map { "prefs read \($0) " } + ["prefs read hostile -- ", "prefs read hostile \\~"]
-        let results = try shell.complete(lines.map { ($0, .single) }, in: fixture.box, directory: fixture.work)
+        let results = try shell.complete(lines.map { ($0, .single) }, in: fixture.sandbox, directory: fixture.work)
         let suites = HostileCompletionTests.offerable(Fixture.suites + ["hostile", "-g", "NSGlobalDomain"], shell)
             + (shell == .bash ? ["downloaded.json"] : [])
         var expected = [HostileCompletionTests.expected(suites, shell)]
@@ -103,8 +103,8 @@ import Testing
         let fixture = try Fixture()
         let domains = [("hostile", "hostile"), ("downloaded.json", "downloaded.json"), ("'my suite'", "my suite")]
         let lines = domains.map { "prefs read \($0.0) " } + ["prefs read "]
-        let results = try shell.complete(lines.map { ($0, .all) }, in: fixture.box, directory: fixture.work)
-        let words = try shell.words(of: results.map(\.line), in: fixture.box, directory: fixture.eval)
+        let results = try shell.complete(lines.map { ($0, .all) }, in: fixture.sandbox, directory: fixture.work)
+        let words = try shell.words(of: results.map(\.line), in: fixture.sandbox, directory: fixture.eval)
         let keys = HostileCompletionTests.expected(fixture.keys, .bash).flatMap { $0 }
         let suites = HostileCompletionTests.expected(Fixture.suites + ["hostile", "-g", "NSGlobalDomain"] + (shell == .bash ? ["downloaded.json"] : []), .bash)
         let expected = domains.map { ["prefs", "read", $0.1] + keys } + [["prefs", "read"] + suites.flatMap { $0 }]
@@ -136,7 +136,7 @@ import Testing
         let suites = HostileCompletionTests.offerable(Fixture.suites, shell) + HostileCompletionTests.offerable(["~tilde"], shell, tilde: true)
         let keyPrefixes = HostileCompletionTests.uniquePrefixes(keys, among: fixture.keys)
         let suitePrefixes = HostileCompletionTests.uniquePrefixes(suites, among: Fixture.suites + ["hostile", "-g", "NSGlobalDomain", "downloaded.json"])
-        let escaped = try shell.quoted((keyPrefixes + suitePrefixes).map(\.prefix), in: fixture.box)
+        let escaped = try shell.quoted((keyPrefixes + suitePrefixes).map(\.prefix), in: fixture.sandbox)
         var cases = zip(escaped, keyPrefixes).map { ("prefs read hostile " + $0.0, ["prefs", "read", "hostile", $0.1.name]) }
         cases += zip(escaped.dropFirst(keyPrefixes.count), suitePrefixes).map { ("prefs read " + $0.0, ["prefs", "read", $0.1.name]) }
         // Quotes opened, a break character of bash's, an escaped quote, and a suite typed in quotes.
@@ -146,8 +146,8 @@ import Testing
             .map { ($0.0.hasPrefix("prefs") ? $0.0 : "prefs read hostile " + $0.0, ["prefs", "read", "hostile", $0.1]) }
         cases += [("prefs read 'my s", ["prefs", "read", "my suite"]), ("prefs read my\\ s", ["prefs", "read", "my suite"]),
                   ("prefs read 'my suite' pl", ["prefs", "read", "my suite", "plain"])]
-        let results = try shell.complete(cases.map { ($0.0, .single) }, in: fixture.box, directory: fixture.work)
-        let words = try shell.words(of: results.map(\.line), in: fixture.box, directory: fixture.eval)
+        let results = try shell.complete(cases.map { ($0.0, .single) }, in: fixture.sandbox, directory: fixture.work)
+        let words = try shell.words(of: results.map(\.line), in: fixture.sandbox, directory: fixture.eval)
         for ((line, wanted), (result, got)) in zip(cases, zip(results, words)) {
             #expect(got == wanted, "\(shell) '\(line)' left '\(result.line)'")
         }

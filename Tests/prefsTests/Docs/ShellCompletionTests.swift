@@ -11,23 +11,23 @@ import Testing
     /// A sandbox holding the suite `com.example.app` with keys `alpha` and `beta`, and an empty
     /// working directory for the shell (bash offers file names where a path may go).
     static func sandbox() throws -> (ProcessSandbox, String) {
-        let box = try ProcessSandbox()
-        try #require(box.prefs("write", "com.example.app", "alpha", "1", "beta", "-bool", "true").status == 0)
-        let work = box.directory.file("work")
+        let sandbox = try ProcessSandbox()
+        try #require(sandbox.prefs("write", "com.example.app", "alpha", "1", "beta", "-bool", "true").status == 0)
+        let work = sandbox.directory.file("work")
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        return (box, work)
+        return (sandbox, work)
     }
 
     /// What completing each line offers, in one session of `shell`, and the line left.
     static func offers(_ shell: CompletionShell, _ lines: [String]) throws -> [CompletionResult] {
-        let (box, work) = try sandbox()
-        return try shell.complete(lines.map { ($0, .single) }, in: box, directory: work)
+        let (sandbox, work) = try Self.sandbox()
+        return try shell.complete(lines.map { ($0, .single) }, in: sandbox, directory: work)
     }
 
     /// The names offered, as the shell reads them: bash offers words quoted for the command line.
-    static func names(_ shell: CompletionShell, _ result: CompletionResult, in box: ProcessSandbox) throws -> [String] {
+    static func names(_ shell: CompletionShell, _ result: CompletionResult, in sandbox: ProcessSandbox) throws -> [String] {
         guard shell == .bash else { return result.offers }
-        return try shell.words(of: result.offers, in: box, directory: box.directory.path).map { $0.joined(separator: " ") }
+        return try shell.words(of: result.offers, in: sandbox, directory: sandbox.directory.path).map { $0.joined(separator: " ") }
     }
 
     static let verbs = CommandTable.verbs.map(\.name)
@@ -87,10 +87,10 @@ import Testing
 
     @Test(arguments: CompletionShell.allCases)
     func typeFlagsValuesSuitesAndKeys(shell: CompletionShell) throws {
-        let (box, work) = try ShellCompletionTests.sandbox()
-        let results = try shell.complete(ShellCompletionTests.cases.map { ($0.line, .single) }, in: box, directory: work)
+        let (sandbox, work) = try ShellCompletionTests.sandbox()
+        let results = try shell.complete(ShellCompletionTests.cases.map { ($0.line, .single) }, in: sandbox, directory: work)
         for ((line, expected), result) in zip(ShellCompletionTests.cases, results) {
-            let offered = try ShellCompletionTests.names(shell, result, in: box)
+            let offered = try ShellCompletionTests.names(shell, result, in: sandbox)
             // zsh's _sequence offers the items not in the list yet, without the list typed.
             let wanted = shell == .zsh && line.hasSuffix(",") ? ["beta"] : expected
             #expect(offered.sorted() == wanted.sorted(), "\(shell) '\(line)': \(result.offers)")

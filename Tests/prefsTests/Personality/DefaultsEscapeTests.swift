@@ -11,7 +11,7 @@ import Testing
 
     @Test func readAndFindPrintTwoBackslashes() throws {
         let mac = try DefaultsPersonalityTests.Mac()
-        try mac.box.prefs("write", "-g", "NSUserKeyEquivalents", "-dict", Self.select, "^j", "Caf\u{e9}", "@\u{21a9}")
+        try mac.sandbox.prefs("write", "-g", "NSUserKeyEquivalents", "-dict", Self.select, "^j", "Caf\u{e9}", "@\u{21a9}")
         let read = try mac.run(["read", "-g", "NSUserKeyEquivalents"])
         #expect(read.status == 0)
         #expect(read.outputText == #"{\#n    "Caf\\U00e9" = "@\\U21a9";\#n    "\\U9009\\U62e9" = "^j";\#n}\#n"#)
@@ -25,15 +25,15 @@ import Testing
     @Test func aPastedLineWritesTheTextBack() throws {
         let mac = try DefaultsPersonalityTests.Mac()
         let line = #"defaults write -g NSUserKeyEquivalents -dict-add "\\U9009\\U62e9" "^j""#
-        let written = try runProcess("/bin/sh", ["-c", line], environment: mac.box.environment.merging(["PATH": mac.box.directory.path + ":/usr/bin:/bin"]) { $1 })
+        let written = try runProcess("/bin/sh", ["-c", line], environment: mac.sandbox.environment.merging(["PATH": mac.sandbox.directory.path + ":/usr/bin:/bin"]) { $1 })
         #expect(written.status == 0, "\(written.error)")
-        #expect(try mac.box.prefs("read", "-g", "NSUserKeyEquivalents", "--json", "--stored").outputText.contains("\"\(Self.select)\""))
+        #expect(try mac.sandbox.prefs("read", "-g", "NSUserKeyEquivalents", "--json", "--stored").outputText.contains("\"\(Self.select)\""))
         let read = try mac.run(["read", "-g", "NSUserKeyEquivalents"])
         #expect(read.outputText == #"{\#n    "\\U9009\\U62e9" = "^j";\#n}\#n"#)
         // An untyped value is old-style text too; `-string` keeps the backslashes as typed.
         #expect(try mac.run(["write", "app", "title", #"\U9009\U62e9"#]).status == 0)
         #expect(try mac.run(["write", "app", "literal", "-string", #"\U9009"#]).status == 0)
-        #expect(try mac.box.prefs("read", "app", "title").outputText == Self.select + "\n")
-        #expect(try mac.box.prefs("read", "app", "literal").outputText == #"\U9009"# + "\n")
+        #expect(try mac.sandbox.prefs("read", "app", "title").outputText == Self.select + "\n")
+        #expect(try mac.sandbox.prefs("read", "app", "literal").outputText == #"\U9009"# + "\n")
     }
 }

@@ -13,21 +13,21 @@ import Testing
     /// A sandbox with `defaults` (and `prefs`) linked to the built binary; HOME is the sandbox and
     /// `~/Library/Preferences` exists, as on a Mac.
     final class Mac {
-        let box: ProcessSandbox
-        var home: String { box.directory.path }
+        let sandbox: ProcessSandbox
+        var home: String { sandbox.directory.path }
 
         init() throws {
-            box = try ProcessSandbox()
-            box.extraEnvironment["PREFS_HOST_ID"] = DefaultsPersonalityTests.host
-            try FileManager.default.createSymbolicLink(atPath: box.directory.file("defaults"), withDestinationPath: Paths.binary)
+            sandbox = try ProcessSandbox()
+            sandbox.extraEnvironment["PREFS_HOST_ID"] = DefaultsPersonalityTests.host
+            try FileManager.default.createSymbolicLink(atPath: sandbox.directory.file("defaults"), withDestinationPath: Paths.binary)
             try FileManager.default.createDirectory(atPath: home + "/Library/Preferences", withIntermediateDirectories: true)
         }
 
         /// Runs `program` (defaults or prefs) with `$HOME` in the arguments replaced by the home.
         func run(_ arguments: [String], as program: String = "defaults", input: [UInt8] = []) throws -> ProcessResult {
-            let executable = program == "defaults" ? box.directory.file("defaults") : Paths.binary
+            let executable = program == "defaults" ? sandbox.directory.file("defaults") : Paths.binary
             return try runProcess(executable, arguments.map { $0.replacingOccurrences(of: "$HOME", with: home) }, input: input,
-                                  environment: box.environment)
+                                  environment: sandbox.environment)
         }
     }
 
@@ -75,7 +75,7 @@ import Testing
             let run = try mac.run(line.arguments)
             #expect(run.status == 0 && run.output.isEmpty && run.error.isEmpty, "defaults \(line.arguments): \(run.status) \(run.error)")
         }
-        try DefaultsPersonalityTests.checkWithPlistlib(DefaultsPersonalityTests.script, home: mac.home, config: mac.box.config)
+        try DefaultsPersonalityTests.checkWithPlistlib(DefaultsPersonalityTests.script, home: mac.home, config: mac.sandbox.config)
     }
 
     /// The lines that do not depend on the personality store the same through prefs itself.
@@ -86,7 +86,7 @@ import Testing
             let run = try mac.run(line.arguments, as: "prefs")
             #expect(run.status == 0 && run.output.isEmpty && run.error.isEmpty, "prefs \(line.arguments): \(run.status) \(run.error)")
         }
-        try DefaultsPersonalityTests.checkWithPlistlib(shared, home: mac.home, config: mac.box.config)
+        try DefaultsPersonalityTests.checkWithPlistlib(shared, home: mac.home, config: mac.sandbox.config)
     }
 
     // MARK: What a script reading through `defaults` sees
@@ -259,8 +259,8 @@ import Testing
             Expected(arguments: ["read", "-app", "Safari"], logged: "Couldn't find an application named \"Safari\"; defaults unchanged "
                      + "(there are no application bundles on Linux: name the domain instead)", status: 1),
         ] { try DefaultsPersonalityTests.run(mac, expected) }
-        #expect(try mac.box.suite("com.example.replace") == nil)
-        let byHost = mac.box.config + "/ByHost/com.apple.screensaver.\(DefaultsPersonalityTests.host).plist"
+        #expect(try mac.sandbox.suite("com.example.replace") == nil)
+        let byHost = mac.sandbox.config + "/ByHost/com.apple.screensaver.\(DefaultsPersonalityTests.host).plist"
         #expect(try PropertyList.decode(try Fixtures.bytes(byHost)).value == [:])
     }
 
@@ -268,24 +268,24 @@ import Testing
     @Test func exportAndImportAsMacOSDoes() throws {
         let mac = try Mac()
         for line in DefaultsPersonalityTests.script.prefix(10) { try #require(try mac.run(line.arguments).status == 0) }
-        let dock = try #require(try mac.box.suite("com.apple.dock"))
+        let dock = try #require(try mac.sandbox.suite("com.apple.dock"))
         let xml = try mac.run(["export", "com.apple.dock", "-"])
         #expect(xml.status == 0 && xml.outputText.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE plist"))
         #expect(try PropertyList.decode(xml.output) == (dock, .xml))
         #expect(try mac.run(["export", "com.apple.dock", "$HOME/dock.plist"]).status == 0)
         #expect(try PropertyList.decode(try Fixtures.bytes(mac.home + "/dock.plist")) == (dock, .binary))
-        try mac.box.directory.write("in.plist", try PropertyList.encode(["tilesize": 64, "magnification": true], as: .xml))
+        try mac.sandbox.directory.write("in.plist", try PropertyList.encode(["tilesize": 64, "magnification": true], as: .xml))
         #expect(try mac.run(["import", "com.apple.dock", "$HOME/in.plist"]).status == 0)
         var merged = try #require(dock.dictionary)
         merged["tilesize"] = 64
         merged["magnification"] = true
-        #expect(try mac.box.suite("com.apple.dock") == .dictionary(merged))
+        #expect(try mac.sandbox.suite("com.apple.dock") == .dictionary(merged))
         let fromInput = try mac.run(["import", "com.apple.dock", "-"], input: Array("{ orientation = bottom; }".utf8))
         #expect(fromInput.status == 0)
-        #expect(try mac.box.suite("com.apple.dock")?.dictionary?["orientation"] == "bottom")
-        try mac.box.directory.write("in.json", "{\"tilesize\": 1}")
+        #expect(try mac.sandbox.suite("com.apple.dock")?.dictionary?["orientation"] == "bottom")
+        try mac.sandbox.directory.write("in.json", "{\"tilesize\": 1}")
         let json = try mac.run(["import", "com.apple.dock", "$HOME/in.json"])
         #expect(json.status == 1 && json.error.contains("Could not parse property list from \(mac.home)/in.json due to "))
-        #expect(try mac.box.suite("com.apple.dock")?.dictionary?["tilesize"] == 64)
+        #expect(try mac.sandbox.suite("com.apple.dock")?.dictionary?["tilesize"] == 64)
     }
 }

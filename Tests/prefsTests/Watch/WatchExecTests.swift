@@ -39,12 +39,12 @@ import Testing
     /// whichever shell reads them (bash, dash).
     @Test(arguments: ["/bin/bash", "/bin/dash"])
     func hostileChangesReachTheCommandAndRunNothing(shell: String) throws {
-        let box = try ProcessSandbox()
+        let sandbox = try ProcessSandbox()
         let work = try TemporaryDirectory()
         let script = try WatchExecTests.reporter(work)
-        try box.prefs("write", "s", "ready", "1")
+        try sandbox.prefs("write", "s", "ready", "1")
         // Inherited variables of the same names never leak into a run.
-        let watch = try WatchProcess(box, ["s", "--initial", "--exec", "cd \(work.path) && \(shell) \(script) \(work.path)"],
+        let watch = try WatchProcess(sandbox, ["s", "--initial", "--exec", "cd \(work.path) && \(shell) \(script) \(work.path)"],
                                      environment: ["PREFS_OLD": "inherited", "PREFS_NEW": "inherited"])
         // --initial: a first run for the current value, once the watch is set up.
         #expect(watch.nextLine(timeout: 30) == "ran")
@@ -57,11 +57,11 @@ import Testing
             ("window", ["-dict", "w", "-int", "640"], "(absent)", "{\n    w = 640;\n}"),
         ]
         for change in changes {
-            try WatchExecTests.check(runProcess(Paths.binary, ["write", "s", change.key] + change.write, environment: box.environment))
+            try WatchExecTests.check(runProcess(Paths.binary, ["write", "s", change.key] + change.write, environment: sandbox.environment))
             #expect(watch.nextLine() == "ran")
             #expect(try WatchExecTests.recorded(work) == ["s", change.key, change.old, change.new], "\(change.key)")
         }
-        try box.prefs("delete", "s", "flag")
+        try sandbox.prefs("delete", "s", "flag")
         #expect(watch.nextLine() == "ran")
         #expect(try WatchExecTests.recorded(work) == ["s", "flag", "true", "(absent)"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: work.path).sorted() == ["out", "report.sh"], "something ran")
@@ -70,19 +70,19 @@ import Testing
 
     /// Changes during a run wait and are coalesced per key into one more run; runs never overlap.
     @Test func changesDuringARunAreCoalescedAndRunsNeverOverlap() throws {
-        let box = try ProcessSandbox()
+        let sandbox = try ProcessSandbox()
         let work = try TemporaryDirectory()
-        try box.prefs("write", "s", "a", "0")
+        try sandbox.prefs("write", "s", "a", "0")
         // Each run holds until the test lets it go (a file `go`); a second run at once would find `busy`.
         let command = "mkdir \(work.path)/busy || echo OVERLAP; echo \"start $PREFS_KEY ${PREFS_NEW-(absent)}\"; "
             + "while [ ! -e \(work.path)/go ]; do sleep 0.01; done; rm \(work.path)/go; rmdir \(work.path)/busy"
-        let watch = try WatchProcess(box, ["s", "--initial", "--exec", command])
+        let watch = try WatchProcess(sandbox, ["s", "--initial", "--exec", command])
         #expect(watch.nextLine(timeout: 30) == "start a 0")
         try work.write("go", "")
-        try box.prefs("write", "s", "a", "1")
+        try sandbox.prefs("write", "s", "a", "1")
         #expect(watch.nextLine() == "start a 1")
         for arguments in [["write", "s", "a", "2"], ["write", "s", "b", "x"], ["write", "s", "a", "3"], ["delete", "s", "b"], ["write", "s", "c", "5"]] {
-            try WatchExecTests.check(runProcess(Paths.binary, arguments, environment: box.environment))
+            try WatchExecTests.check(runProcess(Paths.binary, arguments, environment: sandbox.environment))
         }
         // The watch notices each write within milliseconds; this gives it ample time to have queued them all.
         usleep(1_000_000)
@@ -91,7 +91,7 @@ import Testing
             #expect(watch.nextLine() == expected)
         }
         try work.write("go", "")
-        try box.prefs("write", "s", "d", "1")
+        try sandbox.prefs("write", "s", "d", "1")
         #expect(watch.nextLine() == "start d 1")
         try work.write("go", "")
         #expect(!watch.unread.contains("OVERLAP"))
@@ -99,15 +99,15 @@ import Testing
 
     /// A failing run is reported on standard error, naming the key, and the watch goes on.
     @Test func aFailingCommandIsReportedAndTheWatchGoesOn() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "s", "k", "0")
-        let watch = try WatchProcess(box, ["s", "k", "--initial", "--exec", "[ \"$PREFS_NEW\" != bad ] || exit 7; [ \"$PREFS_NEW\" != killed ] || kill -KILL $$; echo \"ok $PREFS_NEW\""])
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "s", "k", "0")
+        let watch = try WatchProcess(sandbox, ["s", "k", "--initial", "--exec", "[ \"$PREFS_NEW\" != bad ] || exit 7; [ \"$PREFS_NEW\" != killed ] || kill -KILL $$; echo \"ok $PREFS_NEW\""])
         #expect(watch.nextLine(timeout: 30) == "ok 0")
-        try box.prefs("write", "s", "k", "bad")
+        try sandbox.prefs("write", "s", "k", "bad")
         #expect(WatchExecTests.waitForError(watch, "prefs: watch: COMMAND exited with status 7 (s: k); watching on\n"))
-        try box.prefs("write", "s", "k", "killed")
+        try sandbox.prefs("write", "s", "k", "killed")
         #expect(WatchExecTests.waitForError(watch, "prefs: watch: COMMAND was killed by signal 9 (s: k); watching on\n"))
-        try box.prefs("write", "s", "k", "good")
+        try sandbox.prefs("write", "s", "k", "good")
         #expect(watch.nextLine() == "ok good")
         #expect(watch.errorText == """
             prefs: watch: COMMAND exited with status 7 (s: k); watching on
@@ -118,11 +118,11 @@ import Testing
 
     /// `--once` exits 0 once the run for the first change has ended; `--initial` runs for the current values.
     @Test func onceAndInitial() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "s", "k", "v")
-        let watch = try WatchProcess(box, ["s", "--exec", "echo \"$PREFS_KEY=$PREFS_NEW\"", "--initial", "--once"])
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "s", "k", "v")
+        let watch = try WatchProcess(sandbox, ["s", "--exec", "echo \"$PREFS_KEY=$PREFS_NEW\"", "--initial", "--once"])
         #expect(watch.nextLine(timeout: 30) == "k=v")
-        try box.prefs("write", "s", "k", "w")
+        try sandbox.prefs("write", "s", "k", "w")
         #expect(watch.nextLine() == "k=w")
         #expect(watch.wait() == 0)
     }
@@ -143,9 +143,9 @@ import Testing
 
     @Test(arguments: ["--json", "--compact"])
     func printingOptionsDoNotGoWithExec(option: String) throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "s", "k", "v")
-        let run = try box.prefs("watch", "s", "--exec", "true", option)
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "s", "k", "v")
+        let run = try sandbox.prefs("watch", "s", "--exec", "true", option)
         #expect(run.status == 64)
         #expect(run.error == "prefs: watch: --exec runs COMMAND instead of printing: --json and --compact do not go with it\n")
     }

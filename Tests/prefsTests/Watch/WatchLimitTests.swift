@@ -14,10 +14,10 @@ import Testing
     ])
     func watchAtAnInotifyLimitNamesIt(file: String, named: String) throws {
         let unshare = try requireProgram("unshare", install: "apt-get install util-linux")
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "k", "v")
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "app", "k", "v")
         let script = "echo 0 > /proc/sys/user/\(file) || exit 99; exec \"$0\" watch app --timeout 0"
-        let run = try runProcess(unshare, ["--user", "--map-root-user", "/bin/sh", "-c", script, Paths.binary], environment: box.environment)
+        let run = try runProcess(unshare, ["--user", "--map-root-user", "/bin/sh", "-c", script, Paths.binary], environment: sandbox.environment)
         try #require(run.status != 99, "could not lower \(file) in a user namespace: \(run.error)")
         #expect(run.status == 74)
         #expect(run.error.hasPrefix("prefs: "), "\(run.error)")
@@ -29,13 +29,13 @@ import Testing
     /// The watch limit's message names the directory that could not be watched.
     @Test func theWatchLimitNamesTheDirectory() throws {
         let unshare = try requireProgram("unshare", install: "apt-get install util-linux")
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "k", "v")
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "app", "k", "v")
         let script = "echo 0 > /proc/sys/user/max_inotify_watches || exit 99; exec \"$0\" watch app --timeout 0"
-        let run = try runProcess(unshare, ["--user", "--map-root-user", "/bin/sh", "-c", script, Paths.binary], environment: box.environment)
+        let run = try runProcess(unshare, ["--user", "--map-root-user", "/bin/sh", "-c", script, Paths.binary], environment: sandbox.environment)
         try #require(run.status != 99, "could not lower max_inotify_watches in a user namespace: \(run.error)")
         let path = String(run.error.dropFirst("prefs: ".count).prefix { $0 != ":" })
-        #expect(path.hasPrefix(box.directory.path), "\(run.error)")
+        #expect(path.hasPrefix(sandbox.directory.path), "\(run.error)")
     }
 
     /// Below the process: the errno values inotify gives at its limits, and only those, become the

@@ -11,10 +11,10 @@ final class WatchProcess: @unchecked Sendable {
     private var errors = Data()
     private var watchdog: Watchdog?
 
-    init(_ box: ProcessSandbox, _ arguments: [String], environment extra: [String: String] = [:], limit: Double = defaultProcessTimeout) throws {
+    init(_ sandbox: ProcessSandbox, _ arguments: [String], environment extra: [String: String] = [:], limit: Double = defaultProcessTimeout) throws {
         process.executableURL = URL(fileURLWithPath: Paths.binary)
         process.arguments = ["watch"] + arguments
-        process.environment = box.environment.merging(extra) { $1 }
+        process.environment = sandbox.environment.merging(extra) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -105,8 +105,8 @@ final class WatchProcess: @unchecked Sendable {
 /// SIGTERM and a closed pipe.
 @Suite(.serialized) struct WatchTests {
     /// Writes a suite file the way an editor or `cp` would: in place, the same inode.
-    static func copyOver(_ box: ProcessSandbox, _ suite: String, _ value: PrefValue) throws {
-        let path = box.config + "/" + suite + ".plist"
+    static func copyOver(_ sandbox: ProcessSandbox, _ suite: String, _ value: PrefValue) throws {
+        let path = sandbox.config + "/" + suite + ".plist"
         let handle = try #require(FileHandle(forWritingAtPath: path))
         try handle.truncate(atOffset: 0)
         try handle.write(contentsOf: Data(try PropertyList.encode(value, as: .xml)))
@@ -114,20 +114,20 @@ final class WatchProcess: @unchecked Sendable {
     }
 
     @Test func everyWriterGivesExactlyOneLinePerChangeInOrder() throws {
-        let box = try ProcessSandbox()
-        try #require(box.prefs("write", "app", "ready", "-int", "1").status == 0)
-        let watch = try WatchProcess(box, ["app", "--initial"])
+        let sandbox = try ProcessSandbox()
+        try #require(sandbox.prefs("write", "app", "ready", "-int", "1").status == 0)
+        let watch = try WatchProcess(sandbox, ["app", "--initial"])
         #expect(watch.nextLine() == "ready (absent) -> 1")
 
-        try box.prefs("write", "app", "k", "one")
+        try sandbox.prefs("write", "app", "k", "one")
         #expect(watch.nextLine() == "k (absent) -> one")
         // A write that changes nothing prints nothing: the next line is the next real change.
-        try box.prefs("write", "app", "k", "one")
-        try box.prefs("write", "app", "k", "-int", "2")
+        try sandbox.prefs("write", "app", "k", "one")
+        try sandbox.prefs("write", "app", "k", "-int", "2")
         #expect(watch.nextLine() == "k one -> 2")
 
         // Foundation's UserDefaults, writing the file in place.
-        let helper = try runProcess(Paths.userDefaultsHelper, ["write", "app"], environment: box.environment)
+        let helper = try runProcess(Paths.userDefaultsHelper, ["write", "app"], environment: sandbox.environment)
         try #require(helper.status == 0, "\(helper.error)")
         #expect(watch.lines(8) == [
             "array (absent) -> (a, b)", "boolean (absent) -> true", "data (absent) -> 0a0bff", "date (absent) -> 2026-01-01T03:04:05Z",
@@ -136,32 +136,32 @@ final class WatchProcess: @unchecked Sendable {
         ])
 
         // A plain copy over the file.
-        var contents = try #require(try box.suite("app")?.dictionary, "no suite")
+        var contents = try #require(try sandbox.suite("app")?.dictionary, "no suite")
         contents["string"] = "copied"
-        try WatchTests.copyOver(box, "app", .dictionary(contents))
+        try WatchTests.copyOver(sandbox, "app", .dictionary(contents))
         #expect(watch.nextLine() == "string hello world -> copied")
 
         // The global suite and registered defaults count when they change what the app sees.
-        try box.prefs("write", "-g", "AppleLocale", "en_GB")
+        try sandbox.prefs("write", "-g", "AppleLocale", "en_GB")
         #expect(watch.nextLine() == "AppleLocale (absent) -> en_GB")
-        try box.prefs("register", "app", "theme", "dark", "k", "-int", "0")
+        try sandbox.prefs("register", "app", "theme", "dark", "k", "-int", "0")
         #expect(watch.nextLine() == "theme (absent) -> dark")
 
         // A corrupt file: one error line, no change; the watch goes on from the last good values.
-        try Data("{ unterminated".utf8).write(to: URL(fileURLWithPath: box.directory.path + "/bad"))
-        #expect(rename(box.directory.path + "/bad", box.config + "/app.plist") == 0)
+        try Data("{ unterminated".utf8).write(to: URL(fileURLWithPath: sandbox.directory.path + "/bad"))
+        #expect(rename(sandbox.directory.path + "/bad", sandbox.config + "/app.plist") == 0)
         let end = Date().addingTimeInterval(10)
         while watch.errorText.isEmpty && Date() < end { usleep(5_000) }
         contents["string"] = "fixed"
-        try WatchTests.copyOver(box, "app", .dictionary(contents))
+        try WatchTests.copyOver(sandbox, "app", .dictionary(contents))
         #expect(watch.nextLine() == "string copied -> fixed")
-        #expect(watch.errorText.split(separator: "\n").count == 1 && watch.errorText.hasPrefix("prefs: \(box.config)/app.plist: "), "\(watch.errorText)")
+        #expect(watch.errorText.split(separator: "\n").count == 1 && watch.errorText.hasPrefix("prefs: \(sandbox.config)/app.plist: "), "\(watch.errorText)")
 
         // Deleted and created again: followed. The registered k shows once the stored one is gone.
-        try FileManager.default.removeItem(atPath: box.config + "/app.plist")
+        try FileManager.default.removeItem(atPath: sandbox.config + "/app.plist")
         let removed = watch.lines(10)
         #expect(removed.contains("k 2 -> 0") && removed.contains("ready 1 -> (removed)") && removed.count == 10, "\(removed)")
-        try box.prefs("write", "app", "ready", "-int", "2")
+        try sandbox.prefs("write", "app", "ready", "-int", "2")
         #expect(watch.nextLine() == "ready (absent) -> 2")
 
         watch.process.terminate()
@@ -170,11 +170,11 @@ final class WatchProcess: @unchecked Sendable {
     }
 
     @Test func rapidWritesEndAtTheLastValue() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "n", "-int", "0")
-        let watch = try WatchProcess(box, ["app", "n", "--initial", "--json"], limit: 400)
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "app", "n", "-int", "0")
+        let watch = try WatchProcess(sandbox, ["app", "n", "--initial", "--json"], limit: 400)
         #expect(watch.nextLine() == #"{"suite":"app","key":"n","old":null,"new":0}"#)
-        let writers = try box.shell("for i in $(seq 1 1000); do prefs write app n -int $i || exit 1; done", timeout: 300)
+        let writers = try sandbox.shell("for i in $(seq 1 1000); do prefs write app n -int $i || exit 1; done", timeout: 300)
         try #require(writers.status == 0, "\(writers.error)")
         var last: Int64 = 0
         while let line = watch.nextLine(timeout: 10) {
@@ -193,62 +193,62 @@ final class WatchProcess: @unchecked Sendable {
     }
 
     @Test func onceAndTimeout() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "flags", "deploy", "-bool", "false")
-        let watch = try WatchProcess(box, ["flags", "deploy", "--initial", "--once"])
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "flags", "deploy", "-bool", "false")
+        let watch = try WatchProcess(sandbox, ["flags", "deploy", "--initial", "--once"])
         #expect(watch.nextLine() == "deploy (absent) -> false")
-        try box.prefs("write", "flags", "other", "x")
-        try box.prefs("write", "flags", "deploy", "-bool", "true")
+        try sandbox.prefs("write", "flags", "other", "x")
+        try sandbox.prefs("write", "flags", "deploy", "-bool", "true")
         #expect(watch.nextLine() == "deploy false -> true")
         #expect(watch.wait() == 0)
 
         let started = Date()
-        let quiet = try box.prefs("watch", "flags", "deploy", "--once", "--timeout", "0.3")
+        let quiet = try sandbox.prefs("watch", "flags", "deploy", "--once", "--timeout", "0.3")
         #expect(quiet.status == 1 && quiet.outputText.isEmpty)
         #expect(Date().timeIntervalSince(started) < 5)
-        #expect(try box.prefs("watch", "flags", "--timeout", "soon").status == 64)
-        #expect(try box.prefs("watch", "-").status == 64)
+        #expect(try sandbox.prefs("watch", "flags", "--timeout", "soon").status == 64)
+        #expect(try sandbox.prefs("watch", "-").status == 64)
     }
 
     @Test func aMissingSuiteShowsWhatAnAppSeesAndACorruptOneAtTheStartIsAnError() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "-g", "timeout", "-int", "5")
-        try box.prefs("write", "app", "timeout", "-int", "1")
-        let watch = try WatchProcess(box, ["app", "--initial", "timeout", "timeout"])
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "-g", "timeout", "-int", "5")
+        try sandbox.prefs("write", "app", "timeout", "-int", "1")
+        let watch = try WatchProcess(sandbox, ["app", "--initial", "timeout", "timeout"])
         #expect(watch.nextLine() == "timeout (absent) -> 1")
-        try FileManager.default.removeItem(atPath: box.config + "/app.plist")
+        try FileManager.default.removeItem(atPath: sandbox.config + "/app.plist")
         #expect(watch.nextLine() == "timeout 1 -> 5")
         // Exactly one line for a key named twice: the next line is the next change's.
-        try box.prefs("write", "app", "timeout", "-int", "7")
+        try sandbox.prefs("write", "app", "timeout", "-int", "7")
         #expect(watch.nextLine() == "timeout 5 -> 7")
         watch.process.terminate()
         #expect(watch.wait() == 0)
-        let all = try WatchProcess(box, ["nosuch", "--initial", "--once", "--timeout", "0.2"])
+        let all = try WatchProcess(sandbox, ["nosuch", "--initial", "--once", "--timeout", "0.2"])
         #expect(all.nextLine() == "timeout (absent) -> 5")
         #expect(all.wait() == 1)
 
-        try Data("<plist><dict>".utf8).write(to: URL(fileURLWithPath: box.config + "/app.plist"))
-        let corrupt = try box.prefs("watch", "app", "--once", "--timeout", "5")
-        #expect(corrupt.status == 65 && corrupt.error.hasPrefix("prefs: \(box.config)/app.plist: "), "\(corrupt.error)")
+        try Data("<plist><dict>".utf8).write(to: URL(fileURLWithPath: sandbox.config + "/app.plist"))
+        let corrupt = try sandbox.prefs("watch", "app", "--once", "--timeout", "5")
+        #expect(corrupt.status == 65 && corrupt.error.hasPrefix("prefs: \(sandbox.config)/app.plist: "), "\(corrupt.error)")
     }
 
     /// A large file rewritten in place (`cp` truncates, then writes in chunks) is read only once its
     /// writer has closed it: never a half-written file taken for removed keys, never an error. The
     /// last copy (flag 3) marks the end: everything before it has been seen once its line comes.
     @Test func inPlaceRewritesOfALargeFileAreNeverSeenHalfWritten() throws {
-        let box = try ProcessSandbox()
+        let sandbox = try ProcessSandbox()
         let big = String(repeating: "x", count: 3_000_000)
-        let a = box.directory.path + "/a.plist", b = box.directory.path + "/b.plist", c = box.directory.path + "/c.plist"
+        let a = sandbox.directory.path + "/a.plist", b = sandbox.directory.path + "/b.plist", c = sandbox.directory.path + "/c.plist"
         try Data(try PropertyList.encode(["k1": .string(big), "flag": 1], as: .xml)).write(to: URL(fileURLWithPath: a))
         try Data(try PropertyList.encode(["k1": .string(big), "flag": 2], as: .xml)).write(to: URL(fileURLWithPath: b))
         try Data(try PropertyList.encode(["k1": .string(big), "flag": 3], as: .xml)).write(to: URL(fileURLWithPath: c))
-        try box.prefs("write", "app", "seed", "1")
-        let watch = try WatchProcess(box, ["app", "seed", "flag", "k1", "--initial"])
+        try sandbox.prefs("write", "app", "seed", "1")
+        let watch = try WatchProcess(sandbox, ["app", "seed", "flag", "k1", "--initial"])
         #expect(watch.nextLine() == "seed (absent) -> 1")
-        let run = try box.shell("for i in $(seq 1 5); do cp \"\(b)\" \"$XDG_CONFIG_HOME/app.plist\"; cp \"\(a)\" \"$XDG_CONFIG_HOME/app.plist\"; done")
+        let run = try sandbox.shell("for i in $(seq 1 5); do cp \"\(b)\" \"$XDG_CONFIG_HOME/app.plist\"; cp \"\(a)\" \"$XDG_CONFIG_HOME/app.plist\"; done")
         try #require(run.status == 0, "\(run.error)")
         // A slow writer: truncates, writes half, pauses well past the quiet period, writes the rest.
-        let slow = try box.shell("""
+        let slow = try sandbox.shell("""
             python3 - "\(b)" "$XDG_CONFIG_HOME/app.plist" <<'PY'
             import sys, time
             data = open(sys.argv[1], 'rb').read()
@@ -280,11 +280,11 @@ final class WatchProcess: @unchecked Sendable {
     /// writer's open had truncated the file, then slept in the kernel, waiting for the disk, before
     /// the truncation's event was queued, and the read saw an empty file and no event.)
     @Test func aBusyInPlaceWriterNeverShowsAHalfWrittenFile() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "n", "-int", "0", "pad", String(repeating: "p", count: 100_000))
-        let watch = try WatchProcess(box, ["app", "n", "--initial"])
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "app", "n", "-int", "0", "pad", String(repeating: "p", count: 100_000))
+        let watch = try WatchProcess(sandbox, ["app", "n", "--initial"])
         #expect(watch.nextLine() == "n (absent) -> 0")
-        let run = try box.shell("""
+        let run = try sandbox.shell("""
             python3 - "$XDG_CONFIG_HOME/app.plist" <<'PY'
             import sys, plistlib, time
             pad = "p" * 100000
@@ -315,11 +315,11 @@ final class WatchProcess: @unchecked Sendable {
     /// it for writing and closes it: that close does not make the file whole, so the watch waits for
     /// the first writer to close it, and never shows the empty file.
     @Test func aWriterStillHoldingTheFileIsWaitedForWhenAnotherClosesIt() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "k", "one")
-        let watch = try WatchProcess(box, ["app", "--initial"])
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "app", "k", "one")
+        let watch = try WatchProcess(sandbox, ["app", "--initial"])
         #expect(watch.nextLine() == "k (absent) -> one")
-        let path = box.config + "/app.plist", truncated = box.directory.path + "/truncated"
+        let path = sandbox.config + "/app.plist", truncated = sandbox.directory.path + "/truncated"
         let writer = Process()
         writer.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         writer.arguments = ["-c", """
@@ -350,20 +350,20 @@ final class WatchProcess: @unchecked Sendable {
     /// and closed: an empty suite), the suite deleted; whole suites and single keys (read the fast
     /// way) alike.
     @Test func aKeyRemovedOrTheSuiteEmptiedOrDeletedIsReportedRemoved() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "a", "-int", "1")
-        try box.prefs("write", "app", "b", "-int", "2")
-        let watches = [try WatchProcess(box, ["app", "--initial"]), try WatchProcess(box, ["app", "a", "b", "c", "--initial"])]
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "app", "a", "-int", "1")
+        try sandbox.prefs("write", "app", "b", "-int", "2")
+        let watches = [try WatchProcess(sandbox, ["app", "--initial"]), try WatchProcess(sandbox, ["app", "a", "b", "c", "--initial"])]
         for watch in watches { #expect(watch.lines(2) == ["a (absent) -> 1", "b (absent) -> 2"]) }
-        try box.prefs("delete", "app", "a")
+        try sandbox.prefs("delete", "app", "a")
         for watch in watches { #expect(watch.nextLine() == "a 1 -> (removed)") }
-        let emptied = try #require(FileHandle(forWritingAtPath: box.config + "/app.plist"))
+        let emptied = try #require(FileHandle(forWritingAtPath: sandbox.config + "/app.plist"))
         try emptied.truncate(atOffset: 0)
         try emptied.close()
         for watch in watches { #expect(watch.nextLine() == "b 2 -> (removed)") }
-        try box.prefs("write", "app", "c", "-int", "3")
+        try sandbox.prefs("write", "app", "c", "-int", "3")
         for watch in watches { #expect(watch.nextLine() == "c (absent) -> 3") }
-        try FileManager.default.removeItem(atPath: box.config + "/app.plist")
+        try FileManager.default.removeItem(atPath: sandbox.config + "/app.plist")
         for watch in watches {
             #expect(watch.nextLine() == "c 3 -> (removed)")
             watch.process.terminate()
@@ -377,8 +377,8 @@ final class WatchProcess: @unchecked Sendable {
     /// (Every descriptor is opened close-on-exec: a process another test forks meanwhile, an etcd
     /// member that lives for the whole run say, must not inherit a writer.)
     @Test func whetherAFileIsOpenForWritingComesFromTheKernel() throws {
-        let box = try ProcessSandbox()
-        let path = box.directory.path + "/file.plist"
+        let sandbox = try ProcessSandbox()
+        let path = sandbox.directory.path + "/file.plist"
         #expect(SuiteWatcher.isOpenForWriting(path) == false)
         let created = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         try #require(created >= 0 && write(created, "x", 1) == 1)
@@ -397,13 +397,13 @@ final class WatchProcess: @unchecked Sendable {
 
     /// --timeout ends the watch on time even while a writer keeps the file open mid-write.
     @Test func theTimeoutHoldsWhileAWriterKeepsTheFileOpen() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "k", "v")
-        let ready = box.directory.path + "/writing"
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "app", "k", "v")
+        let ready = sandbox.directory.path + "/writing"
         let writer = Process()
         writer.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         writer.arguments = ["-c", "import sys, time\nf = open(sys.argv[1], 'r+b'); f.write(b'<?xml'); f.flush(); open(sys.argv[2], 'w').close(); time.sleep(8)",
-                            box.config + "/app.plist", ready]
+                            sandbox.config + "/app.plist", ready]
         try writer.run()
         let watchdog = Watchdog(writer, timeout: 30)
         defer {
@@ -414,18 +414,18 @@ final class WatchProcess: @unchecked Sendable {
         let end = Date().addingTimeInterval(10)
         while !FileManager.default.fileExists(atPath: ready) && writer.isRunning && Date() < end { usleep(2_000) }
         try #require(FileManager.default.fileExists(atPath: ready), "the writer never opened the file")
-        let watch = try WatchProcess(box, ["app", "--timeout", "1"])
+        let watch = try WatchProcess(sandbox, ["app", "--timeout", "1"])
         #expect(watch.wait(timeout: 4) == 0)
     }
 
     @Test func aChangeIsAlwaysOneLineAndAKeyPathThroughAScalarIsRemoved() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "a", "-dict", "b", "-int", "1")
-        let watch = try WatchProcess(box, ["app", ":a:b", "s", "--initial"])
+        let sandbox = try ProcessSandbox()
+        try sandbox.prefs("write", "app", "a", "-dict", "b", "-int", "1")
+        let watch = try WatchProcess(sandbox, ["app", ":a:b", "s", "--initial"])
         #expect(watch.nextLine() == ":a:b (absent) -> 1")
-        try box.prefs("write", "app", "s", "-string", "line1\nfake 1 -> 2")
+        try sandbox.prefs("write", "app", "s", "-string", "line1\nfake 1 -> 2")
         #expect(watch.nextLine() == "s (absent) -> \"line1\\nfake 1 -> 2\"")
-        try box.prefs("write", "app", "a", "-int", "5")
+        try sandbox.prefs("write", "app", "a", "-int", "5")
         #expect(watch.nextLine() == ":a:b 1 -> (removed)")
         #expect(watch.errorText.isEmpty)
         watch.process.terminate()
@@ -433,8 +433,8 @@ final class WatchProcess: @unchecked Sendable {
     }
 
     @Test func sigtermAndAClosedPipeEndTheWatchWithZero() throws {
-        let box = try ProcessSandbox()
-        let watch = try WatchProcess(box, ["app"])
+        let sandbox = try ProcessSandbox()
+        let watch = try WatchProcess(sandbox, ["app"])
         // SIGTERM before the watch has set up its handler would kill it outright: wait for that.
         let end = Date().addingTimeInterval(10)
         while !watch.catches(SIGTERM) && watch.process.isRunning && Date() < end { usleep(2_000) }
@@ -443,8 +443,8 @@ final class WatchProcess: @unchecked Sendable {
         #expect(watch.wait() == 0)
         // The reader goes away after one line (the current value, --initial); the watch notices
         // without another write.
-        try #require(box.prefs("write", "app", "k", "v").status == 0)
-        let run = try box.shell("""
+        try #require(sandbox.prefs("write", "app", "k", "v").status == 0)
+        let run = try sandbox.shell("""
             prefs watch app --initial | head -n 1 >/dev/null
             echo "${PIPESTATUS[0]}"
             """, timeout: 30)

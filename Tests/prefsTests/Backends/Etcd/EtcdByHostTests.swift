@@ -11,16 +11,16 @@ extension EtcdTests {
     /// dead endpoint answers it at once — and before this machine's host ID is looked for (a bad
     /// one is not what is reported).
     @Test func aHostOptionWithTheEtcdStoreIsRefusedAtOnce() throws {
-        let box = try ProcessSandbox()
-        box.extraEnvironment["PREFS_HOST_ID"] = "bad id"
+        let sandbox = try ProcessSandbox()
+        sandbox.extraEnvironment["PREFS_HOST_ID"] = "bad id"
         let start = Date()
         for arguments in [["--store", "etcd://127.0.0.1:9", "-currentHost", "write", "app", "k", "v"],
                           ["-host", "studio", "--store", "etcd://127.0.0.1:9", "read", "app", "k"]] {
-            let run = try runProcess(Paths.binary, arguments, environment: box.environment.merging(["PREFS_ETCD_TIMEOUT": "3"]) { $1 })
+            let run = try runProcess(Paths.binary, arguments, environment: sandbox.environment.merging(["PREFS_ETCD_TIMEOUT": "3"]) { $1 })
             #expect(run.status == 64 && run.error == "prefs: \(EtcdTests.byHostRefusal)\n", "\(arguments): \(run.error)")
         }
         #expect(Date().timeIntervalSince(start) < 3, "no endpoint was tried")
-        #expect(!FileManager.default.fileExists(atPath: box.config), "nothing was written")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.config), "nothing was written")
     }
 
     /// Reads through the etcd store have no host layers (this machine's ByHost file is not seen);

@@ -303,16 +303,16 @@ import Testing
 
     /// No endpoint answers: 69 within the timeout, naming the endpoints; never a hang.
     @Test func aDeadClusterIs69WithinTheTimeout() throws {
-        let box = try ProcessSandbox()
+        let sandbox = try ProcessSandbox()
         let start = Date()
-        let run = try runProcess(Paths.binary, ["read", "s", "k"], environment: box.environment.merging([
+        let run = try runProcess(Paths.binary, ["read", "s", "k"], environment: sandbox.environment.merging([
             "PREFS_STORE": "etcd://127.0.0.1:9,127.0.0.1:1/prefs", "PREFS_ETCD_TIMEOUT": "1"]) { $1 })
         #expect(run.status == 69, "\(run.status) \(run.error)")
         #expect(run.error.contains("127.0.0.1:9") && run.error.contains("127.0.0.1:1"), "\(run.error)")
         #expect(Date().timeIntervalSince(start) < 5)
-        let bad = try runProcess(Paths.binary, ["read", "s", "k"], environment: box.environment.merging(["PREFS_STORE": "etcd://"]) { $1 })
+        let bad = try runProcess(Paths.binary, ["read", "s", "k"], environment: sandbox.environment.merging(["PREFS_STORE": "etcd://"]) { $1 })
         #expect(bad.status == 64 && bad.error.hasPrefix("prefs: PREFS_STORE"), "\(bad.error)")
-        let badOption = try runProcess(Paths.binary, ["--store", "http://127.0.0.1:2379", "read", "s", "k"], environment: box.environment)
+        let badOption = try runProcess(Paths.binary, ["--store", "http://127.0.0.1:2379", "read", "s", "k"], environment: sandbox.environment)
         #expect(badOption.status == 64 && badOption.error.contains("bad etcd URL 'http://127.0.0.1:2379'"), "\(badOption.error)")
     }
 

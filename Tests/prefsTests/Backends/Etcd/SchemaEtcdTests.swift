@@ -8,24 +8,24 @@ import Testing
 @Suite struct SchemaEtcdTests {
     @Test func theSchemaIsKeptUnderThePrefixAndChecked() throws {
         let cluster = try EtcdCluster(members: 1)
-        let box = try ProcessSandbox()
+        let sandbox = try ProcessSandbox()
         let url = cluster.url(prefix: "s")
-        let environment = box.environment.merging(["PREFS_STORE": url, "PREFS_ETCD_TIMEOUT": "5"]) { $1 }
+        let environment = sandbox.environment.merging(["PREFS_STORE": url, "PREFS_ETCD_TIMEOUT": "5"]) { $1 }
         func prefs(_ arguments: String...) throws -> ProcessResult { try runProcess(Paths.binary, arguments, environment: environment) }
 
         // A package's schema, a file under $XDG_DATA_DIRS, applies to the etcd store's suites too.
-        try FileManager.default.createDirectory(atPath: box.packages + "/prefs/schemas", withIntermediateDirectories: true)
-        let shipped = box.packages + "/prefs/schemas/app.json"
+        try FileManager.default.createDirectory(atPath: sandbox.packages + "/prefs/schemas", withIntermediateDirectories: true)
+        let shipped = sandbox.packages + "/prefs/schemas/app.json"
         try Data(#"{"keys": {"n": {"type": "integer", "max": 100, "default": 50}}}"#.utf8).write(to: URL(fileURLWithPath: shipped))
         #expect(try prefs("read", "app", "n", "--origin").outputText == "schema:\(shipped)\t50\n")
         #expect(try prefs("write", "app", "n", "200").status == 65)
 
-        let file = try box.directory.write("schema.json", #"{"allowUndeclaredKeys": false, "keys": {"n": {"type": "integer", "min": 1, "max": 9, "default": 5}}}"#)
+        let file = try sandbox.directory.write("schema.json", #"{"allowUndeclaredKeys": false, "keys": {"n": {"type": "integer", "min": 1, "max": 9, "default": 5}}}"#)
         let installed = try prefs("register", "app", "--schema", file)
         #expect(installed.status == 0, "\(installed.error)")
         let keys = try cluster.etcdctl("get", "--prefix", "--keys-only", "s/.schemas/").split(separator: "\n").map(String.init)
         #expect(keys == ["s/.schemas/app/allowUndeclaredKeys", "s/.schemas/app/keys"])
-        #expect(!FileManager.default.fileExists(atPath: box.config) && !FileManager.default.fileExists(atPath: box.data + "/prefs/schemas"), "nothing on disk")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.config) && !FileManager.default.fileExists(atPath: sandbox.data + "/prefs/schemas"), "nothing on disk")
         let source = url + "/.schemas/app"
         #expect(try prefs("read", "app", "n", "--origin").outputText == "schema:\(source)\t5\n")
         #expect(try prefs("write", "app", "n", "7").status == 0)

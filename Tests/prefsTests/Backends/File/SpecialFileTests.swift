@@ -18,18 +18,18 @@ import Testing
     @Test(.enabled(if: getuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
                    "as root, needs /usr/bin/setpriv to run prefs as a user a file's mode stops"))
     func anUnreadableSuiteIsCannotReadForEveryVerb() throws {
-        let box = try ProcessSandbox()
-        try #require(try box.prefs("write", "s", "k", "1").status == 0)
-        let path = box.config + "/s.plist"
+        let sandbox = try ProcessSandbox()
+        try #require(try sandbox.prefs("write", "s", "k", "1").status == 0)
+        let path = sandbox.config + "/s.plist"
         let before = try Fixtures.bytes(path)
         var user = ""
         if getuid() == 0 {
-            try #require(try box.shell("chown -R 65534:65534 \"$HOME\"").status == 0)
+            try #require(try sandbox.shell("chown -R 65534:65534 \"$HOME\"").status == 0)
             user = "setpriv --reuid=65534 --regid=65534 --clear-groups "
         }
         try #require(chmod(path, 0) == 0)
         for arguments in ["read s", "read s k", "dump -", "write s k 2", "delete s k", "rename s k j"] {
-            let run = try box.shell(user + "prefs " + arguments)
+            let run = try sandbox.shell(user + "prefs " + arguments)
             #expect(run.status == 74 && run.error == "prefs: \(path): cannot read: permission denied\n", "\(arguments): \(run.status) \(run.error)")
         }
         try #require(chmod(path, 0o600) == 0)
@@ -37,22 +37,22 @@ import Testing
     }
 
     @Test func aFIFOInTheStoreIsRefusedNotWaitedFor() throws {
-        let box = try ProcessSandbox()
-        try fifo(box.config + "/ff.plist")
-        for arguments in [["read", "ff", "k"], ["read", "ff"], ["write", "ff", "k", "1"], ["delete", "ff"], ["write", box.config + "/ff.plist", "k", "1"]] {
-            let run = try runProcess(Paths.binary, arguments, environment: box.environment, timeout: 20)
+        let sandbox = try ProcessSandbox()
+        try fifo(sandbox.config + "/ff.plist")
+        for arguments in [["read", "ff", "k"], ["read", "ff"], ["write", "ff", "k", "1"], ["delete", "ff"], ["write", sandbox.config + "/ff.plist", "k", "1"]] {
+            let run = try runProcess(Paths.binary, arguments, environment: sandbox.environment, timeout: 20)
             #expect(run.status == 65 && run.error.contains("ff.plist: not a regular file"), "\(arguments): \(run.status) \(run.error)")
         }
-        #expect(try box.prefs("domains").error.contains("ff.plist: not a regular file; skipped"))
-        try #require(box.prefs("write", "app", "k", "1").status == 0)
-        for registration in [box.data + "/prefs/defaults/app.plist", box.packages + "/prefs/defaults/app.plist"] {
+        #expect(try sandbox.prefs("domains").error.contains("ff.plist: not a regular file; skipped"))
+        try #require(sandbox.prefs("write", "app", "k", "1").status == 0)
+        for registration in [sandbox.data + "/prefs/defaults/app.plist", sandbox.packages + "/prefs/defaults/app.plist"] {
             try fifo(registration)
-            let run = try runProcess(Paths.binary, ["read", "app", "k"], environment: box.environment, timeout: 20)
+            let run = try runProcess(Paths.binary, ["read", "app", "k"], environment: sandbox.environment, timeout: 20)
             #expect(run.status == 65 && run.error.contains("not a regular file"), "\(registration): \(run.status) \(run.error)")
             try FileManager.default.removeItem(atPath: registration)
         }
         let pipe = try runProcess("/bin/bash", ["-c", "prefs read app z --defaults <(echo '{\"z\": 7}') && prefs import other <(echo '{\"z\": 8}') && prefs read other z"],
-                                  environment: box.environment, timeout: 20)
+                                  environment: sandbox.environment, timeout: 20)
         #expect(pipe.status == 0 && pipe.outputText == "7\n8\n", "\(pipe.error)")
     }
 }
