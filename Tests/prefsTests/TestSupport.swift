@@ -47,6 +47,41 @@ func prefs(_ arguments: [String], environment: [String: String] = [:], fileSyste
     return (status, captured.output, captured.error, captured.outputBytes)
 }
 
+/// A home directory on an in-memory file system (`XDG_CONFIG_HOME` and the data directories under
+/// `/home/u`), where `prefs` runs in-process: `run` gives what it printed and its exit status,
+/// `suite` what it left in the store.
+final class InMemoryHome: @unchecked Sendable {
+    let fileSystem = InMemoryFileSystem()
+    let environment = ["XDG_CONFIG_HOME": "/home/u/.config", "HOME": "/home/u", "XDG_DATA_DIRS": "/usr/share/pkg:/usr/share",
+                       "PREFS_LOCK_TIMEOUT": "0.5"]
+
+    @discardableResult
+    func run(_ arguments: String...) -> (status: PrefsCore.ExitStatus, output: String, error: String) {
+        run(arguments)
+    }
+
+    @discardableResult
+    func run(_ arguments: [String]) -> (status: PrefsCore.ExitStatus, output: String, error: String) {
+        let result = prefs(arguments, environment: environment, fileSystem: fileSystem)
+        return (result.status, result.output, result.error)
+    }
+
+    /// The suite's stored value; nil only when its file does not exist.
+    func suite(_ name: String) throws -> PrefValue? {
+        let bytes: [UInt8]
+        do { bytes = try fileSystem.contents(of: "/home/u/.config/\(name).plist") } catch PrefsError.fileNotFound { return nil }
+        return try PropertyList.decode(bytes).value
+    }
+
+    func files() throws -> [String: [UInt8]] {
+        var files: [String: [UInt8]] = [:]
+        for name in try fileSystem.contentsOfDirectory("/home/u/.config") {
+            files[name] = try fileSystem.contents(of: "/home/u/.config/" + name)
+        }
+        return files
+    }
+}
+
 /// Runs the built `prefs` binary as a real process.
 func runBinary(_ arguments: [String], input: [UInt8] = [], environment: [String: String] = [:],
                timeout: Double = defaultProcessTimeout) throws -> ProcessResult {

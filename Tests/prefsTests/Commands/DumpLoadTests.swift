@@ -8,19 +8,19 @@ import Testing
 @Suite struct DumpLoadTests {
     static let config = "/home/u/.config"
 
-    /// A sandbox holding suites stored as binary plists, which keep every type exactly.
-    static func box(_ suites: [String: PrefValue]) throws -> Sandbox {
-        let box = Sandbox()
-        try box.fileSystem.createDirectory(config, mode: 0o700)
+    /// A home holding suites stored as binary plists, which keep every type exactly.
+    static func home(_ suites: [String: PrefValue]) throws -> InMemoryHome {
+        let home = InMemoryHome()
+        try home.fileSystem.createDirectory(config, mode: 0o700)
         for (name, contents) in suites {
             let file = name == "NSGlobalDomain" ? "/.GlobalPreferences.plist" : "/\(name).plist"
-            try box.fileSystem.write(config + file, try PropertyList.encode(contents, as: .binary))
+            try home.fileSystem.write(config + file, try PropertyList.encode(contents, as: .binary))
         }
-        return box
+        return home
     }
 
-    static func dump(_ box: Sandbox, _ arguments: [String] = []) -> (status: PrefsCore.ExitStatus, bytes: [UInt8], error: String) {
-        let run = prefs(["dump"] + arguments, environment: box.environment, fileSystem: box.fileSystem)
+    static func dump(_ home: InMemoryHome, _ arguments: [String] = []) -> (status: PrefsCore.ExitStatus, bytes: [UInt8], error: String) {
+        let run = prefs(["dump"] + arguments, environment: home.environment, fileSystem: home.fileSystem)
         return (run.status, run.bytes, run.error)
     }
 
@@ -35,14 +35,14 @@ import Testing
             let contents = try #require(random.dictionary().dictionary)
             suites[name] = .dictionary(PrefDictionary(contents.filter { !$0.key.isEmpty }.map { ($0.key, $0.value) }))
         }
-        let box = try DumpLoadTests.box(suites)
-        let dumped = DumpLoadTests.dump(box)
+        let home = try DumpLoadTests.home(suites)
+        let dumped = DumpLoadTests.dump(home)
         #expect(dumped.status == .success, "\(dumped.error)")
         let expected = try TypedJSON.encode(["prefs-dump": 1, "suites": .dictionary(PrefDictionary(suites.map { ($0.key, $0.value) }))])
         #expect(dumped.bytes == expected, "seed \(seed)")
 
         // Into suites stored as binary plists (new ones are XML, which keeps whole seconds).
-        let empty = try DumpLoadTests.box(suites.mapValues { _ in [:] })
+        let empty = try DumpLoadTests.home(suites.mapValues { _ in [:] })
         try empty.fileSystem.write("/home/u/dump.json", dumped.bytes)
         let load = empty.run("load", "/home/u/dump.json", "--exit-code")
         let restored = suites.values.filter { $0.dictionary?.isEmpty == false }.count
@@ -65,15 +65,15 @@ import Testing
     }
 
     @Test func registeredDefaultsGoWithRegistered() throws {
-        let box = try DumpLoadTests.box(["app": ["k": 1]])
-        box.run("register", "app", "theme", "light")
-        box.run("register", "-g", "g", "-int", "1")
-        let plain = try PropertyList.decode(DumpLoadTests.dump(box).bytes).value
+        let home = try DumpLoadTests.home(["app": ["k": 1]])
+        home.run("register", "app", "theme", "light")
+        home.run("register", "-g", "g", "-int", "1")
+        let plain = try PropertyList.decode(DumpLoadTests.dump(home).bytes).value
         #expect(plain == ["prefs-dump": 1, "suites": ["app": ["k": 1]]])
-        let full = try PropertyList.decode(DumpLoadTests.dump(box, ["--registered"]).bytes).value
+        let full = try PropertyList.decode(DumpLoadTests.dump(home, ["--registered"]).bytes).value
         #expect(full == ["prefs-dump": 1, "registered": ["NSGlobalDomain": ["g": 1], "app": ["theme": "light"]], "suites": ["app": ["k": 1]]])
 
-        let other = Sandbox()
+        let other = InMemoryHome()
         try other.fileSystem.write("/home/u/dump.json", try TypedJSON.encode(full))
         #expect(other.run("load", "/home/u/dump.json") == (.success, """
             restored\tNSGlobalDomain (registered): 1 added, 0 replaced, 0 removed
@@ -89,31 +89,31 @@ import Testing
 
     /// Each suite becomes exactly what the dump holds: keys it lacks go; suites it lacks stay.
     @Test func loadRestoresEachSuiteExactlyAndLeavesTheOthers() throws {
-        let box = try DumpLoadTests.box(["app": ["a": 1, "b": 2, "c": 3], "kept": ["x": 1]])
-        try box.fileSystem.write("/home/u/dump.json", try TypedJSON.encode(["prefs-dump": 1, "suites": ["app": ["a": 1, "b": 20, "d": 4]]]))
-        #expect(box.run("load", "/home/u/dump.json", "--dry-run", "--exit-code") == (.changed, """
+        let home = try DumpLoadTests.home(["app": ["a": 1, "b": 2, "c": 3], "kept": ["x": 1]])
+        try home.fileSystem.write("/home/u/dump.json", try TypedJSON.encode(["prefs-dump": 1, "suites": ["app": ["a": 1, "b": 20, "d": 4]]]))
+        #expect(home.run("load", "/home/u/dump.json", "--dry-run", "--exit-code") == (.changed, """
             restored\tapp: 1 added, 1 replaced, 1 removed
             dry run, nothing changed: 1 restored, 0 unchanged, 0 failed
 
             """, ""))
-        #expect(try box.suite("app") == ["a": 1, "b": 2, "c": 3])
-        #expect(box.run("load", "/home/u/dump.json").status == .success)
-        #expect(try box.suite("app") == ["a": 1, "b": 20, "d": 4])
-        #expect(try box.suite("kept") == ["x": 1])
+        #expect(try home.suite("app") == ["a": 1, "b": 2, "c": 3])
+        #expect(home.run("load", "/home/u/dump.json").status == .success)
+        #expect(try home.suite("app") == ["a": 1, "b": 20, "d": 4])
+        #expect(try home.suite("kept") == ["x": 1])
     }
 
     /// A suite that cannot be restored is reported, with its error on standard error and its status
     /// at the end; the others are restored, and it is left exactly as it was.
     @Test func aSuiteThatFailsLeavesTheOthersRestored() throws {
-        let box = try DumpLoadTests.box(["good": ["a": 1]])
-        try box.fileSystem.write(DumpLoadTests.config + "/broken.plist", Array("<plist><dict>".utf8))
-        try box.fileSystem.write("/home/u/dump.json", try TypedJSON.encode(["prefs-dump": 1, "suites": ["broken": ["k": 1], "good": ["a": 2]]]))
-        let run = box.run("load", "/home/u/dump.json")
+        let home = try DumpLoadTests.home(["good": ["a": 1]])
+        try home.fileSystem.write(DumpLoadTests.config + "/broken.plist", Array("<plist><dict>".utf8))
+        try home.fileSystem.write("/home/u/dump.json", try TypedJSON.encode(["prefs-dump": 1, "suites": ["broken": ["k": 1], "good": ["a": 2]]]))
+        let run = home.run("load", "/home/u/dump.json")
         #expect(run.status == .dataError)
         #expect(run.output == "failed\tbroken\nrestored\tgood: 0 added, 1 replaced, 0 removed\nnot all restored: 1 restored, 0 unchanged, 1 failed\n")
         #expect(run.error.hasPrefix("prefs: \(DumpLoadTests.config)/broken.plist: XML plist:"), "\(run.error)")
-        #expect(try box.fileSystem.contents(of: DumpLoadTests.config + "/broken.plist") == Array("<plist><dict>".utf8))
-        #expect(try box.suite("good") == ["a": 2])
+        #expect(try home.fileSystem.contents(of: DumpLoadTests.config + "/broken.plist") == Array("<plist><dict>".utf8))
+        #expect(try home.suite("good") == ["a": 2])
     }
 
     /// A document that is not a whole, well-formed dump of this version changes nothing at all —
@@ -132,18 +132,18 @@ import Testing
         ("", "the document ends where { was expected"),
     ])
     func aBadDocumentChangesNothing(document: String, message: String) throws {
-        let box = try DumpLoadTests.box(["app": ["a": 1]])
-        try box.fileSystem.write("/home/u/dump.json", Array(document.utf8))
-        let before = box.fileSystem.snapshot()
-        let run = box.run("load", "/home/u/dump.json")
+        let home = try DumpLoadTests.home(["app": ["a": 1]])
+        try home.fileSystem.write("/home/u/dump.json", Array(document.utf8))
+        let before = home.fileSystem.snapshot()
+        let run = home.run("load", "/home/u/dump.json")
         #expect(run.status == .dataError, "\(run.error)")
         #expect(run.output == "")
         #expect(run.error.hasPrefix("prefs: /home/u/dump.json: typed JSON: byte ") && run.error.contains(message), "\(run.error)")
-        #expect(box.fileSystem.snapshot() == before)
+        #expect(home.fileSystem.snapshot() == before)
     }
 
     @Test func aMissingDumpIsMissingInput() {
-        #expect(Sandbox().run("load", "/home/u/nope.json") == (.noInput, "", "prefs: /home/u/nope.json: no such file\n"))
+        #expect(InMemoryHome().run("load", "/home/u/nope.json") == (.noInput, "", "prefs: /home/u/nope.json: no such file\n"))
     }
 
     /// `dump FILE` replaces FILE atomically, 0600 when new; a dump that fails leaves it as it was.

@@ -107,12 +107,12 @@ import Testing
         (String(Unicode.Scalar(0xFDD0)!), "holds U+FEFF or a Unicode noncharacter"),
     ] as [(String, String)])
     func envFormatRefusesWhatItCannotHold(value: String, reason: String) throws {
-        let box = Sandbox()
-        box.run("write", "s", "fine", "ok", "bad_one", "-string", value)
-        let run = box.run("export", "s", "/home/u/app.env", "--format", "env")
+        let home = InMemoryHome()
+        home.run("write", "s", "fine", "ok", "bad_one", "-string", value)
+        let run = home.run("export", "s", "/home/u/app.env", "--format", "env")
         #expect(run.status == .dataError)
         #expect(run.error == "prefs: s: bad_one: \(reason), which an env file (systemd's EnvironmentFile=, docker's --env-file) cannot hold as it is; use --format sh\n")
-        #expect(throws: PrefsError.fileNotFound(path: "/home/u/app.env")) { try box.fileSystem.contents(of: "/home/u/app.env") }
+        #expect(throws: PrefsError.fileNotFound(path: "/home/u/app.env")) { try home.fileSystem.contents(of: "/home/u/app.env") }
     }
 
     @Test func githubFormatHoldsLinesAndPicksAFreeDelimiter() throws {
@@ -125,7 +125,7 @@ import Testing
         #expect(try EnvironmentFileTests.read(work.file("github.env"), with: ["github"])["github"] == Dictionary(uniqueKeysWithValues: values))
         let text = try String(contentsOfFile: work.file("github.env"), encoding: .utf8)
         #expect(text.contains("clash<<EOF_PREFS_2\nEOF_PREFS\n"))
-        let refused = Sandbox()
+        let refused = InMemoryHome()
         refused.run("write", "s", "cr", "a\rb")
         #expect(refused.run("export", "s", "-", "--format", "github").error
                 == "prefs: s: cr: holds a carriage return, which a GitHub Actions environment file cannot hold; use --format sh\n")

@@ -142,8 +142,8 @@ import Testing
 
     /// In-process (as tests run commands), exec refuses instead of replacing the test runner.
     @Test func inProcessItNeverReplacesTheProcess() {
-        let box = Sandbox()
-        box.run("write", "s", "k", "v")
-        #expect(box.run("exec", "s", "--", "/bin/true").status == .internalError)
+        let home = InMemoryHome()
+        home.run("write", "s", "k", "v")
+        #expect(home.run("exec", "s", "--", "/bin/true").status == .internalError)
     }
 }

@@ -73,11 +73,11 @@ func peakMemory(_ sandbox: ProcessSandbox, _ arguments: [String], output: String
     static let abbreviated = "{length = 300, bytes = 0x00010203 04050607 08090a0b 0c0d0e0f ... 24252627 28292a2b }"
 
     @Test func aWholeSuiteAbbreviatesLargeData() throws {
-        let box = Sandbox()
+        let home = InMemoryHome()
         let hex = Hex.encode(AbbreviatedDataTests.bytes)
         let sixtyFour = Hex.encode(Array(AbbreviatedDataTests.bytes.prefix(64)))
-        box.run("write", "app", "big", "-data", hex, "edge", "-data", sixtyFour, "nested", "-array", "-data", hex)
-        #expect(box.run("read", "app").output == """
+        home.run("write", "app", "big", "-data", hex, "edge", "-data", sixtyFour, "nested", "-array", "-data", hex)
+        #expect(home.run("read", "app").output == """
             {
                 big = \(AbbreviatedDataTests.abbreviated);
                 edge = <\(sixtyFour)>;
@@ -87,12 +87,12 @@ func peakMemory(_ sandbox: ProcessSandbox, _ arguments: [String], output: String
             }
 
             """)
-        #expect(box.run("read").output.contains("big = \(AbbreviatedDataTests.abbreviated);"))
-        #expect(box.run("read", "app", "--origin").output.contains("stored\tbig\t\(AbbreviatedDataTests.abbreviated)\n"))
+        #expect(home.run("read").output.contains("big = \(AbbreviatedDataTests.abbreviated);"))
+        #expect(home.run("read", "app", "--origin").output.contains("stored\tbig\t\(AbbreviatedDataTests.abbreviated)\n"))
         // The value itself is whole.
-        #expect(box.run("read", "app", "big").output == hex + "\n")
-        #expect(box.run("read", "app", "nested").output == "(\n    <\(hex)>\n)\n")
-        #expect(box.run("read", "app", "--json").output.contains(Data(AbbreviatedDataTests.bytes).base64EncodedString()))
-        #expect(prefs(["read", "app", "big", "--raw"], environment: box.environment, fileSystem: box.fileSystem).bytes == AbbreviatedDataTests.bytes)
+        #expect(home.run("read", "app", "big").output == hex + "\n")
+        #expect(home.run("read", "app", "nested").output == "(\n    <\(hex)>\n)\n")
+        #expect(home.run("read", "app", "--json").output.contains(Data(AbbreviatedDataTests.bytes).base64EncodedString()))
+        #expect(prefs(["read", "app", "big", "--raw"], environment: home.environment, fileSystem: home.fileSystem).bytes == AbbreviatedDataTests.bytes)
     }
 }
