@@ -110,14 +110,14 @@ import Testing
 
     /// On etcd too: the edit and a concurrent writer's change to another key both stay.
     @Test func worksOnEtcd() throws {
-        let box = try EtcdTests.Box(try EtcdCluster(members: 1))
+        let fleet = try FleetSandbox(try EtcdCluster(members: 1))
         let work = try TemporaryDirectory()
-        try #require(box.prefs("write", "s", "n", "-int", "1", "other", "x").status == 0)
+        try #require(fleet.prefs("write", "s", "n", "-int", "1", "other", "x").status == 0)
         let editor = try work.write("editor.sh", #"prefs write s other y && sed -i 's/"integer": 1/"integer": 2/' "$1""# + "\n")
-        let run = try box.prefs(["edit", "s"], environment: ["EDITOR": "/bin/sh \(editor)"])
+        let run = try fleet.prefs(["edit", "s"], environment: ["EDITOR": "/bin/sh \(editor)"])
         #expect(run.status == 0, "\(run.error)")
-        #expect(try box.prefs("read", "s", "n").outputText == "2\n")
-        #expect(try box.prefs("read", "s", "other").outputText == "y\n")
+        #expect(try fleet.prefs("read", "s", "n").outputText == "2\n")
+        #expect(try fleet.prefs("read", "s", "other").outputText == "y\n")
     }
 
     /// An editor that fails (exits non-zero) changes nothing: 126; one not found: 127.

@@ -130,13 +130,13 @@ import Testing
 
     /// On etcd the same: the suite's values, and `export --format sh` evaluates to them.
     @Test func worksOnEtcd() throws {
-        let box = try EtcdTests.Box(try EtcdCluster(members: 1))
-        try #require(box.prefs("write", "s", "greeting", "-string", "it's $(touch pwned)", "n", "-int", "3").status == 0)
-        let run = try box.prefs("exec", "s", "--", "/usr/bin/env", "-0")
+        let fleet = try FleetSandbox(try EtcdCluster(members: 1))
+        try #require(fleet.prefs("write", "s", "greeting", "-string", "it's $(touch pwned)", "n", "-int", "3").status == 0)
+        let run = try fleet.prefs("exec", "s", "--", "/usr/bin/env", "-0")
         #expect(run.status == 0, "\(run.error)")
         let environment = ExecTests.environment(run.output)
         #expect(environment["greeting"] == "it's $(touch pwned)" && environment["n"] == "3")
-        let shell = try box.shell(#"eval "$(prefs export s - --format sh)" && printf '%s|%s' "$greeting" "$n""#)
+        let shell = try fleet.shell(#"eval "$(prefs export s - --format sh)" && printf '%s|%s' "$greeting" "$n""#)
         #expect(shell.outputText == "it's $(touch pwned)|3", "\(shell.error)")
     }
 

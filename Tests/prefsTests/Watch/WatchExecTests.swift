@@ -129,15 +129,15 @@ import Testing
 
     /// On etcd too: each change, from any writer, runs COMMAND with the change.
     @Test func worksOnEtcd() throws {
-        let box = try EtcdTests.Box(try EtcdCluster(members: 1))
-        try #require(box.prefs("write", "s", "k", "v").status == 0)
-        let watch = try WatchProcess(box.sandbox, ["s", "--initial", "--exec", "printf '%s|%s|%s\\n' \"$PREFS_KEY\" \"$PREFS_OLD\" \"$PREFS_NEW\""],
-                                     environment: ["PREFS_STORE": box.url, "PREFS_ETCD_TIMEOUT": "5"])
+        let fleet = try FleetSandbox(try EtcdCluster(members: 1))
+        try #require(fleet.prefs("write", "s", "k", "v").status == 0)
+        let watch = try WatchProcess(fleet.sandbox, ["s", "--initial", "--exec", "printf '%s|%s|%s\\n' \"$PREFS_KEY\" \"$PREFS_OLD\" \"$PREFS_NEW\""],
+                                     environment: ["PREFS_STORE": fleet.url, "PREFS_ETCD_TIMEOUT": "5"])
         #expect(watch.nextLine(timeout: 30) == "k||v")
-        let hostile = try box.prefs("write", "s", "k", "-string", "$(touch pwned)")
+        let hostile = try fleet.prefs("write", "s", "k", "-string", "$(touch pwned)")
         try #require(hostile.status == 0, "\(hostile.error)")
         #expect(watch.nextLine() == "k|v|$(touch pwned)")
-        try #require(box.prefs("write", "s", "k", "w").status == 0)
+        try #require(fleet.prefs("write", "s", "k", "w").status == 0)
         #expect(watch.nextLine() == "k|$(touch pwned)|w")
     }
 

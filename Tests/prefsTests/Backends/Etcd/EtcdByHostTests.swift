@@ -27,19 +27,19 @@ extension EtcdTests {
     /// run as `defaults` with `PREFS_STORE`, prefs writes and reads etcd, and refuses the host
     /// options with `defaults`' exit status (1).
     @Test func defaultsUsesTheStoreAndTheStoreHasNoHostLayers() throws {
-        let box = try Box(try Self.cluster.get())
-        #expect(try box.prefs("-currentHost", "write", "app", "k", "this host", environment: ["PREFS_STORE": ""]).status == 0)
-        #expect(try box.sandbox.files() == ["ByHost"])
-        #expect(try box.prefs("write", "app", "k", "fleet").status == 0)
-        #expect(try box.prefs("read", "app", "k", "--origin").outputText == "stored\tfleet\n")
-        #expect(try box.prefs("read", "app", "k", "--origin", environment: ["PREFS_STORE": ""]).outputText == "byhost\tthis host\n")
-        let defaults = box.sandbox.directory.file("defaults")
+        let fleet = try FleetSandbox(try Self.cluster.get())
+        #expect(try fleet.prefs("-currentHost", "write", "app", "k", "this host", environment: ["PREFS_STORE": ""]).status == 0)
+        #expect(try fleet.sandbox.files() == ["ByHost"])
+        #expect(try fleet.prefs("write", "app", "k", "fleet").status == 0)
+        #expect(try fleet.prefs("read", "app", "k", "--origin").outputText == "stored\tfleet\n")
+        #expect(try fleet.prefs("read", "app", "k", "--origin", environment: ["PREFS_STORE": ""]).outputText == "byhost\tthis host\n")
+        let defaults = fleet.sandbox.directory.file("defaults")
         try FileManager.default.createSymbolicLink(atPath: defaults, withDestinationPath: Paths.binary)
-        #expect(try runProcess(defaults, ["write", "app", "n", "-int", "7"], environment: box.environment).status == 0)
-        #expect(try box.prefs("read", "app", "n").outputText == "7\n")
-        #expect(try runProcess(defaults, ["read", "app"], environment: box.environment).outputText == "{\n    k = fleet;\n    n = 7;\n}\n")
-        let host = try runProcess(defaults, ["-currentHost", "read", "app", "k"], environment: box.environment)
+        #expect(try runProcess(defaults, ["write", "app", "n", "-int", "7"], environment: fleet.environment).status == 0)
+        #expect(try fleet.prefs("read", "app", "n").outputText == "7\n")
+        #expect(try runProcess(defaults, ["read", "app"], environment: fleet.environment).outputText == "{\n    k = fleet;\n    n = 7;\n}\n")
+        let host = try runProcess(defaults, ["-currentHost", "read", "app", "k"], environment: fleet.environment)
         #expect(host.status == 1 && host.error.hasSuffix("] \(EtcdTests.byHostRefusal)\n"), "\(host.error)")
-        #expect(try box.sandbox.files() == ["ByHost"], "defaults wrote no file")
+        #expect(try fleet.sandbox.files() == ["ByHost"], "defaults wrote no file")
     }
 }

@@ -16,12 +16,12 @@ import Testing
         let input = Pipe()
         let errors: String
 
-        init(_ box: EtcdTests.Box, key: String) throws {
-            errors = box.sandbox.directory.file("writer-\(key).err")
+        init(_ fleet: FleetSandbox, key: String) throws {
+            errors = fleet.sandbox.directory.file("writer-\(key).err")
             _ = FileManager.default.createFile(atPath: errors, contents: nil)
             process.executableURL = URL(fileURLWithPath: Paths.binary)
             process.arguments = ["write", "s", key, "-string-file", "-"]
-            process.environment = box.environment
+            process.environment = fleet.environment
             process.standardInput = input
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle(forWritingAtPath: errors)
@@ -41,19 +41,19 @@ import Testing
         }
     }
 
-    /// The etcd keys under the box's prefix and `area` (`.chunks`…).
-    func keys(_ box: EtcdTests.Box, _ area: String) throws -> [Substring] {
-        let prefix = String(box.url.split(separator: "/").last!)
-        return try box.cluster.etcdctl("get", "--prefix", "--keys-only", prefix + "/" + area + "/").split(separator: "\n")
+    /// The etcd keys under the fleet's prefix and `area` (`.chunks`…).
+    func keys(_ fleet: FleetSandbox, _ area: String) throws -> [Substring] {
+        let prefix = String(fleet.url.split(separator: "/").last!)
+        return try fleet.cluster.etcdctl("get", "--prefix", "--keys-only", prefix + "/" + area + "/").split(separator: "\n")
     }
 
     /// Waits until the writer has stored `count` chunks (each a whole MiB it was sent; it reads
     /// ahead, so one more MiB must have been sent).
-    func waitForChunks(_ box: EtcdTests.Box, _ count: Int) throws {
-        var found = try keys(box, ".chunks")
+    func waitForChunks(_ fleet: FleetSandbox, _ count: Int) throws {
+        var found = try keys(fleet, ".chunks")
         for _ in 0..<3000 where found.count < count {
             usleep(10_000)
-            found = try keys(box, ".chunks")
+            found = try keys(fleet, ".chunks")
         }
         try #require(found.count == count, "\(found)")
     }
@@ -72,89 +72,89 @@ import Testing
 
     @Test func aWriterStalledPastItsBlobLeaseIs75AndTheOldValueStays() throws {
         let cluster = try EtcdCluster(members: 1)
-        let box = try EtcdTests.Box(cluster)
-        try #require(box.prefs("write", "s", "big", "old").status == 0)
-        let writer = try StreamingWriter(box, key: "big")
+        let fleet = try FleetSandbox(cluster)
+        try #require(fleet.prefs("write", "s", "big", "old").status == 0)
+        let writer = try StreamingWriter(fleet, key: "big")
         try writer.send(2 << 20 + 1000)
-        try waitForChunks(box, 1)
+        try waitForChunks(fleet, 1)
         kill(writer.process.processIdentifier, SIGSTOP)
         try expireLeases(cluster)
         kill(writer.process.processIdentifier, SIGCONT)
         try writer.send(1000)
         let (status, error) = try writer.finish()
         #expect(status == 75 && error.hasPrefix("prefs: s: big: ") && error.contains("lease") && error.split(separator: "\n").count == 1, "\(status) \(error)")
-        #expect(try box.prefs("read", "s", "big").outputText == "old\n")
-        #expect(try keys(box, ".chunks").isEmpty && keys(box, ".external").isEmpty, "what it wrote is removed")
-        #expect(try box.prefs("check", "s").status == 0)
+        #expect(try fleet.prefs("read", "s", "big").outputText == "old\n")
+        #expect(try keys(fleet, ".chunks").isEmpty && keys(fleet, ".external").isEmpty, "what it wrote is removed")
+        #expect(try fleet.prefs("check", "s").status == 0)
     }
 
     @Test func checkWritesNothing() throws {
         let cluster = try Self.cluster.get()
-        let box = try EtcdTests.Box(cluster)
-        let file = try box.sandbox.directory.write("big", Array(repeating: 7, count: 300_000))
-        try #require(box.prefs("write", "s", "big", "-data", "@" + file).status == 0)
+        let fleet = try FleetSandbox(cluster)
+        let file = try fleet.sandbox.directory.write("big", Array(repeating: 7, count: 300_000))
+        try #require(fleet.prefs("write", "s", "big", "-data", "@" + file).status == 0)
         let before = try revision(cluster)
-        #expect(try box.prefs("check", "s").outputText == "s: 1 external value OK\n")
-        #expect(try box.prefs("check").status == 0)
+        #expect(try fleet.prefs("check", "s").outputText == "s: 1 external value OK\n")
+        #expect(try fleet.prefs("check").status == 0)
         #expect(try revision(cluster) == before)
     }
 
     /// A user who may only read the prefix can check it.
     @Test func aReadOnlyUserCanCheck() throws {
         let cluster = try EtcdCluster(members: 1)
-        let box = try EtcdTests.Box(cluster)
-        let file = try box.sandbox.directory.write("big", Array(repeating: 7, count: 300_000))
-        try #require(box.prefs("write", "s", "big", "-data", "@" + file).status == 0)
-        let prefix = String(box.url.split(separator: "/").last!)
+        let fleet = try FleetSandbox(cluster)
+        let file = try fleet.sandbox.directory.write("big", Array(repeating: 7, count: 300_000))
+        try #require(fleet.prefs("write", "s", "big", "-data", "@" + file).status == 0)
+        let prefix = String(fleet.url.split(separator: "/").last!)
         try cluster.etcdctl("role", "add", "reader")
         try cluster.etcdctl("role", "grant-permission", "reader", "read", "--prefix=true", prefix + "/")
         try cluster.etcdctl("user", "add", "ro:ro-password")
         try cluster.etcdctl("user", "grant-role", "ro", "reader")
         try cluster.enableAuth(rootPassword: "root-password")
         let reader = ["PREFS_ETCD_USER": "ro", "PREFS_ETCD_PASSWORD": "ro-password"]
-        #expect(try box.prefs("write", "s", "k", "v", environment: reader).status == 77, "the user may not write")
-        let check = try box.prefs("check", "s", environment: reader)
+        #expect(try fleet.prefs("write", "s", "k", "v", environment: reader).status == 77, "the user may not write")
+        let check = try fleet.prefs("check", "s", environment: reader)
         #expect(check.status == 0 && check.outputText == "s: 1 external value OK\n", "\(check.status) \(check.error)")
     }
 
     @Test func gcHonoursTheGraceOfAnUnfinishedBlobAndSaysWhatItFreed() throws {
         let cluster = try EtcdCluster(members: 1)
-        let box = try EtcdTests.Box(cluster)
-        try #require(box.prefs("write", "s", "k", "v").status == 0)
+        let fleet = try FleetSandbox(cluster)
+        try #require(fleet.prefs("write", "s", "k", "v").status == 0)
         // A writer killed after two whole chunks, its lease run out: an unfinished orphan of 2 MiB.
-        let writer = try StreamingWriter(box, key: "big")
+        let writer = try StreamingWriter(fleet, key: "big")
         try writer.send(2 << 20 + 10)
-        try waitForChunks(box, 2)
+        try waitForChunks(fleet, 2)
         kill(writer.process.processIdentifier, SIGKILL)
         writer.process.waitUntilExit()
         try expireLeases(cluster)
-        let young = try box.prefs("gc", "s", "--grace", "3600")
+        let young = try fleet.prefs("gc", "s", "--grace", "3600")
         #expect(young.status == 0 && young.outputText.isEmpty, "\(young.outputText) \(young.error)")
-        #expect(try keys(box, ".chunks").count == 2, "a young orphan is kept")
-        let check = try box.prefs("check", "s")
+        #expect(try keys(fleet, ".chunks").count == 2, "a young orphan is kept")
+        let check = try fleet.prefs("check", "s")
         #expect(check.status == 65 && check.outputText.contains("unfinished blob big/") && check.outputText.contains("(2097152 bytes)"), "\(check.outputText)")
-        let old = try box.prefs("gc", "s", "--grace", "0")
+        let old = try fleet.prefs("gc", "s", "--grace", "0")
         #expect(old.status == 0 && old.outputText.hasPrefix("removed s: big/") && old.outputText.hasSuffix(" (2097152 bytes)\n"), "\(old.outputText) \(old.error)")
-        #expect(try keys(box, ".chunks").isEmpty && keys(box, ".started").isEmpty)
-        #expect(try box.prefs("check", "s").status == 0)
+        #expect(try keys(fleet, ".chunks").isEmpty && keys(fleet, ".started").isEmpty)
+        #expect(try fleet.prefs("check", "s").status == 0)
     }
 
     /// A full quota ("database space exceeded", RESOURCE_EXHAUSTED) is 73, as ENOSPC on files, and
     /// `check` still works during the NOSPACE alarm.
     @Test func aFullQuotaIs73AndCheckStillWorks() throws {
         let cluster = try EtcdCluster(members: 1, extraArguments: ["--quota-backend-bytes", "400000"])
-        let box = try EtcdTests.Box(cluster)
-        let file = try box.sandbox.directory.write("big", Array(repeating: 7, count: 150_000))
-        try #require(box.prefs("write", "s", "big", "-data", "@" + file).status == 0)
-        var last = try box.prefs("write", "s", "k0", "-string", String(repeating: "x", count: 90_000))
+        let fleet = try FleetSandbox(cluster)
+        let file = try fleet.sandbox.directory.write("big", Array(repeating: 7, count: 150_000))
+        try #require(fleet.prefs("write", "s", "big", "-data", "@" + file).status == 0)
+        var last = try fleet.prefs("write", "s", "k0", "-string", String(repeating: "x", count: 90_000))
         for i in 1..<40 where last.status == 0 {
-            last = try box.prefs("write", "s", "k\(i)", "-string", String(repeating: "x", count: 90_000))
+            last = try fleet.prefs("write", "s", "k\(i)", "-string", String(repeating: "x", count: 90_000))
         }
         #expect(last.status == 73 && last.error.hasPrefix("prefs: ") && last.error.contains("database space exceeded")
                 && last.error.contains(cluster.clientEndpoints[0]) && last.error.split(separator: "\n").count == 1, "\(last.status) \(last.error)")
         #expect(try cluster.etcdctl("alarm", "list").contains("NOSPACE"))
-        #expect(try box.prefs("read", "s", "k0").outputText.count == 90_001, "reads go on")
-        let check = try box.prefs("check", "s")
+        #expect(try fleet.prefs("read", "s", "k0").outputText.count == 90_001, "reads go on")
+        let check = try fleet.prefs("check", "s")
         #expect(check.status == 0 && check.outputText == "s: 1 external value OK\n", "\(check.status) \(check.error)")
     }
 }

@@ -32,16 +32,16 @@ import Testing
     /// before, every chunk came down its stream.
     @Test func aWatcherReceivesNothingOfAnotherSuitesLargeValue() throws {
         let cluster = try EtcdCluster(members: 1)
-        let box = try EtcdTests.Box(cluster)
-        #expect(try box.prefs("write", "watched", "n", "-int", "0").status == 0)
-        let watch = try WatchProcess(box.sandbox, ["watched", "n", "--initial"], environment: box.environment)
+        let fleet = try FleetSandbox(cluster)
+        #expect(try fleet.prefs("write", "watched", "n", "-int", "0").status == 0)
+        let watch = try WatchProcess(fleet.sandbox, ["watched", "n", "--initial"], environment: fleet.environment)
         try #require(watch.nextLine(timeout: 30) == "n (absent) -> 0")
         let before = try Self.bytesReceived(by: watch.process.processIdentifier)
         let big = "{\"big\": \"" + String(repeating: "x", count: 4 << 20) + "\"}"
-        let imported = try box.prefs("import", "other", "-", input: Array(big.utf8))
+        let imported = try fleet.prefs("import", "other", "-", input: Array(big.utf8))
         try #require(imported.status == 0, "\(imported.error)")
         // A change of the watched suite after it: once it is printed, the watcher has had the rest.
-        try #require(box.prefs("write", "watched", "n", "-int", "1").status == 0)
+        try #require(fleet.prefs("write", "watched", "n", "-int", "1").status == 0)
         #expect(watch.nextLine(timeout: 30) == "n 0 -> 1")
         let received = try Self.bytesReceived(by: watch.process.processIdentifier) - before
         watch.process.terminate()
@@ -53,21 +53,21 @@ import Testing
     /// when the member runs again, no change is lost or printed twice.
     @Test func aWatchLeavesAFrozenMemberWithinItsTimeout() throws {
         let cluster = try EtcdCluster(members: 3)
-        let box = try EtcdTests.Box(cluster)
-        #expect(try box.prefs("write", "s", "n", "-int", "0").status == 0)
-        let prefix = String(box.url.split(separator: "/").last!)
+        let fleet = try FleetSandbox(cluster)
+        #expect(try fleet.prefs("write", "s", "n", "-int", "0").status == 0)
+        let prefix = String(fleet.url.split(separator: "/").last!)
         let others = "etcd://" + cluster.clientEndpoints.dropFirst().joined(separator: ",") + "/" + prefix
         // Member 0 comes first: the watch's stream is on it.
-        let watch = try WatchProcess(box.sandbox, ["s", "n", "--initial"], environment: box.environment.merging(["PREFS_ETCD_TIMEOUT": "2"]) { $1 })
+        let watch = try WatchProcess(fleet.sandbox, ["s", "n", "--initial"], environment: fleet.environment.merging(["PREFS_ETCD_TIMEOUT": "2"]) { $1 })
         try #require(watch.nextLine(timeout: 30) == "n (absent) -> 0")
         try cluster.pause(member: 0)
         defer { try? cluster.resume(member: 0) }
-        try #require(box.prefs("write", "s", "n", "-int", "1", environment: ["PREFS_STORE": others]).status == 0)
+        try #require(fleet.prefs("write", "s", "n", "-int", "1", environment: ["PREFS_STORE": others]).status == 0)
         // A generous bound: before, the watch waited for the member as long as it was stopped.
         #expect(watch.nextLine(timeout: 20) == "n 0 -> 1")
-        try #require(box.prefs("write", "s", "n", "-int", "2", environment: ["PREFS_STORE": others]).status == 0)
+        try #require(fleet.prefs("write", "s", "n", "-int", "2", environment: ["PREFS_STORE": others]).status == 0)
         try cluster.resume(member: 0)
-        try #require(box.prefs("write", "s", "n", "-int", "3").status == 0)
+        try #require(fleet.prefs("write", "s", "n", "-int", "3").status == 0)
         var lines: [String] = []
         while lines.count < 2, let line = watch.nextLine(timeout: 20) { lines.append(line) }
         #expect(watch.nextLine(timeout: 0.5) == nil)
@@ -80,21 +80,21 @@ import Testing
     /// so it reports the latest values as one change and carries on (before: 65).
     @Test func aWatchResumingPastACompactionReportsTheLatestValuesAndGoesOn() throws {
         let cluster = try EtcdCluster(members: 1)
-        let box = try EtcdTests.Box(cluster)
-        #expect(try box.prefs("write", "s", "m", "a", "n", "-int", "0").status == 0)
-        let watch = try WatchProcess(box.sandbox, ["s", "--initial"], environment: box.environment)
+        let fleet = try FleetSandbox(cluster)
+        #expect(try fleet.prefs("write", "s", "m", "a", "n", "-int", "0").status == 0)
+        let watch = try WatchProcess(fleet.sandbox, ["s", "--initial"], environment: fleet.environment)
         try #require(watch.lines(2, timeout: 30) == ["m (absent) -> a", "n (absent) -> 0"])
         let pid = watch.process.processIdentifier
         try #require(kill(pid, SIGSTOP) == 0)
         defer { kill(pid, SIGCONT) }
         try cluster.restart(member: 0)
         for arguments in [["n", "-int", "1"], ["n", "-int", "2"], ["m", "b"]] {
-            try #require(box.prefs(["write", "s"] + arguments).status == 0)
+            try #require(fleet.prefs(["write", "s"] + arguments).status == 0)
         }
         try cluster.etcdctl("compaction", String(try Self.revision(cluster)))
         try #require(kill(pid, SIGCONT) == 0)
         #expect(watch.lines(2, timeout: 20) == ["m a -> b", "n 0 -> 2"])
-        try #require(box.prefs("write", "s", "n", "-int", "3").status == 0)
+        try #require(fleet.prefs("write", "s", "n", "-int", "3").status == 0)
         #expect(watch.nextLine(timeout: 20) == "n 2 -> 3")
         #expect(watch.process.isRunning)
         watch.process.terminate()
