@@ -30,7 +30,7 @@ import PrefsTestSupport
         }
         #expect(expected.count >= 8)
         let client = try ClientPackage(main: code)
-        let home = client.box.path
+        let home = client.directory.path
         for directory in ["config", "data"] { try FileManager.default.createDirectory(atPath: home + "/" + directory, withIntermediateDirectories: true) }
         let run = try client.buildAndRun(environment: ["XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data", "XDG_DATA_DIRS": home + "/none"])
         #expect(run.status == 0, "\(run.error)")
@@ -65,17 +65,17 @@ import PrefsTestSupport
 
 /// A client package in a temporary directory, depending by version on a tagged copy of this checkout.
 struct ClientPackage {
-    let box: TemporaryDirectory
+    let directory: TemporaryDirectory
     let swift: String
 
     /// `main`: the client's `main.swift`.
     init(main: String) throws {
-        box = try TemporaryDirectory()
+        directory = try TemporaryDirectory()
         swift = try requireProgram("swift", install: "the Swift toolchain")
-        let repository = box.file("prefs")
+        let repository = directory.file("prefs")
         try ClientPackage.tagCopy(of: Fixtures.packageRoot, at: repository)
-        try FileManager.default.createDirectory(atPath: box.file("client/Sources/Client"), withIntermediateDirectories: true)
-        try box.write("client/Package.swift", """
+        try FileManager.default.createDirectory(atPath: directory.file("client/Sources/Client"), withIntermediateDirectories: true)
+        try directory.write("client/Package.swift", """
             // swift-tools-version: 6.0
             import PackageDescription
 
@@ -85,7 +85,7 @@ struct ClientPackage {
                 targets: [.executableTarget(name: "Client", dependencies: [.product(name: "PrefsCore", package: "prefs")])]
             )
             """)
-        try box.write("client/Sources/Client/main.swift", main)
+        try directory.write("client/Sources/Client/main.swift", main)
     }
 
     /// The files of the checkout as git sees them (tracked, and new ones not ignored, as they are
@@ -113,15 +113,15 @@ struct ClientPackage {
 
     /// Builds the client (everything SwiftPM prints checked for warnings), then runs it.
     func buildAndRun(environment extra: [String: String] = [:]) throws -> ProcessResult {
-        let scratch = box.file("build")
-        let build = try runProcess(swift, ["build", "--package-path", box.file("client"), "--scratch-path", scratch,
-                                           "--cache-path", box.file("cache"), "--config-path", box.file("config"),
-                                           "--security-path", box.file("security")],
-                                   environment: ClientPackage.environment(home: box.path), timeout: 1800)
+        let scratch = directory.file("build")
+        let build = try runProcess(swift, ["build", "--package-path", directory.file("client"), "--scratch-path", scratch,
+                                           "--cache-path", directory.file("cache"), "--config-path", directory.file("config"),
+                                           "--security-path", directory.file("security")],
+                                   environment: ClientPackage.environment(home: directory.path), timeout: 1800)
         let printed = build.outputText + build.error
         guard build.status == 0 else { throw TestFailure("the client did not build:\n\(printed.suffix(4000))") }
         #expect(!printed.contains("warning:"), "\(printed)")
-        let environment = ClientPackage.environment(home: box.path).merging(extra) { $1 }
+        let environment = ClientPackage.environment(home: directory.path).merging(extra) { $1 }
         return try runProcess(scratch + "/debug/Client", [], environment: environment)
     }
 }

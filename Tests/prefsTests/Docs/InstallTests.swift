@@ -18,12 +18,12 @@ import Testing
     @Test func theReadmesInstallLinesPutEverythingUnderThePrefix() throws {
         let lines = try InstallTests.installBlock()
         #expect(lines.first == "swift build -c release --product prefs -Xswiftc -static-executable -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc -fdata-sections")
-        let box = try TemporaryDirectory()
-        let prefix = box.path + "/usr"
+        let directory = try TemporaryDirectory()
+        let prefix = directory.path + "/usr"
         // The build is the tests' own; PREFIX is the temporary one; every other line runs as written.
         let script = ["set -eu", "PREFIX='\(prefix)'"] + lines.dropFirst().filter { !$0.hasPrefix("PREFIX=") }
             .map { $0.replacingOccurrences(of: ".build/release/prefs", with: Paths.binary) }
-        let run = try runProcess("/bin/sh", ["-c", script.joined(separator: "\n")], environment: ["PATH": "/usr/bin:/bin", "HOME": box.path],
+        let run = try runProcess("/bin/sh", ["-c", script.joined(separator: "\n")], environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path],
                                  workingDirectory: Fixtures.packageRoot)
         #expect(run.status == 0, "\(run.error)")
         let installed: [(String, String, mode_t)] = [
@@ -39,7 +39,7 @@ import Testing
         }
         let version = try runProcess(prefix + "/bin/prefs", ["--version"])
         #expect(version.status == 0 && version.outputText.hasPrefix("prefs "))
-        let asDefaults = try runProcess(prefix + "/bin/defaults", ["help"], environment: ["HOME": box.path, "PREFS_HOST_ID": "x"])
+        let asDefaults = try runProcess(prefix + "/bin/defaults", ["help"], environment: ["HOME": directory.path, "PREFS_HOST_ID": "x"])
         #expect(asDefaults.outputText.contains("defaults") || asDefaults.error.contains("defaults"), "\(asDefaults.outputText) \(asDefaults.error)")
     }
 }

@@ -98,15 +98,15 @@ import Testing
                            "a watch runs until it is stopped; WatchTests check these lines",
                            "it needs an etcd cluster (EtcdTests run these verbs against one)"])
         #expect(steps.count > 40)
-        let box = try TemporaryDirectory()
-        let home = box.path + "/home/ada"
+        let directory = try TemporaryDirectory()
+        let home = directory.path + "/home/ada"
         try FileManager.default.createDirectory(atPath: home + "/work", withIntermediateDirectories: true)
         var script = "cd ~/work\n"
         for (i, step) in steps.enumerated() {
             script += "printf '\\001STEP \(i)\\001'\n\(step.command)\nprintf '\\001STATUS %d\\001' $?\n"
         }
         // This machine's host ID is spelled HOSTID, as the README spells it.
-        let environment = ["HOME": home, "XDG_DATA_DIRS": box.path + "/packages", "PATH": Paths.products + ":/usr/bin:/bin", "LC_ALL": "C.UTF-8",
+        let environment = ["HOME": home, "XDG_DATA_DIRS": directory.path + "/packages", "PATH": Paths.products + ":/usr/bin:/bin", "LC_ALL": "C.UTF-8",
                            "PREFS_HOST_ID": "HOSTID"]
         let run = try runProcess("/bin/bash", ["-c", script], environment: environment, timeout: 300)
         let output = run.outputText.replacingOccurrences(of: home, with: "/home/ada")
