@@ -49,16 +49,25 @@ public enum Fixtures {
     /// The tree digest (`sha256-tree`, as README defines it) of each file, in lowercase hex, computed by
     /// CPython's hashlib: an oracle independent of PrefsCore's SHA-256.
     public static func sha256TreeByPython(_ paths: [String]) throws -> [String] {
-        let script = """
-            import hashlib, sys
-            for path in sys.argv[1:]:
-                data = open(path, 'rb').read()
-                pieces = b''.join(hashlib.sha256(data[i:i + (1 << 20)]).digest() for i in range(0, len(data), 1 << 20))
-                print(hashlib.sha256(pieces).hexdigest())
-            """
-        let run = try runProcess("/usr/bin/python3", ["-c", script] + paths)
+        try treeDigests(runProcess("/usr/bin/python3", ["-c", treeDigestScript] + paths), count: paths.count)
+    }
+
+    /// `sha256TreeByPython`, awaited (`runProcess`).
+    public static func sha256TreeByPython(_ paths: [String]) async throws -> [String] {
+        try treeDigests(await runProcess("/usr/bin/python3", ["-c", treeDigestScript] + paths), count: paths.count)
+    }
+
+    private static let treeDigestScript = """
+        import hashlib, sys
+        for path in sys.argv[1:]:
+            data = open(path, 'rb').read()
+            pieces = b''.join(hashlib.sha256(data[i:i + (1 << 20)]).digest() for i in range(0, len(data), 1 << 20))
+            print(hashlib.sha256(pieces).hexdigest())
+        """
+
+    private static func treeDigests(_ run: ProcessResult, count: Int) throws -> [String] {
         let digests = run.outputText.split(separator: "\n").map(String.init)
-        guard run.status == 0, digests.count == paths.count else { throw TestFailure("python3: \(run.error)") }
+        guard run.status == 0, digests.count == count else { throw TestFailure("python3: \(run.error)") }
         return digests
     }
 }
@@ -69,7 +78,7 @@ public struct TestFailure: Error, CustomStringConvertible {
 }
 
 /// A fresh directory under the system temp dir, removed when the value is released.
-public final class TemporaryDirectory {
+public final class TemporaryDirectory: Sendable {
     public let path: String
 
     public init() throws {
@@ -94,10 +103,12 @@ public final class TemporaryDirectory {
     }
 }
 
-public struct ProcessResult {
+public struct ProcessResult: Sendable {
     public let status: Int32
     public let output: [UInt8]
     public let error: String
+    /// Seconds from the start of the process to its end (not counting any wait for a place to run it).
+    public let elapsed: Double
     public var outputText: String { String(decoding: output, as: UTF8.self) }
 }
 
@@ -106,10 +117,6 @@ public struct ProcessResult {
 /// something longer passes its own `timeout:`.
 public let defaultProcessTimeout: Double = 120
 
-/// Runs a program to completion, feeding `input` to its standard input. Standard input and error
-/// go through temporary files so only standard output needs a pipe. A program still running after
-/// `timeout` seconds is killed with its whole process group (a shell's children too) and the call
-/// throws, naming the command and what it had printed.
 /// A directory no test creates (in the checkout): `$XDG_CONFIG_DIRS` of every `prefs` a test runs
 /// that did not set it, so no test reads this machine's `/etc/xdg` (managed values, system defaults).
 public let unusedConfigDirectory = Fixtures.packageRoot + "/.build/no-xdg-config-dirs"
@@ -119,6 +126,10 @@ public func isolatingConfigDirectories(_ environment: [String: String]) -> [Stri
     environment["XDG_CONFIG_DIRS"] == nil ? environment.merging(["XDG_CONFIG_DIRS": unusedConfigDirectory]) { $1 } : environment
 }
 
+/// Runs a program to completion, feeding `input` to its standard input. Standard input and error
+/// go through temporary files so only standard output needs a pipe. A program still running after
+/// `timeout` seconds is killed with its whole process group (a shell's children too) and the call
+/// throws, naming the command and what it had printed.
 public func runProcess(_ executable: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil,
                        timeout: Double = defaultProcessTimeout, workingDirectory: String? = nil) throws -> ProcessResult {
     let scratch = try TemporaryDirectory()
@@ -133,6 +144,7 @@ public func runProcess(_ executable: String, _ arguments: [String], input: [UInt
     process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: inputPath))
     process.standardOutput = stdout
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+    let started = Date()
     try process.run()
     let watchdog = Watchdog(process, timeout: timeout)
     let output = stdout.fileHandleForReading.readDataToEndOfFile()
@@ -145,7 +157,19 @@ public func runProcess(_ executable: String, _ arguments: [String], input: [UInt
             standard output: \(String(decoding: output.suffix(500), as: UTF8.self)); standard error: \(error.suffix(500))
             """)
     }
-    return ProcessResult(status: process.terminationStatus, output: [UInt8](output), error: error)
+    return ProcessResult(status: process.terminationStatus, output: [UInt8](output), error: error, elapsed: Date().timeIntervalSince(started))
+}
+
+/// `runProcess`, awaited: the process runs on a thread of its own once one of
+/// `TestConcurrency.processes`' places is free (`longProcesses` for a `timeout` above the default),
+/// and the caller's thread is not held meanwhile.
+public func runProcess(_ executable: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil,
+                       timeout: Double = defaultProcessTimeout, workingDirectory: String? = nil) async throws -> ProcessResult {
+    try await (timeout > defaultProcessTimeout ? TestConcurrency.longProcesses : TestConcurrency.processes).run {
+        try await onOwnThread {
+            try runProcess(executable, arguments, input: input, environment: environment, timeout: timeout, workingDirectory: workingDirectory)
+        }
+    }
 }
 
 /// Kills a process, and the process group it leads, once `timeout` seconds have passed without
@@ -198,6 +222,11 @@ public func waitForProcessGroupToEnd(_ group: pid_t, timeout: Double = 10) -> Bo
         if Date() >= deadline { return false }
         usleep(1_000)
     }
+}
+
+/// `waitForProcessGroupToEnd`, awaited: checked every millisecond without holding a thread.
+public func waitForProcessGroupToEnd(_ group: pid_t, timeout: Double = 10) async -> Bool {
+    await eventually(timeout: timeout, interval: 0.001) { !processGroupHasLiveMembers(group) }
 }
 
 /// Whether a process that is not a zombie has process group `group`, from /proc/PID/stat.

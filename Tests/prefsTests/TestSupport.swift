@@ -20,6 +20,27 @@ enum Paths {
     static func text(_ relative: String) throws -> String { try Fixtures.text(relative) }
 }
 
+/// A suite whose tests run processes and wait for them: each of its tests takes a place among the
+/// `TestConcurrency.tests` that run at once before it starts (unless its suite runs one test at a
+/// time), and gives it back when it ends.
+struct RunsProcesses: SuiteTrait, TestTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        guard testCase != nil else { return try await function() }  // the suite itself: its tests take the places
+        if test.traits.contains(where: { $0 is ParallelizationTrait }) {
+            try await function()
+        } else {
+            try await TestConcurrency.tests.run { try await function() }
+        }
+    }
+}
+
+extension Trait where Self == RunsProcesses {
+    /// The suite's tests run processes: see `RunsProcesses`.
+    static var runsProcesses: Self { Self() }
+}
+
 /// Output captured from a command run in-process.
 final class Captured: @unchecked Sendable {
     private let lock = NSLock()
@@ -84,8 +105,8 @@ final class InMemoryHome: @unchecked Sendable {
 
 /// Runs the built `prefs` binary as a real process.
 func runBinary(_ arguments: [String], input: [UInt8] = [], environment: [String: String] = [:],
-               timeout: Double = defaultProcessTimeout) throws -> ProcessResult {
-    try runProcess(Paths.binary, arguments, input: input, environment: environment.merging(["PATH": "/usr/bin:/bin"]) { a, _ in a },
+               timeout: Double = defaultProcessTimeout) async throws -> ProcessResult {
+    try await runProcess(Paths.binary, arguments, input: input, environment: environment.merging(["PATH": "/usr/bin:/bin"]) { a, _ in a },
                    timeout: timeout)
 }
 
@@ -110,14 +131,15 @@ final class ProcessSandbox {
 
     init() throws { directory = try TemporaryDirectory() }
 
+    /// Runs the built `prefs` in the sandbox, awaited (`runProcess`).
     @discardableResult
-    func prefs(_ arguments: String..., input: [UInt8] = [], timeout: Double = defaultProcessTimeout) throws -> ProcessResult {
-        try runProcess(Paths.binary, arguments, input: input, environment: environment, timeout: timeout)
+    func prefs(_ arguments: String..., input: [UInt8] = [], timeout: Double = defaultProcessTimeout) async throws -> ProcessResult {
+        try await runProcess(Paths.binary, arguments, input: input, environment: environment, timeout: timeout)
     }
 
     /// Runs a shell script with the sandbox's environment (and `prefs` on PATH).
-    func shell(_ script: String, timeout: Double = defaultProcessTimeout) throws -> ProcessResult {
-        try runProcess("/bin/bash", ["-c", script], environment: environment, timeout: timeout)
+    func shell(_ script: String, timeout: Double = defaultProcessTimeout) async throws -> ProcessResult {
+        try await runProcess("/bin/bash", ["-c", script], environment: environment, timeout: timeout)
     }
 
     /// The suite's stored value; nil only when its file does not exist (any other failure to read

@@ -5,7 +5,7 @@ import Testing
 
 /// The slips people make on a command line get an error that names the real cause, with its
 /// status, and change nothing.
-@Suite struct SlipTests {
+@Suite(.runsProcesses) struct SlipTests {
     @Test(arguments: [
         (["raed", "app"], "unknown verb 'raed' (did you mean read?)"),
         (["imprt", "app", "x"], "unknown verb 'imprt' (did you mean import?)"),
@@ -93,14 +93,14 @@ import Testing
         #expect(run.output.contains("orphan blob"), "\(run.output)")
     }
 
-    @Test func aNameThatIsAFileHereGetsAHint() throws {
+    @Test func aNameThatIsAFileHereGetsAHint() async throws {
         let scratch = try TemporaryDirectory()
         try scratch.write("settings", "<plist><dict/></plist>")
         let environment = ["XDG_CONFIG_HOME": scratch.file("config"), "HOME": scratch.path, "PATH": "/usr/bin:/bin"]
-        let run = try runProcess(Paths.binary, ["read", "settings"], environment: environment, workingDirectory: scratch.path)
+        let run = try await runProcess(Paths.binary, ["read", "settings"], environment: environment, workingDirectory: scratch.path)
         #expect(run.status == 1)
         #expect(run.error == "prefs: settings: no such suite (did you mean ./settings?)\n")
-        let elsewhere = try runProcess(Paths.binary, ["read", "other"], environment: environment, workingDirectory: scratch.path)
+        let elsewhere = try await runProcess(Paths.binary, ["read", "other"], environment: environment, workingDirectory: scratch.path)
         #expect(elsewhere.error == "prefs: other: no such suite\n")
     }
 
@@ -114,33 +114,31 @@ import Testing
     }
 }
 
-@Suite struct WatchMissingSuiteTests {
+@Suite(.runsProcesses) struct WatchMissingSuiteTests {
     /// Watching a suite that does not exist says so once, on standard error, and goes on watching:
     /// its creation is printed.
-    @Test func watchingASuiteThatIsNotThereSaysSoAndWaitsForIt() throws {
+    @Test func watchingASuiteThatIsNotThereSaysSoAndWaitsForIt() async throws {
         let sandbox = try ProcessSandbox()
         let watch = try WatchProcess(sandbox, ["com.example.new", "--once", "--timeout", "60"])
-        defer { _ = watch.wait(timeout: 1) }
-        let said = Date().addingTimeInterval(20)
-        while watch.errorText.isEmpty && Date() < said { usleep(10_000) }
+        _ = await watch.waitForError(timeout: 20)
         #expect(watch.errorText == "prefs: com.example.new: no such suite; watching for it to be created\n")
-        try sandbox.prefs("write", "com.example.new", "k", "v")
-        #expect(watch.nextLine(timeout: 20) == "k (absent) -> v")
-        #expect(watch.wait(timeout: 20) == 0)
+        try await sandbox.prefs("write", "com.example.new", "k", "v")
+        #expect(await watch.nextLine(timeout: 20) == "k (absent) -> v")
+        #expect(await watch.wait(timeout: 20) == 0)
         #expect(watch.errorText == "prefs: com.example.new: no such suite; watching for it to be created\n")
     }
 
-    @Test func watchingASuiteThatIsThereSaysNothing() throws {
+    @Test func watchingASuiteThatIsThereSaysNothing() async throws {
         let sandbox = try ProcessSandbox()
-        try sandbox.prefs("write", "app", "k", "v")
-        let run = try sandbox.prefs("watch", "app", "--timeout", "0.2")
+        try await sandbox.prefs("write", "app", "k", "v")
+        let run = try await sandbox.prefs("watch", "app", "--timeout", "0.2")
         #expect(run.status == 0 && run.error.isEmpty, "\(run.error)")
     }
 }
 
 /// `domains` lists the global suite, when it holds values, as `NSGlobalDomain`: a name every verb
 /// takes as a DOMAIN.
-@Suite struct DomainsGlobalTests {
+@Suite(.runsProcesses) struct DomainsGlobalTests {
     @Test func theGlobalSuiteIsListedWhenItHoldsValues() throws {
         let home = InMemoryHome()
         home.run("write", "zeta", "k", "1")
@@ -165,10 +163,10 @@ import Testing
 
     /// Each shell offers the global suite once, though domains now lists it.
     @Test(arguments: CompletionShell.allCases)
-    func completionsOfferTheGlobalSuiteOnce(shell: CompletionShell) throws {
-        let (sandbox, work) = try ShellCompletionTests.sandbox()
-        try #require(sandbox.prefs("write", "-g", "AppleLocale", "en_GB").status == 0)
-        let results = try shell.complete([("prefs check ", .single)], in: sandbox, directory: work)
+    func completionsOfferTheGlobalSuiteOnce(shell: CompletionShell) async throws {
+        let (sandbox, work) = try await ShellCompletionTests.sandbox()
+        try #require(await sandbox.prefs("write", "-g", "AppleLocale", "en_GB").status == 0)
+        let results = try await shell.complete([("prefs check ", .single)], in: sandbox, directory: work)
         #expect(results[0].offers.sorted() == ["-g", "NSGlobalDomain", "com.example.app"].sorted(), "\(shell): \(results[0].offers)")
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 /// `dump` and `load`: every suite backed up as one lossless document and restored, each suite all or
 /// nothing, external values streamed both ways.
-@Suite struct DumpLoadTests {
+@Suite(.runsProcesses) struct DumpLoadTests {
     static let config = "/home/u/.config"
 
     /// A home holding suites stored as binary plists, which keep every type exactly.
@@ -147,11 +147,11 @@ import Testing
     }
 
     /// `dump FILE` replaces FILE atomically, 0600 when new; a dump that fails leaves it as it was.
-    @Test func dumpToAFileIsAtomicAndPrivate() throws {
+    @Test func dumpToAFileIsAtomicAndPrivate() async throws {
         let sandbox = try ProcessSandbox()
-        try sandbox.prefs("write", "app", "k", "v")
+        try await sandbox.prefs("write", "app", "k", "v")
         let file = sandbox.directory.file("backup.json")
-        #expect(try sandbox.prefs("dump", file).status == 0)
+        #expect(try await sandbox.prefs("dump", file).status == 0)
         var info = stat()
         stat(file, &info)
         #expect(info.st_mode & 0o777 == 0o600)
@@ -159,7 +159,7 @@ import Testing
         // A suite that cannot be read fails the dump (65), and the backup stays as it was.
         try "<plist><dict>".write(toFile: sandbox.config + "/broken.plist", atomically: true, encoding: .utf8)
         let before = try Fixtures.bytes(file)
-        let failed = try sandbox.prefs("dump", file)
+        let failed = try await sandbox.prefs("dump", file)
         #expect(failed.status == 65)
         #expect(failed.error.hasPrefix("prefs: \(sandbox.config)/broken.plist: XML plist:"), "\(failed.error)")
         #expect(try Fixtures.bytes(file) == before)
@@ -170,20 +170,20 @@ import Testing
     /// process never holding them whole: its peak memory stays within three quarters of the data
     /// value's size of what a dump of a one-key suite takes (the value whole would be 16 MB, its
     /// base64 21 MB; reading a large blob takes three 2 MiB buffers, its pieces 1 MiB of base64).
-    @Test func largeExternalValuesStreamThroughDumpAndLoad() throws {
+    @Test func largeExternalValuesStreamThroughDumpAndLoad() async throws {
         let sandbox = try ProcessSandbox()
-        try sandbox.prefs("write", "tiny", "k", "v")
-        let baseline = try peakMemory(sandbox, ["dump"]).kilobytes
+        try await sandbox.prefs("write", "tiny", "k", "v")
+        let baseline = try await peakMemory(sandbox, ["dump"]).kilobytes
         let size = 16 << 20
         var bytes = [UInt8](repeating: 0, count: size)
         for i in stride(from: 0, to: size, by: 4093) { bytes[i] = UInt8(truncatingIfNeeded: i >> 7) }
         let source = try sandbox.directory.write("big.bin", bytes)
         let text = String(repeating: "line \"quoted\" \u{1}é\n", count: 1 << 18)
         let textFile = try sandbox.directory.write("big.txt", text)
-        #expect(try sandbox.prefs("delete", "tiny").status == 0)
-        #expect(try sandbox.prefs("write", "app", "big", "-data", "@" + source, "text", "-string-file", textFile, "small", "-int", "1").status == 0)
+        #expect(try await sandbox.prefs("delete", "tiny").status == 0)
+        #expect(try await sandbox.prefs("write", "app", "big", "-data", "@" + source, "text", "-string-file", textFile, "small", "-int", "1").status == 0)
         let dump = sandbox.directory.file("dump.json")
-        let dumped = try peakMemory(sandbox, ["dump", dump])
+        let dumped = try await peakMemory(sandbox, ["dump", dump])
         #expect(dumped.status == 0)
         #expect(dumped.kilobytes < baseline + 3 * size >> 12, "dump: peak \(dumped.kilobytes) KB, \(baseline) KB for one key")
         let value = try PropertyList.decode(try Fixtures.bytes(dump)).value
@@ -191,41 +191,41 @@ import Testing
 
         // Into a fresh store: the values go straight into new blobs.
         let other = try ProcessSandbox()
-        let loaded = try peakMemory(other, ["load", dump])
+        let loaded = try await peakMemory(other, ["load", dump])
         #expect(loaded.status == 0)
         #expect(loaded.kilobytes < baseline + 3 * size >> 12, "load: peak \(loaded.kilobytes) KB, \(baseline) KB for one key")
-        #expect(try other.prefs("check", "app").outputText == "app: 2 external values OK\n")
-        #expect(try other.prefs("read", "app", "big", "--raw").output == bytes)
-        #expect(try other.prefs("read", "app", "text", "--raw").outputText == text)
+        #expect(try await other.prefs("check", "app").outputText == "app: 2 external values OK\n")
+        #expect(try await other.prefs("read", "app", "big", "--raw").output == bytes)
+        #expect(try await other.prefs("read", "app", "text", "--raw").outputText == text)
         // Again: nothing changes, and the blobs written meanwhile are gone.
-        #expect(try other.prefs("load", dump).outputText == "unchanged\tapp\n0 restored, 1 unchanged, 0 failed\n")
-        #expect(try other.prefs("check", "app").outputText == "app: 2 external values OK\n")
+        #expect(try await other.prefs("load", dump).outputText == "unchanged\tapp\n0 restored, 1 unchanged, 0 failed\n")
+        #expect(try await other.prefs("check", "app").outputText == "app: 2 external values OK\n")
     }
 
     /// A dry run writes no blob and creates nothing, and reads from standard input work.
-    @Test func aDryRunFromStandardInputCreatesNothing() throws {
+    @Test func aDryRunFromStandardInputCreatesNothing() async throws {
         let sandbox = try ProcessSandbox()
         let text = try sandbox.directory.write("big.txt", String(repeating: "x", count: 300_000))
-        try sandbox.prefs("write", "app", "big", "-string-file", text, "k", "v")
-        let dump = try sandbox.prefs("dump").output
+        try await sandbox.prefs("write", "app", "big", "-string-file", text, "k", "v")
+        let dump = try await sandbox.prefs("dump").output
         let other = try ProcessSandbox()
-        let run = try other.prefs("load", "-", "--dry-run", input: dump)
+        let run = try await other.prefs("load", "-", "--dry-run", input: dump)
         #expect(run.outputText == "restored\tapp: 2 added, 0 replaced, 0 removed\ndry run, nothing changed: 1 restored, 0 unchanged, 0 failed\n")
         #expect(!FileManager.default.fileExists(atPath: other.config))
         #expect(!FileManager.default.fileExists(atPath: other.data))
-        #expect(try other.prefs("load", "-", input: dump).status == 0)
-        #expect(try other.prefs("read", "app", "k").outputText == "v\n")
-        #expect(try other.prefs("check", "app").outputText == "app: 1 external value OK\n")
+        #expect(try await other.prefs("load", "-", input: dump).status == 0)
+        #expect(try await other.prefs("read", "app", "k").outputText == "v\n")
+        #expect(try await other.prefs("check", "app").outputText == "app: 1 external value OK\n")
     }
 
     /// A damaged blob fails the dump (65, naming the suite and key): a backup is never silently wrong.
-    @Test func aDamagedBlobFailsTheDump() throws {
+    @Test func aDamagedBlobFailsTheDump() async throws {
         let sandbox = try ProcessSandbox()
-        try sandbox.prefs("write", "app", "big", "-data", "00", "--external")
+        try await sandbox.prefs("write", "app", "big", "-data", "00", "--external")
         let directory = sandbox.data + "/prefs/external/app/big"
         let blob = directory + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first))
         try Data([1]).write(to: URL(fileURLWithPath: blob))
-        let run = try sandbox.prefs("dump", sandbox.directory.file("out.json"))
+        let run = try await sandbox.prefs("dump", sandbox.directory.file("out.json"))
         #expect(run.status == 65)
         #expect(run.error.hasPrefix("prefs: app: big: external value: blob "), "\(run.error)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.directory.file("out.json")))

@@ -5,7 +5,7 @@ import Testing
 
 /// `export --format sh|env|github`: a suite as environment variables, read back by real shells
 /// (bash and dash) and by readers that follow systemd's, docker's and GitHub's documented rules.
-@Suite struct EnvironmentExportTests {
+@Suite(.runsProcesses) struct EnvironmentExportTests {
     /// Values that break naive quoting: quotes, command substitutions, backquotes, backslashes,
     /// line breaks, globs, control characters, leading dashes.
     static let hostile: [(String, String)] = [
@@ -16,21 +16,21 @@ import Testing
         ("lone", "'"), ("_under9", "=a=b"),
     ]
 
-    static func hostileSuite() throws -> ProcessSandbox {
+    static func hostileSuite() async throws -> ProcessSandbox {
         let sandbox = try ProcessSandbox()
         let pairs = hostile.flatMap { [$0.0, "-string", $0.1] }
-        let run = try runProcess(Paths.binary, ["write", "hostile"] + pairs, environment: sandbox.environment)
+        let run = try await runProcess(Paths.binary, ["write", "hostile"] + pairs, environment: sandbox.environment)
         guard run.status == 0 else { throw TestFailure(run.error) }
         return sandbox
     }
 
     /// `eval "$(prefs export …)"` in bash and dash sets and exports each variable exactly, and runs nothing.
     @Test(arguments: ["/bin/bash", "/bin/dash"])
-    func shFormatEvaluatesToTheValuesAndRunsNothing(shell: String) throws {
-        let sandbox = try EnvironmentExportTests.hostileSuite()
+    func shFormatEvaluatesToTheValuesAndRunsNothing(shell: String) async throws {
+        let sandbox = try await EnvironmentExportTests.hostileSuite()
         let work = try TemporaryDirectory()
         let script = #"eval "$(prefs export hostile - --format sh)" || exit 9; env -0"#
-        let run = try runProcess(shell, ["-c", script], environment: sandbox.environment, workingDirectory: work.path)
+        let run = try await runProcess(shell, ["-c", script], environment: sandbox.environment, workingDirectory: work.path)
         #expect(run.status == 0, "\(run.error)")
         var exported: [String: String] = [:]
         for entry in run.output.split(separator: 0) {

@@ -5,11 +5,11 @@ import Testing
 
 /// `prefs exec DOMAIN… -- COMMAND…`: COMMAND replaces prefs with the suites' values in its
 /// environment; its status and signals are its own; nothing runs when a value cannot be given.
-@Suite struct ExecTests {
-    static func sandbox() throws -> ProcessSandbox {
+@Suite(.runsProcesses) struct ExecTests {
+    static func sandbox() async throws -> ProcessSandbox {
         let sandbox = try ProcessSandbox()
         let pairs = EnvironmentExportTests.hostile.flatMap { [$0.0, "-string", $0.1] }
-        try check(runProcess(Paths.binary, ["write", "hostile"] + pairs, environment: sandbox.environment))
+        try check(await runProcess(Paths.binary, ["write", "hostile"] + pairs, environment: sandbox.environment))
         return sandbox
     }
 
@@ -17,8 +17,8 @@ import Testing
         guard run.status == 0 else { throw TestFailure(run.error) }
     }
 
-    static func run(_ sandbox: ProcessSandbox, _ arguments: [String], in directory: String? = nil) throws -> ProcessResult {
-        try runProcess(Paths.binary, arguments, environment: sandbox.environment, workingDirectory: directory)
+    static func run(_ sandbox: ProcessSandbox, _ arguments: [String], in directory: String? = nil) async throws -> ProcessResult {
+        try await runProcess(Paths.binary, arguments, environment: sandbox.environment, workingDirectory: directory)
     }
 
     static func environment(_ output: [UInt8]) -> [String: String] {
@@ -33,11 +33,11 @@ import Testing
 
     /// Every value reaches COMMAND exactly, and a shell that expands them (bash, dash) runs nothing.
     @Test(arguments: ["/bin/bash", "/bin/dash"])
-    func hostileValuesReachTheCommandExactly(shell: String) throws {
-        let sandbox = try ExecTests.sandbox()
+    func hostileValuesReachTheCommandExactly(shell: String) async throws {
+        let sandbox = try await ExecTests.sandbox()
         let work = try TemporaryDirectory()
         let names = EnvironmentExportTests.hostile.map { "\"$\($0.0)\"" }.joined(separator: " ")
-        let run = try ExecTests.run(sandbox, ["exec", "hostile", "--", shell, "-c", "printf '%s\\0' \(names); env -0 > env.out"], in: work.path)
+        let run = try await ExecTests.run(sandbox, ["exec", "hostile", "--", shell, "-c", "printf '%s\\0' \(names); env -0 > env.out"], in: work.path)
         #expect(run.status == 0, "\(run.error)")
         let printed = run.output.split(separator: 0, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
         #expect(printed == EnvironmentExportTests.hostile.map(\.1))
@@ -47,12 +47,12 @@ import Testing
     }
 
     /// Layered values (what an application sees); a later DOMAIN wins; the rest of the environment stays.
-    @Test func laterDomainsWinAndLayersShow() throws {
+    @Test func laterDomainsWinAndLayersShow() async throws {
         let sandbox = try ProcessSandbox()
-        try ExecTests.check(try ExecTests.run(sandbox, ["register", "first", "theme", "light"]))
-        try ExecTests.check(try ExecTests.run(sandbox, ["write", "first", "A", "1", "B", "1"]))
-        try ExecTests.check(try ExecTests.run(sandbox, ["write", "second", "B", "2", "flag", "-bool", "yes"]))
-        let run = try ExecTests.run(sandbox, ["exec", "first", "second", "--", "/usr/bin/env", "-0"])
+        try await ExecTests.check(try ExecTests.run(sandbox, ["register", "first", "theme", "light"]))
+        try await ExecTests.check(try ExecTests.run(sandbox, ["write", "first", "A", "1", "B", "1"]))
+        try await ExecTests.check(try ExecTests.run(sandbox, ["write", "second", "B", "2", "flag", "-bool", "yes"]))
+        let run = try await ExecTests.run(sandbox, ["exec", "first", "second", "--", "/usr/bin/env", "-0"])
         #expect(run.status == 0, "\(run.error)")
         let environment = ExecTests.environment(run.output)
         #expect(environment["A"] == "1" && environment["B"] == "2" && environment["theme"] == "light" && environment["flag"] == "true")
@@ -61,15 +61,15 @@ import Testing
 
     /// prefs is replaced: COMMAND has prefs' process ID, its exit status and its signals are its own,
     /// SIGPIPE is not left ignored, and words after `--` are COMMAND's even when spelled like options.
-    @Test func theCommandReplacesPrefs() throws {
+    @Test func theCommandReplacesPrefs() async throws {
         let sandbox = try ProcessSandbox()
-        try ExecTests.check(try ExecTests.run(sandbox, ["write", "s", "k", "v"]))
+        try await ExecTests.check(try ExecTests.run(sandbox, ["write", "s", "k", "v"]))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.binary)
         process.arguments = ["exec", "s", "--", "/bin/sh", "-c", "echo $$ > \(sandbox.directory.file("pid")); exit 42"]
         process.environment = sandbox.environment
         try process.run()
-        process.waitUntilExit()
+        await process.exited()
         #expect(process.terminationStatus == 42)
         #expect(try String(contentsOfFile: sandbox.directory.file("pid"), encoding: .utf8) == "\(process.processIdentifier)\n")
         let killed = Process()
@@ -78,21 +78,21 @@ import Testing
         killed.arguments = ["exec", "s", "--", "/bin/sh", "-c", "kill -KILL $$"]
         killed.environment = sandbox.environment
         try killed.run()
-        killed.waitUntilExit()
+        await killed.exited()
         #expect(killed.terminationReason == .uncaughtSignal && killed.terminationStatus == SIGKILL)
-        let ignored = try ExecTests.run(sandbox, ["exec", "s", "--", "/usr/bin/grep", "SigIgn", "/proc/self/status"])
+        let ignored = try await ExecTests.run(sandbox, ["exec", "s", "--", "/usr/bin/grep", "SigIgn", "/proc/self/status"])
         let mask = UInt64(ignored.outputText.split(separator: "\t").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "", radix: 16)
         #expect(mask.map { $0 & (1 << (UInt64(SIGPIPE) - 1)) == 0 } == true, "\(ignored.outputText)")
-        #expect(try ExecTests.run(sandbox, ["exec", "s", "--", "/bin/echo", "--help", "-h", "--"]).outputText == "--help -h --\n")
+        #expect(try await ExecTests.run(sandbox, ["exec", "s", "--", "/bin/echo", "--help", "-h", "--"]).outputText == "--help -h --\n")
     }
 
     /// Nothing runs when a value cannot be given (a NUL byte, a key that is no name) or a suite is
     /// missing; a COMMAND not found is 127, one that cannot run 126, as env(1) exits.
-    @Test func refusalsRunNothing() throws {
+    @Test func refusalsRunNothing() async throws {
         let sandbox = try ProcessSandbox()
         let work = try TemporaryDirectory()
-        try ExecTests.check(try ExecTests.run(sandbox, ["write", "s", "fine", "1"]))
-        try ExecTests.check(try ExecTests.run(sandbox, ["write", "dots", "a.b", "1"]))
+        try await ExecTests.check(try ExecTests.run(sandbox, ["write", "s", "fine", "1"]))
+        try await ExecTests.check(try ExecTests.run(sandbox, ["write", "dots", "a.b", "1"]))
         let json = try work.write("nul.json", #"{"ok": "x", "nul": "a\u0000b"}"#)
         let touch = ["--", "/usr/bin/touch", work.file("ran")]
         let cases: [([String], Int32, String)] = [
@@ -107,7 +107,7 @@ import Testing
             (["exec", "s", "--", json], 126, "prefs: exec: \(json): cannot run: permission denied\n"),
         ]
         for (arguments, status, message) in cases {
-            let run = try ExecTests.run(sandbox, arguments)
+            let run = try await ExecTests.run(sandbox, arguments)
             #expect(run.status == status, "\(arguments)")
             #expect(run.error == message, "\(arguments)")
         }
@@ -115,28 +115,28 @@ import Testing
     }
 
     /// `--keys`: only those keys, from whichever DOMAIN has them; one none has is 1, nothing run.
-    @Test func keysPickFromEveryDomain() throws {
+    @Test func keysPickFromEveryDomain() async throws {
         let sandbox = try ProcessSandbox()
-        try ExecTests.check(try ExecTests.run(sandbox, ["write", "dots", "a.b", "1", "fine", "yes"]))
-        try ExecTests.check(try ExecTests.run(sandbox, ["write", "other", "more", "2", "x.y", "3"]))
-        let run = try ExecTests.run(sandbox, ["exec", "dots", "other", "--keys", "fine", "--keys", "more", "--", "/usr/bin/env", "-0"])
+        try await ExecTests.check(try ExecTests.run(sandbox, ["write", "dots", "a.b", "1", "fine", "yes"]))
+        try await ExecTests.check(try ExecTests.run(sandbox, ["write", "other", "more", "2", "x.y", "3"]))
+        let run = try await ExecTests.run(sandbox, ["exec", "dots", "other", "--keys", "fine", "--keys", "more", "--", "/usr/bin/env", "-0"])
         #expect(run.status == 0, "\(run.error)")
         let environment = ExecTests.environment(run.output)
         #expect(environment["fine"] == "yes" && environment["more"] == "2" && environment["a.b"] == nil)
-        let missing = try ExecTests.run(sandbox, ["exec", "dots", "other", "--keys", "fine,nope", "--", "/usr/bin/touch", sandbox.directory.file("ran")])
+        let missing = try await ExecTests.run(sandbox, ["exec", "dots", "other", "--keys", "fine,nope", "--", "/usr/bin/touch", sandbox.directory.file("ran")])
         #expect(missing.status == 1 && missing.error == "prefs: dots, other: no key nope\n")
         #expect(!FileManager.default.fileExists(atPath: sandbox.directory.file("ran")))
     }
 
     /// On etcd the same: the suite's values, and `export --format sh` evaluates to them.
-    @Test func worksOnEtcd() throws {
-        let fleet = try FleetSandbox(try EtcdCluster(members: 1))
-        try #require(fleet.prefs("write", "s", "greeting", "-string", "it's $(touch pwned)", "n", "-int", "3").status == 0)
-        let run = try fleet.prefs("exec", "s", "--", "/usr/bin/env", "-0")
+    @Test func worksOnEtcd() async throws {
+        let fleet = try FleetSandbox(try await SharedCluster.oneMember.get())
+        try #require(await fleet.prefs("write", "s", "greeting", "-string", "it's $(touch pwned)", "n", "-int", "3").status == 0)
+        let run = try await fleet.prefs("exec", "s", "--", "/usr/bin/env", "-0")
         #expect(run.status == 0, "\(run.error)")
         let environment = ExecTests.environment(run.output)
         #expect(environment["greeting"] == "it's $(touch pwned)" && environment["n"] == "3")
-        let shell = try fleet.shell(#"eval "$(prefs export s - --format sh)" && printf '%s|%s' "$greeting" "$n""#)
+        let shell = try await fleet.shell(#"eval "$(prefs export s - --format sh)" && printf '%s|%s' "$greeting" "$n""#)
         #expect(shell.outputText == "it's $(touch pwned)|3", "\(shell.error)")
     }
 

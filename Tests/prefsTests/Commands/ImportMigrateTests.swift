@@ -212,16 +212,16 @@ import Testing
 }
 
 /// import and migrate with the real binary: standard input as the source, and files on disk.
-@Suite struct ImportMigrateEndToEndTests {
-    @Test func standardInputFeedsImportAndMigrate() throws {
+@Suite(.runsProcesses) struct ImportMigrateEndToEndTests {
+    @Test func standardInputFeedsImportAndMigrate() async throws {
         let sandbox = try ProcessSandbox()
-        let imported = try sandbox.prefs("import", "app", "-", input: Array(#"{"a": 1, "gone": null}"#.utf8))
+        let imported = try await sandbox.prefs("import", "app", "-", input: Array(#"{"a": 1, "gone": null}"#.utf8))
         #expect(imported.status == 0, "\(imported.error)")
         #expect(try sandbox.suite("app") == ["a": 1])
-        let migrated = try sandbox.prefs("migrate", "app", "-", "--from", "ini", "--infer-types", input: Array("[db]\nport = 5432\n".utf8))
+        let migrated = try await sandbox.prefs("migrate", "app", "-", "--from", "ini", "--infer-types", input: Array("[db]\nport = 5432\n".utf8))
         #expect(migrated.status == 0 && migrated.outputText == "migrated\tdb = { port = 5432; }\n1 migrated, 0 unchanged, 0 skipped-conflict, 0 missing, 0 errors\n",
                 "\(migrated.outputText) \(migrated.error)")
-        let bad = try sandbox.prefs("import", "app", "-", input: Array(#"{"b": 2, "c": [null]}"#.utf8))
+        let bad = try await sandbox.prefs("import", "app", "-", input: Array(#"{"b": 2, "c": [null]}"#.utf8))
         #expect(bad.status == 65 && bad.error.hasPrefix("prefs: standard input: JSON: "))
         #expect(try sandbox.suite("app") == ["a": 1, "db": ["port": 5432]])
         #expect(try sandbox.files() == ["app.plist"])

@@ -6,7 +6,7 @@ import Testing
 /// `load` is all or nothing for its document: a fault anywhere in it — a key no suite stores, a
 /// value a suite's schema refuses, a name given twice — is 65 naming it, and no suite, file or
 /// directory is changed or made. `import` refuses a JSON key given twice the same way.
-@Suite struct LoadAllOrNothingTests {
+@Suite(.runsProcesses) struct LoadAllOrNothingTests {
     static func dump(_ suites: String, registered: String? = nil) -> [UInt8] {
         let registeredPart = registered.map { #", "registered": {"dictionary": {\#($0)}}"# } ?? ""
         return Array(#"{"prefs-typed-json": 1, "value": {"dictionary": {"prefs-dump": {"integer": 1}, "suites": {"dictionary": {\#(suites)}}\#(registeredPart)}}}"#.utf8)
@@ -33,17 +33,17 @@ import Testing
         (#""d": {"dictionary": {"x\u0000y": {"integer": 1}}}"#, "a key cannot contain NUL"),
         (#""port": {"string": "eighty"}"#, "expected an integer"),
     ])
-    func aBadSuiteAnywhereRestoresNoSuite(entry: String, message: String) throws {
+    func aBadSuiteAnywhereRestoresNoSuite(entry: String, message: String) async throws {
         let sandbox = try ProcessSandbox()
-        try #require(try sandbox.prefs("write", "a", "old", "1").status == 0)
-        try #require(try sandbox.prefs("write", "c", "old", "1").status == 0)
+        try #require(try await sandbox.prefs("write", "a", "old", "1").status == 0)
+        try #require(try await sandbox.prefs("write", "c", "old", "1").status == 0)
         let schema = try sandbox.directory.write("b.json", #"{"keys": {"port": {"type": "integer"}}}"#)
-        try #require(try sandbox.prefs("register", "b", "--schema", schema).status == 0)
+        try #require(try await sandbox.prefs("register", "b", "--schema", schema).status == 0)
         let document = try sandbox.directory.write("dump.json", LoadAllOrNothingTests.dump(
             #""a": {"dictionary": {"new": {"integer": 2}}}, "b": {"dictionary": {\#(entry)}}, "c": {"dictionary": {"new": {"integer": 3}}}"#))
         let before = try LoadAllOrNothingTests.tree(sandbox)
         for dryRun in [[], ["--dry-run"]] {
-            let run = try runProcess(Paths.binary, ["load", document] + dryRun, environment: sandbox.environment)
+            let run = try await runProcess(Paths.binary, ["load", document] + dryRun, environment: sandbox.environment)
             #expect(run.status == 65 && run.outputText == "", "\(dryRun): \(run.status) \(run.outputText) \(run.error)")
             #expect(run.error.hasPrefix("prefs: ") && run.error.contains(message) && run.error.split(separator: "\n").count == 1, "\(run.error)")
             #expect(try LoadAllOrNothingTests.tree(sandbox) == before)
@@ -58,12 +58,12 @@ import Testing
         (#""a": {"dictionary": {"k": {"dictionary": {"x": {"integer": 1}, "x": {"integer": 2}}}}}"#, #"the key "x" is given twice"#),
         (#""a": {"dictionary": {"k": {"integer": 1}}}}}, "suites": {"dictionary": {"b": {"dictionary": {}}"#, #""suites" is given twice"#),
     ])
-    func aNameGivenTwiceRestoresNothing(suites: String, message: String) throws {
+    func aNameGivenTwiceRestoresNothing(suites: String, message: String) async throws {
         let sandbox = try ProcessSandbox()
-        try #require(try sandbox.prefs("write", "kept", "old", "1").status == 0)
+        try #require(try await sandbox.prefs("write", "kept", "old", "1").status == 0)
         let document = try sandbox.directory.write("dump.json", LoadAllOrNothingTests.dump(#""kept": {"dictionary": {"new": {"integer": 2}}}, "# + suites))
         let before = try LoadAllOrNothingTests.tree(sandbox)
-        let run = try sandbox.prefs("load", document)
+        let run = try await sandbox.prefs("load", document)
         #expect(run.status == 65 && run.outputText == "", "\(run.status) \(run.outputText) \(run.error)")
         #expect(run.error.hasPrefix("prefs: \(document): typed JSON: byte ") && run.error.contains(message), "\(run.error)")
         #expect(try LoadAllOrNothingTests.tree(sandbox) == before)
@@ -71,10 +71,10 @@ import Testing
 
     /// NFC and NFD spellings of a key are two keys (a suite tells keys apart by their bytes), in a
     /// dump as in a suite.
-    @Test func keysThatDifferOnlyInNormalizationAreNotTwice() throws {
+    @Test func keysThatDifferOnlyInNormalizationAreNotTwice() async throws {
         let sandbox = try ProcessSandbox()
         let document = try sandbox.directory.write("dump.json", LoadAllOrNothingTests.dump(#""a": {"dictionary": {"\u00e9": {"integer": 1}, "e\u0301": {"integer": 2}}}"#))
-        let run = try sandbox.prefs("load", document)
+        let run = try await sandbox.prefs("load", document)
         #expect(run.status == 0, "\(run.error)")
         #expect(try sandbox.suite("a") == .dictionary(PrefDictionary([("\u{E9}", .integer(1)), ("e\u{301}", .integer(2))])))
     }
@@ -88,12 +88,12 @@ import Testing
         (#"{"a\u0062": 1, "ab": 2}"#, #"the key "ab" is given twice"#),
         (#"{"prefs-typed-json": 1, "value": {"dictionary": {"a": {"integer": 1}, "a": {"integer": 2}}}}"#, #"the key "a" is given twice"#),
     ])
-    func importRefusesAJSONKeyGivenTwice(document: String, message: String) throws {
+    func importRefusesAJSONKeyGivenTwice(document: String, message: String) async throws {
         let sandbox = try ProcessSandbox()
-        try #require(try sandbox.prefs("write", "s", "a", "-int", "0").status == 0)
+        try #require(try await sandbox.prefs("write", "s", "a", "-int", "0").status == 0)
         let before = try LoadAllOrNothingTests.tree(sandbox)
         let file = try sandbox.directory.write("doc.json", document)
-        let run = try sandbox.prefs("import", "s", file)
+        let run = try await sandbox.prefs("import", "s", file)
         #expect(run.status == 65, "\(run.error)")
         #expect(run.error.hasPrefix("prefs: \(file): ") && run.error.contains(message) && run.error.split(separator: "\n").count == 1, "\(run.error)")
         #expect(try LoadAllOrNothingTests.tree(sandbox) == before)

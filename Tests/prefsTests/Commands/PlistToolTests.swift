@@ -5,7 +5,7 @@ import Testing
 
 /// What `plutil` and PlistBuddy users reach for: an empty file made with `'{}'`, JSON documents from
 /// files, inserting into an array, several keys deleted at once.
-@Suite struct PlistToolTests {
+@Suite(.runsProcesses) struct PlistToolTests {
     @Test(arguments: [("/home/u/x.plist", PlistFormat.xml), ("/home/u/x.json", .json)])
     func writingAnEmptyDictionaryCreatesTheFile(path: String, format: PlistFormat) throws {
         let home = InMemoryHome()
@@ -45,19 +45,19 @@ import Testing
         #expect(home.run("read", "app", ":r:w").output == "640\n")
     }
 
-    @Test func jsonFromStandardInputAndAMalformedFileAsProcesses() throws {
+    @Test func jsonFromStandardInputAndAMalformedFileAsProcesses() async throws {
         let sandbox = try ProcessSandbox()
-        #expect(try sandbox.prefs("write", "app", "k", "-json", "@-", input: Array("[true, 2]".utf8)).status == 0)
+        #expect(try await sandbox.prefs("write", "app", "k", "-json", "@-", input: Array("[true, 2]".utf8)).status == 0)
         #expect(try sandbox.suite("app") == ["k": [true, 2]])
         let bad = try sandbox.directory.write("bad.json", "{bad")
-        let run = try sandbox.prefs("write", "app", "k", "-json", "@" + bad)
+        let run = try await sandbox.prefs("write", "app", "k", "-json", "@" + bad)
         #expect(run.status == 65)
         #expect(run.error == "prefs: app: k: -json @\(bad): \(bad): JSON: line 1, column 2: expected a string key\n")
         #expect(try sandbox.suite("app") == ["k": [true, 2]])
         // register reads values from files too (it was an internal error).
         let data = try sandbox.directory.write("v.bin", [1, 2, 3])
-        #expect(try sandbox.prefs("register", "app", "d", "-data", "@" + data).status == 0)
-        #expect(try sandbox.prefs("read", "app", "d").outputText == "010203\n")
+        #expect(try await sandbox.prefs("register", "app", "d", "-data", "@" + data).status == 0)
+        #expect(try await sandbox.prefs("read", "app", "d").outputText == "010203\n")
     }
 
     @Test func arrayInsertPutsItemsBeforeAnIndex() throws {

@@ -4,7 +4,7 @@ import Testing
 @testable import prefs
 
 /// `read DOMAIN KEY --default [TYPE] VALUE`: the fallback a script needs, without hiding real errors.
-@Suite struct ReadDefaultTests {
+@Suite(.runsProcesses) struct ReadDefaultTests {
     @Test(arguments: [
         (["--default", "30"], "30\n"),
         (["--default", "-int", "30"], "30\n"),
@@ -61,15 +61,15 @@ import Testing
     }
 
     /// Scripts: the value, the default, or a real failure told apart by the exit status.
-    @Test func theReadmeIdiomFailsOnARealError() throws {
+    @Test func theReadmeIdiomFailsOnARealError() async throws {
         let sandbox = try ProcessSandbox()
         let script = #"timeout=$(prefs read com.example.app timeout --default -int 30) && echo "timeout $timeout" || echo "failed $?""#
-        #expect(try sandbox.shell(script).outputText == "timeout 30\n")
-        try sandbox.prefs("write", "com.example.app", "timeout", "-int", "60")
-        #expect(try sandbox.shell(script).outputText == "timeout 60\n")
+        #expect(try await sandbox.shell(script).outputText == "timeout 30\n")
+        try await sandbox.prefs("write", "com.example.app", "timeout", "-int", "60")
+        #expect(try await sandbox.shell(script).outputText == "timeout 60\n")
         try FileManager.default.removeItem(atPath: sandbox.config + "/com.example.app.plist")
         try "<plist><dict>".write(toFile: sandbox.config + "/com.example.app.plist", atomically: true, encoding: .utf8)
-        #expect(try sandbox.shell(script).outputText == "failed 65\n")
+        #expect(try await sandbox.shell(script).outputText == "failed 65\n")
     }
 
     @Test(arguments: [

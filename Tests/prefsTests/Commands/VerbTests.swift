@@ -5,7 +5,7 @@ import Testing
 
 /// The defaults verbs, in-process against an in-memory file system (an `InMemoryHome`): what they
 /// print, their exit status, and what they leave in the store.
-@Suite struct VerbTests {
+@Suite(.runsProcesses) struct VerbTests {
     @Test func writeTypesValuesAsDefaultsDoes() throws {
         let home = InMemoryHome()
         let run = home.run("write", "app", "s", "text", "i", "-int", "-42", "u", "-integer", "18446744073709551615",
@@ -52,12 +52,12 @@ import Testing
     }
 
     /// The same through standard input, with the real binary.
-    @Test func aNULFromStandardInputIsKeptExactly() throws {
+    @Test func aNULFromStandardInputIsKeptExactly() async throws {
         let sandbox = try ProcessSandbox()
         let text: [UInt8] = [0x00, 0x61, 0x00, 0x00, 0x62, 0x0A, 0x00]
-        let write = try sandbox.prefs("write", "app", "s", "-string-file", "-", input: text)
+        let write = try await sandbox.prefs("write", "app", "s", "-string-file", "-", input: text)
         #expect(write.status == 0 && write.error.isEmpty, "\(write.error)")
-        let read = try sandbox.prefs("read", "app", "s", "--raw")
+        let read = try await sandbox.prefs("read", "app", "s", "--raw")
         #expect(read.status == 0 && read.output == text, "\(read.output) \(read.error)")
         #expect(try sandbox.suite("app") == ["s": .string(String(decoding: text, as: UTF8.self))])
     }

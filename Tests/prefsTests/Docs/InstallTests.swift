@@ -5,7 +5,7 @@ import Testing
 /// The README's install lines, run as written under a temporary PREFIX (with the binary the tests
 /// built instead of a release build): the binary, the man page and the three completions land
 /// where each tool looks, and the optional `defaults` link runs prefs as defaults.
-@Suite struct InstallTests {
+@Suite(.runsProcesses) struct InstallTests {
     /// The README's first `sh` block after "## Install".
     static func installBlock() throws -> [String] {
         let readme = try Paths.text("README.md")
@@ -15,7 +15,7 @@ import Testing
         return readme[open.upperBound..<close.lowerBound].split(separator: "\n").map(String.init)
     }
 
-    @Test func theReadmesInstallLinesPutEverythingUnderThePrefix() throws {
+    @Test func theReadmesInstallLinesPutEverythingUnderThePrefix() async throws {
         let lines = try InstallTests.installBlock()
         #expect(lines.first == "swift build -c release --product prefs -Xswiftc -static-executable -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc -fdata-sections")
         let directory = try TemporaryDirectory()
@@ -23,7 +23,7 @@ import Testing
         // The build is the tests' own; PREFIX is the temporary one; every other line runs as written.
         let script = ["set -eu", "PREFIX='\(prefix)'"] + lines.dropFirst().filter { !$0.hasPrefix("PREFIX=") }
             .map { $0.replacingOccurrences(of: ".build/release/prefs", with: Paths.binary) }
-        let run = try runProcess("/bin/sh", ["-c", script.joined(separator: "\n")], environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path],
+        let run = try await runProcess("/bin/sh", ["-c", script.joined(separator: "\n")], environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path],
                                  workingDirectory: Fixtures.packageRoot)
         #expect(run.status == 0, "\(run.error)")
         let installed: [(String, String, mode_t)] = [
@@ -37,9 +37,9 @@ import Testing
             var info = stat()
             #expect(stat(prefix + "/" + path, &info) == 0 && info.st_mode & 0o777 == mode, "\(path)")
         }
-        let version = try runProcess(prefix + "/bin/prefs", ["--version"])
+        let version = try await runProcess(prefix + "/bin/prefs", ["--version"])
         #expect(version.status == 0 && version.outputText.hasPrefix("prefs "))
-        let asDefaults = try runProcess(prefix + "/bin/defaults", ["help"], environment: ["HOME": directory.path, "PREFS_HOST_ID": "x"])
+        let asDefaults = try await runProcess(prefix + "/bin/defaults", ["help"], environment: ["HOME": directory.path, "PREFS_HOST_ID": "x"])
         #expect(asDefaults.outputText.contains("defaults") || asDefaults.error.contains("defaults"), "\(asDefaults.outputText) \(asDefaults.error)")
     }
 }

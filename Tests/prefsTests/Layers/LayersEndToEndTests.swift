@@ -5,7 +5,7 @@ import Testing
 /// Registered defaults with the real binary on temporary XDG directories: a package's read-only
 /// defaults directory, the user's registration file, the suite, and Foundation's UserDefaults
 /// reading the suite next to them.
-@Suite struct LayersEndToEndTests {
+@Suite(.runsProcesses) struct LayersEndToEndTests {
     /// A package ships `app` defaults in a read-only directory, as a system package would.
     static func shippingBox() throws -> (ProcessSandbox, String) {
         let sandbox = try ProcessSandbox()
@@ -31,75 +31,75 @@ import Testing
         return result
     }
 
-    @Test func theDefaultShowsWithItsOriginAndResetBringsItBackAfterAWrite() throws {
+    @Test func theDefaultShowsWithItsOriginAndResetBringsItBackAfterAWrite() async throws {
         let (sandbox, shipped) = try LayersEndToEndTests.shippingBox()
         let package = try LayersEndToEndTests.snapshot(sandbox.packages)
-        var read = try sandbox.prefs("read", "app", "theme")
+        var read = try await sandbox.prefs("read", "app", "theme")
         #expect(read.status == 0 && read.outputText == "dark\n", "\(read.error)")
-        #expect(try sandbox.prefs("read", "app", "theme", "--origin").outputText == "registered:\(shipped)\tdark\n")
+        #expect(try await sandbox.prefs("read", "app", "theme", "--origin").outputText == "registered:\(shipped)\tdark\n")
         // Reads have no side effects: no configuration or data directory appeared.
         #expect(!FileManager.default.fileExists(atPath: sandbox.config) && !FileManager.default.fileExists(atPath: sandbox.data))
 
-        #expect(try sandbox.prefs("write", "app", "theme", "light", "--exit-code").status == 3)
-        #expect(try sandbox.prefs("read", "app", "theme", "--origin").outputText == "stored\tlight\n")
+        #expect(try await sandbox.prefs("write", "app", "theme", "light", "--exit-code").status == 3)
+        #expect(try await sandbox.prefs("read", "app", "theme", "--origin").outputText == "stored\tlight\n")
         #expect(try sandbox.suite("app") == ["theme": "light"])
 
-        let registered = try sandbox.prefs("register", "app", "-", input: Array(#"{"theme": "solarized", "size": 14}"#.utf8))
+        let registered = try await sandbox.prefs("register", "app", "-", input: Array(#"{"theme": "solarized", "size": 14}"#.utf8))
         #expect(registered.status == 0, "\(registered.error)")
-        #expect(try sandbox.prefs("read", "app", "--origin").outputText == """
+        #expect(try await sandbox.prefs("read", "app", "--origin").outputText == """
             registered:\(shipped)\tflags\t{ beta = false; }
             registered:\(sandbox.data)/prefs/defaults/app.plist\tsize\t14
             stored\ttheme\tlight
 
             """)
-        #expect(try sandbox.prefs("reset", "app", "--exit-code").status == 3)
-        read = try sandbox.prefs("read", "app", "theme", "--origin")
+        #expect(try await sandbox.prefs("reset", "app", "--exit-code").status == 3)
+        read = try await sandbox.prefs("read", "app", "theme", "--origin")
         #expect(read.outputText == "registered:\(sandbox.data)/prefs/defaults/app.plist\tsolarized\n")
-        #expect(try sandbox.prefs("reset", "app", "theme", "--exit-code").status == 0)
+        #expect(try await sandbox.prefs("reset", "app", "theme", "--exit-code").status == 0)
         #expect(try sandbox.files().isEmpty)
-        #expect(try sandbox.prefs("register", "app", "--delete", "theme", "--delete", "size").status == 0)
+        #expect(try await sandbox.prefs("register", "app", "--delete", "theme", "--delete", "size").status == 0)
         #expect(!FileManager.default.fileExists(atPath: sandbox.data + "/prefs/defaults/app.plist"))
-        #expect(try sandbox.prefs("read", "app", "theme").outputText == "dark\n")
+        #expect(try await sandbox.prefs("read", "app", "theme").outputText == "dark\n")
 
         // The package's files and directories are exactly as they were: only ever read.
         #expect(try LayersEndToEndTests.snapshot(sandbox.packages) == package)
     }
 
-    @Test func aBrokenShippedFileIsReportedAndTheSuiteStaysReadable() throws {
+    @Test func aBrokenShippedFileIsReportedAndTheSuiteStaysReadable() async throws {
         let (sandbox, shipped) = try LayersEndToEndTests.shippingBox()
-        try sandbox.prefs("write", "app", "theme", "light")
+        try await sandbox.prefs("write", "app", "theme", "light")
         chmod(sandbox.packages + "/prefs/defaults", 0o755)
         chmod(shipped, 0o644)
         try Data("bplist00 broken".utf8).write(to: URL(fileURLWithPath: shipped))
-        let read = try sandbox.prefs("read", "app", "theme")
+        let read = try await sandbox.prefs("read", "app", "theme")
         #expect(read.status == 65 && read.outputText.isEmpty)
         #expect(read.error.hasPrefix("prefs: \(shipped): "), "\(read.error)")
-        #expect(try sandbox.prefs("read", "app", "theme", "--stored").outputText == "light\n")
-        #expect(try sandbox.prefs("read", "app", "theme", "--defaults", "/nonexistent.plist").status == 66)
+        #expect(try await sandbox.prefs("read", "app", "theme", "--stored").outputText == "light\n")
+        #expect(try await sandbox.prefs("read", "app", "theme", "--defaults", "/nonexistent.plist").status == 66)
     }
 
-    @Test func dryRunsCreateNothingOnDisk() throws {
+    @Test func dryRunsCreateNothingOnDisk() async throws {
         let sandbox = try ProcessSandbox()
-        let write = try sandbox.prefs("write", "app", "k", "-int", "1", "--dry-run", "--exit-code")
+        let write = try await sandbox.prefs("write", "app", "k", "-int", "1", "--dry-run", "--exit-code")
         #expect(write.status == 3 && write.outputText == "+ k = 1\n")
-        let register = try sandbox.prefs("register", "app", "k", "v", "--dry-run")
+        let register = try await sandbox.prefs("register", "app", "k", "v", "--dry-run")
         #expect(register.status == 0 && register.outputText == "+ k = v\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path).sorted() == [])
     }
 
     /// Registered defaults are prefs' own: a Swift program using UserDefaults sees exactly the
     /// stored values in its file, and prefs still reads what that program writes.
-    @Test func userDefaultsSeesOnlyTheStoredValues() throws {
+    @Test func userDefaultsSeesOnlyTheStoredValues() async throws {
         let (sandbox, _) = try LayersEndToEndTests.shippingBox()
-        try #require(sandbox.prefs("register", "shared", "integer", "-int", "1", "fromRegistration", "x").status == 0)
-        try #require(sandbox.prefs("write", "shared", "string", "hello", "integer", "-int", "42").status == 0)
-        try #require(sandbox.prefs("write", "shared", "counter", "-int-add", "3").status == 0)
-        let read = try runProcess(Paths.userDefaultsHelper, ["read", "shared"], environment: sandbox.environment)
+        try #require(await sandbox.prefs("register", "shared", "integer", "-int", "1", "fromRegistration", "x").status == 0)
+        try #require(await sandbox.prefs("write", "shared", "string", "hello", "integer", "-int", "42").status == 0)
+        try #require(await sandbox.prefs("write", "shared", "counter", "-int-add", "3").status == 0)
+        let read = try await runProcess(Paths.userDefaultsHelper, ["read", "shared"], environment: sandbox.environment)
         #expect(read.status == 0, "\(read.error)")
         #expect(read.outputText == "counter\tinteger\t3\ninteger\tinteger\t42\nstring\tstring\thello\n")
-        try #require(sandbox.prefs("reset", "shared", "integer").status == 0)
-        let afterReset = try runProcess(Paths.userDefaultsHelper, ["read", "shared"], environment: sandbox.environment)
+        try #require(await sandbox.prefs("reset", "shared", "integer").status == 0)
+        let afterReset = try await runProcess(Paths.userDefaultsHelper, ["read", "shared"], environment: sandbox.environment)
         #expect(afterReset.outputText == "counter\tinteger\t3\nstring\tstring\thello\n")
-        #expect(try sandbox.prefs("read", "shared", "integer", "--origin").outputText == "registered:\(sandbox.data)/prefs/defaults/shared.plist\t1\n")
+        #expect(try await sandbox.prefs("read", "shared", "integer", "--origin").outputText == "registered:\(sandbox.data)/prefs/defaults/shared.plist\t1\n")
     }
 }

@@ -6,12 +6,12 @@ import PrefsTestSupport
 /// An administrator's layers with the real binary: managed values under `$XDG_CONFIG_DIRS` win
 /// over everything and no verb changes them (77, nothing written); system defaults show under the
 /// user's values.
-@Suite struct ManagedValuesTests {
+@Suite(.runsProcesses) struct ManagedValuesTests {
     /// A sandbox whose suite `app` stores `mine = 1` and `locked = user`, and whose administrator
     /// manages `locked = policy`: the sandbox and the managed file.
-    static func managedBox(format: PlistFormat = .xml, suffix: String = ".plist") throws -> (ProcessSandbox, String) {
+    static func managedBox(format: PlistFormat = .xml, suffix: String = ".plist") async throws -> (ProcessSandbox, String) {
         let sandbox = try ProcessSandbox()
-        #expect(try sandbox.prefs("write", "app", "mine", "-int", "1", "locked", "user").status == 0)
+        #expect(try await sandbox.prefs("write", "app", "mine", "-int", "1", "locked", "user").status == 0)
         let file = try put(sandbox, "managed/app" + suffix, ["locked": "policy"], format: format)
         return (sandbox, file)
     }
@@ -24,28 +24,28 @@ import PrefsTestSupport
         return path
     }
 
-    @Test func aManagedValueWinsAndSaysWhereItComesFrom() throws {
-        let (sandbox, file) = try ManagedValuesTests.managedBox()
-        #expect(try sandbox.prefs("read", "app", "locked").outputText == "policy\n")
-        #expect(try sandbox.prefs("read", "app", "locked", "--origin").outputText == "managed:\(file)\tpolicy\n")
-        #expect(try sandbox.prefs("read", "app", "mine", "--origin").outputText == "stored\t1\n")
-        #expect(try sandbox.prefs("read", "--stored", "app", "locked").outputText == "user\n")
-        #expect(try sandbox.prefs("read", "app", "--origin").outputText == "managed:\(file)\tlocked\tpolicy\nstored\tmine\t1\n")
+    @Test func aManagedValueWinsAndSaysWhereItComesFrom() async throws {
+        let (sandbox, file) = try await ManagedValuesTests.managedBox()
+        #expect(try await sandbox.prefs("read", "app", "locked").outputText == "policy\n")
+        #expect(try await sandbox.prefs("read", "app", "locked", "--origin").outputText == "managed:\(file)\tpolicy\n")
+        #expect(try await sandbox.prefs("read", "app", "mine", "--origin").outputText == "stored\t1\n")
+        #expect(try await sandbox.prefs("read", "--stored", "app", "locked").outputText == "user\n")
+        #expect(try await sandbox.prefs("read", "app", "--origin").outputText == "managed:\(file)\tlocked\tpolicy\nstored\tmine\t1\n")
     }
 
-    @Test func theFirstConfigDirectoryThatHasTheFileWinsInEitherFormat() throws {
+    @Test func theFirstConfigDirectoryThatHasTheFileWinsInEitherFormat() async throws {
         let sandbox = try ProcessSandbox()
         let second = sandbox.directory.path + "/xdg2"
         sandbox.extraEnvironment["XDG_CONFIG_DIRS"] = sandbox.administered + ":" + second
         let path = second + "/prefs/managed/app.json"
         try FileManager.default.createDirectory(atPath: second + "/prefs/managed", withIntermediateDirectories: true)
         try Data(#"{"k": "from json"}"#.utf8).write(to: URL(fileURLWithPath: path))
-        #expect(try sandbox.prefs("read", "app", "k", "--origin").outputText == "managed:\(path)\tfrom json\n")
+        #expect(try await sandbox.prefs("read", "app", "k", "--origin").outputText == "managed:\(path)\tfrom json\n")
         let first = try ManagedValuesTests.put(sandbox, "managed/app.plist", ["k": "first"])
-        #expect(try sandbox.prefs("read", "app", "k", "--origin").outputText == "managed:\(first)\tfirst\n")
+        #expect(try await sandbox.prefs("read", "app", "k", "--origin").outputText == "managed:\(first)\tfirst\n")
         let global = try ManagedValuesTests.put(sandbox, "managed/.GlobalPreferences.plist", ["g": true])
-        #expect(try sandbox.prefs("read", "-g", "g", "--origin").outputText == "managed:\(global)\ttrue\n")
-        #expect(try sandbox.prefs("write", "-g", "g", "-bool", "false").status == 77)
+        #expect(try await sandbox.prefs("read", "-g", "g", "--origin").outputText == "managed:\(global)\ttrue\n")
+        #expect(try await sandbox.prefs("write", "-g", "g", "-bool", "false").status == 77)
     }
 
     /// Every verb that would change a managed key is refused whole: 77, one line naming the key and
@@ -61,40 +61,40 @@ import PrefsTestSupport
         ["delete", "app", "locked"], ["delete", "app", "mine", "locked"], ["delete", "app"], ["delete", "app", "--dry-run"],
         ["reset", "app", "locked"], ["reset", "app"], ["rename", "app", "locked", "other"], ["rename", "app", "mine", "locked"],
     ])
-    func everyChangeOfAManagedKeyIsRefusedWhole(arguments: [String]) throws {
-        let (sandbox, file) = try ManagedValuesTests.managedBox()
+    func everyChangeOfAManagedKeyIsRefusedWhole(arguments: [String]) async throws {
+        let (sandbox, file) = try await ManagedValuesTests.managedBox()
         let before = try Fixtures.bytes(sandbox.config + "/app.plist")
-        let result = try sandbox.prefs(arguments)
+        let result = try await sandbox.prefs(arguments)
         #expect(result.status == 77, "\(arguments): \(result.error)")
         #expect(result.error == "prefs: app: locked is managed by the administrator (\(file)) and cannot be changed; nothing changed\n")
         #expect(try Fixtures.bytes(sandbox.config + "/app.plist") == before)
-        #expect(try sandbox.prefs("write", "app", "mine", "-int", "7").status == 0)
+        #expect(try await sandbox.prefs("write", "app", "mine", "-int", "7").status == 0)
     }
 
-    @Test func importAndLoadThatTouchAManagedKeyAreRefused() throws {
-        let (sandbox, file) = try ManagedValuesTests.managedBox()
-        #expect(try sandbox.prefs("import", "app", "-", input: Array(#"{"locked": "x", "mine": 5}"#.utf8)).status == 77)
-        #expect(try sandbox.prefs("import", "app", "-", input: Array(#"{"mine": 5}"#.utf8)).status == 0)
-        let dump = try sandbox.prefs("dump")
+    @Test func importAndLoadThatTouchAManagedKeyAreRefused() async throws {
+        let (sandbox, file) = try await ManagedValuesTests.managedBox()
+        #expect(try await sandbox.prefs("import", "app", "-", input: Array(#"{"locked": "x", "mine": 5}"#.utf8)).status == 77)
+        #expect(try await sandbox.prefs("import", "app", "-", input: Array(#"{"mine": 5}"#.utf8)).status == 0)
+        let dump = try await sandbox.prefs("dump")
         #expect(dump.status == 0)
         #expect(dump.error == "prefs: warning: app: the managed values (\(file)) are the administrator's and not in the dump\n")
         #expect(!dump.outputText.contains("policy"))
-        #expect(try sandbox.prefs("import", "app", "-", "--replace", input: Array(#"{"mine": 5}"#.utf8)).status == 77)
-        #expect(try sandbox.prefs("load", "-", input: dump.output).status == 0)
+        #expect(try await sandbox.prefs("import", "app", "-", "--replace", input: Array(#"{"mine": 5}"#.utf8)).status == 77)
+        #expect(try await sandbox.prefs("load", "-", input: dump.output).status == 0)
         try FileManager.default.removeItem(atPath: sandbox.administered)
-        #expect(try sandbox.prefs("delete", "app", "locked").status == 0)
+        #expect(try await sandbox.prefs("delete", "app", "locked").status == 0)
         _ = try ManagedValuesTests.put(sandbox, "managed/app.plist", ["locked": "policy"])
         let before = try Fixtures.bytes(sandbox.config + "/app.plist")
-        #expect(try sandbox.prefs("load", "-", input: dump.output).status == 77)
+        #expect(try await sandbox.prefs("load", "-", input: dump.output).status == 77)
         #expect(try Fixtures.bytes(sandbox.config + "/app.plist") == before)
     }
 
     /// A managed file that is not a plain readable property list fails every read of its suite
     /// and every change, at once and never skipped.
     @Test(arguments: ["fifo", "device", "corrupt", "directory", "loop"])
-    func aHostileManagedFileIsAnErrorNeverSkipped(kind: String) throws {
+    func aHostileManagedFileIsAnErrorNeverSkipped(kind: String) async throws {
         let sandbox = try ProcessSandbox()
-        #expect(try sandbox.prefs("write", "app", "mine", "1").status == 0)
+        #expect(try await sandbox.prefs("write", "app", "mine", "1").status == 0)
         let directory = sandbox.administered + "/prefs/managed"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/app.plist"
@@ -107,72 +107,72 @@ import PrefsTestSupport
         }
         let expected: Int32 = kind == "directory" || kind == "loop" ? 74 : 65
         for arguments in [["read", "app", "mine"], ["read", "app"], ["write", "app", "mine", "2"]] {
-            let result = try sandbox.prefs(arguments, timeout: 20)
+            let result = try await sandbox.prefs(arguments, timeout: 20)
             #expect(result.status == expected, "\(arguments): \(result.error)")
             #expect(result.error.hasPrefix("prefs: \(path): "))
         }
-        #expect(try sandbox.prefs("read", "--stored", "app", "mine").outputText == "1\n")
+        #expect(try await sandbox.prefs("read", "--stored", "app", "mine").outputText == "1\n")
     }
 
     /// `watch` reports a managed value that changes, and one that appears after the watch began.
-    @Test func watchReportsAChangeOfAManagedValue() throws {
+    @Test func watchReportsAChangeOfAManagedValue() async throws {
         let sandbox = try ProcessSandbox()
-        #expect(try sandbox.prefs("write", "app", "k", "mine").status == 0)
+        #expect(try await sandbox.prefs("write", "app", "k", "mine").status == 0)
         try FileManager.default.createDirectory(atPath: sandbox.administered + "/prefs/managed", withIntermediateDirectories: true)
         let watch = try WatchProcess(sandbox, ["app", "--initial"])
-        #expect(watch.nextLine() == "k (absent) -> mine")
+        #expect(await watch.nextLine() == "k (absent) -> mine")
         try ManagedValuesTests.put(sandbox, "managed/app.plist", ["k": "policy"])
-        #expect(watch.nextLine() == "k mine -> policy")
+        #expect(await watch.nextLine() == "k mine -> policy")
         try ManagedValuesTests.put(sandbox, "managed/app.plist", ["k": "policy 2"])
-        #expect(watch.nextLine() == "k policy -> policy 2")
+        #expect(await watch.nextLine() == "k policy -> policy 2")
         try FileManager.default.removeItem(atPath: sandbox.administered + "/prefs/managed/app.plist")
-        #expect(watch.nextLine() == "k policy 2 -> mine")
+        #expect(await watch.nextLine() == "k policy 2 -> mine")
     }
 
-    @Test func migrateThatTouchesAManagedKeyIsRefusedWhole() throws {
-        let (sandbox, _) = try ManagedValuesTests.managedBox()
+    @Test func migrateThatTouchesAManagedKeyIsRefusedWhole() async throws {
+        let (sandbox, _) = try await ManagedValuesTests.managedBox()
         let before = try Fixtures.bytes(sandbox.config + "/app.plist")
         let source = try sandbox.directory.write("old.json", #"{"locked": "x", "fresh": 1}"#)
         for extra in [[], ["--overwrite"], ["--dry-run"], ["--skip-errors"], ["--keys", "locked"]] {
-            let result = try sandbox.prefs(["migrate", "app", source] + extra)
+            let result = try await sandbox.prefs(["migrate", "app", source] + extra)
             #expect(result.status == 77, "\(extra): \(result.outputText) \(result.error)")
         }
         let renamed = try sandbox.directory.write("renamed.json", #"{"old": "x"}"#)
-        #expect(try sandbox.prefs("migrate", "app", renamed, "--rename", "old=locked").status == 77)
+        #expect(try await sandbox.prefs("migrate", "app", renamed, "--rename", "old=locked").status == 77)
         #expect(try Fixtures.bytes(sandbox.config + "/app.plist") == before)
-        #expect(try sandbox.prefs("migrate", "app", source, "--keys", "fresh").status == 0)
+        #expect(try await sandbox.prefs("migrate", "app", source, "--keys", "fresh").status == 0)
     }
 
     /// `describe` names a managed key's origin.
-    @Test func describeMarksAManagedKey() throws {
-        let (sandbox, file) = try ManagedValuesTests.managedBox()
+    @Test func describeMarksAManagedKey() async throws {
+        let (sandbox, file) = try await ManagedValuesTests.managedBox()
         let schema = try sandbox.directory.write("schema.json", #"{"keys": {"locked": {"type": "string"}, "mine": {"type": "integer"}}}"#)
-        try #require(sandbox.prefs("register", "app", "--schema", schema).status == 0)
-        let described = try sandbox.prefs("describe", "app")
+        try #require(await sandbox.prefs("register", "app", "--schema", schema).status == 0)
+        let described = try await sandbox.prefs("describe", "app")
         #expect(described.status == 0 && described.outputText.contains("  origin: managed:\(file)\n"), "\(described.outputText)")
         #expect(described.outputText.contains("  origin: stored\n"))
     }
 
     /// Read order: managed, stored, global, system defaults, registered (the user's, then the
     /// packages'), schema.
-    @Test func systemDefaultsShowUnderTheGlobalSuiteAndOverRegisteredDefaults() throws {
+    @Test func systemDefaultsShowUnderTheGlobalSuiteAndOverRegisteredDefaults() async throws {
         let sandbox = try ProcessSandbox()
         let system = try ManagedValuesTests.put(sandbox, "defaults/app.plist", ["a": "system", "b": "system", "c": "system"])
-        #expect(try sandbox.prefs("register", "app", "c", "registered", "d", "registered").status == 0)
-        #expect(try sandbox.prefs("write", "-g", "b", "global").status == 0)
-        #expect(try sandbox.prefs("write", "app", "a", "stored").status == 0)
-        let read = try sandbox.prefs("read", "app", "--origin")
+        #expect(try await sandbox.prefs("register", "app", "c", "registered", "d", "registered").status == 0)
+        #expect(try await sandbox.prefs("write", "-g", "b", "global").status == 0)
+        #expect(try await sandbox.prefs("write", "app", "a", "stored").status == 0)
+        let read = try await sandbox.prefs("read", "app", "--origin")
         #expect(read.outputText.hasPrefix("stored\ta\tstored\nglobal\tb\tglobal\nsystem:\(system)\tc\tsystem\nregistered:"), "\(read.outputText)")
-        #expect(try sandbox.prefs("read", "app", "c", "--origin").outputText == "system:\(system)\tsystem\n")
-        #expect(try sandbox.prefs("reset", "app", "a").status == 0)
-        #expect(try sandbox.prefs("read", "app", "a").outputText == "system\n")
-        #expect(try sandbox.prefs("write", "app", "c", "mine").status == 0)
-        #expect(try sandbox.prefs("read", "app", "c").outputText == "mine\n")
+        #expect(try await sandbox.prefs("read", "app", "c", "--origin").outputText == "system:\(system)\tsystem\n")
+        #expect(try await sandbox.prefs("reset", "app", "a").status == 0)
+        #expect(try await sandbox.prefs("read", "app", "a").outputText == "system\n")
+        #expect(try await sandbox.prefs("write", "app", "c", "mine").status == 0)
+        #expect(try await sandbox.prefs("read", "app", "c").outputText == "mine\n")
     }
 }
 
 extension ProcessSandbox {
-    func prefs(_ arguments: [String], input: [UInt8] = [], timeout: Double = defaultProcessTimeout) throws -> ProcessResult {
-        try runProcess(Paths.binary, arguments, input: input, environment: environment, timeout: timeout)
+    func prefs(_ arguments: [String], input: [UInt8] = [], timeout: Double = defaultProcessTimeout) async throws -> ProcessResult {
+        try await runProcess(Paths.binary, arguments, input: input, environment: environment, timeout: timeout)
     }
 }

@@ -6,7 +6,7 @@ import Testing
 /// `watch --exec COMMAND`: COMMAND runs through /bin/sh after each change, the change in
 /// PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW (never in COMMAND's text), runs never overlap,
 /// changes during a run are coalesced per key, and a failing run is reported while the watch goes on.
-@Suite struct WatchExecTests {
+@Suite(.runsProcesses) struct WatchExecTests {
     /// A script that records what it was given (NUL-separated, `(absent)` for an unset variable)
     /// and says so on standard output.
     static func reporter(_ work: TemporaryDirectory) throws -> String {
@@ -22,13 +22,8 @@ import Testing
     }
 
     /// Waits (at most 10 s) until the watch's standard error holds `text`.
-    static func waitForError(_ watch: WatchProcess, _ text: String) -> Bool {
-        let end = Date().addingTimeInterval(10)
-        while !watch.errorText.contains(text) {
-            guard Date() < end else { return false }
-            usleep(5_000)
-        }
-        return true
+    static func waitForError(_ watch: WatchProcess, _ text: String) async -> Bool {
+        await watch.waitForError(timeout: 10) { $0.contains(text) }
     }
 
     static func recorded(_ work: TemporaryDirectory) throws -> [String] {
@@ -38,16 +33,16 @@ import Testing
     /// Hostile keys and values reach COMMAND exactly, as `read` prints them, and nothing in them runs,
     /// whichever shell reads them (bash, dash).
     @Test(arguments: ["/bin/bash", "/bin/dash"])
-    func hostileChangesReachTheCommandAndRunNothing(shell: String) throws {
+    func hostileChangesReachTheCommandAndRunNothing(shell: String) async throws {
         let sandbox = try ProcessSandbox()
         let work = try TemporaryDirectory()
         let script = try WatchExecTests.reporter(work)
-        try sandbox.prefs("write", "s", "ready", "1")
+        try await sandbox.prefs("write", "s", "ready", "1")
         // Inherited variables of the same names never leak into a run.
         let watch = try WatchProcess(sandbox, ["s", "--initial", "--exec", "cd \(work.path) && \(shell) \(script) \(work.path)"],
                                      environment: ["PREFS_OLD": "inherited", "PREFS_NEW": "inherited"])
         // --initial: a first run for the current value, once the watch is set up.
-        #expect(watch.nextLine(timeout: 30) == "ran")
+        #expect(await watch.nextLine(timeout: 30) == "ran")
         #expect(try WatchExecTests.recorded(work) == ["s", "ready", "(absent)", "1"])
         let changes: [(key: String, write: [String], old: String, new: String)] = [
             ("$(touch pwned)", ["-string", "`touch pwned` 'q' \"d\"\nline2\\"], "(absent)", "`touch pwned` 'q' \"d\"\nline2\\"),
@@ -57,58 +52,58 @@ import Testing
             ("window", ["-dict", "w", "-int", "640"], "(absent)", "{\n    w = 640;\n}"),
         ]
         for change in changes {
-            try WatchExecTests.check(runProcess(Paths.binary, ["write", "s", change.key] + change.write, environment: sandbox.environment))
-            #expect(watch.nextLine() == "ran")
+            try WatchExecTests.check(await runProcess(Paths.binary, ["write", "s", change.key] + change.write, environment: sandbox.environment))
+            #expect(await watch.nextLine() == "ran")
             #expect(try WatchExecTests.recorded(work) == ["s", change.key, change.old, change.new], "\(change.key)")
         }
-        try sandbox.prefs("delete", "s", "flag")
-        #expect(watch.nextLine() == "ran")
+        try await sandbox.prefs("delete", "s", "flag")
+        #expect(await watch.nextLine() == "ran")
         #expect(try WatchExecTests.recorded(work) == ["s", "flag", "true", "(absent)"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: work.path).sorted() == ["out", "report.sh"], "something ran")
         #expect(watch.errorText.isEmpty, "\(watch.errorText)")
     }
 
     /// Changes during a run wait and are coalesced per key into one more run; runs never overlap.
-    @Test func changesDuringARunAreCoalescedAndRunsNeverOverlap() throws {
+    @Test func changesDuringARunAreCoalescedAndRunsNeverOverlap() async throws {
         let sandbox = try ProcessSandbox()
         let work = try TemporaryDirectory()
-        try sandbox.prefs("write", "s", "a", "0")
+        try await sandbox.prefs("write", "s", "a", "0")
         // Each run holds until the test lets it go (a file `go`); a second run at once would find `busy`.
         let command = "mkdir \(work.path)/busy || echo OVERLAP; echo \"start $PREFS_KEY ${PREFS_NEW-(absent)}\"; "
             + "while [ ! -e \(work.path)/go ]; do sleep 0.01; done; rm \(work.path)/go; rmdir \(work.path)/busy"
         let watch = try WatchProcess(sandbox, ["s", "--initial", "--exec", command])
-        #expect(watch.nextLine(timeout: 30) == "start a 0")
+        #expect(await watch.nextLine(timeout: 30) == "start a 0")
         try work.write("go", "")
-        try sandbox.prefs("write", "s", "a", "1")
-        #expect(watch.nextLine() == "start a 1")
+        try await sandbox.prefs("write", "s", "a", "1")
+        #expect(await watch.nextLine() == "start a 1")
         for arguments in [["write", "s", "a", "2"], ["write", "s", "b", "x"], ["write", "s", "a", "3"], ["delete", "s", "b"], ["write", "s", "c", "5"]] {
-            try WatchExecTests.check(runProcess(Paths.binary, arguments, environment: sandbox.environment))
+            try WatchExecTests.check(await runProcess(Paths.binary, arguments, environment: sandbox.environment))
         }
         // The watch notices each write within milliseconds; this gives it ample time to have queued them all.
-        usleep(1_000_000)
+        try await Task.sleep(for: .seconds(1))
         for expected in ["start a 3", "start c 5"] {
             try work.write("go", "")
-            #expect(watch.nextLine() == expected)
+            #expect(await watch.nextLine() == expected)
         }
         try work.write("go", "")
-        try sandbox.prefs("write", "s", "d", "1")
-        #expect(watch.nextLine() == "start d 1")
+        try await sandbox.prefs("write", "s", "d", "1")
+        #expect(await watch.nextLine() == "start d 1")
         try work.write("go", "")
         #expect(!watch.unread.contains("OVERLAP"))
     }
 
     /// A failing run is reported on standard error, naming the key, and the watch goes on.
-    @Test func aFailingCommandIsReportedAndTheWatchGoesOn() throws {
+    @Test func aFailingCommandIsReportedAndTheWatchGoesOn() async throws {
         let sandbox = try ProcessSandbox()
-        try sandbox.prefs("write", "s", "k", "0")
+        try await sandbox.prefs("write", "s", "k", "0")
         let watch = try WatchProcess(sandbox, ["s", "k", "--initial", "--exec", "[ \"$PREFS_NEW\" != bad ] || exit 7; [ \"$PREFS_NEW\" != killed ] || kill -KILL $$; echo \"ok $PREFS_NEW\""])
-        #expect(watch.nextLine(timeout: 30) == "ok 0")
-        try sandbox.prefs("write", "s", "k", "bad")
-        #expect(WatchExecTests.waitForError(watch, "prefs: watch: COMMAND exited with status 7 (s: k); watching on\n"))
-        try sandbox.prefs("write", "s", "k", "killed")
-        #expect(WatchExecTests.waitForError(watch, "prefs: watch: COMMAND was killed by signal 9 (s: k); watching on\n"))
-        try sandbox.prefs("write", "s", "k", "good")
-        #expect(watch.nextLine() == "ok good")
+        #expect(await watch.nextLine(timeout: 30) == "ok 0")
+        try await sandbox.prefs("write", "s", "k", "bad")
+        #expect(await WatchExecTests.waitForError(watch, "prefs: watch: COMMAND exited with status 7 (s: k); watching on\n"))
+        try await sandbox.prefs("write", "s", "k", "killed")
+        #expect(await WatchExecTests.waitForError(watch, "prefs: watch: COMMAND was killed by signal 9 (s: k); watching on\n"))
+        try await sandbox.prefs("write", "s", "k", "good")
+        #expect(await watch.nextLine() == "ok good")
         #expect(watch.errorText == """
             prefs: watch: COMMAND exited with status 7 (s: k); watching on
             prefs: watch: COMMAND was killed by signal 9 (s: k); watching on
@@ -117,35 +112,35 @@ import Testing
     }
 
     /// `--once` exits 0 once the run for the first change has ended; `--initial` runs for the current values.
-    @Test func onceAndInitial() throws {
+    @Test func onceAndInitial() async throws {
         let sandbox = try ProcessSandbox()
-        try sandbox.prefs("write", "s", "k", "v")
+        try await sandbox.prefs("write", "s", "k", "v")
         let watch = try WatchProcess(sandbox, ["s", "--exec", "echo \"$PREFS_KEY=$PREFS_NEW\"", "--initial", "--once"])
-        #expect(watch.nextLine(timeout: 30) == "k=v")
-        try sandbox.prefs("write", "s", "k", "w")
-        #expect(watch.nextLine() == "k=w")
-        #expect(watch.wait() == 0)
+        #expect(await watch.nextLine(timeout: 30) == "k=v")
+        try await sandbox.prefs("write", "s", "k", "w")
+        #expect(await watch.nextLine() == "k=w")
+        #expect(await watch.wait() == 0)
     }
 
     /// On etcd too: each change, from any writer, runs COMMAND with the change.
-    @Test func worksOnEtcd() throws {
-        let fleet = try FleetSandbox(try EtcdCluster(members: 1))
-        try #require(fleet.prefs("write", "s", "k", "v").status == 0)
+    @Test func worksOnEtcd() async throws {
+        let fleet = try FleetSandbox(try await SharedCluster.oneMember.get())
+        try #require(await fleet.prefs("write", "s", "k", "v").status == 0)
         let watch = try WatchProcess(fleet.sandbox, ["s", "--initial", "--exec", "printf '%s|%s|%s\\n' \"$PREFS_KEY\" \"$PREFS_OLD\" \"$PREFS_NEW\""],
                                      environment: ["PREFS_STORE": fleet.url, "PREFS_ETCD_TIMEOUT": "5"])
-        #expect(watch.nextLine(timeout: 30) == "k||v")
-        let hostile = try fleet.prefs("write", "s", "k", "-string", "$(touch pwned)")
+        #expect(await watch.nextLine(timeout: 30) == "k||v")
+        let hostile = try await fleet.prefs("write", "s", "k", "-string", "$(touch pwned)")
         try #require(hostile.status == 0, "\(hostile.error)")
-        #expect(watch.nextLine() == "k|v|$(touch pwned)")
-        try #require(fleet.prefs("write", "s", "k", "w").status == 0)
-        #expect(watch.nextLine() == "k|$(touch pwned)|w")
+        #expect(await watch.nextLine() == "k|v|$(touch pwned)")
+        try #require(await fleet.prefs("write", "s", "k", "w").status == 0)
+        #expect(await watch.nextLine() == "k|$(touch pwned)|w")
     }
 
     @Test(arguments: ["--json", "--compact"])
-    func printingOptionsDoNotGoWithExec(option: String) throws {
+    func printingOptionsDoNotGoWithExec(option: String) async throws {
         let sandbox = try ProcessSandbox()
-        try sandbox.prefs("write", "s", "k", "v")
-        let run = try sandbox.prefs("watch", "s", "--exec", "true", option)
+        try await sandbox.prefs("write", "s", "k", "v")
+        let run = try await sandbox.prefs("watch", "s", "--exec", "true", option)
         #expect(run.status == 64)
         #expect(run.error == "prefs: watch: --exec runs COMMAND instead of printing: --json and --compact do not go with it\n")
     }

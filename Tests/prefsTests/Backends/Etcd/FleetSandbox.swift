@@ -18,16 +18,16 @@ struct FleetSandbox {
     var environment: [String: String] { sandbox.environment.merging(["PREFS_STORE": url, "PREFS_ETCD_TIMEOUT": "5"]) { $1 } }
 
     @discardableResult
-    func prefs(_ arguments: String..., input: [UInt8] = [], environment extra: [String: String] = [:]) throws -> ProcessResult {
-        try prefs(arguments, input: input, environment: extra)
+    func prefs(_ arguments: String..., input: [UInt8] = [], environment extra: [String: String] = [:]) async throws -> ProcessResult {
+        try await prefs(arguments, input: input, environment: extra)
     }
 
     @discardableResult
-    func prefs(_ arguments: [String], input: [UInt8] = [], environment extra: [String: String] = [:]) throws -> ProcessResult {
-        try runProcess(Paths.binary, arguments, input: input, environment: environment.merging(extra) { $1 })
+    func prefs(_ arguments: [String], input: [UInt8] = [], environment extra: [String: String] = [:]) async throws -> ProcessResult {
+        try await runProcess(Paths.binary, arguments, input: input, environment: environment.merging(extra) { $1 })
     }
 
-    func shell(_ script: String) throws -> ProcessResult {
-        try runProcess("/bin/bash", ["-c", script], environment: environment)
+    func shell(_ script: String) async throws -> ProcessResult {
+        try await runProcess("/bin/bash", ["-c", script], environment: environment)
     }
 }

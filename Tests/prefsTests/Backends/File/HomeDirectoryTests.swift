@@ -7,7 +7,7 @@ import Testing
 /// NSS: a static `prefs` cannot load the modules `/etc/nsswitch.conf` names (it crashed with SIGSEGV
 /// on a user `files` does not know, once glibc went on to `systemd`). An unknown user is a usage
 /// error (64) naming the path and the user, and nothing is written.
-@Suite struct HomeDirectoryTests {
+@Suite(.runsProcesses) struct HomeDirectoryTests {
     @Test func aUserIsFoundInThePasswordFileAndAnUnknownOneIsAUsageError() throws {
         let directory = try TemporaryDirectory()
         let passwd = try directory.write("passwd", """
@@ -34,7 +34,7 @@ import Testing
     /// user of that file is found and an unknown user is 64 with one line, as `prefs` and as
     /// `defaults`, for `write` and `read`, and nothing is created.
     @Test(.enabled(if: getuid() == 0, "needs root: unshare -m and mount --bind"))
-    func noNameServiceIsConsulted() throws {
+    func noNameServiceIsConsulted() async throws {
         let sandbox = try ProcessSandbox()
         let home = sandbox.directory.path + "/home/prefsuser"
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
@@ -50,7 +50,7 @@ import Testing
             '\(sandbox.directory.file("defaults"))' read '~nosuchuser/x' a; echo "defaults read $?"
             '\(sandbox.directory.file("defaults"))' write '~nosuchuser/x' a -int 1; echo "defaults write $?"
             """
-        let run = try runProcess("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/bash", "-c", script], environment: sandbox.environment)
+        let run = try await runProcess("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/bash", "-c", script], environment: sandbox.environment)
         #expect(run.outputText == "write 0\n1\nread 0\nwrite 64\nread 64\ndefaults read 1\ndefaults write 1\n", "\(run.outputText) \(run.error)")
         let lines = run.error.split(separator: "\n")
         #expect(lines.count == 4, "\(run.error)")
