@@ -16,11 +16,15 @@ let package = Package(
     products: [
         .executable(name: "prefs", targets: ["prefs"]),
         .library(name: "PrefsCore", targets: ["PrefsCore"]),
+        .library(name: "PrefsFoundation", targets: ["PrefsFoundation"]),
     ],
     targets: [
         // The library: value model, codecs, stores. Imports only the stdlib and Glibc so a static
         // `prefs` starts in about a millisecond.
         .target(name: "PrefsCore", dependencies: ["CPrefsSystem", "CPrefsTLS"]),
+        // For Foundation apps: PrefsError as a LocalizedError, and Date, Data, URL and property-list
+        // objects to and from PrefsCore's values. Apart, so PrefsCore (and the command) never load Foundation.
+        .target(name: "PrefsFoundation", dependencies: ["PrefsCore"]),
         // What Swift cannot reach: the CPU's SHA-256 instructions (x86 SHA-NI, ARMv8 SHA2), chosen at run
         // time, the vector scans of the one-key lookups, and placing a helper thread on another CPU.
         .target(name: "CPrefsSystem"),
@@ -46,7 +50,10 @@ let package = Package(
         .executableTarget(name: "PrefsFuzzer", dependencies: ["PrefsCore"], path: "Tests/Fuzz/PrefsFuzzer"),
         // Codec timings against Foundation, run by Tests/Benchmarks/bench-codecs.sh.
         .executableTarget(name: "CodecBenchmark", dependencies: ["PrefsCore"], path: "Tests/Benchmarks/CodecBenchmark"),
+        // Cached reads against UserDefaults, and observation latency, run by Tests/Benchmarks/bench-cache.sh.
+        .executableTarget(name: "CacheBenchmark", dependencies: ["PrefsCore"], path: "Tests/Benchmarks/CacheBenchmark"),
         .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore", "PrefsTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "PrefsFoundationTests", dependencies: ["PrefsFoundation", "PrefsCore"]),
         .testTarget(name: "prefsTests", dependencies: ["prefs", "PrefsCore", "PrefsTestSupport", "UserDefaultsHelper"]),
     ]
 )

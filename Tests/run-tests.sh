@@ -7,7 +7,10 @@
 # the completions, mandoc to check the man page, strace to prove that a hand-edited external-storage
 # reference opens nothing outside the store, sha256sum to check blob hashes, and etcd with etcdctl
 # (the etcd store's tests start real clusters on loopback ports, with TLS certificates that
-# openssl makes), and ss (iproute2) to count the bytes an etcd watch receives. Building needs
+# openssl makes), ss (iproute2) to count the bytes an etcd watch receives, and two NSS modules
+# (libnss-myhostname, libnss-mdns) that a test names in an nsswitch.conf of its own, to show that
+# prefs never loads one (their install scripts add them to /etc/nsswitch.conf: the machine's file is
+# put back as it was). Building needs
 # OpenSSL's headers and static libraries (libssl-dev). Some run a tool by its absolute path, so the
 # check is for that path.
 #   Tests/run-tests.sh [SWIFT TEST OPTIONS...]
@@ -26,12 +29,22 @@ command -v mandoc >/dev/null || need+=(mandoc)
 [ -f /usr/include/openssl/ssl.h ] && [ -f /usr/lib/"$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)"/libssl.a ] || need+=(libssl-dev)
 [ -x /usr/bin/ss ] || [ -x /bin/ss ] || need+=(iproute2)
 [ -x /usr/bin/sha256sum ] && [ -x /usr/bin/timeout ] || need+=(coreutils)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "installing ${need[*]}" >&2
+nss=()
+/sbin/ldconfig -p | grep -q 'libnss_myhostname\.so\.2' || nss+=(libnss-myhostname)
+/sbin/ldconfig -p | grep -q 'libnss_mdns4_minimal\.so\.2' || nss+=(libnss-mdns)
+if [ ${#need[@]} -gt 0 ] || [ ${#nss[@]} -gt 0 ]; then
+  echo "installing ${need[*]} ${nss[*]}" >&2
   sudo=(); [ "$(id -u)" = 0 ] || sudo=(sudo)
   export DEBIAN_FRONTEND=noninteractive
   "${sudo[@]}" apt-get update -qq
-  "${sudo[@]}" apt-get install -y -qq "${need[@]}" >/dev/null
+  [ ${#need[@]} -eq 0 ] || "${sudo[@]}" apt-get install -y -qq "${need[@]}" >/dev/null
+  if [ ${#nss[@]} -gt 0 ]; then
+    saved=$(mktemp)
+    cp -p /etc/nsswitch.conf "$saved"
+    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${nss[@]}" >/dev/null
+    "${sudo[@]}" cp "$saved" /etc/nsswitch.conf
+    rm -f "$saved"
+  fi
 fi
 /usr/bin/python3 -c 'import plistlib'
 swift test --parallel "$@"

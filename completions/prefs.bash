@@ -1,5 +1,6 @@
 # bash completion for prefs: verbs, options, type flags, suite names, file names and the keys of the
-# named suite. Source it, or install it as /usr/share/bash-completion/completions/prefs.
+# named suite. Source it, or install it as /usr/share/bash-completion/completions/prefs. Written by
+# `prefs completion bash` from prefs's command table: generate it again rather than edit it.
 #
 # Suite names, keys and file names are data: they may hold spaces, quotes, $(...), backquotes, glob
 # characters or newlines. They come from prefs NUL-separated (--null), are compared with the word
@@ -91,10 +92,10 @@ _prefs_offer_suites() {
 _prefs_offer_keys() { [[ -n $1 ]] && _prefs_offer_names read --keys --null "${@:2}" -- "$1"; }
 
 # The choices the schema of the suite ${operands[0]} gives the key being written a value: the
-# operand before the cursor, or the one before a scalar type flag (prefs describe --choices).
+# operand before the cursor, or the one before a TYPE flag (prefs describe --choices).
 _prefs_offer_choices() {
     local key=${operands[-1]}
-    [[ $key == -@(string|int|integer|float|date|data) ]] && key=${operands[-2]}
+    [[ $key == @($_prefs_choice_types) ]] && key=${operands[-2]}
     local -a choices
     mapfile -d '' -t choices < <(prefs "${_prefs_store[@]}" describe --choices --null -- "${operands[0]}" "$key" 2>/dev/null)
     _prefs_offer "${choices[@]}"
@@ -126,13 +127,249 @@ _prefs_offer_files() {
 # counts characters except in the C locale).
 _prefs_before_cursor() { local LC_ALL=C; _prefs_line=${COMP_LINE:0:COMP_POINT}; }
 
-# The type flags that take one VALUE (a pattern for @(...)).
+# Comma-separated keys (kind key-list N): those stored in operand N (0: the first), after the items
+# already typed.
+_prefs_offer_key_list() {
+    local from=${operands[$1]} head= key
+    local -a keys
+    [[ $_prefs_cur == *,* ]] && head=${_prefs_cur%,*},
+    [[ -n $from ]] && mapfile -d '' -t keys < <(prefs "${_prefs_store[@]}" read --stored --keys --null -- "$from" 2>/dev/null)
+    for key in "${keys[@]}"; do _prefs_offer "$head$key"; done
+}
+
+# What follows a KEY in write and register (kind value): a TYPE flag, a boolean after -bool, a file
+# after -string-file or -data @, else the choices the suite's schema gives the KEY.
+_prefs_offer_value() {
+    if [[ $prev == @($_prefs_file_types) ]]; then
+        _prefs_offer_files
+    elif [[ $prev == @($_prefs_at_file_types) && $_prefs_cur == @* ]]; then
+        _prefs_offer_files @
+    elif [[ $_prefs_cur == -* ]]; then
+        _prefs_offer "${_prefs_types[@]}"
+    elif [[ $prev == @($_prefs_bool_types) ]]; then
+        _prefs_offer "${_prefs_bools[@]}"
+    else
+        _prefs_offer_choices
+    fi
+}
+
+# Offers what a word of the kind $1 may be (see _prefs_verb).
+_prefs_complete() {
+    local -a choices
+    case $1 in
+        file) _prefs_offer_files ;;
+        suite) _prefs_offer_suites ;;
+        domain) _prefs_offer_suites; _prefs_offer_files ;;
+        key) _prefs_offer_keys "${operands[0]}" ;;
+        stored-key) _prefs_offer_keys "${operands[0]}" --stored ;;
+        key-or-file) _prefs_offer_keys "${operands[0]}"; _prefs_offer_files ;;
+        value) _prefs_offer_value ;;
+        verb) _prefs_offer "${_prefs_verbs[@]}" ;;
+        typed) [[ $_prefs_cur == -* ]] && _prefs_offer "${_prefs_scalars[@]}" ;;
+        'choice '*) read -r -a choices <<<"${1#choice }"; _prefs_offer "${choices[@]}" ;;
+        'key-list '*) _prefs_offer_key_list "${1#key-list }" ;;
+    esac
+}
+
+# Sets kind to what the verb's option spelled $1 takes (flag: nothing); fails when $1 is none of them.
+_prefs_option_kind() {
+    local j
+    for ((j = 0; j < ${#_prefs_options[@]}; j += 2)); do
+        if [[ ${_prefs_options[j]} == "$1" ]]; then
+            kind=${_prefs_options[j + 1]%...}
+            return 0
+        fi
+    done
+    return 1
+}
+
+# The command table: the verbs, the options before the verb (those that choose the suites are one
+# word, or take the next as their value), and the TYPE flags (those that take one VALUE, those
+# whose VALUE may be a schema's choice, a boolean, a FILE or @FILE).
+_prefs_verbs=(read read-type write delete rename register reset domains find lint export import migrate dump
+    load watch exec edit describe check gc completion help)
+_prefs_global=(--help -h --version --store -currentHost -host)
+_prefs_scope_words='--store=*|-currentHost'
+_prefs_scope_pairs='--store|-host'
+_prefs_types=(-string -int -integer -float -bool -boolean -date -data -json -string-file -array -array-add
+    -array-insert -dict -dict-add -int-add -float-add)
+_prefs_scalars=(-string -int -integer -float -bool -boolean -date -data -json)
 _prefs_scalar_types='-string|-int|-integer|-float|-bool|-boolean|-date|-data|-json'
+_prefs_choice_types='-string|-int|-integer|-float|-date|-data'
+_prefs_bool_types='-bool|-boolean'
+_prefs_file_types=-string-file
+_prefs_at_file_types='-data|-json'
+_prefs_bools=(true false yes no)
+
+# _prefs_verb VERB sets _prefs_options (each spelling of each of the verb's options, then what its
+# value is: flag for none, or a kind as below, followed by ... when the option may be repeated),
+# _prefs_operands (what each operand is: suite, domain (a suite or a file), key, stored-key,
+# key-or-file, value (a TYPE flag or VALUE after a KEY), file, verb, choice WORD..., text (nothing
+# offered); options also key-list N (keys stored in operand N, comma-separated) and typed ([TYPE]
+# VALUE); the last operand, followed by ..., goes on) and _prefs_command (the operands end with
+# -- COMMAND [ARG...]). It fails for a word that is no verb.
+_prefs_verb() {
+    case $1 in
+        read)
+            _prefs_options=(
+                --json flag --keys flag --raw flag --match text --null flag -0 flag --origin flag
+                --stored flag --defaults file...
+                --format 'choice binary xml openstep json typed-json' --lossy flag --compact flag
+                --default typed --help flag
+            )
+            _prefs_operands=(domain key)
+            ;;
+        read-type)
+            _prefs_options=(
+                --origin flag --stored flag --defaults file... --help flag
+            )
+            _prefs_operands=(domain key)
+            ;;
+        write)
+            _prefs_options=(
+                --exit-code flag --dry-run flag --if-absent flag --if-equals text --external flag
+                --inline flag --schema file --no-schema flag --help flag
+            )
+            _prefs_operands=(domain key value...)
+            ;;
+        delete)
+            _prefs_options=(
+                --exit-code flag --dry-run flag --help flag
+            )
+            _prefs_operands=(domain key...)
+            ;;
+        rename)
+            _prefs_options=(
+                --exit-code flag --dry-run flag --schema file --no-schema flag --help flag
+            )
+            _prefs_operands=(domain key text)
+            ;;
+        register)
+            _prefs_options=(
+                --replace flag --delete key... --schema file --no-schema flag --exit-code flag
+                --dry-run flag --help flag
+            )
+            _prefs_operands=(suite key-or-file value...)
+            ;;
+        reset)
+            _prefs_options=(
+                --exit-code flag --dry-run flag --help flag
+            )
+            _prefs_operands=(suite stored-key...)
+            ;;
+        domains)
+            _prefs_options=(
+                --null flag -0 flag --help flag
+            )
+            _prefs_operands=(text)
+            ;;
+        find)
+            _prefs_options=(
+                --json flag --compact flag --null flag -0 flag --help flag
+            )
+            _prefs_operands=(text)
+            ;;
+        lint)
+            _prefs_options=(
+                --help flag
+            )
+            _prefs_operands=(file...)
+            ;;
+        export)
+            _prefs_options=(
+                --format 'choice binary xml openstep json typed-json sh env github'
+                --keys 'key-list 0...' --effective flag --defaults file... --lossy flag
+                --compact flag --help flag
+            )
+            _prefs_operands=(domain file)
+            ;;
+        import)
+            _prefs_options=(
+                --replace flag --if-absent flag
+                --format 'choice binary xml openstep json typed-json' --dry-run flag
+                --exit-code flag --schema file --no-schema flag --help flag
+            )
+            _prefs_operands=(domain file)
+            ;;
+        migrate)
+            _prefs_options=(
+                --from 'choice file ini env suite' --keys 'key-list 1...'
+                --bool-keys 'key-list 1...' --rename text... --infer-types flag
+                --decode-json-strings flag --overwrite flag --skip-errors flag --dry-run flag
+                --exit-code flag --schema file --no-schema flag --help flag
+            )
+            _prefs_operands=(domain domain)
+            ;;
+        dump)
+            _prefs_options=(
+                --registered flag --help flag
+            )
+            _prefs_operands=(file)
+            ;;
+        load)
+            _prefs_options=(
+                --dry-run flag --exit-code flag --no-schema flag --help flag
+            )
+            _prefs_operands=(file)
+            ;;
+        watch)
+            _prefs_options=(
+                --json flag --compact flag --initial flag --once flag --timeout text --exec text
+                --help flag
+            )
+            _prefs_operands=(domain key...)
+            ;;
+        exec)
+            _prefs_options=(
+                --keys 'key-list 0...' --help flag
+            )
+            _prefs_operands=(domain...)
+            _prefs_command=1
+            ;;
+        edit)
+            _prefs_options=(
+                --help flag
+            )
+            _prefs_operands=(domain)
+            ;;
+        describe)
+            _prefs_options=(
+                --schema file --choices flag --null flag --help flag
+            )
+            _prefs_operands=(suite key)
+            ;;
+        check)
+            _prefs_options=(
+                --schema file --help flag
+            )
+            _prefs_operands=(suite...)
+            ;;
+        gc)
+            _prefs_options=(
+                --grace text --dry-run flag --exit-code flag --help flag
+            )
+            _prefs_operands=(suite...)
+            ;;
+        completion)
+            _prefs_options=(
+                --help flag
+            )
+            _prefs_operands=('choice bash zsh fish')
+            ;;
+        help)
+            _prefs_options=(
+                --help flag
+            )
+            _prefs_operands=(verb)
+            ;;
+        *) return 1 ;;
+    esac
+}
 
 _prefs() {
     COMPREPLY=()
-    local _prefs_line _prefs_words _prefs_raw _prefs_state _prefs_cur _prefs_keep= _prefs_dashdash=
-    local -a _prefs_store=()
+    local _prefs_line _prefs_words _prefs_raw _prefs_state _prefs_cur _prefs_keep= _prefs_dashdash= _prefs_command=
+    local -a _prefs_store=() _prefs_options=() _prefs_operands=()
     _prefs_before_cursor
     _prefs_lex "$_prefs_line"
     local -a words=("${_prefs_words[@]}")
@@ -146,160 +383,81 @@ _prefs() {
         _prefs_lex "${raw%"$2"}"
         _prefs_keep=${_prefs_words[-1]} _prefs_raw=$raw
     fi
-    # --store URL, -currentHost and -host NAME before the verb: given to the prefs calls that list
-    # names, then left out.
-    while ((${#words[@]} > 2)) && [[ ${words[1]} == --store || ${words[1]} == --store=* || ${words[1]} == -currentHost || ${words[1]} == -host ]]; do
-        if [[ ${words[1]} == --store=* || ${words[1]} == -currentHost ]]; then
+    # The options before the verb that choose the suites: given to the prefs calls that list names,
+    # then left out.
+    while ((${#words[@]} > 2)) && [[ ${words[1]} == @($_prefs_scope_words|$_prefs_scope_pairs) ]]; do
+        if [[ ${words[1]} == @($_prefs_scope_words) ]]; then
             _prefs_store+=("${words[1]}") words=("${words[0]}" "${words[@]:2}")
         elif ((${#words[@]} > 3)); then
             _prefs_store+=("${words[1]}" "${words[2]}") words=("${words[0]}" "${words[@]:3}")
         else
-            return # the URL or the host itself
+            return # the option's value itself
         fi
     done
     local cur=$_prefs_cur count=${#words[@]}
     if ((count == 2)); then
-        _prefs_offer read read-type write delete rename register reset domains find lint export import migrate dump load watch exec edit describe check gc help --help -h --version --store -currentHost -host
+        _prefs_offer "${_prefs_verbs[@]}" "${_prefs_global[@]}"
         return
     fi
-    local verb=${words[1]} prev=${words[count - 2]} i word
-    # The operands typed so far (options and the values of the options that take one left out).
+    local verb=${words[1]} prev=${words[count - 2]} i word kind
+    _prefs_verb "$verb" || return
+    # The operands typed so far: the words that are neither the verb's options nor their values, and
+    # every word after a --.
     local -a operands=()
     for ((i = 2; i < count - 1; i++)); do
         word=${words[i]}
-        case $word in
-            --) operands+=("${words[@]:i+1:count-i-2}"); _prefs_dashdash=1; break ;;
-            --format | --defaults | --if-equals | --delete | --from | --bool-keys | --rename | --timeout | --grace | --schema | --exec | --match) ((i++)); continue ;;
-            --keys) [ "$verb" = read ] || ((i++)); continue ;; # a value for export, migrate and exec
-            --default) # [TYPE] VALUE
-                ((i++)); [[ ${words[i]} == @($_prefs_scalar_types) ]] && ((i++)); continue ;;
-            -0) [[ $verb == @(read|domains|find) ]] && continue ;;
-            -h) continue ;; # help, anywhere before --
-        esac
-        [[ $word == --* ]] || operands+=("$word")
+        if [[ $word == -- ]]; then
+            operands+=("${words[@]:i+1:count-i-2}") _prefs_dashdash=$i
+            break
+        fi
+        [[ $word == -h ]] && continue # help, anywhere before --
+        if _prefs_option_kind "$word"; then
+            case $kind in
+                flag) ;;
+                typed) ((i++)); [[ ${words[i]} == @($_prefs_scalar_types) ]] && ((i++)) ;; # [TYPE] VALUE
+                *) ((i++)) ;;
+            esac
+        elif [[ $word != --* ]]; then
+            operands+=("$word")
+        fi
     done
-    local position=${#operands[@]}
-    # After read's --default: a scalar TYPE (or an untyped VALUE), then the TYPE's VALUE.
-    if [[ $verb == read && ${words[count - 3]} == --default && $prev == @($_prefs_scalar_types) ]]; then
-        [[ $prev == -bool* ]] && _prefs_offer true false yes no
+    if [[ -z $_prefs_dashdash ]]; then
+        # After a typed option's scalar TYPE (read --default -bool), the TYPE's VALUE.
+        if _prefs_option_kind "${words[count - 3]}" && [[ $kind == typed && $prev == @($_prefs_scalar_types) ]]; then
+            [[ $prev == @($_prefs_bool_types) ]] && _prefs_offer "${_prefs_bools[@]}"
+            return
+        fi
+        # After an option that takes a value, that value.
+        if _prefs_option_kind "$prev" && [[ $kind != flag ]]; then
+            _prefs_complete "$kind"
+            return
+        fi
+        # The verb's options: the long ones for --, the short ones (-0) for - (then the operands).
+        if [[ $cur == -* ]]; then
+            local -a spellings=()
+            for ((i = 0; i < ${#_prefs_options[@]}; i += 2)); do
+                word=${_prefs_options[i]}
+                [[ ($cur == --* && $word == --*) || ($cur != --* && $word == -? ) ]] && spellings+=("$word")
+            done
+            _prefs_offer "${spellings[@]}"
+            [[ $cur == --* ]] && return
+        fi
+    elif [[ $_prefs_command ]]; then
+        # After --, a COMMAND (found on PATH), then its arguments (files).
+        if ((_prefs_dashdash == count - 2)); then
+            local -a commands
+            mapfile -t commands < <(compgen -c -- "$cur" | sort -u)
+            _prefs_offer "${commands[@]}"
+        else
+            _prefs_offer_files
+        fi
         return
     fi
-    case $prev in
-        --default) [[ $cur == -* ]] && _prefs_offer -string -int -integer -float -bool -boolean -date -data -json; return ;;
-        --format)
-            if [ "$verb" = export ]; then _prefs_offer xml binary openstep json typed-json sh env github; else _prefs_offer xml binary openstep json typed-json; fi
-            return ;;
-        --defaults | --schema) _prefs_offer_files; return ;;
-        --from) _prefs_offer file ini env suite; return ;;
-        --keys | --bool-keys)
-            # Comma-separated keys: of the DOMAIN for export, of the SOURCE (a suite or a plist or
-            # JSON file) for migrate. (read's --keys takes no value.)
-            if [ "$verb" != read ]; then
-                local from=${operands[0]} head= key
-                [ "$verb" = migrate ] && from=${operands[1]}
-                [[ $cur == *,* ]] && head=${cur%,*},
-                local -a keys
-                [ -n "$from" ] && mapfile -d '' -t keys < <(prefs "${_prefs_store[@]}" read --stored --keys --null -- "$from" 2>/dev/null)
-                for key in "${keys[@]}"; do _prefs_offer "$head$key"; done
-                return
-            fi ;;
-        --if-equals | --rename | --timeout | --grace | --exec | --match) return ;;
-        --delete) [ "$position" -ge 1 ] && _prefs_offer_keys "${operands[0]}"; return ;;
-    esac
-    # exec: after --, a COMMAND (found on PATH), then its arguments (files).
-    if [[ $verb == exec && $_prefs_dashdash ]]; then
-        local -a commands
-        if [[ ${words[count - 2]} == -- ]]; then mapfile -t commands < <(compgen -c -- "$cur" | sort -u); _prefs_offer "${commands[@]}"; else _prefs_offer_files; fi
-        return
-    fi
-    if [[ $cur == --* ]]; then
-        case $verb in
-            read) _prefs_offer --json --keys --match --raw --null --origin --stored --defaults --format --lossy --compact --default --help ;;
-            read-type) _prefs_offer --origin --stored --defaults --help ;;
-            write) _prefs_offer --exit-code --dry-run --if-absent --if-equals --external --inline --schema --no-schema --help ;;
-            delete | reset) _prefs_offer --exit-code --dry-run --help ;;
-            rename) _prefs_offer --exit-code --dry-run --schema --no-schema --help ;;
-            register) _prefs_offer --replace --delete --schema --no-schema --exit-code --dry-run --help ;;
-            domains) _prefs_offer --null --help ;;
-            find) _prefs_offer --json --compact --null --help ;;
-            export) _prefs_offer --format --keys --effective --defaults --lossy --compact --help ;;
-            import) _prefs_offer --replace --if-absent --format --dry-run --exit-code --schema --no-schema --help ;;
-            migrate) _prefs_offer --from --keys --bool-keys --rename --infer-types --decode-json-strings --overwrite --skip-errors --dry-run --exit-code --schema --no-schema --help ;;
-            describe) _prefs_offer --schema --choices --null --help ;;
-            check) _prefs_offer --schema --help ;;
-            watch) _prefs_offer --json --compact --exec --initial --once --timeout --help ;;
-            exec) _prefs_offer --keys --help ;;
-            dump) _prefs_offer --registered --help ;;
-            load) _prefs_offer --dry-run --exit-code --no-schema --help ;;
-            gc) _prefs_offer --grace --dry-run --exit-code --help ;;
-            *) _prefs_offer --help ;;
-        esac
-        return
-    fi
-    [[ $cur == -* && $verb == @(read|domains|find) ]] && _prefs_offer -0
-    case $verb in
-        read | read-type | write | delete | rename | export | register | reset)
-            if [ "$position" -eq 0 ]; then
-                # register and reset take a suite, never a file.
-                _prefs_offer_suites
-                [ "$verb" = register ] || [ "$verb" = reset ] || _prefs_offer_files
-            elif [ "$verb" = reset ]; then
-                _prefs_offer_keys "${operands[0]}" --stored
-            elif [ "$verb" = delete ]; then
-                _prefs_offer_keys "${operands[0]}"
-            elif [ "$position" -eq 1 ] && [ "$verb" = register ]; then
-                _prefs_offer_keys "${operands[0]}"
-                _prefs_offer_files
-            elif [ "$position" -eq 1 ] && [ "$verb" != export ]; then
-                _prefs_offer_keys "${operands[0]}"
-            elif [ "$verb" = write ] || [ "$verb" = register ]; then
-                if [[ $prev == -string-file ]]; then
-                    _prefs_offer_files
-                elif [[ $prev == -@(data|json) && $cur == @* ]]; then
-                    _prefs_offer_files @
-                elif [[ $cur == -* ]]; then
-                    _prefs_offer -string -int -integer -float -bool -boolean -date -data -json -array -array-add -array-insert -dict -dict-add -int-add -float-add -string-file
-                elif [[ $prev == -bool* ]]; then
-                    _prefs_offer true false yes no
-                else
-                    _prefs_offer_choices
-                fi
-            elif [ "$verb" = export ]; then
-                _prefs_offer_files
-            fi
-            ;;
-        import | migrate)
-            # DOMAIN: a suite or a file; import's PATH: a file; migrate's SOURCE: a suite or a file.
-            if [ "$position" -eq 0 ] || { [ "$position" -eq 1 ] && [ "$verb" = migrate ]; }; then
-                _prefs_offer_suites
-                _prefs_offer_files
-            elif [ "$position" -eq 1 ]; then
-                _prefs_offer_files
-            fi
-            ;;
-        watch)
-            # DOMAIN: a suite or a file; then any number of its keys.
-            if [ "$position" -eq 0 ]; then
-                _prefs_offer_suites
-                _prefs_offer_files
-            else
-                _prefs_offer_keys "${operands[0]}"
-            fi
-            ;;
-        exec) _prefs_offer_suites; _prefs_offer_files ;; # DOMAINs, then -- COMMAND
-        edit) [ "$position" -eq 0 ] && { _prefs_offer_suites; _prefs_offer_files; } ;;
-        describe)
-            # DOMAIN, then one of its keys.
-            if [ "$position" -eq 0 ]; then
-                _prefs_offer_suites
-            elif [ "$position" -eq 1 ]; then
-                _prefs_offer_keys "${operands[0]}"
-            fi
-            ;;
-        check | gc) _prefs_offer_suites ;;
-        lint) _prefs_offer_files ;;
-        dump | load) [ "$position" -eq 0 ] && _prefs_offer_files ;; # FILE (or - for standard output or input)
-        help) [ "$position" -eq 0 ] && _prefs_offer read read-type write delete rename register reset domains find lint export import migrate dump load watch exec edit describe check gc help ;;
-    esac
+    # The operand: its kind at this position, or the last one when it goes on.
+    local position=${#operands[@]} last=
+    ((${#_prefs_operands[@]})) && last=${_prefs_operands[-1]}
+    kind=${_prefs_operands[position]-}
+    [[ -z $kind && $last == *... ]] && kind=$last
+    _prefs_complete "${kind%...}"
 }
 complete -F _prefs prefs

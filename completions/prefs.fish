@@ -1,5 +1,6 @@
-# fish completion for prefs: verbs, options, type flags, suite names and the keys of the named suite.
-# Install it in ~/.config/fish/completions/.
+# fish completion for prefs: verbs, options, type flags, suite names, file names and the keys of the
+# named suite. Install it in ~/.config/fish/completions/. Written by `prefs completion fish` from
+# prefs's command table: generate it again rather than edit it.
 #
 # Suite names and keys are data: they may hold spaces, quotes, (...), $ or newlines. They come from
 # prefs NUL-separated (--null) and are split with string split0 as the last step of each command
@@ -9,48 +10,196 @@
 # expand to a home directory, so a key starting with ~ is offered only once the token typed starts
 # with an escaped or quoted ~ (\~, '~ or "~). A name prefs would take for an option (-0, or one
 # starting with --) is offered only after a --.
-set -g __prefs_scalars -string -int -integer -float -bool -boolean -date -data -json
-set -l verbs read read-type write delete rename register reset domains find lint export import migrate dump load watch exec edit describe check gc help
 
-# The words typed before the cursor, without the options before the verb (--store URL,
-# -currentHost, -host NAME).
+# The command table: the options before the verb that choose the suites (one word, or taking the
+# next as their value), and the TYPE flags (those that take one VALUE, those whose VALUE may be a
+# schema's choice, a boolean, a FILE or @FILE).
+set -g __prefs_scope_words '--store=*' -currentHost
+set -g __prefs_scope_pairs --store -host
+set -g __prefs_types -string -int -integer -float -bool -boolean -date -data -json -string-file -array -array-add \
+    -array-insert -dict -dict-add -int-add -float-add
+set -g __prefs_scalars -string -int -integer -float -bool -boolean -date -data -json
+set -g __prefs_choice_types -string -int -integer -float -date -data
+set -g __prefs_bool_types -bool -boolean
+set -g __prefs_file_types -string-file
+set -g __prefs_at_file_types -data -json
+
+# The verbs, each with what it does (NAME, a tab, DESCRIPTION).
+function __prefs_verbs
+    printf '%s\t%s\n' read 'print a value (a scalar bare, for $(...)), a suite, or every suite'
+    printf '%s\t%s\n' read-type 'print the type of a value (string, integer, float, boolean, date...)'
+    printf '%s\t%s\n' write 'set values, typed as defaults types them, in one locked write'
+    printf '%s\t%s\n' delete 'remove keys (all or nothing), or the whole suite'
+    printf '%s\t%s\n' rename 'move a value to a new key'
+    printf '%s\t%s\n' register 'record registered defaults: values reads show while nothing is stored'
+    printf '%s\t%s\n' reset 'remove stored values so the registered defaults show again'
+    printf '%s\t%s\n' domains 'list the suites (those GLOB matches), one per line (NSGlobalDomain: the global suite)'
+    printf '%s\t%s\n' find 'find suites, keys and string values that contain WORD'
+    printf '%s\t%s\n' lint 'check property-list and JSON files, like plutil -lint'
+    printf '%s\t%s\n' export 'write a suite or a file in another format'
+    printf '%s\t%s\n' import 'merge a plist or JSON dictionary into a suite (or replace it), all or nothing'
+    printf '%s\t%s\n' migrate 'bring settings in from a plist, JSON, INI or .env file or a suite, with a plan and a report'
+    printf '%s\t%s\n' dump 'write every suite as one lossless document, for load (a backup)'
+    printf '%s\t%s\n' load 'restore what dump wrote, each suite all or nothing, with a report'
+    printf '%s\t%s\n' watch 'print each change of a suite\'s values (or of the KEYs) as it happens'
+    printf '%s\t%s\n' exec 'run COMMAND with the suites\' values in its environment (a later DOMAIN wins)'
+    printf '%s\t%s\n' edit 'edit a suite\'s values in $VISUAL or $EDITOR (typed JSON), checked, no concurrent change lost'
+    printf '%s\t%s\n' describe 'print a suite\'s schema: each key\'s type, default, range or choices, description and current origin'
+    printf '%s\t%s\n' check 'verify the external values of suites: every blob present with its recorded size and SHA-256; list orphan blobs'
+    printf '%s\t%s\n' gc 'remove orphan blobs from external storage'
+    printf '%s\t%s\n' completion 'print the completion script for bash, zsh or fish'
+    printf '%s\t%s\n' help 'show help for prefs or for one verb'
+end
+
+# __prefs_options VERB: each spelling of each of the verb's options, then what its value is: flag
+# for none, or a kind as for operands (and key-list N: keys stored in operand N, comma-separated;
+# typed: [TYPE] VALUE), followed by ... when the option may be repeated. It fails for a word that
+# is no verb.
+function __prefs_options -a verb
+    switch $verb
+        case read
+            printf '%s\n' --json flag --keys flag --raw flag --match text --null flag -0 flag \
+                --origin flag --stored flag --defaults file... \
+                --format 'choice binary xml openstep json typed-json' --lossy flag --compact flag \
+                --default typed --help flag
+        case read-type
+            printf '%s\n' --origin flag --stored flag --defaults file... --help flag
+        case write
+            printf '%s\n' --exit-code flag --dry-run flag --if-absent flag --if-equals text \
+                --external flag --inline flag --schema file --no-schema flag --help flag
+        case delete reset
+            printf '%s\n' --exit-code flag --dry-run flag --help flag
+        case rename
+            printf '%s\n' --exit-code flag --dry-run flag --schema file --no-schema flag --help flag
+        case register
+            printf '%s\n' --replace flag --delete key... --schema file --no-schema flag \
+                --exit-code flag --dry-run flag --help flag
+        case domains
+            printf '%s\n' --null flag -0 flag --help flag
+        case find
+            printf '%s\n' --json flag --compact flag --null flag -0 flag --help flag
+        case lint edit completion help
+            printf '%s\n' --help flag
+        case export
+            printf '%s\n' --format 'choice binary xml openstep json typed-json sh env github' \
+                --keys 'key-list 0...' --effective flag --defaults file... --lossy flag --compact flag \
+                --help flag
+        case import
+            printf '%s\n' --replace flag --if-absent flag \
+                --format 'choice binary xml openstep json typed-json' --dry-run flag --exit-code flag \
+                --schema file --no-schema flag --help flag
+        case migrate
+            printf '%s\n' --from 'choice file ini env suite' --keys 'key-list 1...' \
+                --bool-keys 'key-list 1...' --rename text... --infer-types flag \
+                --decode-json-strings flag --overwrite flag --skip-errors flag --dry-run flag \
+                --exit-code flag --schema file --no-schema flag --help flag
+        case dump
+            printf '%s\n' --registered flag --help flag
+        case load
+            printf '%s\n' --dry-run flag --exit-code flag --no-schema flag --help flag
+        case watch
+            printf '%s\n' --json flag --compact flag --initial flag --once flag --timeout text \
+                --exec text --help flag
+        case exec
+            printf '%s\n' --keys 'key-list 0...' --help flag
+        case describe
+            printf '%s\n' --schema file --choices flag --null flag --help flag
+        case check
+            printf '%s\n' --schema file --help flag
+        case gc
+            printf '%s\n' --grace text --dry-run flag --exit-code flag --help flag
+        case '*'
+            return 1
+    end
+end
+
+# __prefs_operand_kinds VERB: what each operand of the verb is: suite, domain (a suite or a file),
+# key, stored-key, key-or-file, value (a TYPE flag or VALUE after a KEY), file, verb, choice
+# WORD..., text (nothing offered); the last, followed by ..., goes on.
+function __prefs_operand_kinds -a verb
+    switch $verb
+        case read read-type
+            printf '%s\n' domain key
+        case write
+            printf '%s\n' domain key value...
+        case delete watch
+            printf '%s\n' domain key...
+        case rename
+            printf '%s\n' domain key text
+        case register
+            printf '%s\n' suite key-or-file value...
+        case reset
+            printf '%s\n' suite stored-key...
+        case domains find
+            printf '%s\n' text
+        case lint
+            printf '%s\n' file...
+        case export import
+            printf '%s\n' domain file
+        case migrate
+            printf '%s\n' domain domain
+        case dump load
+            printf '%s\n' file
+        case exec
+            printf '%s\n' domain...
+        case edit
+            printf '%s\n' domain
+        case describe
+            printf '%s\n' suite key
+        case check gc
+            printf '%s\n' suite...
+        case completion
+            printf '%s\n' 'choice bash zsh fish'
+        case help
+            printf '%s\n' verb
+        case '*'
+            return 1
+    end
+end
+
+# The operands of the verb $argv[1] end with -- COMMAND [ARG...].
+function __prefs_runs_command
+    contains -- $argv[1] exec
+end
+
+# $argv[1] matches one of the patterns that follow.
+function __prefs_matches -a word
+    for pattern in $argv[2..-1]
+        string match -q -- $pattern $word; and return 0
+    end
+    return 1
+end
+
+# The words typed before the cursor, without the options before the verb that choose the suites.
 function __prefs_words
     set -l words (commandline -opc)
     while test (count $words) -gt 1
-        switch $words[2]
-            case '--store=*' -currentHost
-                set -e words[2]
-            case --store -host
-                set -e words[2..3]
-            case '*'
-                break
+        if __prefs_matches $words[2] $__prefs_scope_words
+            set -e words[2]
+        else if contains -- $words[2] $__prefs_scope_pairs
+            set -e words[2..3]
+        else
+            break
         end
     end
     printf '%s\n' $words
 end
 
-# The options typed before the verb, for the prefs calls that list names.
+# The options typed before the verb that choose the suites, for the prefs calls that list names.
 function __prefs_store
     set -l words (commandline -opc)
     set -e words[1]
     while set -q words[1]
-        switch $words[1]
-            case '--store=*' -currentHost
-                printf '%s\n' $words[1]
-                set -e words[1]
-            case --store -host
-                set -q words[2]; or break
-                printf '%s\n' $words[1..2]
-                set -e words[1..2]
-            case '*'
-                break
+        if __prefs_matches $words[1] $__prefs_scope_words
+            printf '%s\n' $words[1]
+            set -e words[1]
+        else if contains -- $words[1] $__prefs_scope_pairs; and set -q words[2]
+            printf '%s\n' $words[1..2]
+            set -e words[1..2]
+        else
+            break
         end
     end
-end
-
-# A -- has been typed after the verb (exec: what follows is the COMMAND).
-function __prefs_after_dashdash
-    contains -- -- (__prefs_words)[3..-1]
 end
 
 # How many words come before the COMMAND of exec (up to and including --).
@@ -70,11 +219,19 @@ function __prefs_no_verb
     test (count (__prefs_words)) -eq 1
 end
 
-# The operands typed after the verb, NUL-separated: options and the values of the options that take
-# one left out (--keys takes one for export and migrate, not for read); all words after --.
+# What the verb's option spelled $argv[1] takes (flag: nothing), from the table that follows it
+# (__prefs_options: spellings start with -, what they take never does); fails when it is none of them.
+function __prefs_option_kind -a word
+    string match -q -- '-*' $word; or return 1
+    set -l i (contains -i -- $word $argv[2..-1]); or return 1
+    string replace -r -- '\.\.\.$' '' $argv[(math $i + 2)]
+end
+
+# The operands typed after the verb, NUL-separated: options and their values left out; all words
+# after --.
 function __prefs_operands
     set -l words (__prefs_words)
-    set -l verb $words[2]
+    set -l options (__prefs_options $words[2])
     set -e words[1..2]
     set -l skip 0
     while set -q words[1]
@@ -85,30 +242,82 @@ function __prefs_operands
         else if test "$w" = --
             test (count $words) -gt 0; and printf '%s\0' $words
             return
-        else if contains -- $w --format --defaults --if-equals --delete --from --bool-keys --rename --timeout --grace --schema --exec --match
-            set skip 1
-        else if test "$w" = --keys; and test "$verb" != read
-            set skip 1
-        else if test "$w" = --default
-            # [TYPE] VALUE: a scalar type flag takes the word after it too.
-            if contains -- "$words[1]" $__prefs_scalars; and set -q words[2]
-                set -e words[1]
+        else if test "$w" != -h # help, anywhere before --
+            set -l kind (__prefs_option_kind $w $options)
+            if test "$kind" = typed
+                # [TYPE] VALUE: a scalar type flag takes the word after it too.
+                if contains -- "$words[1]" $__prefs_scalars; and set -q words[2]
+                    set -e words[1]
+                end
+                set skip 1
+            else if test -n "$kind"
+                test "$kind" != flag; and set skip 1
+            else if not string match -q -- '--*' $w
+                printf '%s\0' $w
             end
-            set skip 1
-        else if test "$w" = -0; and contains -- $verb read domains find
-            continue
-        else if test "$w" = -h
-            continue
-        else if not string match -q -- '--*' $w
-            printf '%s\0' $w
         end
     end
 end
 
-# The verb is one of the space-separated $verbs and $n operands are typed.
-function __prefs_position -a verbs n
-    __prefs_verb (string split ' ' $verbs); or return 1
-    test (count (__prefs_operands | string split0)) -eq $n
+# What the word being completed is: a kind of __prefs_operand_kinds, boolean (after a boolean TYPE
+# flag), at-file (after -data or -json, a word starting with @), command (exec, after --);
+# nothing where fish completes an option's value itself.
+function __prefs_kind
+    set -l words (__prefs_words)
+    set -q words[2]; or return 1
+    set -l verb $words[2]
+    set -l options (__prefs_options $verb)
+    set -l dashdash (contains -i -- -- $words[3..-1])
+    if test -z "$dashdash"
+        set -l kind (__prefs_option_kind $words[-1] $options)
+        if test "$kind" = typed
+            echo typed
+            return
+        else if test -n "$kind" -a "$kind" != flag
+            return 1
+        end
+        # After a typed option's scalar TYPE (read --default -bool), the TYPE's VALUE.
+        if set -q words[4]; and test "$(__prefs_option_kind $words[-2] $options)" = typed; and contains -- $words[-1] $__prefs_scalars
+            contains -- $words[-1] $__prefs_bool_types; and echo boolean; or echo text
+            return
+        end
+    else if __prefs_runs_command $verb
+        test (math $dashdash + 2) -eq (count $words); and echo command; or echo file
+        return
+    end
+    set -l kinds (__prefs_operand_kinds $verb)
+    set -l count (count (__prefs_operands | string split0))
+    set -l kind $kinds[(math $count + 1)]
+    if test -z "$kind"; and string match -q -- '*...' $kinds[-1]
+        set kind $kinds[-1]
+    end
+    set kind (string replace -r -- '\.\.\.$' '' $kind)
+    if test "$kind" = value
+        if contains -- $words[-1] $__prefs_file_types
+            set kind file
+        else if contains -- $words[-1] $__prefs_at_file_types; and string match -q -- '@*' (commandline -ct | string unescape)
+            set kind at-file
+        else if contains -- $words[-1] $__prefs_bool_types
+            set kind boolean
+        end
+    end
+    echo $kind
+end
+
+# The word being completed is of one of the kinds given (see __prefs_kind, which every condition
+# asks: its answer is kept for the line it was found for).
+function __prefs_is
+    set -l line (commandline -c | string collect)
+    if not set -q __prefs_kind_line; or test "$line" != "$__prefs_kind_line"
+        set -g __prefs_kind_found (string split ' ' -- (__prefs_kind))
+        set -g __prefs_kind_line $line
+    end
+    contains -- "$__prefs_kind_found[1]" $argv
+end
+
+# The words a word of kind choice may be.
+function __prefs_choice_words
+    printf '%s\n' $__prefs_kind_found[2..-1]
 end
 
 # Prints, NUL-separated, $argv[1] before each of the other arguments that fish can offer as it is
@@ -151,155 +360,112 @@ function __prefs_keys
     __prefs_offerable '' (prefs (__prefs_store) read --keys --null $argv -- $operands[1] 2>/dev/null | string split0)
 end
 
-# For --keys and --bool-keys: the stored keys of export's DOMAIN or migrate's SOURCE after the items
-# of the comma-separated list already typed, NUL-separated.
-function __prefs_key_list
+# For an option whose value is a comma-separated list of keys (key-list N): the keys stored in
+# operand $argv[1] (0: the first) after the items already typed, NUL-separated.
+function __prefs_key_list -a index
     set -l operands (__prefs_operands | string split0)
-    set -l from $operands[1]
-    __prefs_verb migrate; and set from $operands[2]
+    set -l from $operands[(math $index + 1)]
     test -n "$from"; or return
     set -l head (commandline -ct | string unescape | string replace -r '[^,]*$' '')
     __prefs_offerable "$head" (prefs (__prefs_store) read --stored --keys --null -- $from 2>/dev/null | string split0)
 end
 
 # The choices the schema of the suite named gives the key being written a value: the operand
-# before the cursor, or the one before a scalar type flag (prefs describe --choices), NUL-separated.
+# before the cursor, or the one before a TYPE flag (prefs describe --choices), NUL-separated.
 function __prefs_choices
     set -l operands (__prefs_operands | string split0)
     set -l key $operands[-1]
-    string match -qr -- '^-(string|int|integer|float|date|data)$' "$key"; and set key $operands[-2]
+    contains -- "$key" $__prefs_choice_types; and set key $operands[-2]
     test -n "$operands[1]"; and test -n "$key"; or return
     prefs (__prefs_store) describe --choices --null -- $operands[1] $key 2>/dev/null
 end
 
-# The word before the cursor is $argv[1].
-function __prefs_after -a option
-    set -l words (__prefs_words)
-    test "$words[-1]" = $option
+# For -data @FILE and -json @FILE: @ and the names of the files (a directory with a /) that start
+# with what follows the @ typed, NUL-separated.
+function __prefs_at_files
+    set -l head (commandline -ct | string unescape | string sub -s 2)
+    for file in "$head"*
+        test -d "$file"; and set file "$file/"
+        printf '@%s\0' "$file"
+    end
 end
-
-# The cursor is on read's --default value: after --default, or after --default and a scalar type flag.
-function __prefs_in_default
-    set -l words (__prefs_words)
-    test "$words[-1]" = --default; or begin; test "$words[-2]" = --default; and contains -- "$words[-1]" $__prefs_scalars; end
-end
-
-# The word before the cursor is -bool or -boolean.
-function __prefs_after_bool
-    set -l words (__prefs_words)
-    string match -q -- '-bool*' $words[-1]
-end
-
 complete -c prefs -f
-complete -c prefs -n "__prefs_no_verb" -a read -d 'print a value, a suite, or every suite'
-complete -c prefs -n "__prefs_no_verb" -a read-type -d 'print the type of a value'
-complete -c prefs -n "__prefs_no_verb" -a write -d 'set values'
-complete -c prefs -n "__prefs_no_verb" -a delete -d 'remove a key, or the whole suite'
-complete -c prefs -n "__prefs_no_verb" -a rename -d 'move a value to a new key'
-complete -c prefs -n "__prefs_no_verb" -a register -d 'record registered defaults'
-complete -c prefs -n "__prefs_no_verb" -a reset -d 'remove stored values so the registered defaults show again'
-complete -c prefs -n "__prefs_no_verb" -a domains -d 'list the suites'
-complete -c prefs -n "__prefs_no_verb" -a find -d 'find suites, keys and string values'
-complete -c prefs -n "__prefs_no_verb" -a lint -d 'check property-list and JSON files'
-complete -c prefs -n "__prefs_no_verb" -a export -d 'write a suite or a file in another format'
-complete -c prefs -n "__prefs_no_verb" -a import -d 'merge a plist or JSON dictionary into a suite'
-complete -c prefs -n "__prefs_no_verb" -a migrate -d 'bring settings in from a file or a suite, with a report'
-complete -c prefs -n "__prefs_no_verb" -a dump -d 'write every suite as one lossless document, for load (a backup)'
-complete -c prefs -n "__prefs_no_verb" -a load -d 'restore what dump wrote, each suite all or nothing, with a report'
-complete -c prefs -n "__prefs_no_verb" -a watch -d 'print each change of a suite\'s values as it happens'
-complete -c prefs -n "__prefs_no_verb" -a exec -d 'run a command with the suites\' values in its environment'
-complete -c prefs -n "__prefs_no_verb" -a describe -d 'print a suite\'s schema'
-complete -c prefs -n "__prefs_no_verb" -a check -d 'verify the external values of suites'
-complete -c prefs -n "__prefs_no_verb" -a gc -d 'remove orphan blobs from external storage'
-complete -c prefs -n "__prefs_no_verb" -a help -d 'show help for prefs or for one verb'
-complete -c prefs -n "__prefs_no_verb" -l help -s h -d 'show help'
-complete -c prefs -n "__prefs_no_verb" -l version -d 'print the version'
-complete -c prefs -n "__prefs_no_verb" -l store -x -d 'keep suites in etcd: etcd:// or etcds://HOST:PORT[,HOST:PORT...][/PREFIX]'
-complete -c prefs -n "__prefs_no_verb" -o currentHost -d 'the ByHost suites of this machine'
-complete -c prefs -n "__prefs_no_verb" -o host -x -d 'the ByHost suites of host NAME'
+complete -c prefs -n __prefs_no_verb -a '(__prefs_verbs)'
+complete -c prefs -n '__prefs_no_verb' -l help -s h -d 'show this help (also -h)'
+complete -c prefs -n '__prefs_no_verb' -l version -d 'print the version'
+complete -c prefs -n '__prefs_no_verb' -l store -x -d 'before the verb: keep suites in etcd (etcd://HOST:PORT[,HOST:PORT...][/PREFIX], etcds://... for TLS; default $PREFS_STORE, else files)'
+complete -c prefs -n '__prefs_no_verb' -o currentHost -d 'before the verb: the suites of this machine (ByHost; host ID $PREFS_HOST_ID, else /etc/machine-id)'
+complete -c prefs -n '__prefs_no_verb' -o host -x -d 'before the verb: the suites of host NAME (ByHost)'
 
-complete -c prefs -n "__prefs_position 'read read-type write delete rename export register reset import migrate watch describe' 0" -a "(__prefs_suites | string split0)" -d suite
-complete -c prefs -n "__prefs_position 'read read-type write delete rename register describe' 1; and not __prefs_after --if-equals; and not __prefs_after --delete; and not __prefs_after --schema; and not __prefs_in_default" -a "(__prefs_keys | string split0)" -d key
-complete -c prefs -n "__prefs_position register 1; and not __prefs_after --delete; and not __prefs_after --schema" -F
-complete -c prefs -n "__prefs_verb reset; and not __prefs_position reset 0" -a "(__prefs_keys --stored | string split0)" -d 'stored key'
-complete -c prefs -n "__prefs_verb delete; and not __prefs_position delete 0; and not __prefs_position delete 1" -a "(__prefs_keys | string split0)" -d key
-complete -c prefs -n "__prefs_verb write register; and not __prefs_position 'write register' 0; and not __prefs_position 'write register' 1; and not __prefs_after_bool; and not __prefs_after --if-equals; and not __prefs_after --delete; and not __prefs_after --schema" \
-    -a "(__prefs_choices | string split0)" -d choice
-complete -c prefs -n "__prefs_verb write register; and not __prefs_position 'write register' 0; and not __prefs_position 'write register' 1; and not __prefs_after_bool; and not __prefs_after --if-equals; and not __prefs_after --delete; and not __prefs_after --schema" \
-    -a '-string -int -integer -float -bool -boolean -date -data -json -array -array-add -array-insert -dict -dict-add -int-add -float-add -string-file' -d type
-complete -c prefs -n "__prefs_verb write register; and __prefs_after_bool" -a 'true false yes no' -d boolean
-complete -c prefs -n "__prefs_verb read; and __prefs_after --default" -a "$__prefs_scalars" -d type
-complete -c prefs -n "__prefs_verb read; and __prefs_in_default; and __prefs_after_bool" -a 'true false yes no' -d boolean
-complete -c prefs -n "__prefs_verb read" -l json -d 'print JSON'
-complete -c prefs -n "__prefs_verb read" -l keys -d 'print the keys, one per line'
-complete -c prefs -n "__prefs_verb read" -l match -x -d 'with --keys, only the keys GLOB matches'
-complete -c prefs -n "__prefs_verb read" -l raw -d 'print a string or data value\'s bytes exactly'
-complete -c prefs -n "__prefs_verb read" -l format -x -a 'xml binary openstep json typed-json' -d 'write the value as a document'
-complete -c prefs -n "__prefs_verb read export" -l lossy -d 'with JSON, write dates and data as strings'
-complete -c prefs -n "__prefs_verb read export" -l compact -d 'write JSON on one line'
-complete -c prefs -n "__prefs_verb read" -l default -x -d 'print VALUE ([TYPE] VALUE) when the key is absent'
-complete -c prefs -n "__prefs_verb read read-type" -l origin -d 'say where each value came from'
-complete -c prefs -n "__prefs_verb read read-type" -l stored -d 'only the stored values'
-complete -c prefs -n "__prefs_verb read read-type export" -l defaults -r -F -d 'registered defaults for this run'
-complete -c prefs -n "__prefs_verb find" -l json -d 'print the matches as JSON'
-complete -c prefs -n "__prefs_verb find" -l compact -d 'print the JSON on one line'
-complete -c prefs -n "__prefs_verb read domains find" -s 0 -l null -d 'end each name with NUL, not a newline'
-complete -c prefs -n "__prefs_verb write delete rename register reset import migrate" -l exit-code -d 'exit 3 when something changed'
-complete -c prefs -n "__prefs_verb write delete rename register reset import migrate" -l dry-run -d 'print what would change'
-complete -c prefs -n "__prefs_verb write" -l if-absent -d 'skip the keys already stored'
-complete -c prefs -n "__prefs_verb write" -l if-equals -x -d 'change only if the stored value is this'
-complete -c prefs -n "__prefs_verb write" -l external -d 'keep the values in external storage'
-complete -c prefs -n "__prefs_verb write" -l inline -d 'keep the values in the suite file'
-complete -c prefs -n "__prefs_verb write; and __prefs_after -string-file" -F
-complete -c prefs -n "__prefs_verb register" -l replace -d 'replace the whole registration'
-complete -c prefs -n "__prefs_verb register" -l delete -x -a "(__prefs_keys | string split0)" -d 'remove a registered key'
-complete -c prefs -n "__prefs_verb lint" -F
-complete -c prefs -n "__prefs_verb export" -F
-complete -c prefs -n "__prefs_verb export" -l format -x -a 'xml binary openstep json typed-json sh env github' -d 'output format'
-complete -c prefs -n "__prefs_verb export" -l keys -x -a "(__prefs_key_list | string split0)" -d 'only these keys'
-complete -c prefs -n "__prefs_verb export" -l effective -d 'export what an application sees'
-complete -c prefs -n "__prefs_position import 1" -F
-complete -c prefs -n "__prefs_verb import" -l replace -d 'make the suite exactly the document'
-complete -c prefs -n "__prefs_verb import" -l if-absent -d 'keep the keys already stored'
-complete -c prefs -n "__prefs_verb import" -l format -x -a 'xml binary openstep json typed-json' -d 'read the document as'
-complete -c prefs -n "__prefs_position migrate 1" -F -a "(__prefs_suites | string split0)" -d source
-complete -c prefs -n "__prefs_verb migrate" -l from -x -a 'file ini env suite' -d 'what SOURCE is'
-complete -c prefs -n "__prefs_verb migrate" -l keys -x -a "(__prefs_key_list | string split0)" -d 'only these keys'
-complete -c prefs -n "__prefs_verb migrate" -l bool-keys -x -a "(__prefs_key_list | string split0)" -d 'make these keys booleans'
-complete -c prefs -n "__prefs_verb migrate" -l rename -x -d 'store the key OLD as NEW (OLD=NEW)'
-complete -c prefs -n "__prefs_verb migrate" -l infer-types -d 'strings that spell numbers or true/false become typed'
-complete -c prefs -n "__prefs_verb migrate" -l decode-json-strings -d 'strings that are JSON objects or arrays become values'
-complete -c prefs -n "__prefs_verb migrate" -l overwrite -d 'replace stored values that differ'
-complete -c prefs -n "__prefs_verb migrate" -l skip-errors -d 'leave out the keys that fail'
-complete -c prefs -n "__prefs_position 'dump load' 0" -F
-complete -c prefs -n "__prefs_verb dump" -l registered -d 'include the user\'s registered defaults'
-complete -c prefs -n "__prefs_verb load" -l dry-run -d 'print the report and change nothing'
-complete -c prefs -n "__prefs_verb load" -l exit-code -d 'exit 3 when something changed'
-complete -c prefs -n "__prefs_verb load" -l no-schema -d 'restore the values without checking them against the schemas'
-complete -c prefs -n "__prefs_no_verb" -a edit -d 'edit a suite in $VISUAL or $EDITOR'
-complete -c prefs -n "__prefs_position edit 0" -a "(__prefs_suites | string split0)" -d suite
-complete -c prefs -n "__prefs_position edit 0" -F
-complete -c prefs -n "__prefs_verb exec; and not __prefs_after_dashdash" -a "(__prefs_suites | string split0)" -d suite
-complete -c prefs -n "__prefs_verb exec; and not __prefs_after_dashdash" -F
-complete -c prefs -n "__prefs_verb exec; and not __prefs_after_dashdash" -l keys -x -d 'only these top-level keys'
-complete -c prefs -n "__prefs_verb exec; and __prefs_after_dashdash" -a "(__fish_complete_subcommand --fcs-skip=(__prefs_dashdash_index))"
-complete -c prefs -n "__prefs_position watch 0" -F
-complete -c prefs -n "__prefs_verb watch; and not __prefs_position watch 0; and not __prefs_after --timeout; and not __prefs_after --exec" -a "(__prefs_keys | string split0)" -d key
-complete -c prefs -n "__prefs_verb watch" -l json -d 'print each change as a JSON object on one line'
-complete -c prefs -n "__prefs_verb watch" -l compact -d 'the same as --json'
-complete -c prefs -n "__prefs_verb watch" -l exec -x -d 'run COMMAND after each change instead of printing it'
-complete -c prefs -n "__prefs_verb watch" -l initial -d 'print the current values first'
-complete -c prefs -n "__prefs_verb watch" -l once -d 'exit after the first change'
-complete -c prefs -n "__prefs_verb watch" -l timeout -x -d 'stop after SECONDS (with --once: exit 1 if no change came)'
-complete -c prefs -n "__prefs_verb check gc" -a "(__prefs_suites | string split0)" -d suite
-complete -c prefs -n "__prefs_verb write rename import migrate check" -l schema -r -F -d 'check against this schema file'
-complete -c prefs -n "__prefs_verb register" -l schema -r -F -d 'install this schema file'
-complete -c prefs -n "__prefs_verb write rename import migrate register" -l no-schema -d 'store without checking the schema'
-complete -c prefs -n "__prefs_verb describe" -l schema -r -F -d 'describe this schema file'
-complete -c prefs -n "__prefs_verb describe" -l choices -d 'print only the values KEY may take'
-complete -c prefs -n "__prefs_verb describe" -l null -d 'with --choices, end each value with NUL'
-complete -c prefs -n "__prefs_verb gc" -l grace -x -d 'only blobs older than SECONDS'
-complete -c prefs -n "__prefs_verb gc" -l dry-run -d 'print what would be removed'
-complete -c prefs -n "__prefs_verb gc" -l exit-code -d 'exit 3 when something was removed'
-complete -c prefs -n "__prefs_verb $verbs" -l help -d 'show help for the verb'
-complete -c prefs -n "__prefs_verb help" -a "$verbs"
+complete -c prefs -n '__prefs_is suite domain' -a '(__prefs_suites | string split0)' -d suite
+complete -c prefs -n '__prefs_is file domain key-or-file' -F
+complete -c prefs -n '__prefs_is key key-or-file' -a '(__prefs_keys | string split0)' -d key
+complete -c prefs -n '__prefs_is stored-key' -a '(__prefs_keys --stored | string split0)' -d 'stored key'
+complete -c prefs -n '__prefs_is value' -a '(__prefs_choices | string split0)' -d choice
+complete -c prefs -n '__prefs_is value' -a '$__prefs_types' -d type
+complete -c prefs -n '__prefs_is boolean' -a 'true false yes no' -d boolean
+complete -c prefs -n '__prefs_is typed' -a '$__prefs_scalars' -d type
+complete -c prefs -n '__prefs_is at-file' -a '(__prefs_at_files | string split0)'
+complete -c prefs -n '__prefs_is verb' -a '(__prefs_verbs)'
+complete -c prefs -n '__prefs_is choice' -a '(__prefs_choice_words)'
+complete -c prefs -n '__prefs_is command' -a '(__fish_complete_subcommand --fcs-skip=(__prefs_dashdash_index))'
+
+complete -c prefs -n '__prefs_verb read' -l json -d 'print JSON instead of the readable form'
+complete -c prefs -n '__prefs_verb read' -l keys -d 'print the keys of the suite (or of the dictionary at KEY), one per line'
+complete -c prefs -n '__prefs_verb read' -l raw -d 'print a string\'s or data value\'s bytes exactly, with no newline (an external one streams from its blob)'
+complete -c prefs -n '__prefs_verb read' -l match -x -d 'with --keys, only the keys GLOB matches (* ? [...]; \\ escapes)'
+complete -c prefs -n '__prefs_verb read' -l null -s 0 -d 'with --keys, end each key with a NUL byte instead of a newline'
+complete -c prefs -n '__prefs_verb read read-type' -l origin -d 'say where each value came from: managed:FILE, stored, global, system:FILE, registered:FILE, command-line or schema:FILE'
+complete -c prefs -n '__prefs_verb read read-type' -l stored -d 'only the suite\'s own stored values, no global suite or registered defaults'
+complete -c prefs -n '__prefs_verb read read-type export' -l defaults -r -F -d 'registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)'
+complete -c prefs -n '__prefs_verb read' -l format -x -a 'binary xml openstep json typed-json' -d 'write the value as a document: xml, binary, openstep, json or typed-json (as plutil -extract)'
+complete -c prefs -n '__prefs_verb read export' -l lossy -d 'with JSON, write dates as ISO 8601 strings and data as base64 (else they are refused: JSON has no such types)'
+complete -c prefs -n '__prefs_verb read export' -l compact -d 'write JSON (or typed JSON) on one line; with no format given, JSON'
+complete -c prefs -n '__prefs_verb read' -l default -x -d 'print VALUE (typed as write types it: --default -int 30) when the key or suite is absent, exit 0'
+complete -c prefs -n '__prefs_verb read read-type write delete rename register reset domains find lint export import migrate dump load watch exec edit describe check gc completion help' -l help -d 'show help for this verb'
+complete -c prefs -n '__prefs_verb write delete rename register reset import migrate load gc' -l exit-code -d 'exit 3 when something changed, 0 when everything was already so'
+complete -c prefs -n '__prefs_verb write delete rename register reset import' -l dry-run -d 'print what would change (+ added, - removed, ~ replaced) and change nothing'
+complete -c prefs -n '__prefs_verb write' -l if-absent -d 'skip the keys that are already stored'
+complete -c prefs -n '__prefs_verb write' -l if-equals -x -d 'change the key only if its stored value is VALUE (typed as the new value); else exit 4'
+complete -c prefs -n '__prefs_verb write' -l external -d 'keep the values in external storage whatever their size'
+complete -c prefs -n '__prefs_verb write' -l inline -d 'keep the values in the suite\'s file whatever their size'
+complete -c prefs -n '__prefs_verb write rename import migrate' -l schema -r -F -d 'check the values against the schema FILE instead of the suite\'s'
+complete -c prefs -n '__prefs_verb write rename import migrate load' -l no-schema -d 'store the values without checking them against the suite\'s schema'
+complete -c prefs -n '__prefs_verb register' -l replace -d 'replace the whole registration instead of merging into it'
+complete -c prefs -n '__prefs_verb register' -l delete -x -a '(__prefs_keys | string split0)' -d 'remove KEY, and the KEYs that follow it, from the registration (all or nothing)'
+complete -c prefs -n '__prefs_verb register' -l schema -r -F -d 'install FILE (- for standard input) as the suite\'s schema, once checked whole'
+complete -c prefs -n '__prefs_verb register' -l no-schema -d 'record the values without checking them against the suite\'s schema'
+complete -c prefs -n '__prefs_verb domains' -l null -s 0 -d 'end each name with a NUL byte instead of a newline'
+complete -c prefs -n '__prefs_verb find' -l json -d 'print the matches as JSON'
+complete -c prefs -n '__prefs_verb find' -l compact -d 'print the JSON on one line (implies --json)'
+complete -c prefs -n '__prefs_verb find' -l null -s 0 -d 'end each match with a NUL byte instead of a newline'
+complete -c prefs -n '__prefs_verb export' -l format -x -a 'binary xml openstep json typed-json sh env github' -d 'xml, binary, openstep, json or typed-json (default: by PATH\'s extension, .json JSON, .plist xml; else json with --compact or --lossy, else xml); sh, env or github: the keys as environment variables'
+complete -c prefs -n '__prefs_verb export' -l keys -x -a '(__prefs_key_list 0 | string split0)' -d 'only these keys (comma-separated KEYs or :key:paths; repeatable)'
+complete -c prefs -n '__prefs_verb export' -l effective -d 'export what an application sees (stored, global and registered values), not just the stored ones'
+complete -c prefs -n '__prefs_verb import' -l replace -d 'make the suite exactly the document (else merge key by key)'
+complete -c prefs -n '__prefs_verb import' -l if-absent -d 'keep the keys that are already stored'
+complete -c prefs -n '__prefs_verb import' -l format -x -a 'binary xml openstep json typed-json' -d 'read the document as FORMAT (default: by its content)'
+complete -c prefs -n '__prefs_verb migrate' -l from -x -a 'file ini env suite' -d 'what SOURCE is: file (plist or JSON), ini, env or suite (default: by its name)'
+complete -c prefs -n '__prefs_verb migrate' -l keys -x -a '(__prefs_key_list 1 | string split0)' -d 'only these keys (comma-separated KEYs or :key:paths; repeatable)'
+complete -c prefs -n '__prefs_verb migrate' -l bool-keys -x -a '(__prefs_key_list 1 | string split0)' -d 'make these keys booleans from 0/1, yes/no, true/false (else an error)'
+complete -c prefs -n '__prefs_verb migrate' -l rename -x -d 'store the key OLD as NEW (repeatable)'
+complete -c prefs -n '__prefs_verb migrate' -l infer-types -d 'strings that spell integers, reals or true/false become typed'
+complete -c prefs -n '__prefs_verb migrate' -l decode-json-strings -d 'strings that are a JSON object or array become that value'
+complete -c prefs -n '__prefs_verb migrate' -l overwrite -d 'replace stored values that differ (else they are kept: skipped-conflict)'
+complete -c prefs -n '__prefs_verb migrate' -l skip-errors -d 'leave out the keys that fail instead of failing the migration'
+complete -c prefs -n '__prefs_verb migrate' -l dry-run -d 'print the report of what would happen and change nothing'
+complete -c prefs -n '__prefs_verb dump' -l registered -d 'include the user\'s registered defaults (prefs register)'
+complete -c prefs -n '__prefs_verb load' -l dry-run -d 'print the report of what would be restored and change nothing'
+complete -c prefs -n '__prefs_verb watch' -l json -d 'print each change as a JSON object on one line'
+complete -c prefs -n '__prefs_verb watch' -l compact -d 'the same as --json (each object is on one line)'
+complete -c prefs -n '__prefs_verb watch' -l initial -d 'print the current values first'
+complete -c prefs -n '__prefs_verb watch' -l once -d 'exit after the first change'
+complete -c prefs -n '__prefs_verb watch' -l timeout -x -d 'stop after SECONDS (with --once: exit 1 if no change came)'
+complete -c prefs -n '__prefs_verb watch' -l exec -x -d 'instead of printing, run COMMAND with /bin/sh -c after each change of a key, the change in PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW'
+complete -c prefs -n '__prefs_verb exec' -l keys -x -a '(__prefs_key_list 0 | string split0)' -d 'only these top-level keys, from whichever DOMAIN has them (comma-separated; repeatable)'
+complete -c prefs -n '__prefs_verb describe' -l schema -r -F -d 'describe the schema FILE instead of the suite\'s'
+complete -c prefs -n '__prefs_verb describe' -l choices -d 'print only the values KEY may take, one per line (a boolean\'s: true and false)'
+complete -c prefs -n '__prefs_verb describe' -l null -d 'with --choices, end each value with a NUL byte instead of a newline'
+complete -c prefs -n '__prefs_verb check' -l schema -r -F -d 'check the stored values against the schema FILE instead of the suite\'s'
+complete -c prefs -n '__prefs_verb gc' -l grace -x -d 'only blobs older than SECONDS (default 3600), so a write in progress keeps its blob'
+complete -c prefs -n '__prefs_verb gc' -l dry-run -d 'print what would be removed and remove nothing'

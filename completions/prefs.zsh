@@ -1,6 +1,7 @@
 #compdef prefs
-# zsh completion for prefs: verbs, options, type flags, suite names and the keys of the named suite.
-# Install this file as _prefs in a directory of $fpath.
+# zsh completion for prefs: verbs, options, type flags, suite names, file names and the keys of the
+# named suite. Install this file as _prefs in a directory of $fpath. Written by `prefs completion
+# zsh` from prefs's command table: generate it again rather than edit it.
 #
 # Suite names and keys are data: they may hold spaces, quotes, $(...), colons or newlines. They come
 # from prefs NUL-separated (--null) and go to compadd as they are, which quotes them for the command
@@ -42,256 +43,459 @@ _prefs_key_list() {
 }
 
 # The choices the schema of the suite $operands[1] gives the key being written a value: the
-# operand before the cursor, or the one before a scalar type flag (prefs describe --choices).
+# operand before the cursor, or the one before a TYPE flag (prefs describe --choices).
 _prefs_choices() {
     local key=$operands[-1]
-    [[ $key == -(string|int|integer|float|date|data) ]] && key=$operands[-2]
+    [[ $key == ($~choice_types) ]] && key=$operands[-2]
     local -a choices
     choices=(${(0)"$(prefs $_prefs_store describe --choices --null -- "$operands[1]" "$key" 2>/dev/null)"})
     (( $#choices )) && compadd -a choices
 }
 
-_prefs_suites_and_files() {
-    _prefs_suites
-    _files
+# What follows a KEY in write and register (kind value): a TYPE flag, a boolean after -bool, a file
+# after -string-file or -data @, else the choices the suite's schema gives the KEY.
+_prefs_value() {
+    local prev=${(Q)words[CURRENT-1]}
+    if [[ $prev == ($~file_types) ]]; then
+        _files
+    elif [[ $prev == ($~at_file_types) && $PREFIX == @* ]]; then
+        compset -P @
+        _files
+    elif [[ $PREFIX == -* ]]; then
+        compadd -a types
+    elif [[ $prev == ($~bool_types) ]]; then
+        compadd -a bools
+    else
+        _prefs_choices
+    fi
 }
 
-# The operands typed before the cursor, unquoted, into $operands (options and the values of the
-# options that take one left out: --keys takes one for export and migrate, not for read), and the
-# position of a -- into $dashdash. Call it after the verb has been shifted off $words.
+# Offers what a word of the kind $1 may be (see _prefs_verb).
+_prefs_complete() {
+    local expl
+    local -a choices
+    case $1 in
+        (file) _files ;;
+        (suite) _prefs_suites ;;
+        (domain) _prefs_suites; _files ;;
+        (key) _prefs_keys "$operands[1]" ;;
+        (stored-key) _prefs_keys "$operands[1]" --stored ;;
+        (key-or-file) _prefs_keys "$operands[1]"; _files ;;
+        (value) _prefs_value ;;
+        (verb) _describe -t verbs 'verb' verbs ;;
+        (typed) [[ $PREFIX == -* ]] && compadd -a scalars ;;
+        ('choice '*) choices=(${=1#choice }); _wanted values expl value compadd -a choices ;;
+        ('key-list '*) _sequence _prefs_key_list "$operands[$(( ${1#key-list } + 1 ))]" ;;
+        (*) return 1 ;;
+    esac
+}
+
+# Sets kind to what the verb's option spelled $1 takes (flag: nothing); fails when $1 is none of them.
+_prefs_option_kind() {
+    local i
+    local -a spellings
+    for (( i = 1; i <= $#verb_options; i += 3 )); do
+        spellings=(${=verb_options[i]})
+        (( ${spellings[(Ie)$1]} )) || continue
+        kind=${verb_options[i+1]%...}
+        return 0
+    done
+    return 1
+}
+
+# Offers the verb's options that the word typed may start (for --, the long ones; for -, the short
+# ones), but not one already given unless it may be given again.
+_prefs_options() {
+    local i spelling
+    local -a offers
+    for (( i = 1; i <= $#verb_options; i += 3 )); do
+        if [[ $verb_options[i+1] != *... ]]; then
+            for spelling in ${=verb_options[i]}; do (( ${given[(Ie)$spelling]} )) && continue 2; done
+        fi
+        for spelling in ${=verb_options[i]}; do
+            [[ ($PREFIX == --* && $spelling == --*) || ($PREFIX != --* && $spelling == -?) ]] && offers+=("$spelling:$verb_options[i+2]")
+        done
+    done
+    _describe -t options 'option' offers
+}
+
+# The operands typed before the cursor, unquoted, into $operands (the verb's options and their values
+# left out), the options into $given, and the position of a -- into $dashdash. Call it after the verb
+# has been shifted off $words.
 _prefs_operands() {
     local i word
-    operands=() dashdash=
+    operands=() given=() dashdash=
     for (( i = 2; i < CURRENT; i++ )); do
         word=${(Q)words[i]}
-        case $word in
-            --) operands+=("${(@Q)words[i+1,CURRENT-1]}"); dashdash=$i; break ;;
-            --format|--defaults|--if-equals|--delete|--from|--bool-keys|--rename|--timeout|--grace|--schema|--exec|--match) (( i++ )) ;;
-            --keys) [[ $verb == read ]] || (( i++ )) ;;
-            --default) (( i++ )); [[ ${(Q)words[i]} == ($~scalars) ]] && (( i++ )) ;;
-            -0) [[ $verb == (read|domains|find) ]] || operands+=("$word") ;;
-            -h) ;;
-            --*) ;;
-            *) operands+=("$word") ;;
-        esac
+        if [[ $word == -- ]]; then
+            operands+=("${(@Q)words[i+1,CURRENT-1]}")
+            dashdash=$i
+            break
+        fi
+        [[ $word == -h ]] && continue # help, anywhere before --
+        if _prefs_option_kind $word; then
+            given+=($word)
+            case $kind in
+                (flag) ;;
+                (typed) (( i++ )); [[ ${(Q)words[i]} == ($~scalar_types) ]] && (( i++ )) ;; # [TYPE] VALUE
+                (*) (( i++ )) ;;
+            esac
+        elif [[ $word == --*=* ]] && _prefs_option_kind ${word%%=*}; then
+            given+=(${word%%=*})
+        elif [[ $word != --* ]]; then
+            operands+=("$word")
+        fi
     done
 }
 
-_prefs() {
-    local -a verbs types operands
-    local scalars
-    local dashdash
+# The command table: the verbs and the options before the verb (NAME:DESCRIPTION), those that
+# choose the suites (one word, or taking the next as their value), and the TYPE flags (those
+# that take one VALUE, those whose VALUE may be a schema's choice, a boolean, a FILE or @FILE).
+_prefs_table() {
     verbs=(
-        'read:print a value, a suite, or every suite'
-        'read-type:print the type of a value'
-        'write:set values'
-        'delete:remove a key, or the whole suite'
+        'read:print a value (a scalar bare, for $(...)), a suite, or every suite'
+        'read-type:print the type of a value (string, integer, float, boolean, date...)'
+        'write:set values, typed as defaults types them, in one locked write'
+        'delete:remove keys (all or nothing), or the whole suite'
         'rename:move a value to a new key'
-        'register:record registered defaults'
+        'register:record registered defaults: values reads show while nothing is stored'
         'reset:remove stored values so the registered defaults show again'
-        'domains:list the suites'
-        'find:find suites, keys and string values'
-        'lint:check property-list and JSON files'
+        'domains:list the suites (those GLOB matches), one per line (NSGlobalDomain: the global suite)'
+        'find:find suites, keys and string values that contain WORD'
+        'lint:check property-list and JSON files, like plutil -lint'
         'export:write a suite or a file in another format'
-        'import:merge a plist or JSON dictionary into a suite, all or nothing'
-        'migrate:bring settings in from a plist, JSON, INI or .env file or a suite'
+        'import:merge a plist or JSON dictionary into a suite (or replace it), all or nothing'
+        'migrate:bring settings in from a plist, JSON, INI or .env file or a suite, with a plan and a report'
         'dump:write every suite as one lossless document, for load (a backup)'
         'load:restore what dump wrote, each suite all or nothing, with a report'
-        'watch:print each change of a suite'\''s values as it happens'
-        'exec:run a command with the suites'\'' values in its environment'
-        'edit:edit a suite in $VISUAL or $EDITOR'
-        'describe:print a suite'\''s schema'
-        'check:verify the external values of suites'
+        'watch:print each change of a suite'\''s values (or of the KEYs) as it happens'
+        'exec:run COMMAND with the suites'\'' values in its environment (a later DOMAIN wins)'
+        'edit:edit a suite'\''s values in $VISUAL or $EDITOR (typed JSON), checked, no concurrent change lost'
+        'describe:print a suite'\''s schema: each key'\''s type, default, range or choices, description and current origin'
+        'check:verify the external values of suites: every blob present with its recorded size and SHA-256; list orphan blobs'
         'gc:remove orphan blobs from external storage'
+        'completion:print the completion script for bash, zsh or fish'
         'help:show help for prefs or for one verb'
     )
-    types=(-string -int -integer -float -bool -boolean -date -data -json -array -array-add -array-insert -dict -dict-add -int-add -float-add -string-file)
-    scalars='-string|-int|-integer|-float|-bool|-boolean|-date|-data|-json'
-    # --store URL, -currentHost and -host NAME before the verb: given to the prefs calls that list
-    # names, then left out.
-    local -a _prefs_store
-    while (( CURRENT > 2 )) && [[ $words[2] == --store || $words[2] == --store=* || $words[2] == -currentHost || $words[2] == -host ]]; do
-        if [[ $words[2] == --store=* || $words[2] == -currentHost ]]; then
+    global=(
+        '--help:show this help (also -h)'
+        '-h:show this help (also -h)'
+        '--version:print the version'
+        '--store:before the verb: keep suites in etcd (etcd://HOST:PORT[,HOST:PORT...][/PREFIX], etcds://... for TLS; default $PREFS_STORE, else files)'
+        '-currentHost:before the verb: the suites of this machine (ByHost; host ID $PREFS_HOST_ID, else /etc/machine-id)'
+        '-host:before the verb: the suites of host NAME (ByHost)'
+    )
+    scope_words='--store=*|-currentHost'
+    scope_pairs='--store|-host'
+    types=(
+        -string -int -integer -float -bool -boolean -date -data -json -string-file -array -array-add
+        -array-insert -dict -dict-add -int-add -float-add
+    )
+    scalars=(-string -int -integer -float -bool -boolean -date -data -json)
+    scalar_types='-string|-int|-integer|-float|-bool|-boolean|-date|-data|-json'
+    choice_types='-string|-int|-integer|-float|-date|-data'
+    bool_types='-bool|-boolean'
+    file_types=-string-file
+    at_file_types='-data|-json'
+    bools=(true false yes no)
+}
+
+# _prefs_verb VERB sets verb_options (for each of the verb's options: its spellings, what its value
+# is (flag for none, or a kind as below, followed by ... when the option may be repeated) and
+# its description), kinds (what each operand is: suite, domain (a suite or a file), key,
+# stored-key, key-or-file, value (a TYPE flag or VALUE after a KEY), file, verb, choice WORD...,
+# text (nothing offered); options also key-list N (keys stored in operand N, comma-separated) and
+# typed ([TYPE] VALUE); the last operand, followed by ..., goes on) and command (the operands end
+# with -- COMMAND [ARG...]). It fails for a word that is no verb.
+_prefs_verb() {
+    case $1 in
+        (read)
+            verb_options=(
+                --json flag 'print JSON instead of the readable form'
+                --keys flag 'print the keys of the suite (or of the dictionary at KEY), one per line'
+                --raw flag 'print a string'\''s or data value'\''s bytes exactly, with no newline (an external one streams from its blob)'
+                --match text 'with --keys, only the keys GLOB matches (* ? [...]; \ escapes)'
+                '--null -0' flag 'with --keys, end each key with a NUL byte instead of a newline'
+                --origin flag 'say where each value came from: managed:FILE, stored, global, system:FILE, registered:FILE, command-line or schema:FILE'
+                --stored flag 'only the suite'\''s own stored values, no global suite or registered defaults'
+                --defaults file... 'registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)'
+                --format 'choice binary xml openstep json typed-json' 'write the value as a document: xml, binary, openstep, json or typed-json (as plutil -extract)'
+                --lossy flag 'with JSON, write dates as ISO 8601 strings and data as base64 (else they are refused: JSON has no such types)'
+                --compact flag 'write JSON (or typed JSON) on one line; with no format given, JSON'
+                --default typed 'print VALUE (typed as write types it: --default -int 30) when the key or suite is absent, exit 0'
+                --help flag 'show help for this verb'
+            )
+            kinds=(domain key)
+            ;;
+        (read-type)
+            verb_options=(
+                --origin flag 'say where each value came from: managed:FILE, stored, global, system:FILE, registered:FILE, command-line or schema:FILE'
+                --stored flag 'only the suite'\''s own stored values, no global suite or registered defaults'
+                --defaults file... 'registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)'
+                --help flag 'show help for this verb'
+            )
+            kinds=(domain key)
+            ;;
+        (write)
+            verb_options=(
+                --exit-code flag 'exit 3 when something changed, 0 when everything was already so'
+                --dry-run flag 'print what would change (+ added, - removed, ~ replaced) and change nothing'
+                --if-absent flag 'skip the keys that are already stored'
+                --if-equals text 'change the key only if its stored value is VALUE (typed as the new value); else exit 4'
+                --external flag 'keep the values in external storage whatever their size'
+                --inline flag 'keep the values in the suite'\''s file whatever their size'
+                --schema file 'check the values against the schema FILE instead of the suite'\''s'
+                --no-schema flag 'store the values without checking them against the suite'\''s schema'
+                --help flag 'show help for this verb'
+            )
+            kinds=(domain key value...)
+            ;;
+        (delete)
+            verb_options=(
+                --exit-code flag 'exit 3 when something changed, 0 when everything was already so'
+                --dry-run flag 'print what would change (+ added, - removed, ~ replaced) and change nothing'
+                --help flag 'show help for this verb'
+            )
+            kinds=(domain key...)
+            ;;
+        (rename)
+            verb_options=(
+                --exit-code flag 'exit 3 when something changed, 0 when everything was already so'
+                --dry-run flag 'print what would change (+ added, - removed, ~ replaced) and change nothing'
+                --schema file 'check the values against the schema FILE instead of the suite'\''s'
+                --no-schema flag 'store the values without checking them against the suite'\''s schema'
+                --help flag 'show help for this verb'
+            )
+            kinds=(domain key text)
+            ;;
+        (register)
+            verb_options=(
+                --replace flag 'replace the whole registration instead of merging into it'
+                --delete key... 'remove KEY, and the KEYs that follow it, from the registration (all or nothing)'
+                --schema file 'install FILE (- for standard input) as the suite'\''s schema, once checked whole'
+                --no-schema flag 'record the values without checking them against the suite'\''s schema'
+                --exit-code flag 'exit 3 when something changed, 0 when everything was already so'
+                --dry-run flag 'print what would change (+ added, - removed, ~ replaced) and change nothing'
+                --help flag 'show help for this verb'
+            )
+            kinds=(suite key-or-file value...)
+            ;;
+        (reset)
+            verb_options=(
+                --exit-code flag 'exit 3 when something changed, 0 when everything was already so'
+                --dry-run flag 'print what would change (+ added, - removed, ~ replaced) and change nothing'
+                --help flag 'show help for this verb'
+            )
+            kinds=(suite stored-key...)
+            ;;
+        (domains)
+            verb_options=(
+                '--null -0' flag 'end each name with a NUL byte instead of a newline'
+                --help flag 'show help for this verb'
+            )
+            kinds=(text)
+            ;;
+        (find)
+            verb_options=(
+                --json flag 'print the matches as JSON'
+                --compact flag 'print the JSON on one line (implies --json)'
+                '--null -0' flag 'end each match with a NUL byte instead of a newline'
+                --help flag 'show help for this verb'
+            )
+            kinds=(text)
+            ;;
+        (lint)
+            verb_options=(
+                --help flag 'show help for this verb'
+            )
+            kinds=(file...)
+            ;;
+        (export)
+            verb_options=(
+                --format 'choice binary xml openstep json typed-json sh env github' 'xml, binary, openstep, json or typed-json (default: by PATH'\''s extension, .json JSON, .plist xml; else json with --compact or --lossy, else xml); sh, env or github: the keys as environment variables'
+                --keys 'key-list 0...' 'only these keys (comma-separated KEYs or :key:paths; repeatable)'
+                --effective flag 'export what an application sees (stored, global and registered values), not just the stored ones'
+                --defaults file... 'registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)'
+                --lossy flag 'with JSON, write dates as ISO 8601 strings and data as base64 (else they are refused: JSON has no such types)'
+                --compact flag 'write JSON (or typed JSON) on one line; with no format given, JSON'
+                --help flag 'show help for this verb'
+            )
+            kinds=(domain file)
+            ;;
+        (import)
+            verb_options=(
+                --replace flag 'make the suite exactly the document (else merge key by key)'
+                --if-absent flag 'keep the keys that are already stored'
+                --format 'choice binary xml openstep json typed-json' 'read the document as FORMAT (default: by its content)'
+                --dry-run flag 'print what would change (+ added, - removed, ~ replaced) and change nothing'
+                --exit-code flag 'exit 3 when something changed, 0 when everything was already so'
+                --schema file 'check the values against the schema FILE instead of the suite'\''s'
+                --no-schema flag 'store the values without checking them against the suite'\''s schema'
+                --help flag 'show help for this verb'
+            )
+            kinds=(domain file)
+            ;;
+        (migrate)
+            verb_options=(
+                --from 'choice file ini env suite' 'what SOURCE is: file (plist or JSON), ini, env or suite (default: by its name)'
+                --keys 'key-list 1...' 'only these keys (comma-separated KEYs or :key:paths; repeatable)'
+                --bool-keys 'key-list 1...' 'make these keys booleans from 0/1, yes/no, true/false (else an error)'
+                --rename text... 'store the key OLD as NEW (repeatable)'
+                --infer-types flag 'strings that spell integers, reals or true/false become typed'
+                --decode-json-strings flag 'strings that are a JSON object or array become that value'
+                --overwrite flag 'replace stored values that differ (else they are kept: skipped-conflict)'
+                --skip-errors flag 'leave out the keys that fail instead of failing the migration'
+                --dry-run flag 'print the report of what would happen and change nothing'
+                --exit-code flag 'exit 3 when something changed, 0 when everything was already so'
+                --schema file 'check the values against the schema FILE instead of the suite'\''s'
+                --no-schema flag 'store the values without checking them against the suite'\''s schema'
+                --help flag 'show help for this verb'
+            )
+            kinds=(domain domain)
+            ;;
+        (dump)
+            verb_options=(
+                --registered flag 'include the user'\''s registered defaults (prefs register)'
+                --help flag 'show help for this verb'
+            )
+            kinds=(file)
+            ;;
+        (load)
+            verb_options=(
+                --dry-run flag 'print the report of what would be restored and change nothing'
+                --exit-code flag 'exit 3 when something changed, 0 when everything was already so'
+                --no-schema flag 'store the values without checking them against the suite'\''s schema'
+                --help flag 'show help for this verb'
+            )
+            kinds=(file)
+            ;;
+        (watch)
+            verb_options=(
+                --json flag 'print each change as a JSON object on one line'
+                --compact flag 'the same as --json (each object is on one line)'
+                --initial flag 'print the current values first'
+                --once flag 'exit after the first change'
+                --timeout text 'stop after SECONDS (with --once: exit 1 if no change came)'
+                --exec text 'instead of printing, run COMMAND with /bin/sh -c after each change of a key, the change in PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW'
+                --help flag 'show help for this verb'
+            )
+            kinds=(domain key...)
+            ;;
+        (exec)
+            verb_options=(
+                --keys 'key-list 0...' 'only these top-level keys, from whichever DOMAIN has them (comma-separated; repeatable)'
+                --help flag 'show help for this verb'
+            )
+            kinds=(domain...)
+            command=1
+            ;;
+        (edit)
+            verb_options=(
+                --help flag 'show help for this verb'
+            )
+            kinds=(domain)
+            ;;
+        (describe)
+            verb_options=(
+                --schema file 'describe the schema FILE instead of the suite'\''s'
+                --choices flag 'print only the values KEY may take, one per line (a boolean'\''s: true and false)'
+                --null flag 'with --choices, end each value with a NUL byte instead of a newline'
+                --help flag 'show help for this verb'
+            )
+            kinds=(suite key)
+            ;;
+        (check)
+            verb_options=(
+                --schema file 'check the stored values against the schema FILE instead of the suite'\''s'
+                --help flag 'show help for this verb'
+            )
+            kinds=(suite...)
+            ;;
+        (gc)
+            verb_options=(
+                --grace text 'only blobs older than SECONDS (default 3600), so a write in progress keeps its blob'
+                --dry-run flag 'print what would be removed and remove nothing'
+                --exit-code flag 'exit 3 when something changed, 0 when everything was already so'
+                --help flag 'show help for this verb'
+            )
+            kinds=(suite...)
+            ;;
+        (completion)
+            verb_options=(
+                --help flag 'show help for this verb'
+            )
+            kinds=('choice bash zsh fish')
+            ;;
+        (help)
+            verb_options=(
+                --help flag 'show help for this verb'
+            )
+            kinds=(verb)
+            ;;
+        (*) return 1 ;;
+    esac
+}
+
+_prefs() {
+    local -a verbs global types scalars bools verb_options kinds operands given _prefs_store
+    local scalar_types choice_types bool_types file_types at_file_types scope_words scope_pairs
+    local verb kind prev command= dashdash=
+    _prefs_table
+    # The options before the verb that choose the suites: given to the prefs calls that list names,
+    # then left out.
+    while (( CURRENT > 2 )) && [[ ${(Q)words[2]} == ($~scope_words|$~scope_pairs) ]]; do
+        if [[ ${(Q)words[2]} == ($~scope_words) ]]; then
             _prefs_store+=(${(Q)words[2]}); words[2]=(); (( CURRENT-- ))
         elif (( CURRENT > 3 )); then
             _prefs_store+=(${(Q)words[2]} ${(Q)words[3]}); words[2,3]=(); (( CURRENT -= 2 ))
         else
-            return 1
+            return 1 # the option's value itself
         fi
     done
     if (( CURRENT == 2 )); then
         _describe -t verbs 'verb' verbs
-        compadd -- --help -h --version --store -currentHost -host
+        _describe -t global-options 'option' global
         return
     fi
-    local verb=$words[2]
+    verb=${(Q)words[2]}
+    _prefs_verb $verb || return 1
     # From here on the verb is the command word, so positions count from the first operand.
     shift words
     (( CURRENT-- ))
     _prefs_operands
-    if [[ -n $dashdash ]]; then
-        # _arguments would count the -- as an operand.
-        words[dashdash]=()
-        (( CURRENT-- ))
+    prev=${(Q)words[CURRENT-1]}
+    if [[ -z $dashdash ]]; then
+        # After a typed option's scalar TYPE (read --default -bool), the TYPE's VALUE.
+        if (( CURRENT > 2 )) && _prefs_option_kind "${(Q)words[CURRENT-2]}" && [[ $kind == typed && $prev == ($~scalar_types) ]]; then
+            [[ $prev == ($~bool_types) ]] && compadd -a bools
+            return
+        fi
+        # The value of an option: after it, or after its = (--format=xml).
+        if [[ $PREFIX == --*=* ]] && _prefs_option_kind ${PREFIX%%=*} && [[ $kind != flag ]]; then
+            compset -P '*='
+            _prefs_complete $kind
+            return
+        fi
+        if _prefs_option_kind "$prev" && [[ $kind != flag ]]; then
+            _prefs_complete $kind
+            return
+        fi
+        # The verb's options (then, for a short one, the operands).
+        if [[ $PREFIX == -* ]]; then
+            _prefs_options
+            [[ $PREFIX == --* ]] && return
+        fi
+    elif [[ -n $command ]]; then
+        # After --, a COMMAND and its arguments, completed as a command line of their own.
+        words=("${(@)words[dashdash+1,-1]}")
+        (( CURRENT -= dashdash ))
+        _normal
+        return
     fi
-    case $verb in
-        read)
-            # --default takes a scalar TYPE and its VALUE, or one VALUE: the VALUE after a TYPE is
-            # left out for _arguments, which counts one word for the option.
-            local i
-            for (( i = 2; i < CURRENT - 1; i++ )); do
-                [[ $words[i] == --default && ${(Q)words[i+1]} == ($~scalars) ]] || continue
-                if (( i + 2 == CURRENT )); then
-                    [[ $words[i+1] == -bool* ]] && compadd true false yes no
-                    return
-                fi
-                words[i+2]=(); (( CURRENT-- ))
-            done
-            _arguments -S '--json[print JSON]' '--keys[print the keys, one per line]' '--match[with --keys, only the keys GLOB matches]:glob: ' \
-                '--raw[print a string'\''s or data value'\''s bytes exactly]' \
-                '(-0 --null)'{-0,--null}'[with --keys, end each key with NUL]' \
-                '--origin[say where each value came from]' '--stored[only the stored values]' \
-                '*--defaults[registered defaults for this run]:defaults file:_files' \
-                '--format[write the value as a document]:format:(xml binary openstep json typed-json)' \
-                '--lossy[with JSON, write dates and data as strings]' '--compact[write JSON on one line]' \
-                '--default[print VALUE when the key or suite is absent]:type or value:->default' '--help[show help]' \
-                '1:domain:_prefs_suites' '2:key:->key' && return
-            [[ $state == key ]] && _prefs_keys "$operands[1]"
-            [[ $state == default && $PREFIX == -* ]] && compadd -- ${(s:|:)scalars} ;;
-        read-type)
-            _arguments -S '--origin[say where the value came from]' '--stored[only the stored values]' \
-                '*--defaults[registered defaults for this run]:defaults file:_files' '--help[show help]' \
-                '1:domain:_prefs_suites' '2:key:->key' && return
-            [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
-        delete)
-            _arguments -S '--exit-code[exit 3 when something changed]' '--dry-run[print what would change]' '--help[show help]' \
-                '1:domain:_prefs_suites' '2:key:->key' '*:key:->key' && return
-            [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
-        rename)
-            _arguments -S '--exit-code[exit 3 when something changed]' '--dry-run[print what would change]' \
-                '(--no-schema)--schema[check against this schema file]:schema file:_files' \
-                '(--schema)--no-schema[store without checking the schema]' '--help[show help]' \
-                '1:domain:_prefs_suites' '2:key:->key' '*:key:->key' && return
-            [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
-        reset)
-            _arguments -S '--exit-code[exit 3 when something changed]' '--dry-run[print what would change]' '--help[show help]' \
-                '1:domain:_prefs_suites' '*:stored key:->key' && return
-            [[ $state == key ]] && _prefs_keys "$operands[1]" --stored ;;
-        register)
-            if [[ $PREFIX == --* ]]; then
-                compadd -- --replace --delete --schema --no-schema --exit-code --dry-run --help
-            elif [[ $words[CURRENT-1] == --schema ]]; then
-                _files
-            elif [[ $words[CURRENT-1] == --delete ]]; then
-                _prefs_keys "$operands[1]"
-            elif (( $#operands == 0 )); then
-                _prefs_suites
-            elif (( $#operands == 1 )); then
-                _prefs_keys "$operands[1]"
-                _files
-            elif [[ $PREFIX == -* ]]; then
-                compadd -a types
-            elif [[ $words[CURRENT-1] == -bool* ]]; then
-                compadd true false yes no
-            else
-                _prefs_choices
-            fi ;;
-        write)
-            if [[ $PREFIX == --* ]]; then
-                compadd -- --exit-code --dry-run --if-absent --if-equals --external --inline --schema --no-schema --help
-            elif [[ $words[CURRENT-1] == --if-equals ]]; then
-                return 1
-            elif [[ $words[CURRENT-1] == --schema ]]; then
-                _files
-            elif [[ $words[CURRENT-1] == -string-file ]]; then
-                _files
-            elif [[ $words[CURRENT-1] == -(data|json) && $PREFIX == @* ]]; then
-                compset -P @
-                _files
-            elif (( $#operands == 0 )); then
-                _prefs_suites
-            elif (( $#operands == 1 )); then
-                _prefs_keys "$operands[1]"
-            elif [[ $PREFIX == -* ]]; then
-                compadd -a types
-            elif [[ $words[CURRENT-1] == -bool* ]]; then
-                compadd true false yes no
-            else
-                _prefs_choices
-            fi ;;
-        domains) _arguments -S '(-0 --null)'{-0,--null}'[end each name with NUL]' '--help[show help]' '1:glob: ' ;;
-        find) _arguments -S '--json[print the matches as JSON]' '--compact[print the JSON on one line]' '(-0 --null)'{-0,--null}'[end each match with NUL]' '--help[show help]' '1:word:' ;;
-        lint) _arguments -S '--help[show help]' '*:file:_files' ;;
-        export)
-            _arguments -S '--format[output format]:format:(xml binary openstep json typed-json sh env github)' \
-                '*--keys[only these keys]:keys:->keys' \
-                '--effective[export what an application sees]' \
-                '--lossy[with JSON, write dates and data as strings]' '--compact[write JSON on one line]' \
-                '*--defaults[registered defaults for this run]:defaults file:_files' '--help[show help]' \
-                '1:domain:_prefs_suites' '2:output path:_files' && return
-            [[ $state == keys ]] && _sequence _prefs_key_list "$operands[1]" ;;
-        import)
-            _arguments -S '(--if-absent)--replace[make the suite exactly the document]' \
-                '(--replace)--if-absent[keep the keys already stored]' \
-                '--format[read the document as]:format:(xml binary openstep json typed-json)' \
-                '--dry-run[print what would change]' '--exit-code[exit 3 when something changed]' \
-                '(--no-schema)--schema[check against this schema file]:schema file:_files' \
-                '(--schema)--no-schema[store without checking the schema]' '--help[show help]' \
-                '1:domain:_prefs_suites' '2:document:_files' ;;
-        migrate)
-            _arguments -S '--from[what SOURCE is]:kind:(file ini env suite)' \
-                '*--keys[only these keys]:keys:->keys' \
-                '*--bool-keys[make these keys booleans]:keys:->keys' \
-                '*--rename[store the key OLD as NEW]:OLD=NEW: ' \
-                '--infer-types[strings that spell numbers or true/false become typed]' \
-                '--decode-json-strings[strings that are a JSON object or array become that value]' \
-                '--overwrite[replace stored values that differ]' \
-                '--skip-errors[leave out the keys that fail]' \
-                '--dry-run[print the report and change nothing]' '--exit-code[exit 3 when something changed]' \
-                '(--no-schema)--schema[check against this schema file]:schema file:_files' \
-                '(--schema)--no-schema[store without checking the schema]' '--help[show help]' \
-                '1:domain:_prefs_suites' '2:source:_prefs_suites_and_files' && return
-            [[ $state == keys ]] && _sequence _prefs_key_list "$operands[2]" ;;
-        watch)
-            _arguments -S '--json[print each change as a JSON object on one line]' '--compact[the same as --json]' \
-                '--exec[run COMMAND after each change instead of printing it]:command: ' \
-                '--initial[print the current values first]' \
-                '--once[exit after the first change]' \
-                '--timeout[stop after SECONDS (with --once: exit 1 if no change came)]:seconds: ' '--help[show help]' \
-                '1:domain:_prefs_suites_and_files' '*:key:->key' && return
-            [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
-        exec)
-            # DOMAINs, then after -- a COMMAND and its arguments, completed as on a command line of their own.
-            if [[ -n $dashdash ]]; then
-                words=("${(@)words[dashdash,-1]}")
-                (( CURRENT -= dashdash - 1 ))
-                _normal
-            else
-                _arguments -S '--keys[only these top-level keys]:keys: ' '--help[show help]' '*:domain:_prefs_suites_and_files'
-            fi ;;
-        edit) _arguments -S '--help[show help]' '1:domain:_prefs_suites_and_files' ;;
-        dump) _arguments -S '--registered[include the user'\''s registered defaults]' '--help[show help]' '1:file (- for standard output):_files' ;;
-        load)
-            _arguments -S '--dry-run[print the report and change nothing]' '--exit-code[exit 3 when something changed]' \
-                '--no-schema[restore the values without checking them against the schemas]' '--help[show help]' \
-                '1:dump (- for standard input):_files' ;;
-        describe)
-            _arguments -S '--schema[describe this schema file]:schema file:_files' \
-                '--choices[print only the values KEY may take]' '--null[with --choices, end each value with NUL]' '--help[show help]' \
-                '1:domain:_prefs_suites' '2:key:->key' && return
-            [[ $state == key ]] && _prefs_keys "$operands[1]" ;;
-        check) _arguments -S '--schema[check against this schema file]:schema file:_files' '--help[show help]' '*:suite:_prefs_suites' ;;
-        gc)
-            _arguments -S '--grace[only blobs older than SECONDS]:seconds: ' \
-                '--dry-run[print what would be removed]' '--exit-code[exit 3 when something was removed]' '--help[show help]' \
-                '*:suite:_prefs_suites' ;;
-        help)
-            if [[ $PREFIX == -* ]]; then
-                compadd -- --help
-            elif (( CURRENT == 2 )); then
-                _describe -t verbs 'verb' verbs
-            fi ;;
-    esac
+    # The operand: its kind at this position, or the last one when it goes on.
+    kind=${kinds[$#operands + 1]}
+    [[ -z $kind && $kinds[-1] == *... ]] && kind=$kinds[-1]
+    _prefs_complete ${kind%...}
 }
 
 _prefs "$@"

@@ -11,6 +11,10 @@ protocol CommandValues: Sendable {
 protocol Command: SendableMetatype {
     associatedtype Values: CommandValues
     static var verb: Verb { get }
+    /// What each operand is, for the completions; when the verb takes any number of operands, the
+    /// last kind goes on. (Not in `Verb`: every start builds each verb's `Verb`, and only
+    /// `prefs completion` reads these.)
+    static var operandKinds: [WordKind] { get }
     static var options: [Option<Values>] { get }
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus
 }
@@ -33,6 +37,8 @@ struct Verb: Sendable {
 /// consistency tests against the man page, completions and README all read.
 struct VerbSpec: Sendable {
     let verb: Verb
+    /// The command, for what only `prefs completion` asks of it (`operandKinds`).
+    let command: any Command.Type
     /// The spellings of the verb's options, built when first asked for: a run builds only its own
     /// verb's options, not every verb's.
     private let optionSpecs: @Sendable () -> [OptionSpec]
@@ -41,6 +47,7 @@ struct VerbSpec: Sendable {
 
     init<C: Command>(_ command: C.Type) {
         verb = C.verb
+        self.command = command
         optionSpecs = { C.options.map(\.spec) }
         run = { invocation, context in
             var values = C.Values()
@@ -53,6 +60,7 @@ struct VerbSpec: Sendable {
     }
 
     var options: [OptionSpec] { optionSpecs() }
+    var operandKinds: [WordKind] { command.operandKinds }
     var name: String { verb.name }
     /// Whether the verb changes stored data: it has `--dry-run` (no "did you mean" leads to it
     /// from a word that is more than one slip away).

@@ -24,7 +24,7 @@ enum CommandTable {
         VerbSpec(FindCommand.self), VerbSpec(LintCommand.self), VerbSpec(ExportCommand.self), VerbSpec(ImportCommand.self),
         VerbSpec(MigrateCommand.self), VerbSpec(DumpCommand.self), VerbSpec(LoadCommand.self), VerbSpec(WatchCommand.self),
         VerbSpec(ExecCommand.self), VerbSpec(EditCommand.self), VerbSpec(DescribeCommand.self), VerbSpec(CheckCommand.self), VerbSpec(GCCommand.self),
-        VerbSpec(HelpCommand.self),
+        VerbSpec(CompletionCommand.self), VerbSpec(HelpCommand.self),
     ]
 
     static func verb(named name: String) -> VerbSpec? { verbs.first { $0.name == name } }

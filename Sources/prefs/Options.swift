@@ -18,6 +18,8 @@ struct OptionSpec: Sendable {
     var typedValue = false
     /// Spelled with one dash, as `defaults` spells its options (`-currentHost`).
     var singleDash = false
+    /// What its value is, for the completions (a closed set: its choices; `typedValue`: typed).
+    var valueKind = WordKind.text
 
     /// The option as typed: `--name`, or `-name`.
     var spelling: String { (singleDash ? "-" : "--") + name }
@@ -39,31 +41,33 @@ struct Option<Values>: Sendable {
         }
     }
 
-    /// `--name VALUE`: the last value given.
-    static func text(_ name: String, _ placeholder: String, _ summary: String, _ field: @escaping @Sendable (inout Values, String?) -> Void) -> Option {
-        Option(spec: OptionSpec(name: name, short: nil, value: placeholder, choices: [], repeatable: false, summary: summary)) { values, given in
-            field(&values, given.last)
-        }
+    /// `--name VALUE`: the last value given; `completing` says what VALUE is.
+    static func text(_ name: String, _ placeholder: String, _ summary: String, completing kind: WordKind = .text,
+                     _ field: @escaping @Sendable (inout Values, String?) -> Void) -> Option {
+        let spec = OptionSpec(name: name, short: nil, value: placeholder, choices: [], repeatable: false, summary: summary, valueKind: kind)
+        return Option(spec: spec) { values, given in field(&values, given.last) }
     }
 
-    /// `--name VALUE`, repeatable: every value, in order.
-    static func list(_ name: String, _ placeholder: String, _ summary: String, _ field: @escaping @Sendable (inout Values, [String]) -> Void) -> Option {
-        Option(spec: OptionSpec(name: name, short: nil, value: placeholder, choices: [], repeatable: true, summary: summary)) { values, given in
-            field(&values, given)
-        }
+    /// `--name VALUE`, repeatable: every value, in order; `completing` says what VALUE is.
+    static func list(_ name: String, _ placeholder: String, _ summary: String, completing kind: WordKind = .text,
+                     _ field: @escaping @Sendable (inout Values, [String]) -> Void) -> Option {
+        let spec = OptionSpec(name: name, short: nil, value: placeholder, choices: [], repeatable: true, summary: summary, valueKind: kind)
+        return Option(spec: spec) { values, given in field(&values, given) }
     }
 
     /// `--name VALUE` from a closed set: the last value given, one of the cases.
     static func choice<Choice: RawRepresentable & CaseIterable & Sendable>(_ name: String, _ placeholder: String, _ summary: String,
                                                                            _ field: @escaping @Sendable (inout Values, Choice?) -> Void) -> Option
         where Choice.RawValue == String {
-        let spec = OptionSpec(name: name, short: nil, value: placeholder, choices: Choice.allCases.map(\.rawValue), repeatable: false, summary: summary)
+        let choices = Choice.allCases.map(\.rawValue)
+        let spec = OptionSpec(name: name, short: nil, value: placeholder, choices: choices, repeatable: false, summary: summary, valueKind: .choice(choices))
         return Option(spec: spec) { values, given in field(&values, given.last.flatMap(Choice.init(rawValue:))) }
     }
 
     /// `--name [TYPE] VALUE`: the last value given, typed later as `write` types it.
     static func typed(_ name: String, _ summary: String, _ field: @escaping @Sendable (inout Values, TypedText?) -> Void) -> Option {
-        let spec = OptionSpec(name: name, short: nil, value: "[TYPE] VALUE", choices: [], repeatable: false, summary: summary, typedValue: true)
+        let spec = OptionSpec(name: name, short: nil, value: "[TYPE] VALUE", choices: [], repeatable: false, summary: summary, typedValue: true,
+                              valueKind: .typed)
         return Option(spec: spec) { values, given in field(&values, TypedText.occurrences(given).last) }
     }
 
@@ -105,7 +109,8 @@ extension Option where Values: LayerOptions {
     static var origin: Option { .flag("origin", "say where each value came from: managed:FILE, stored, global, system:FILE, registered:FILE, command-line or schema:FILE") { $0.origin = $1 } }
     static var stored: Option { .flag("stored", "only the suite's own stored values, no global suite or registered defaults") { $0.stored = $1 } }
     static var defaults: Option {
-        .list("defaults", "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)") { $0.defaults = $1 }
+        .list("defaults", "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)",
+              completing: .file) { $0.defaults = $1 }
     }
 }
 

@@ -22,6 +22,6 @@ extension SchemaOptions {
 }
 
 extension Option where Values: SchemaOptions {
-    static var schema: Option { .text("schema", "FILE", "check the values against the schema FILE instead of the suite's") { $0.schema = $1 } }
+    static var schema: Option { .text("schema", "FILE", "check the values against the schema FILE instead of the suite's", completing: .file) { $0.schema = $1 } }
     static var noSchema: Option { .flag("no-schema", "store the values without checking them against the suite's schema") { $0.noSchema = $1 } }
 }

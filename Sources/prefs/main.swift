@@ -1,6 +1,9 @@
 import Glibc
+import PrefsCore
 
 Signals.ignorePipe()
+// etcd host names from /etc/hosts and DNS only, never an NSS module, in every build (HostResolver).
+HostResolver.filesAndDNSOnly.store(true, ordering: .relaxed)
 func argument(_ i: Int) -> [UInt8] {
     CommandLine.unsafeArgv[i].map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? []
 }

@@ -41,11 +41,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' TERM INT
 
-read -r -a ports < <(python3 -c '
-import socket
-s = [socket.socket() for _ in range(6)]
-for x in s: x.bind(("127.0.0.1", 0))
-print(" ".join(str(x.getsockname()[1]) for x in s))')
+read -r -a ports < <(bench_free_ports 6)
 cluster=""
 for i in 0 1 2; do cluster+="${cluster:+,}m$i=http://127.0.0.1:${ports[$((3 + i))]}"; done
 for i in 0 1 2; do

@@ -36,11 +36,7 @@ if [ -n "${BEFORE:-}" ]; then
 fi
 
 # Three members on free loopback ports.
-read -r -a ports < <(python3 -c '
-import socket
-s = [socket.socket() for _ in range(9)]
-for x in s: x.bind(("127.0.0.1", 0))
-print(" ".join(str(x.getsockname()[1]) for x in s))')
+read -r -a ports < <(bench_free_ports 9)
 mkdir "$work/certs"
 (cd "$work/certs" && "$root/Tests/Tools/make-certificates.sh" >/dev/null)
 certs=$work/certs

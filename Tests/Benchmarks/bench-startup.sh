@@ -10,7 +10,8 @@
 # cast on the start-up path. Beside them, the page faults of the binary as built (wait4's counts,
 # through Tools/peak-rss.c): each costs microseconds in a virtual machine, and the release link lays
 # out what short commands touch together (Tests/Benchmarks/startup.order): a count that jumps means
-# that list is stale (Tests/Benchmarks/make-startup-order.sh writes it again). Last, how many of
+# that list is stale (Tests/Benchmarks/make-startup-order.sh writes it again; with --check, which CI
+# runs, it says whether it is). Last, how many of
 # OpenSSL's functions ran (its CPU set-up before main among them, each CPUID a trap to the hypervisor):
 # none should, since a command on files never speaks TLS (Sources/CPrefsTLS/cpu.c). Figures only.
 # --smoke: the same (it takes seconds).

@@ -52,6 +52,28 @@ bench_build_core() {
   rm -rf "$objects"
 }
 
+# bench_free_ports COUNT — COUNT distinct loopback ports free a moment ago, picked at random below
+# the kernel's ephemeral range: a port from that range (what bind(0) gives) can be taken by the local
+# end of any outgoing connection, such as the members of a cluster dialling each other as they start.
+bench_free_ports() {
+  python3 - "$1" <<'PY'
+import random, socket, sys
+low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+ports = []
+while len(ports) < int(sys.argv[1]):
+    port = random.randrange(max(1024, low - 16384), low)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+        if port not in ports: ports.append(port)
+    except OSError:
+        pass
+    finally:
+        s.close()
+print(" ".join(map(str, ports)))
+PY
+}
+
 # Installs the Debian packages that provide the named commands when they are missing (as root, or
 # through sudo): bench_need COMMAND:PACKAGE...
 bench_need() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Writes Tests/Benchmarks/startup.order: the functions and data a short command touches, in the order it
-# first touches them, which the release link (Package.swift) gives lld as --symbol-ordering-file so
-# that they sit together. Every page of the binary a command touches costs a page fault (a read of
+# Writes Tests/Benchmarks/startup.order: the functions and data short commands touch, those of the
+# most common commands first, which the release link (Package.swift) gives lld as
+# --symbol-ordering-file so that they sit together. Every page of the binary a command touches costs a page fault (a read of
 # code brings in 16 pages at a time, a write to data one), and a page fault in a virtual machine costs
 # several microseconds: spread over the 20 MB binary, the faults were a quarter of a one-key read
 # (see README, Performance). Run it after a change that moves a short command's code by much; a stale
@@ -11,16 +11,33 @@
 # (callgrind names the functions each runs; lackey, every address each short one reads or writes),
 # and names the addresses with nm. A symbol inside a large input section (the standard library's own
 # .text, .data and .bss, which are not split per function) goes last: naming it moves the whole
-# section, and placed first it would push everything else apart. The next release build links with
-# the new list (the script removes the binary, which SwiftPM does not relink for a changed list).
-#   Tests/Benchmarks/make-startup-order.sh     (installs valgrind when missing)
+# section, and placed first it would push everything else apart.
+#
+# The binary it runs is linked in the linker's own order (an empty list given after the package's),
+# so what it writes depends on the sources alone, not on the list there is: a second run on the same
+# tree writes the same list. It removes the binary afterwards, so that the next release build links
+# with the list again (SwiftPM does not relink for a changed list).
+#
+# --check writes the list to a temporary file instead, and exits 1 with one line saying what to
+# run when it differs from Tests/Benchmarks/startup.order (CI runs it: a stale list makes short
+# commands slower, never wrong, and lld is told not to warn about names it lacks).
+#   Tests/Benchmarks/make-startup-order.sh [--check]     (installs valgrind when missing)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/Tests/Benchmarks/common.sh"
+case ${1:-} in
+  --check) check=1 ;;
+  "") check= ;;
+  *) echo "usage: Tests/Benchmarks/make-startup-order.sh [--check]" >&2; exit 64 ;;
+esac
 bench_need valgrind:valgrind python3:python3
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-(cd "$root" && "${release_build[@]}" -Xlinker -Map="$work/prefs.map")
+trap 'rm -rf "$work"; rm -f "$root/.build/release/prefs"' EXIT
+order=$root/Tests/Benchmarks/startup.order
+written=$order
+[ -z "$check" ] || written=$work/startup.order
+: >"$work/no.order"
+(cd "$root" && "${release_build[@]}" -Xlinker --symbol-ordering-file="$work/no.order" -Xlinker -Map="$work/prefs.map")
 # valgrind cannot read the DWARF 5 that clang writes for the C target: run a copy without it.
 strip --strip-debug -o "$work/prefs" "$root/.build/release/prefs"
 prefs=$work/prefs
@@ -37,9 +54,9 @@ PY
 head -c 3000000 /dev/urandom >"$work/blob"
 
 # The commands the benchmarks time and scripts run most: short reads and writes of small and large
-# XML and binary suites, a missing key, external data. callgrind names the functions each runs (its
-# numbering follows first use); lackey, which prints every address read or written, is too slow for
-# the large ones and names the data of the short ones.
+# XML and binary suites, a missing key, external data. callgrind names the functions each runs;
+# lackey, which prints every address read or written in the order the program touches them, is too
+# slow for the large ones and names the data of the short ones.
 commands=(
   "--version"
   "read small key5" "read smallbin key5" "read small nokey" "read small" "read-type small key5"
@@ -52,6 +69,7 @@ commands=(
 for command in "${commands[@]}"; do
   # shellcheck disable=SC2086 # the commands are words
   valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/callgrind" "$prefs" $command >/dev/null 2>&1 || true
+  echo "#" >>"$work/functions"
   sed -n -E 's/^c?fn=\([0-9]+\) (.+)$/\1/p' "$work/callgrind" >>"$work/functions"
   case $command in read\ big* | write\ big* | *blob*) continue ;; esac
   # shellcheck disable=SC2086
@@ -60,7 +78,7 @@ for command in "${commands[@]}"; do
 done
 
 nm -n -S --defined-only "$prefs" >"$work/nm"
-python3 - "$work/functions" "$work/data" "$work/nm" "$work/prefs.map" "$root/Tests/Benchmarks/startup.order" <<'PY'
+python3 - "$work/functions" "$work/data" "$work/nm" "$work/prefs.map" "$written" <<'PY'
 import bisect, re, sys
 functions_path, data_path, nm_path, map_path, out_path = sys.argv[1:]
 # Symbols with their extents (nm -n -S: address size type name; a symbol without a size ends at the next).
@@ -104,19 +122,29 @@ def add(name, address):
 
 # callgrind names a function it has no symbol for by its address: skipped. glibc picks each string
 # function's variant for the CPU (IFUNC), and valgrind's CPU lacks AVX-512: with a variant that ran,
-# every variant of the same function is named.
+# every variant of the same function is named. The functions each command adds come in the order
+# of the commands, the short ones first, each command's in the order the linker gives them by itself
+# (file by file, so related code stays together; callgrind lists them in an order that changes from
+# one run to the next), without the ones that run only when a thread waits for another (a lock or a
+# join taken first), which come and go with timing.
 variant = re.compile(r"__(\w+?)_(sse2|sse4|ssse3|avx|avx2|evex|avx512)")
 variants = {}
 for start, size, name in symbols:
     m = variant.match(name)
     if m:
         variants.setdefault(m.group(1), []).append(name)
+waiting = re.compile(r"(__futex_abstimed_wait|__lll_lock_wa|futex_wa|__pthread_cond_wait|__condvar_)")
+commands = [[]]
 for line in open(functions_path):
     name = line.strip()
+    if name == "#":
+        commands.append([])
+        continue
     m = variant.match(name)
-    for each in variants.get(m.group(1), []) if m else [name]:
-        if each in by_name:
-            add(each, by_name[each][0])
+    commands[-1].extend(each for each in (variants.get(m.group(1), []) if m else [name]) if each in by_name and not waiting.match(each))
+for names in commands:
+    for name in sorted(set(names), key=lambda name: (by_name[name][0], name)):
+        add(name, by_name[name][0])
 for line in open(data_path):
     if line.strip():
         address = int(line, 16)
@@ -126,4 +154,7 @@ with open(out_path, "w") as out:
     out.write("".join(name + "\n" for name in early + late))
 print(f"{len(early)} symbols first, {len(late)} in large sections last: {out_path}")
 PY
-rm -f "$root/.build/release/prefs"
+if [ -n "$check" ] && ! cmp -s "$written" "$order"; then
+  echo "Tests/Benchmarks/startup.order is stale (lines differing: $(diff "$order" "$written" | grep -c '^[<>]')): run Tests/Benchmarks/make-startup-order.sh and commit what it writes" >&2
+  exit 1
+fi

@@ -37,6 +37,11 @@ extension EtcdCluster {
         try await onOwnThread { try self.restart(member: index) }
     }
 
+    /// `pause(member:)`, awaited: returns once the member has stopped.
+    public func pause(member index: Int) async throws {
+        try await onOwnThread { try self.pause(member: index) }
+    }
+
     /// `leaderIndex()`, awaited.
     public func leaderIndex() async throws -> Int {
         try await onOwnThread { try self.leaderIndex() }

@@ -127,7 +127,9 @@ public final class EtcdCluster: @unchecked Sendable {
 
     /// Stops a member's process with SIGSTOP: it keeps its connections open and answers nothing (as
     /// a stuck process, or a machine cut off without a reset, would) until `resume(member:)`.
-    public func pause(member index: Int) throws { try signal(member: index, SIGSTOP) }
+    /// Returns once every thread of it has stopped (`stopProcess`): before, a member under load
+    /// went on serving for a while after `kill` returned.
+    public func pause(member index: Int) throws { try stopProcess(try pid(member: index)) }
 
     /// Lets a paused member run again (SIGCONT).
     public func resume(member index: Int) throws { try signal(member: index, SIGCONT) }
@@ -304,25 +306,39 @@ public final class EtcdCluster: @unchecked Sendable {
 }
 
 extension EtcdCluster {
-    /// `count` distinct loopback ports that were free a moment ago (all held open together while
-    /// they are picked, so they differ; the kernel does not hand them out again soon).
+    /// `count` distinct loopback ports that were free a moment ago, picked at random *below* the
+    /// kernel's ephemeral range (`net.ipv4.ip_local_port_range`). A port the kernel hands out for
+    /// `bind(0)` comes from that range, and so does the local port of every outgoing connection — the
+    /// members of a cluster dial each other as they start — so such a port could be taken again
+    /// before etcd binds it, or while a killed member waits to be restarted on it ("address already
+    /// in use"). Below the range only another listener can take it, and listeners here pick at random.
     public static func freePorts(_ count: Int) throws -> [UInt16] {
-        var sockets: [Int32] = []
-        defer { sockets.forEach { close($0) } }
+        let ephemeralLow = ephemeralRangeLow()
+        let range = UInt16(max(1_024, Int(ephemeralLow) - 16_384))..<ephemeralLow
         var ports: [UInt16] = []
-        for _ in 0..<count {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
-            sockets.append(fd)
-            var address = loopback(port: 0)
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-            }
-            guard bound else { throw TestFailure("bind: errno \(errno)") }
-            ports.append(UInt16(bigEndian: address.sin_port))
+        for _ in 0..<10_000 where ports.count < count {
+            let port = UInt16.random(in: range)
+            if !ports.contains(port), try canBind(port) { ports.append(port) }
         }
+        guard ports.count == count else { throw TestFailure("no \(count) free loopback ports in \(range)") }
         return ports
+    }
+
+    /// The first port of the kernel's ephemeral range (32768 unless configured otherwise).
+    static func ephemeralRangeLow() -> UInt16 {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        return text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap { UInt16($0) } ?? 32_768
+    }
+
+    /// Whether a listening socket could bind `port` on loopback now.
+    static func canBind(_ port: UInt16) throws -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
+        defer { close(fd) }
+        var address = loopback(port: port)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
     }
 
     static func loopback(port: UInt16) -> sockaddr_in {

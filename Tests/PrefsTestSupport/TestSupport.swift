@@ -256,3 +256,37 @@ extension PrefValue {
         return nil
     }
 }
+
+/// Stops a process with SIGSTOP and returns once every thread of it has stopped. `kill` only queues
+/// the signal: the kernel wakes one thread to take it, and the others stop only when that thread
+/// has run. On a busy machine it may wait for a CPU while the others go on (an etcd member so
+/// "stopped" committed a write and sent it down a watch 20 ms later). Only its parent can wait
+/// for the stop (an etcd member's is its guardian shell), so each thread's state is read from
+/// /proc until it is `T`.
+public func stopProcess(_ pid: pid_t, timeout: Double = 60) throws {
+    guard kill(pid, SIGSTOP) == 0 else { throw TestFailure("kill \(pid) SIGSTOP: errno \(errno)") }
+    let deadline = Date().addingTimeInterval(timeout)
+    while !processHasStopped(pid) {
+        if Date() >= deadline { throw TestFailure("process \(pid) did not stop within \(timeout) s") }
+        usleep(1_000)
+    }
+}
+
+/// `stopProcess`, awaited: checked every millisecond without holding a thread.
+public func stopProcess(_ pid: pid_t, timeout: Double = 60) async throws {
+    guard kill(pid, SIGSTOP) == 0 else { throw TestFailure("kill \(pid) SIGSTOP: errno \(errno)") }
+    guard await eventually(timeout: timeout, interval: 0.001, { processHasStopped(pid) }) else {
+        throw TestFailure("process \(pid) did not stop within \(timeout) s")
+    }
+}
+
+/// Whether every thread of `pid` is stopped (or gone), from /proc/PID/task/TID/stat.
+func processHasStopped(_ pid: pid_t) -> Bool {
+    guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return true }
+    return threads.allSatisfy { thread in
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return true }  // the thread ended meanwhile
+        let state = stat[stat.index(after: close)...].split(separator: " ").first ?? ""
+        return state == "T" || state == "t" || state == "Z" || state == "X"
+    }
+}

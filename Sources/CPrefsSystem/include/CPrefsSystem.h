@@ -50,4 +50,12 @@ void prefs_be32_range(const uint8_t *p, size_t count, uint32_t *lowest, uint32_t
 /// once started (see thread.c). Returns 0, an error number, or -1 when there is no other CPU to use.
 int prefs_start_thread_elsewhere(pthread_t *thread, void *(*body)(void *), void *context);
 
+/// Whether this process is statically linked (no program interpreter was mapped).
+int prefs_is_statically_linked(void);
+
+/// Makes `/etc/hosts` and DNS (glibc's built-in `files` and `dns` services) the only sources of host
+/// names for this process, whatever /etc/nsswitch.conf names, so getaddrinfo loads no NSS module
+/// (see nss.c). 0 on success, -1 on failure; 0 and nothing done where libc is not glibc.
+int prefs_hosts_from_files_and_dns(void);
+
 #endif

@@ -1,10 +1,38 @@
+/// One kind of store a URL names (`--store URL`, `$PREFS_STORE`): the URL schemes it answers to, how
+/// messages show its URLs, and how it is opened. Adding a backend is its folder under `Backends/`
+/// and one row in `StoreScheme.all`; without a URL, suites are files.
+struct StoreScheme: Sendable {
+    /// What a message about a bad URL calls it ("bad etcd URL").
+    let name: String
+    /// The schemes it answers to, lowercase, without `://`.
+    let schemes: [String]
+    /// The URLs it takes, as a message shows them.
+    let form: String
+    /// Checks a URL without contacting anything: a usage error (64) naming it when it is bad.
+    let check: @Sendable (_ url: String) throws -> Void
+    /// The store a URL names, set up from the environment (credentials, timeouts) before anything
+    /// is contacted; files named by their paths stay on the file system either way.
+    let open: @Sendable (_ url: String, _ fileSystem: any FileSystem, _ environment: Environment) throws -> any SuiteStorage
+
+    /// Every store a URL can name: one row per backend.
+    static let all: [StoreScheme] = [.etcd]
+
+    /// The row whose scheme starts `url` (case aside); none is a usage error naming the URL.
+    static func row(for url: String) throws -> StoreScheme {
+        let lowered = url.lowercased()
+        if let row = all.first(where: { $0.schemes.contains { lowered.hasPrefix($0 + "://") } }) { return row }
+        throw PrefsError.usage("bad \(all.map(\.name).joined(separator: " or ")) URL '\(url)': expected \(forms)")
+    }
+
+    /// Every form, for a message.
+    static var forms: String { all.map(\.form).joined(separator: "; or ") }
+}
+
 extension SuiteStore {
     /// The store a command line chose: `url` (`--store URL`), else `$PREFS_STORE` (empty counts as
-    /// unset), else the files. An etcd URL gives an `EtcdSuiteStorage` over an `EtcdClient` with
-    /// `$PREFS_ETCD_TIMEOUT` and the credentials in `$PREFS_ETCD_USER`/`$PREFS_ETCD_PASSWORD`
-    /// (`etcds://`: TLS with the files `$PREFS_ETCD_CACERT`, `$PREFS_ETCD_CERT`, `$PREFS_ETCD_KEY`);
-    /// files named by their paths stay on `fileSystem` either way. A bad URL is a usage error
-    /// (64) naming it, before anything is contacted.
+    /// unset), else the files — through the row of `StoreScheme.all` its scheme names. Files named
+    /// by their paths stay on `fileSystem` either way. A bad URL is a usage error (64) naming it
+    /// (a bad `$PREFS_STORE` names the variable), before anything is contacted.
     public static func selected(url: String?, fileSystem: any FileSystem, environment: Environment) throws -> SuiteStore {
         let files = FileSuiteStorage(fileSystem: fileSystem, environment: environment)
         let chosen: String
@@ -12,30 +40,14 @@ extension SuiteStore {
             chosen = url
         } else if let variable = try environment["PREFS_STORE"] {
             do {
-                _ = try EtcdClient.parse(url: variable)
+                try StoreScheme.row(for: variable).check(variable)
             } catch PrefsError.usage(let reason) {
-                throw PrefsError.badEnvironment(name: "PREFS_STORE", value: variable, accepted: "etcd://HOST:PORT[,HOST:PORT…][/PREFIX] or etcds://… (\(reason))")
+                throw PrefsError.badEnvironment(name: "PREFS_STORE", value: variable, accepted: "\(StoreScheme.forms) (\(reason))")
             }
             chosen = variable
         } else {
             return SuiteStore(storage: files, files: files)
         }
-        let (endpoints, prefix, secure) = try EtcdClient.parse(url: chosen)
-        let (timeout, credentials) = (try environment.etcdTimeout(), try environment.etcdCredentials())
-        let client: EtcdClient
-        if secure {
-            let tls = try environment.etcdTLS(fileSystem: fileSystem)
-            do {
-                client = try EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials, tls: tls)
-            } catch PrefsError.tlsRefused(let endpoints, let reason) {
-                // A file that holds no PEM certificate, a key that is not the certificate's: 65 naming it.
-                guard let (variable, detail) = Environment.tlsVariable(of: reason) else { throw PrefsError.tlsRefused(endpoint: endpoints, reason: reason) }
-                throw PrefsError.malformed(source: "\(variable) \(try environment[variable] ?? "")", format: nil, reason: detail)
-            }
-        } else {
-            client = EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials)
-        }
-        let name = (secure ? "etcds://" : "etcd://") + endpoints.map(\.description).joined(separator: ",") + "/" + prefix
-        return SuiteStore(storage: EtcdSuiteStorage(etcd: client, prefix: prefix, name: name, environment: environment), files: files)
+        return SuiteStore(storage: try StoreScheme.row(for: chosen).open(chosen, fileSystem, environment), files: files)
     }
 }

@@ -35,12 +35,54 @@ public enum Domain: Equatable, Sendable {
         return !plistNamesAreSuites && (argument.hasSuffix(".plist") || argument.hasSuffix(".json"))
     }
 
+    /// Refuses a suite name that could name a place outside the store (`.badName`, 64): empty, `.`,
+    /// `..` or any leading `.`, a `/`, NUL or another control character. Byte by byte: it is on
+    /// every command's path.
     static func checkSuiteName(_ name: String) throws {
-        if name.isEmpty { throw PrefsError.badName(domain: nil, name: name, reason: "the suite name is empty") }
-        if name.hasPrefix(".") { throw PrefsError.badName(domain: nil, name: name, reason: "suite name \"\(name)\" starts with '.'") }
-        if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            throw PrefsError.badName(domain: nil, name: name, reason: "suite name \"\(name)\" contains a control character")
+        let refusal = name.utf8.withContiguousStorageIfAvailable(Domain.refusal) ?? Array(name.utf8).withUnsafeBufferPointer(Domain.refusal)
+        guard let refusal else { return }
+        throw PrefsError.badName(domain: nil, name: name, reason: refusal.reason(name))
+    }
+
+    /// Why a name is refused, if it is.
+    private enum Refusal {
+        case empty, leadingDot, slash, control
+        func reason(_ name: String) -> String {
+            switch self {
+            case .empty: return "the suite name is empty"
+            case .leadingDot: return "suite name \"\(name)\" starts with '.'"
+            case .slash: return "suite name \"\(name)\" contains '/'"
+            case .control: return "suite name \"\(name)\" contains a control character"
+            }
         }
+    }
+
+    private static func refusal(_ bytes: UnsafeBufferPointer<UInt8>) -> Refusal? {
+        guard let first = bytes.first else { return .empty }
+        if first == UInt8(ascii: ".") { return .leadingDot }
+        for byte in bytes {
+            if byte == UInt8(ascii: "/") { return .slash }
+            if byte < 0x20 || byte == 0x7F { return .control }
+        }
+        return nil
+    }
+
+    /// Checks that the domain cannot name a place outside the store, as `Domain(argument:)` does for
+    /// a command line: a suite's name (`checkSuiteName`), a path without NUL. A Swift program may
+    /// build any `Domain`, so every entry of the façade checks the one it is given, once, before
+    /// anything is touched (`SuiteStore.location(of:)`, `Layers.init`, registrations, schemas).
+    public func checkName() throws {
+        switch self {
+        case .suite(let name): try Domain.checkSuiteName(name)
+        case .file(let path) where path.utf8.contains(0): throw PrefsError.badName(domain: nil, name: path, reason: "a path cannot contain NUL")
+        case .global, .file, .standardInput: return
+        }
+    }
+
+    /// Checks a name registered defaults and schemas are filed under: a suite's name, or
+    /// `NSGlobalDomain` for the global suite's.
+    static func checkRegistrationName(_ name: String) throws {
+        if name != Domain.global.registrationName { try checkSuiteName(name) }
     }
 
     /// The file that holds this domain (nil for standard input).

@@ -27,7 +27,7 @@ extension SuiteStore {
         switch location {
         case .suite(let name): return .byHost(suite: name, host: host)
         case .global: return .byHost(suite: nil, host: host)
-        case .file, .registered, .byHost, .schema: return location
+        case .file, .registered, .byHost, .schema, .managed: return location
         }
     }
 

@@ -17,6 +17,7 @@ extension SuiteStore {
 
     /// The user's registered defaults for a suite, which `prefs register` changes.
     public func registrationTarget(for domain: Domain) throws -> SuiteTarget {
+        try domain.checkName()
         guard let name = domain.registrationName else {
             throw PrefsError.usage("\(domain.displayName): a file has no registered defaults; name a suite")
         }
@@ -38,13 +39,18 @@ extension SuiteStore {
     /// the store may hand it only them (a binary or XML file is then patched, not rewritten).
     ///
     /// No change stores an empty top-level key or a key with NUL (`checkStoredKeys`), nor a value
-    /// that breaks the suite's schema (`checkingSchema`, as `schemaChoice` says). In a suite,
+    /// that breaks the suite's schema (`checkingSchema`, as `schemaChoice` says), nor changes a
+    /// managed key (`SuiteStore+Managed.swift`, 77): the schema and the managed values are found
+    /// first, together (`pinning(for:)`: on etcd, one request). In a suite,
     /// `change` sees external values as their references, except those of the keys `external.reading`
     /// names, which it sees read in; values it sets go external or inline as `ExternalTransaction`
     /// decides, and blobs it orphans are removed once the new contents are committed.
     @discardableResult
     public func update(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, external: ExternalOptions = ExternalOptions(),
                        _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
+        guard isPinned(for: target) else {
+            return try pinning(for: target).update(target, keys: keys, removingEmpty: removingEmpty, external: external, change)
+        }
         let transaction: ExternalTransaction?
         do {
             transaction = try ExternalTransaction(store: self, target: target, options: external)
@@ -86,16 +92,21 @@ extension SuiteStore {
     }
 
     /// What `update` would do, for `--dry-run`: the contents before and after `change`, read without a
-    /// lock and with nothing written, external values read in. Fails as `update` would (a corrupt
-    /// store, a value the file's format cannot hold).
-    public func preview(_ target: SuiteTarget, keys: KeySet? = nil, external: ExternalOptions = ExternalOptions(),
+    /// lock and with nothing written, external values read in. Fails exactly where `update` would
+    /// (a corrupt store, a value the file's format cannot hold), no more: it reads what the change
+    /// would read (`SuiteStorage.load(_:scope:removingEmpty:)`: on etcd, only the keys it names,
+    /// and then the contents are only those keys).
+    public func preview(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, external: ExternalOptions = ExternalOptions(),
                         _ change: (inout PrefDictionary) throws -> Void) throws -> (before: PrefDictionary, after: PrefDictionary) {
+        guard isPinned(for: target) else {
+            return try pinning(for: target).preview(target, keys: keys, removingEmpty: removingEmpty, external: external, change)
+        }
         let managed = try managedValues(for: target.location)
         try refuseManaged(keys?.sorted ?? [], in: target, managed: managed)
         return try withoutActuallyEscaping(change) { change in
             let guarded = SuiteStore.checkingManaged(change, name: target.displayName, managed: managed)
             let checked = try checkingSchema(SuiteStore.checkingKeys(guarded, name: target.displayName), for: target)
-            let current = try load(at: target.location)
+            let current = try storage(for: target.location).load(target.location, scope: keys, removingEmpty: removingEmpty)
             var before = current?.contents ?? PrefDictionary()
             var after = before
             let options = ExternalOptions(placement: external.placement, reading: keys)
@@ -107,9 +118,8 @@ extension SuiteStore {
                 try checked(&after)
             }
             if after != before, !after.isEmpty {
-                let format = current?.format ?? (storage(for: target.location) is FileSuiteStorage
-                    ? FileSuiteStorage.newFileFormat(describe(target.location)) : nil)
-                try storage(for: target.location).checkStorable(after, format: format)
+                let storage = storage(for: target.location)
+                try storage.checkStorable(after, format: current?.format ?? storage.newDocumentFormat(for: target.location))
             }
             return (before, after)
         }

@@ -6,6 +6,8 @@ public struct SuiteStore: Sendable {
     /// Where named suites, the global suite and the user's registered defaults live.
     public let storage: any SuiteStorage
     /// Files named by their paths: file domains, `--defaults FILE`s, packages' registered defaults.
+    /// A path names a file whatever `storage` is, so this is always the file store; what the core
+    /// asks of a location's store goes through `storage(for:)` and the seam's capabilities.
     public let files: FileSuiteStorage
     /// The host a `-currentHost` or `-host NAME` chose (nil: any host): suites and the global suite
     /// are then that host's ByHost suites (`SuiteStore+ByHost.swift`).
@@ -13,6 +15,9 @@ public struct SuiteStore: Sendable {
     /// Which schema changes are checked against (`--schema FILE`, `--no-schema`); reads always see
     /// the installed one's defaults.
     public var schemaChoice: SchemaChoice = .installed
+    /// The managed values that bind changes of one location, read once for a change of it (with its
+    /// schema, `pinning(for:)`); nil: read them when a change asks.
+    var pinnedManaged: (location: SuiteLocation, managed: Managed?)? = nil
 
     public var environment: Environment { files.environment }
     public var fileSystem: any FileSystem { files.fileSystem }
@@ -34,8 +39,10 @@ public struct SuiteStore: Sendable {
         return storage
     }
 
-    /// The location a domain names (standard input is not a store).
+    /// The location a domain names (standard input is not a store); a name that could escape the
+    /// store is refused first (`Domain.checkName`, 64).
     public func location(of domain: Domain) throws -> SuiteLocation {
+        try domain.checkName()
         guard let location = SuiteLocation(domain) else {
             throw PrefsError.usage("standard input cannot be changed; name a suite or a file")
         }
@@ -44,12 +51,16 @@ public struct SuiteStore: Sendable {
 
     public func describe(_ location: SuiteLocation) -> String { storage(for: location).describe(location) }
 
-    /// Whether two locations are one suite (a suite, and its file named by its path).
+    /// Whether two locations are one suite (a suite, and its file named by its path): the same
+    /// file, where both are files; else the same location.
     public func same(_ a: SuiteLocation, _ b: SuiteLocation) -> Bool {
-        guard storage(for: a) is FileSuiteStorage, storage(for: b) is FileSuiteStorage,
-              let first = try? fileSystem.resolvingSymlinks(files.path(of: a)),
-              let second = try? fileSystem.resolvingSymlinks(files.path(of: b)) else { return a == b }
+        guard let first = try? resolvedFile(a), let second = try? resolvedFile(b) else { return a == b }
         return first.utf8.elementsEqual(second.utf8)
+    }
+
+    /// The file that holds a location, symlinks followed; nil where its store has no files.
+    private func resolvedFile(_ location: SuiteLocation) throws -> String? {
+        try storage(for: location).filePath(of: location).map(fileSystem.resolvingSymlinks)
     }
 
     /// A suite's stored contents (external values as their references); nil when it does not exist.

@@ -6,8 +6,8 @@ extension Prefs {
     /// atomically, as `prefs write` does: no concurrent writer's change is lost.
     ///
     /// A value, not a connection: copies share the store, each has its own defaults registered in
-    /// code. It is `Sendable`; nothing is cached, so each read sees the last completed write of any
-    /// process.
+    /// code. It is `Sendable`. Unless `cachingReads()` made it, nothing is cached: each read goes to
+    /// the store and sees the last completed write of any process.
     public struct Suite: Sendable {
         /// The suite's name (`com.example.app`): the file `$XDG_CONFIG_HOME/com.example.app.plist`.
         public let name: String
@@ -16,6 +16,8 @@ extension Prefs {
         /// The defaults registered in code, in memory and never written: below every layer of the
         /// store, above the keys' own defaults.
         public private(set) var registeredDefaults = PrefDictionary()
+        /// The values kept by `cachingReads()`, shared by copies; nil: every read goes to the store.
+        var cache: ReadCache?
 
         /// The suite `name` in the user's files, found from the process environment (`XDG_CONFIG_HOME`,
         /// `HOME`…), where `prefs` and `UserDefaults(suiteName:)` find it.
@@ -30,15 +32,10 @@ extension Prefs {
             self.store = store
         }
 
-        /// The suite's domain; a name that could escape the store (empty, a leading `.`, a `/`, a
-        /// control character) is refused (`PrefsError.badName`) before any file is touched.
-        func domain() throws -> Domain {
-            guard !name.utf8.contains(UInt8(ascii: "/")) else {
-                throw PrefsError.badName(domain: nil, name: name, reason: "suite name \"\(name)\" contains '/'")
-            }
-            try Domain.checkSuiteName(name)
-            return .suite(name)
-        }
+        /// The suite's domain. The store refuses a name that could escape it (empty, a leading `.`,
+        /// a `/`, a control character: `PrefsError.badName`) before any file is touched, once per
+        /// read or write (`Domain.checkName`).
+        func domain() throws -> Domain { .suite(name) }
 
         /// The value of `key`: the first layer that has it, else the default registered in code, else
         /// the key's default. A stored value of another type is an error (`PrefsError.typeMismatch`),
@@ -52,11 +49,23 @@ extension Prefs {
 
         /// The value at `name` as stored (through every layer, then the defaults registered in code).
         public func prefValue(_ name: String) throws -> PrefValue? {
+            guard let cache else { return try storedValue(name) ?? registeredDefaults[name] }
+            return try cache.value(of: name) { try storedValue(name) } ?? registeredDefaults[name]
+        }
+
+        /// The value at `name` through every layer of the store; nil when none has it.
+        func storedValue(_ name: String) throws -> PrefValue? {
             do {
                 return try store.value(at: KeyPath([name]), in: try domain(), scope: ReadScope()).value
             } catch PrefsError.keyNotFound, PrefsError.suiteNotFound {
-                return registeredDefaults[name]
+                return nil
             }
+        }
+
+        /// Runs a write, then drops what the cache kept (whether the write succeeded or not).
+        func writing<T>(_ write: () throws -> T) rethrows -> T {
+            defer { cache?.invalidate() }
+            return try write()
         }
 
         /// Stores `value` under `key` (an optional key's nil removes it). Returns whether the suite
@@ -64,25 +73,29 @@ extension Prefs {
         @discardableResult
         public func set<Value>(_ key: Key<Value>, _ value: Value) throws -> Bool {
             let encoded = try encoded(value, key: key.name)
-            return try store.update(try domain(), keys: KeySet([key.name])) { $0[key.name] = encoded }
+            return try writing { try store.update(try domain(), keys: KeySet([key.name])) { $0[key.name] = encoded } }
         }
 
         /// Several changes in one atomic write: `change` sees the stored values (`Changes`) and what
         /// it sets is written together, or nothing is when it throws.
         @discardableResult
         public func update(_ change: (inout Changes) throws -> Void) throws -> Bool {
-            try store.update(try domain()) { contents in
-                var changes = Changes(suite: self, contents: contents)
-                try change(&changes)
-                contents = changes.contents
+            try writing {
+                try store.update(try domain()) { contents in
+                    var changes = Changes(suite: self, contents: contents)
+                    try change(&changes)
+                    contents = changes.contents
+                }
             }
         }
 
         /// Removes the stored values of `keys`, so the defaults show again (`prefs reset`).
         @discardableResult
         public func reset(_ keys: Keys...) throws -> Bool {
-            try store.update(try domain(), keys: KeySet(keys.map(\.name)), removingEmpty: true) { contents in
-                for key in keys { contents[key.name] = nil }
+            try writing {
+                try store.update(try domain(), keys: KeySet(keys.map(\.name)), removingEmpty: true) { contents in
+                    for key in keys { contents[key.name] = nil }
+                }
             }
         }
 
@@ -129,13 +142,16 @@ extension Prefs {
             }
         }
 
+        /// Sets the value of `key`, to be written with the others (an optional key's nil removes it).
         public mutating func set<Value>(_ key: Key<Value>, _ value: Value) throws {
             contents[key.name] = try suite.encoded(value, key: key.name)
         }
     }
 }
 
-extension PrefCodingError {
+extension PrefCodingError: CustomStringConvertible {
     /// `at window.frames.0: expected a real, found a string`, or the reason alone at the top.
     var sentence: String { path.isEmpty ? reason : "at \(place): \(reason)" }
+
+    var description: String { sentence }
 }

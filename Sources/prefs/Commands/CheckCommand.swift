@@ -21,8 +21,10 @@ enum CheckCommand: Command {
                                in a suite whose schema allows no other keys.
                                """)
 
+    static let operandKinds: [WordKind] = [.suite]
+
     static let options: [Option<Values>] = [
-        .text("schema", "FILE", "check the stored values against the schema FILE instead of the suite's") { $0.schema = $1 },
+        .text("schema", "FILE", "check the stored values against the schema FILE instead of the suite's", completing: .file) { $0.schema = $1 },
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

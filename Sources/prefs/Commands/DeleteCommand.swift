@@ -11,6 +11,8 @@ enum DeleteCommand: Command {
 
     static let verb = Verb(name: "delete", operands: "DOMAIN [KEY...]", summary: "remove keys (all or nothing), or the whole suite", operandCount: 1...Int.max)
 
+    static let operandKinds: [WordKind] = [.domain, .key]
+
     static let options: [Option<Values>] = [.exitCode, .dryRun]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

@@ -14,8 +14,10 @@ enum DescribeCommand: Command {
                            summary: "print a suite's schema: each key's type, default, range or choices, description and current origin",
                            operandCount: 1...2, details: HelpText.describeDetails)
 
+    static let operandKinds: [WordKind] = [.suite, .key]
+
     static let options: [Option<Values>] = [
-        .text("schema", "FILE", "describe the schema FILE instead of the suite's") { $0.schema = $1 },
+        .text("schema", "FILE", "describe the schema FILE instead of the suite's", completing: .file) { $0.schema = $1 },
         .flag("choices", "print only the values KEY may take, one per line (a boolean's: true and false)") { $0.choices = $1 },
         .flag("null", "with --choices, end each value with a NUL byte instead of a newline") { $0.null = $1 },
     ]
@@ -61,6 +63,7 @@ enum DescribeCommand: Command {
         if let value = described.value, let origin = described.origin {
             lines.append("  value: " + ValueOutput.line(value))
             lines.append("  origin: \(origin)")
+            if described.isManaged { lines.append("  managed: yes, by the administrator; no change of it is allowed") }
         } else {
             lines.append("  origin: (none)")
         }

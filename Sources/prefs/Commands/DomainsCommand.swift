@@ -11,6 +11,8 @@ enum DomainsCommand: Command {
     static let verb = Verb(name: "domains", operands: "[GLOB]", summary: "list the suites (those GLOB matches), one per line (NSGlobalDomain: the global suite)",
                            operandCount: 0...1)
 
+    static let operandKinds: [WordKind] = [.text]
+
     static let options: [Option<Values>] = [.flag("null", short: "0", "end each name with a NUL byte instead of a newline") { $0.null = $1 }]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

@@ -12,6 +12,8 @@ enum DumpCommand: Command {
     static let verb = Verb(name: "dump", operands: "[FILE|-]", summary: "write every suite as one lossless document, for load (a backup)",
                            operandCount: 0...1, details: HelpText.dumpDetails)
 
+    static let operandKinds: [WordKind] = [.file]
+
     static let options: [Option<Values>] = [
         .flag("registered", "include the user's registered defaults (prefs register)") { $0.registered = $1 },
     ]

@@ -14,6 +14,8 @@ enum EditCommand: Command {
     static let verb = Verb(name: "edit", operands: "DOMAIN", summary: "edit a suite's values in $VISUAL or $EDITOR (typed JSON), checked, no concurrent change lost",
                            operandCount: 1...1, details: HelpText.editDetails)
 
+    static let operandKinds: [WordKind] = [.domain]
+
     static let options: [Option<Values>] = []
 
     /// Both the edit and someone else changed these keys.

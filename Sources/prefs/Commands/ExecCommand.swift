@@ -5,9 +5,11 @@ import PrefsCore
 /// application sees, every layer) added to its environment, one variable per key as `export
 /// --format sh` names and writes them; a later DOMAIN wins on a name. prefs is replaced by COMMAND
 /// (execvp, found on `$PATH` as the new environment has it), so its exit status and signals are
-/// COMMAND's own. `--keys` takes only those top-level keys, from whichever DOMAIN has them. Everything
-/// is read and checked before anything runs; COMMAND not found is 127, found but not runnable 126, as
-/// env(1) exits.
+/// COMMAND's own. A key stored in a suite itself must be a variable name (65, naming it); a key that
+/// cannot be one and comes from another layer (the global suite, managed values, defaults) is left
+/// out, as `export --effective` does. `--keys` takes only those top-level keys, from whichever
+/// DOMAIN has them, and each must be a name. Everything is read and checked before anything runs;
+/// COMMAND not found is 127, found but not runnable 126, as env(1) exits.
 enum ExecCommand: Command {
     struct Values: CommandValues {
         var keys: [String] = []
@@ -17,8 +19,10 @@ enum ExecCommand: Command {
                            summary: "run COMMAND with the suites' values in its environment (a later DOMAIN wins)",
                            operandCount: 3...Int.max, details: HelpText.execDetails, runsCommand: true)
 
+    static let operandKinds: [WordKind] = [.domain]
+
     static let options: [Option<Values>] = [
-        .list("keys", "LIST", "only these top-level keys, from whichever DOMAIN has them (comma-separated; repeatable)") { $0.keys = $1 },
+        .list("keys", "LIST", "only these top-level keys, from whichever DOMAIN has them (comma-separated; repeatable)", completing: .keyList(operand: 0)) { $0.keys = $1 },
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
@@ -42,7 +46,8 @@ enum ExecCommand: Command {
         for argument in arguments {
             let domain = try Domain(argument: argument)
             guard domain != .standardInput else { throw PrefsError.usage("exec: name a suite or a file, not standard input") }
-            var value = try context.store.exportedValue(of: domain, effective: true, defaults: [], keys: nil)
+            var value = try context.store.exportedValue(of: domain, effective: true, defaults: [], keys: nil,
+                                                        keepingOthers: { !wanted.isEmpty || EnvironmentOutput.isName($0) })
             if !wanted.isEmpty, case .dictionary(let dictionary) = value {
                 value = .dictionary(PrefDictionary(dictionary.filter { wanted.contains($0.key) }.map { ($0.key, $0.value) }))
             }

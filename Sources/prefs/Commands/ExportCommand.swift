@@ -5,7 +5,8 @@ import PrefsCore
 /// file in any format, or standard input), only `--keys` when given, written in FORMAT (default: by
 /// PATH's extension, `.json` JSON and `.plist` XML, else JSON with `--compact` or `--lossy`, else
 /// XML) to PATH, atomically, or to standard output. JSON refuses dates and data unless `--lossy`.
-/// `sh`, `env` and `github` write the suite as environment variables (see `EnvironmentOutput`).
+/// `sh`, `env` and `github` write the suite as environment variables (see `EnvironmentOutput`);
+/// with `--effective`, a key from a layer other than the suite's own that is no name is left out.
 enum ExportCommand: Command {
     /// A document format, or an environment-file form.
     enum Format: String, CaseIterable, Sendable {
@@ -25,11 +26,13 @@ enum ExportCommand: Command {
 
     static let verb = Verb(name: "export", operands: "DOMAIN PATH|-", summary: "write a suite or a file in another format", operandCount: 2...2)
 
+    static let operandKinds: [WordKind] = [.domain, .file]
+
     static let options: [Option<Values>] = [
         .choice("format", "FORMAT", "xml, binary, openstep, json or typed-json (default: by PATH's extension, .json JSON, .plist xml; else json with --compact or --lossy, else xml); sh, env or github: the keys as environment variables") { $0.format = $1 },
-        .list("keys", "LIST", "only these keys (comma-separated KEYs or :key:paths; repeatable)") { $0.keys = $1 },
+        .list("keys", "LIST", "only these keys (comma-separated KEYs or :key:paths; repeatable)", completing: .keyList(operand: 0)) { $0.keys = $1 },
         .flag("effective", "export what an application sees (stored, global and registered values), not just the stored ones") { $0.effective = $1 },
-        .list("defaults", "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)") { $0.defaults = $1 },
+        .list("defaults", "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)", completing: .file) { $0.defaults = $1 },
         .lossy, .compact,
     ]
 
@@ -37,7 +40,10 @@ enum ExportCommand: Command {
         let domain = try Domain(argument: operands[0])
         let encode = try encoder(values, path: operands[1])
         let keys = values.keys.isEmpty ? nil : try KeyList.parse(values.keys, option: "keys")
-        let value = try context.store.exportedValue(of: domain, effective: values.effective, defaults: values.defaults, keys: keys)
+        // As environment, a key from a layer other than the suite's own that is no name is left out.
+        let leavesOut = values.format?.environment != nil && keys == nil
+        let value = try context.store.exportedValue(of: domain, effective: values.effective, defaults: values.defaults, keys: keys,
+                                                    keepingOthers: { !leavesOut || EnvironmentOutput.isName($0) })
         let bytes = try encode(value, domain)
         if operands[1] == "-" {
             context.writeOutput(bytes)

@@ -16,6 +16,8 @@ enum FindCommand: Command {
                                newline. A WORD that is literally -0 goes after --: prefs find -- -0.
                                """)
 
+    static let operandKinds: [WordKind] = [.text]
+
     static let options: [Option<Values>] = [
         .flag("json", "print the matches as JSON") { $0.json = $1 },
         .flag("compact", "print the JSON on one line (implies --json)") { $0.compact = $1 },

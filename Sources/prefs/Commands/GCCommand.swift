@@ -14,6 +14,8 @@ enum GCCommand: Command {
                                are older than the grace period: what writers killed mid-write leave behind.
                                """)
 
+    static let operandKinds: [WordKind] = [.suite]
+
     static let options: [Option<Values>] = [
         .seconds("grace", "only blobs older than SECONDS (default 3600), so a write in progress keeps its blob") { $0.grace = $1 },
         .flag("dry-run", "print what would be removed and remove nothing") { $0.dryRun = $1 }, .exitCode,

@@ -6,6 +6,8 @@ enum HelpCommand: Command {
 
     static let verb = Verb(name: "help", operands: "[VERB]", summary: "show help for prefs or for one verb", operandCount: 0...1)
 
+    static let operandKinds: [WordKind] = [.verb]
+
     static let options: [Option<Values>] = []
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

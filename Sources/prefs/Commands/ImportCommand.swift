@@ -18,6 +18,8 @@ enum ImportCommand: Command {
                                the suite. One locked write: a bad document or value changes nothing.
                                """)
 
+    static let operandKinds: [WordKind] = [.domain, .file]
+
     static let options: [Option<Values>] = [
         .flag("replace", "make the suite exactly the document (else merge key by key)") { $0.replace = $1 },
         .flag("if-absent", "keep the keys that are already stored") { $0.ifAbsent = $1 },

@@ -8,6 +8,8 @@ enum LintCommand: Command {
 
     static let verb = Verb(name: "lint", operands: "FILE...", summary: "check property-list and JSON files, like plutil -lint", operandCount: 1...Int.max)
 
+    static let operandKinds: [WordKind] = [.file]
+
     static let options: [Option<Values>] = []
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

@@ -15,6 +15,8 @@ enum LoadCommand: Command {
     static let verb = Verb(name: "load", operands: "FILE|-", summary: "restore what dump wrote, each suite all or nothing, with a report",
                            operandCount: 1...1, details: HelpText.loadDetails)
 
+    static let operandKinds: [WordKind] = [.file]
+
     static let options: [Option<Values>] = [
         .flag("dry-run", "print the report of what would be restored and change nothing") { $0.dryRun = $1 }, .exitCode, .noSchema,
     ]

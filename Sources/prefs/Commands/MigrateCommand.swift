@@ -17,10 +17,12 @@ enum MigrateCommand: Command {
                            summary: "bring settings in from a plist, JSON, INI or .env file or a suite, with a plan and a report",
                            operandCount: 2...2, details: HelpText.migrateDetails)
 
+    static let operandKinds: [WordKind] = [.domain, .domain]
+
     static let options: [Option<Values>] = [
         .choice("from", "KIND", "what SOURCE is: file (plist or JSON), ini, env or suite (default: by its name)") { $0.from = $1 },
-        .list("keys", "LIST", "only these keys (comma-separated KEYs or :key:paths; repeatable)") { $0.keys = $1 },
-        .list("bool-keys", "LIST", "make these keys booleans from 0/1, yes/no, true/false (else an error)") { $0.boolKeys = $1 },
+        .list("keys", "LIST", "only these keys (comma-separated KEYs or :key:paths; repeatable)", completing: .keyList(operand: 1)) { $0.keys = $1 },
+        .list("bool-keys", "LIST", "make these keys booleans from 0/1, yes/no, true/false (else an error)", completing: .keyList(operand: 1)) { $0.boolKeys = $1 },
         .list("rename", "OLD=NEW", "store the key OLD as NEW (repeatable)") { $0.renames = $1 },
         .flag("infer-types", "strings that spell integers, reals or true/false become typed") { $0.inferTypes = $1 },
         .flag("decode-json-strings", "strings that are a JSON object or array become that value") { $0.decodeJSONStrings = $1 },

@@ -20,6 +20,8 @@ enum ReadCommand: Command {
     static let verb = Verb(name: "read", operands: "[DOMAIN [KEY]]", summary: "print a value (a scalar bare, for $(...)), a suite, or every suite",
                            operandCount: 0...2, details: HelpText.readDetails)
 
+    static let operandKinds: [WordKind] = [.domain, .key]
+
     static let options: [Option<Values>] = [
         .flag("json", "print JSON instead of the readable form") { $0.json = $1 },
         .flag("keys", "print the keys of the suite (or of the dictionary at KEY), one per line") { $0.keys = $1 },

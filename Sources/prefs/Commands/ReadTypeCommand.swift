@@ -11,6 +11,8 @@ enum ReadTypeCommand: Command {
     static let verb = Verb(name: "read-type", operands: "DOMAIN KEY", summary: "print the type of a value (string, integer, float, boolean, date...)",
                            operandCount: 2...2)
 
+    static let operandKinds: [WordKind] = [.domain, .key]
+
     static let options: [Option<Values>] = [.origin, .stored, .defaults]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

@@ -16,10 +16,12 @@ enum RegisterCommand: Command {
                            summary: "record registered defaults: values reads show while nothing is stored", operandCount: 1...Int.max,
                            details: HelpText.registerDetails)
 
+    static let operandKinds: [WordKind] = [.suite, .keyOrFile, .value]
+
     static let options: [Option<Values>] = [
         .flag("replace", "replace the whole registration instead of merging into it") { $0.replace = $1 },
-        .list("delete", "KEY", "remove KEY, and the KEYs that follow it, from the registration (all or nothing)") { $0.delete = $1 },
-        .text("schema", "FILE", "install FILE (- for standard input) as the suite's schema, once checked whole") { $0.schema = $1 },
+        .list("delete", "KEY", "remove KEY, and the KEYs that follow it, from the registration (all or nothing)", completing: .key) { $0.delete = $1 },
+        .text("schema", "FILE", "install FILE (- for standard input) as the suite's schema, once checked whole", completing: .file) { $0.schema = $1 },
         .flag("no-schema", "record the values without checking them against the suite's schema") { $0.noSchema = $1 },
         .exitCode, .dryRun,
     ]

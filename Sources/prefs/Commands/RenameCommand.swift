@@ -10,6 +10,8 @@ enum RenameCommand: Command {
 
     static let verb = Verb(name: "rename", operands: "DOMAIN OLD NEW", summary: "move a value to a new key", operandCount: 3...3)
 
+    static let operandKinds: [WordKind] = [.domain, .key, .text]
+
     static let options: [Option<Values>] = [.exitCode, .dryRun, .schema, .noSchema]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

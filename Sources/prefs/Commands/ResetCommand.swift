@@ -14,6 +14,8 @@ enum ResetCommand: Command {
                                file when nothing is left in it. A key that is not stored is already reset: exit 0.
                                """)
 
+    static let operandKinds: [WordKind] = [.suite, .storedKey]
+
     static let options: [Option<Values>] = [.exitCode, .dryRun]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

@@ -16,6 +16,8 @@ enum WatchCommand: Command {
     static let verb = Verb(name: "watch", operands: "DOMAIN [KEY...]", summary: "print each change of a suite's values (or of the KEYs) as it happens",
                            operandCount: 1...Int.max, details: HelpText.watchDetails)
 
+    static let operandKinds: [WordKind] = [.domain, .key]
+
     static let options: [Option<Values>] = [
         .flag("json", "print each change as a JSON object on one line") { $0.json = $1 },
         .flag("compact", "the same as --json (each object is on one line)") { $0.json = $1 },

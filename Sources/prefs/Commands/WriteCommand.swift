@@ -15,6 +15,8 @@ enum WriteCommand: Command {
                            summary: "set values, typed as defaults types them, in one locked write", operandCount: 2...Int.max,
                            details: HelpText.writeDetails)
 
+    static let operandKinds: [WordKind] = [.domain, .key, .value]
+
     static let options: [Option<Values>] = [
         .exitCode, .dryRun,
         .flag("if-absent", "skip the keys that are already stored") { $0.ifAbsent = $1 },

@@ -4,7 +4,8 @@ import PrefsCore
 ///
 /// Each top-level key is one variable of the same name, so a key must be a valid name (letters,
 /// digits and `_`, not starting with a digit); any other key is refused, naming it (`--keys` picks
-/// the ones wanted). A value is its text as `read` prints it bare — strings as they are, numbers,
+/// the ones wanted). Keys the suite does not hold itself are left out before this when they are no
+/// names (`exec`, `export --effective`): a global key such as `com.apple.swipescrolldirection`. A value is its text as `read` prints it bare — strings as they are, numbers,
 /// `true`/`false`, dates ISO 8601 UTC, data lowercase hex — and a container is JSON on one line, as
 /// `read --json --compact` prints it. A value holding a NUL byte, which no environment can hold, is
 /// refused.

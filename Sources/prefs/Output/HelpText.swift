@@ -57,8 +57,9 @@ extension HelpText {
                 A scalar prints bare on one line: strings as they are, integers in decimal, reals in the
                 shortest form that reads back, booleans as true/false, dates in ISO 8601 UTC, data as hex.
                 A missing suite or key exits 1. KEY may be a key path (:Window:Frames:0).
-                Values are what an application sees: an administrator's managed value
-                ($XDG_CONFIG_DIRS/prefs/managed/SUITE.plist or .json), else the suite's stored value,
+                Values are what an application sees: an administrator's managed value (the suite's, then
+                the global suite's: $XDG_CONFIG_DIRS/prefs/managed/SUITE.plist or .json, then on etcd the
+                fleet's, PREFIX/.managed/SUITE/), else the suite's stored value,
                 else the global suite's, else the administrator's system defaults
                 ($XDG_CONFIG_DIRS/prefs/defaults/SUITE.plist), else its registered defaults (--defaults
                 FILE, then the user's and the packages' files under $XDG_DATA_HOME and $XDG_DATA_DIRS,
@@ -108,9 +109,9 @@ extension HelpText {
                 prefs register SUITE --schema FILE), else the first one a package ships under a
                 $XDG_DATA_DIRS directory. Prints the schema's path and whether it allows undeclared keys,
                 then a block per key: its name, then type, default, range or choices, description, the
-                value an application sees now and its origin (managed:FILE, stored, global, system:FILE,
-                registered:FILE, schema:FILE or (none)). Exits 1 when the suite has no schema or KEY is
-                not declared.
+                value an application sees now and its origin (managed:FILE or managed:URL, stored, global,
+                system:FILE, registered:FILE, schema:FILE or (none)), and "managed: yes" for a key an
+                administrator manages. Exits 1 when the suite has no schema or KEY is not declared.
                 """
 
     static let migrateDetails = """
@@ -143,9 +144,10 @@ extension HelpText {
 
     static let execDetails = """
                 Each key of each DOMAIN (what an application sees) becomes a variable, named and written
-                as export --format sh does; a later DOMAIN wins on a name. A key that is not a variable
-                name or a value with a NUL byte is refused (65) before anything runs. COMMAND replaces
-                prefs: its exit status and signals are its own; not found 127, not runnable 126.
+                as export --format sh does; a later DOMAIN wins on a name. A key the suite stores that is
+                not a variable name, or a value with a NUL byte, is refused (65) before anything runs; a
+                key from another layer (the global suite, defaults) that is no name is left out. COMMAND
+                replaces prefs: its exit status and signals are its own; not found 127, not runnable 126.
                 """
 
     static let dumpDetails = """

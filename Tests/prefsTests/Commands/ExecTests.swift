@@ -128,6 +128,43 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: sandbox.directory.file("ran")))
     }
 
+    /// The global suite holds keys such as `com.apple.swipescrolldirection` (macOS's are dotted),
+    /// which cannot be variable names: keys that come from any layer but the suite's own (the global
+    /// suite, managed values, system and registered defaults) are left out when they are no names,
+    /// so `exec APP` and `export APP --effective --format sh` work, in bash and dash alike; a key the
+    /// suite stores itself, or one named in `--keys`, is still refused (65) naming it.
+    @Test(arguments: ["/bin/bash", "/bin/dash"])
+    func keysFromOtherLayersThatAreNoNamesAreLeftOut(shell: String) async throws {
+        let sandbox = try ProcessSandbox()
+        try ExecTests.check(try await ExecTests.run(sandbox, ["write", "-g", "com.apple.swipescrolldirection", "-bool", "false", "AppleLocale", "en_GB"]))
+        try ExecTests.check(try await ExecTests.run(sandbox, ["register", "app", "ui.theme", "dark", "retries", "-int", "3"]))
+        try FileManager.default.createDirectory(atPath: sandbox.administered + "/prefs/managed", withIntermediateDirectories: true)
+        _ = try sandbox.directory.write("xdg/prefs/managed/app.json", #"{"policy.url": "https://example.com", "proxy": "none"}"#)
+        try ExecTests.check(try await ExecTests.run(sandbox, ["write", "app", "timeout", "-int", "30"]))
+        let work = try TemporaryDirectory()
+        let script = #"printf '%s|%s|%s|%s|%s' "$timeout" "$AppleLocale" "$retries" "$proxy" "${policy_url-unset}"; env -0 > env.out"#
+        let run = try await ExecTests.run(sandbox, ["exec", "app", "--", shell, "-c", script], in: work.path)
+        #expect(run.status == 0 && run.error.isEmpty, "\(run.error)")
+        #expect(run.outputText == "30|en_GB|3|none|unset")
+        let environment = ExecTests.environment(try Fixtures.bytes(work.file("env.out")))
+        #expect(environment["timeout"] == "30" && environment["AppleLocale"] == "en_GB")
+        #expect(!environment.keys.contains { $0.contains(".") }, "\(environment.keys.sorted())")
+        let exported = try await runProcess(shell, ["-c", #"eval "$(prefs export app - --effective --format sh)" && printf '%s|%s|%s' "$timeout" "$AppleLocale" "$retries""#],
+                                      environment: sandbox.environment)
+        #expect(exported.status == 0 && exported.outputText == "30|en_GB|3", "\(exported.error)")
+        // Asked for by name, a key that is no name is refused, wherever it comes from.
+        let named = try await ExecTests.run(sandbox, ["exec", "app", "--keys", "timeout,com.apple.swipescrolldirection", "--", "/usr/bin/touch", work.file("ran")])
+        #expect(named.status == 65 && named.error.hasPrefix("prefs: app: com.apple.swipescrolldirection: not a valid environment variable name"), "\(named.error)")
+        // The suite's own key that is no name is refused, even when the global suite has it too.
+        try ExecTests.check(try await ExecTests.run(sandbox, ["write", "app", "com.apple.swipescrolldirection", "-bool", "true"]))
+        for arguments in [["exec", "app", "--", "/usr/bin/touch", work.file("ran")], ["export", "app", "-", "--effective", "--format", "sh"]] {
+            let refused = try await ExecTests.run(sandbox, arguments)
+            #expect(refused.status == 65 && refused.output.isEmpty, "\(arguments)")
+            #expect(refused.error == "prefs: app: com.apple.swipescrolldirection: not a valid environment variable name (letters, digits and _, not starting with a digit); pick keys with --keys\n")
+        }
+        #expect(!FileManager.default.fileExists(atPath: work.file("ran")))
+    }
+
     /// On etcd the same: the suite's values, and `export --format sh` evaluates to them.
     @Test func worksOnEtcd() async throws {
         let fleet = try FleetSandbox(try await SharedCluster.oneMember.get())

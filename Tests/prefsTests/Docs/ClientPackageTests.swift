@@ -5,17 +5,21 @@ import PrefsTestSupport
 /// PrefsCore as another package uses it: a copy of this checkout, committed and tagged 1.0.0 in a
 /// git repository of its own, and a client package in Swift 6 language mode that depends on it by
 /// version (`.package(url:from:)`, which SwiftPM refuses when a library target carries unsafe
-/// flags). The client is built from scratch (minutes: PrefsCore is compiled again, once for both
-/// tests: the client has a program for each), and must build with no warning and run.
+/// flags). The client uses both library products, PrefsCore and PrefsFoundation; it is built from
+/// scratch (minutes: PrefsCore is compiled again, once for both tests: the client has a program for
+/// each), and must build with no warning and run.
 @Suite(.serialized, .runsProcesses) struct ClientPackageTests {
     /// The client package, built: `Client` (the smallest program) and `ReadmeClient` (the README's
     /// Swift section, when it has one; its own test fails otherwise).
     static let client = Task { () async throws -> (package: ClientPackage, printed: String) in
         var programs = ["Client": """
+            import Foundation
             import PrefsCore
+            import PrefsFoundation
 
-            let value: PrefValue = ["retries": 3]
-            print(value.typeName, PrefsError.keyNotFound(domain: "com.example.app", key: "retries").exitStatus.rawValue)
+            let value: PrefValue = ["retries": 3, "site": PrefValue(URL(string: "https://example.com")!)]
+            let error: any Error = PrefsError.keyNotFound(domain: "com.example.app", key: "retries")
+            print(value.typeName, (error as? PrefsError)?.exitStatus.rawValue ?? 0, error.localizedDescription)
             """]
         programs["ReadmeClient"] = try? readmeSwift().code
         let client = try await ClientPackage(programs: programs)
@@ -26,12 +30,13 @@ import PrefsTestSupport
         let (client, printed) = try await Self.client.value
         #expect(!printed.contains("warning:"), "\(printed)")
         let run = try await client.run("Client")
-        #expect(run.outputText == "dictionary 1\n", "\(run.error)")
+        #expect(run.outputText == "dictionary 1 com.example.app: no key retries\n", "\(run.error)")
     }
 
     /// The README's section "Using PrefsCore from Swift": its `swift` blocks, in order, are the
-    /// client's `main.swift`, and what it prints is what their `// prints:` comments say. A block
-    /// preceded by `<!-- not compiled: REASON -->` is left out (which ones are is checked too).
+    /// client's `main.swift`, run with the built `prefs` on its `PATH`, and what it prints is what
+    /// their `// prints:` comments say. A block preceded by `<!-- not compiled: REASON -->` is left
+    /// out (which ones are is checked too).
     @Test func theReadmesSwiftSectionBuildsAndPrintsWhatItSays() async throws {
         let (code, notCompiled) = try ClientPackageTests.readmeSwift()
         #expect(notCompiled == ["a client's Package.swift (ClientPackageTests builds one like it)"])
@@ -43,7 +48,8 @@ import PrefsTestSupport
         #expect(!printed.contains("warning:"), "\(printed)")
         let home = client.directory.path
         for directory in ["config", "data"] { try FileManager.default.createDirectory(atPath: home + "/" + directory, withIntermediateDirectories: true) }
-        let run = try await client.run("ReadmeClient", environment: ["XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data", "XDG_DATA_DIRS": home + "/none"])
+        let run = try await client.run("ReadmeClient", environment: ["XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data", "XDG_DATA_DIRS": home + "/none",
+                                                                     "XDG_CONFIG_DIRS": home + "/none", "PATH": Paths.products + ":/usr/bin:/bin"])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.outputText.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) == expected, "\(run.error)")
     }
@@ -86,7 +92,9 @@ struct ClientPackage: Sendable {
         let repository = directory.file("prefs")
         try await ClientPackage.tagCopy(of: Fixtures.packageRoot, at: repository)
         try FileManager.default.createDirectory(atPath: directory.file("client"), withIntermediateDirectories: true)
-        let targets = programs.keys.sorted().map { #".executableTarget(name: "\#($0)", dependencies: [.product(name: "PrefsCore", package: "prefs")])"# }
+        let targets = programs.keys.sorted().map {
+            #".executableTarget(name: "\#($0)", dependencies: [.product(name: "PrefsCore", package: "prefs"), .product(name: "PrefsFoundation", package: "prefs")])"#
+        }
         try directory.write("client/Package.swift", """
             // swift-tools-version: 6.0
             import PackageDescription

@@ -68,20 +68,6 @@ import Testing
         }
     }
 
-    /// Nothing documented that does not exist: every verb the completions offer is in the table
-    /// (ShellCompletionTests checks what the shells offer, exactly).
-    @Test func completionsOfferOnlyRealVerbs() throws {
-        let bash = try Paths.text("completions/prefs.bash")
-        let lines = bash.split(separator: "\n").filter { $0.contains("_prefs_offer read ") }
-        #expect(lines.count == 2)
-        for line in lines {
-            let offered = line.split(separator: " ").drop { $0 != "_prefs_offer" }.dropFirst().prefix { !$0.hasPrefix("-") && $0 != ";;" }
-            #expect(Set(offered.map(String.init)) == Set(CommandTable.verbs.map(\.name)), "\(line)")
-        }
-        let fishVerbs = try Paths.text("completions/prefs.fish").split(separator: "\n").first { $0.hasPrefix("set -l verbs") }
-        #expect(fishVerbs.map { Set($0.split(separator: " ").dropFirst(3).map(String.init)) } == Set(CommandTable.verbs.map(\.name)))
-    }
-
     /// The man page's SYNOPSIS names, for each verb, exactly the options the command table gives it
     /// (long names, or the short spelling the table declares), and the global options for `prefs`.
     @Test func synopsisListsEachVerbsOptionsExactly() throws {
@@ -108,22 +94,15 @@ import Testing
         #expect(Set(listed.keys) == Set(CommandTable.verbs.map(\.name) + [""]))
     }
 
-    /// Every type flag `write` takes (`TypeFlag.all`) is in the man page, `--help write` and the three
-    /// completions, and nothing else spelled like one is offered.
-    @Test func typeFlagsAreDocumentedAndCompleted() throws {
+    /// Every type flag `write` takes (`TypeFlag.all`) is in the man page and `--help write`
+    /// (CompletionScriptTests checks the completions offer exactly these).
+    @Test func typeFlagsAreDocumented() throws {
         let names = Set(TypeFlag.all.map(\.name))
         let man = try Paths.text("man/prefs.1").replacingOccurrences(of: "\\-", with: "-")
         let help = HelpText.verb(try #require(CommandTable.verb(named: "write")))
         for flag in names {
             #expect(ConsistencyTests.containsWord(man, flag), "man page lacks \(flag)")
             #expect(ConsistencyTests.containsWord(help, flag), "write --help lacks \(flag)")
-        }
-        for document in ["completions/prefs.bash", "completions/prefs.zsh", "completions/prefs.fish"] {
-            let text = try Paths.text(document)
-            let offered = text.split(separator: "\n").first { line in names.allSatisfy { ConsistencyTests.containsWord(String(line), $0) } }
-            let line = try #require(offered, "\(document) offers no line with every type flag")
-            let words = Set(ConsistencyTests.tokens(String(line)).filter { $0.hasPrefix("-") && !$0.hasPrefix("--") && $0.count > 2 })
-            #expect(words.subtracting(["-a", "-d"]) == names, "\(document): \(words.symmetricDifference(names))")
         }
     }
 

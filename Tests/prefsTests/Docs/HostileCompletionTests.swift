@@ -83,8 +83,8 @@ import Testing
         let domains = ["hostile", "downloaded.json", "'my suite'", "my\\ suite"]
         let lines = ["prefs read "] + domains.map { "prefs read \($0) " } + ["prefs read hostile -- ", "prefs read hostile \\~"]
         let results = try await shell.complete(lines.map { ($0, .single) }, in: fixture.sandbox, directory: fixture.work)
-        let suites = HostileCompletionTests.offerable(Fixture.suites + ["hostile", "-g", "NSGlobalDomain"], shell)
-            + (shell == .bash ? ["downloaded.json"] : [])
+        // A DOMAIN is a suite or a file: the work directory's file is offered too.
+        let suites = HostileCompletionTests.offerable(Fixture.suites + ["hostile", "-g", "NSGlobalDomain"], shell) + ["downloaded.json"]
         var expected = [HostileCompletionTests.expected(suites, shell)]
         expected += domains.map { _ in HostileCompletionTests.expected(HostileCompletionTests.offerable(keys, shell), shell) }
         expected.append(HostileCompletionTests.expected(HostileCompletionTests.offerable(keys, shell, dashdash: true), shell, dashdash: true))
@@ -106,7 +106,7 @@ import Testing
         let results = try await shell.complete(lines.map { ($0, .all) }, in: fixture.sandbox, directory: fixture.work)
         let words = try await shell.words(of: results.map(\.line), in: fixture.sandbox, directory: fixture.eval)
         let keys = HostileCompletionTests.expected(fixture.keys, .bash).flatMap { $0 }
-        let suites = HostileCompletionTests.expected(Fixture.suites + ["hostile", "-g", "NSGlobalDomain"] + (shell == .bash ? ["downloaded.json"] : []), .bash)
+        let suites = HostileCompletionTests.expected(Fixture.suites + ["hostile", "-g", "NSGlobalDomain", "downloaded.json"], .bash)
         let expected = domains.map { ["prefs", "read", $0.1] + keys } + [["prefs", "read"] + suites.flatMap { $0 }]
         for (line, (got, wanted)) in zip(lines, zip(words, expected)) {
             #expect(got.starts(with: wanted.prefix(line == "prefs read " ? 2 : 3)), "\(shell) '\(line)': \(got)")

@@ -83,6 +83,11 @@ import Testing
         ("prefs exec com.example.app --ke", ["--keys"]),
         ("prefs watch com.example.app --ex", ["--exec"]),
         ("prefs exec com.example.app -- printen", ["printenv"]),
+        ("prefs exec com.example.app --keys ", ["alpha", "beta"]),
+        ("prefs register com.example.app --delete ", ["alpha", "beta"]),
+        ("prefs describe com.example.app ", ["alpha", "beta"]),
+        ("prefs read com.example.app alpha --format ", ["xml", "binary", "openstep", "json", "typed-json"]),
+        ("prefs completion ", ["bash", "zsh", "fish"]),
     ]
 
     @Test(arguments: CompletionShell.allCases)
@@ -95,5 +100,20 @@ import Testing
             let wanted = shell == .zsh && line.hasSuffix(",") ? ["beta"] : expected
             #expect(offered.sorted() == wanted.sorted(), "\(shell) '\(line)': \(result.offers)")
         }
+    }
+
+    /// A VALUE read from a file: after -string-file its name, after -data or -json an @ and its name.
+    @Test(arguments: CompletionShell.allCases)
+    func filesAsValues(shell: CompletionShell) async throws {
+        let (sandbox, work) = try await ShellCompletionTests.sandbox()
+        try sandbox.directory.write("work/data.bin", "x")
+        let lines = ["prefs write com.example.app blob -string-file ", "prefs write com.example.app blob -data @", "prefs write com.example.app j -json @da"]
+        let results = try await shell.complete(lines.map { ($0, .single) }, in: sandbox, directory: work)
+        // zsh offers the name once the @ is set aside (compset -P @), and puts it back.
+        let at = shell == .zsh ? "data.bin" : "@data.bin"
+        for ((line, expected), result) in zip(zip(lines, [["data.bin"], [at], [at]]), results) {
+            #expect(try await ShellCompletionTests.names(shell, result, in: sandbox) == expected, "\(shell) '\(line)': \(result.offers)")
+        }
+        #expect(results[1].line.hasSuffix(" -data @data.bin ") || results[1].line.hasSuffix(" -data @data.bin"), "\(shell): \(results[1].line)")
     }
 }

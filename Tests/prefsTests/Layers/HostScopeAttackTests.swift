@@ -184,3 +184,60 @@ import Testing
         #expect(prefs(["read", "app", "k"], environment: MachineIDTests.environment, fileSystem: memory).status == .cannotRead)
     }
 }
+
+/// `/etc/machine-id` is read at most 256 bytes (a machine ID is 32 hex digits and a newline), and a
+/// FIFO or device there is refused unopened: either could hold every read forever (before, a read
+/// of `/dev/zero` grew without bound).
+@Suite struct MachineIDBoundTests {
+    static func environment(_ file: String) -> Environment {
+        var environment = Environment(["HOME": "/nonexistent"])
+        environment.machineIDFile = file
+        return environment
+    }
+
+    @Test func aFileLargerThanAMachineIDIsRefusedAfterReadingTheBound() throws {
+        let directory = try TemporaryDirectory()
+        let id = try directory.write("id", "0123456789abcdef0123456789abcdef\n")
+        #expect(try MachineIDBoundTests.environment(id).hostID(fileSystem: LocalFileSystem()) == "0123456789abcdef0123456789abcdef")
+        let longest = try directory.write("longest", String(repeating: "a", count: 200) + String(repeating: "\n", count: 56))
+        #expect(try MachineIDBoundTests.environment(longest).hostID(fileSystem: LocalFileSystem()) == String(repeating: "a", count: 200))
+        let long = try directory.write("long", String(repeating: "a", count: 257))
+        let huge = directory.file("huge")
+        #expect(FileManager.default.createFile(atPath: huge, contents: nil) && truncate(huge, 1 << 40) == 0, "a sparse 1 TiB file")
+        for path in [long, huge] {
+            #expect(throws: PrefsError.malformed(source: path, format: nil,
+                                                 reason: "not a machine ID (larger than 256 bytes); set PREFS_HOST_ID to \(Environment.hostIDRule)")) {
+                try MachineIDBoundTests.environment(path).hostID(fileSystem: LocalFileSystem())
+            }
+        }
+    }
+
+    /// For real: in a private mount namespace `/dev/zero`, then a FIFO no one writes to, then a
+    /// sparse 1 TiB file, is bound over `/etc/machine-id`; `read` and `-currentHost write` exit 65
+    /// at once naming the file, and `PREFS_HOST_ID` still works.
+    @Test(.enabled(if: getuid() == 0, "needs root: unshare -m and mount --bind"))
+    func devicesAndFIFOsAreNeverRead() async throws {
+        let sandbox = try ProcessSandbox()
+        sandbox.extraEnvironment = [:]
+        let fifo = sandbox.directory.file("fifo")
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let huge = sandbox.directory.file("huge")
+        #expect(FileManager.default.createFile(atPath: huge, contents: nil) && truncate(huge, 1 << 40) == 0)
+        let script = """
+            for source in /dev/zero '\(fifo)' '\(huge)'; do
+              mount --bind "$source" /etc/machine-id || exit 99
+              prefs read s k; echo "read $?"
+              prefs -currentHost write s k v; echo "write $?"
+              PREFS_HOST_ID=h prefs -currentHost write s k v; echo "given $?"
+            done
+            """
+        let run = try await runProcess("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/bash", "-c", script],
+                                 environment: sandbox.environment, timeout: 60)
+        #expect(run.outputText == String(repeating: "read 65\nwrite 65\ngiven 0\n", count: 3), "\(run.outputText) \(run.error)")
+        let reasons = ["not a regular file", "not a regular file", "larger than 256 bytes"]
+        let expected = reasons.flatMap { reason in
+            Array(repeating: "prefs: /etc/machine-id: not a machine ID (\(reason)); set PREFS_HOST_ID to \(Environment.hostIDRule)", count: 2)
+        }
+        #expect(run.error.split(separator: "\n").map(String.init) == expected, "\(run.error)")
+    }
+}

@@ -48,9 +48,10 @@ import PrefsTestSupport
         #expect(try await sandbox.prefs("write", "-g", "g", "-bool", "false").status == 77)
     }
 
-    /// Every verb that would change a managed key is refused whole: 77, one line naming the key and
-    /// the file, the suite byte for byte as it was.
-    @Test(arguments: [
+    /// Every verb that would change the managed key `locked` of `app` (whose user also stores
+    /// `mine`): each write type flag, key paths, counters and conditions, dry runs, whole-domain
+    /// writes, deletes, resets and renames to and from it.
+    static let changesOfAManagedKey: [[String]] = [
         ["write", "app", "locked", "x"], ["write", "app", "locked", "-int", "2"], ["write", "app", "locked", "-bool", "true"],
         ["write", "app", "locked", "-float", "1.5"], ["write", "app", "locked", "-date", "2024-01-01T00:00:00Z"],
         ["write", "app", "locked", "-data", "00"], ["write", "app", "locked", "-array", "a"], ["write", "app", "locked", "-dict", "a", "b"],
@@ -60,7 +61,11 @@ import PrefsTestSupport
         ["write", "app", "locked", "x", "--dry-run"], ["write", "app", #"{"mine": 3}"#],
         ["delete", "app", "locked"], ["delete", "app", "mine", "locked"], ["delete", "app"], ["delete", "app", "--dry-run"],
         ["reset", "app", "locked"], ["reset", "app"], ["rename", "app", "locked", "other"], ["rename", "app", "mine", "locked"],
-    ])
+    ]
+
+    /// Every verb that would change a managed key is refused whole: 77, one line naming the key and
+    /// the file, the suite byte for byte as it was.
+    @Test(arguments: ManagedValuesTests.changesOfAManagedKey)
     func everyChangeOfAManagedKeyIsRefusedWhole(arguments: [String]) async throws {
         let (sandbox, file) = try await ManagedValuesTests.managedBox()
         let before = try Fixtures.bytes(sandbox.config + "/app.plist")
@@ -91,21 +96,26 @@ import PrefsTestSupport
 
     /// A managed file that is not a plain readable property list fails every read of its suite
     /// and every change, at once and never skipped.
-    @Test(arguments: ["fifo", "device", "corrupt", "directory", "loop"])
+    @Test(arguments: ["fifo", "device", "corrupt", "directory", "loop", "unreadable", "global"])
     func aHostileManagedFileIsAnErrorNeverSkipped(kind: String) async throws {
         let sandbox = try ProcessSandbox()
         #expect(try await sandbox.prefs("write", "app", "mine", "1").status == 0)
         let directory = sandbox.administered + "/prefs/managed"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let path = directory + "/app.plist"
+        // The global suite's managed file binds every suite: a bad one fails them all.
+        let path = directory + (kind == "global" ? "/.GlobalPreferences.plist" : "/app.plist")
         switch kind {
         case "fifo": #expect(mkfifo(path, 0o644) == 0)
         case "device": #expect(symlink("/dev/zero", path) == 0)
-        case "corrupt": try Data("<plist><dict><key>k".utf8).write(to: URL(fileURLWithPath: path))
+        case "corrupt", "global": try Data("<plist><dict><key>k".utf8).write(to: URL(fileURLWithPath: path))
         case "directory": try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        case "unreadable":
+            try Data(try PropertyList.encode(["k": 1], as: .xml)).write(to: URL(fileURLWithPath: path))
+            #expect(chmod(path, 0) == 0)
+            guard access(path, R_OK) != 0 else { return }  // root reads it anyway
         default: #expect(symlink("app.plist", path) == 0)
         }
-        let expected: Int32 = kind == "directory" || kind == "loop" ? 74 : 65
+        let expected: Int32 = ["directory", "loop", "unreadable"].contains(kind) ? 74 : 65
         for arguments in [["read", "app", "mine"], ["read", "app"], ["write", "app", "mine", "2"]] {
             let result = try await sandbox.prefs(arguments, timeout: 20)
             #expect(result.status == expected, "\(arguments): \(result.error)")
@@ -143,14 +153,19 @@ import PrefsTestSupport
         #expect(try await sandbox.prefs("migrate", "app", source, "--keys", "fresh").status == 0)
     }
 
-    /// `describe` names a managed key's origin.
+    /// What `describe` says of a key an administrator manages, after its origin.
+    static let managedLine = "  managed: yes, by the administrator; no change of it is allowed\n"
+
+    /// `describe` names a managed key's origin, and marks it as managed.
     @Test func describeMarksAManagedKey() async throws {
         let (sandbox, file) = try await ManagedValuesTests.managedBox()
         let schema = try sandbox.directory.write("schema.json", #"{"keys": {"locked": {"type": "string"}, "mine": {"type": "integer"}}}"#)
         try #require(await sandbox.prefs("register", "app", "--schema", schema).status == 0)
         let described = try await sandbox.prefs("describe", "app")
-        #expect(described.status == 0 && described.outputText.contains("  origin: managed:\(file)\n"), "\(described.outputText)")
-        #expect(described.outputText.contains("  origin: stored\n"))
+        #expect(described.status == 0 && described.outputText.contains("  origin: managed:\(file)\n" + ManagedValuesTests.managedLine), "\(described.outputText)")
+        #expect(described.outputText.contains("  origin: stored\n") && described.outputText.components(separatedBy: "  managed: ").count == 2)
+        #expect(try await sandbox.prefs("describe", "app", "locked").outputText.hasSuffix("  origin: managed:\(file)\n" + ManagedValuesTests.managedLine))
+        #expect(!(try await sandbox.prefs("describe", "app", "mine").outputText.contains("managed")))
     }
 
     /// Read order: managed, stored, global, system defaults, registered (the user's, then the

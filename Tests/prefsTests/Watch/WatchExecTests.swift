@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import PrefsCore
 @testable import prefs
@@ -63,32 +64,110 @@ import Testing
         #expect(watch.errorText.isEmpty, "\(watch.errorText)")
     }
 
-    /// Changes during a run wait and are coalesced per key into one more run; runs never overlap.
-    @Test func changesDuringARunAreCoalescedAndRunsNeverOverlap() async throws {
+    /// A FIFO the test holds open for reading and writing, so that neither the test's open nor a
+    /// run's waits for the other: a run's `read line < FIFO` waits for the test's line, and the test
+    /// waits for a run's line (`nextLine`), each on the event, never on a clock.
+    final class Channel: @unchecked Sendable {
+        let path: String
+        private let descriptor: Int32
+        private var pending: [UInt8] = []
+
+        init(_ path: String) throws {
+            guard mkfifo(path, 0o600) == 0 else { throw TestFailure("mkfifo \(path): errno \(errno)") }
+            self.path = path
+            descriptor = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
+            guard descriptor >= 0 else { throw TestFailure("open \(path): errno \(errno)") }
+        }
+
+        deinit { close(descriptor) }
+
+        func send(_ line: String) {
+            _ = (line + "\n").withCString { write(descriptor, $0, strlen($0)) }
+        }
+
+        /// The next line written to the FIFO; nil when none came within `timeout` (a bound on a
+        /// failure, not the time a line takes). Waited for on a thread of its own (`poll` blocks),
+        /// one caller at a time.
+        func nextLine(timeout: Double = 20) async -> String? {
+            (try? await onOwnThread { self.waitForLine(timeout: timeout) }) ?? nil
+        }
+
+        private func waitForLine(timeout: Double) -> String? {
+            let end = Date().addingTimeInterval(timeout)
+            while true {
+                if let newline = pending.firstIndex(of: 0x0A) {
+                    defer { pending.removeFirst(newline + 1) }
+                    return String(decoding: pending[..<newline], as: UTF8.self)
+                }
+                var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                let left = Int32(max(0, end.timeIntervalSinceNow) * 1000)
+                guard poll(&ready, 1, left) > 0 else { return nil }
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                let count = read(descriptor, &buffer, buffer.count)
+                if count > 0 { pending += buffer[..<count] }
+            }
+        }
+    }
+
+    /// Coalescing exactly: changes that come while a run holds are merged per key, from the value
+    /// before the first to the value after the last (a key back where it was runs nothing), and run
+    /// in the order their keys came once the run in progress ends. Submitted in process, so the test
+    /// knows they are all queued when it lets the held run end.
+    @Test func changesDuringARunAreCoalescedPerKey() async throws {
+        let work = try TemporaryDirectory()
+        let started = try Channel(work.file("started")), go = try Channel(work.file("go"))
+        let command = "echo \"$PREFS_KEY ${PREFS_OLD-(absent)} ${PREFS_NEW-(absent)}\" > \(started.path); read line < \(go.path)"
+        let reports = Mutex<[String]>([])
+        let runner = ChangeCommand(command: command, suite: "s", report: { line in reports.withLock { $0.append(line) } })
+        try runner.start()
+        runner.submit([WatchChange(key: "a", old: 0, new: 1)])
+        #expect(await started.nextLine() == "a 0 1")
+        runner.submit([WatchChange(key: "a", old: 1, new: 2), WatchChange(key: "b", old: nil, new: "x")])
+        runner.submit([WatchChange(key: "a", old: 2, new: 3)])
+        runner.submit([WatchChange(key: "b", old: "x", new: nil), WatchChange(key: "c", old: nil, new: 5)])
+        for expected in ["a 1 3", "c (absent) 5"] {
+            go.send("go")
+            #expect(await started.nextLine() == expected)
+        }
+        go.send("go")
+        runner.finish()
+        #expect(await started.nextLine(timeout: 0) == nil, "b, back where it was, ran")
+        #expect(reports.withLock { $0 }.isEmpty)
+    }
+
+    /// The watch hands the changes written while a run holds to the runs that follow, which never
+    /// overlap: each key's last run shows its last value (how the writes fall into runs depends on
+    /// when the watch reads them; `changesDuringARunAreCoalescedPerKey` checks the merging).
+    @Test func changesDuringARunWaitAndRunsNeverOverlap() async throws {
         let sandbox = try ProcessSandbox()
         let work = try TemporaryDirectory()
+        let go = try Channel(work.file("go"))
         try await sandbox.prefs("write", "s", "a", "0")
-        // Each run holds until the test lets it go (a file `go`); a second run at once would find `busy`.
+        // Each run holds until the test sends a line; a second run at once would find `busy`.
         let command = "mkdir \(work.path)/busy || echo OVERLAP; echo \"start $PREFS_KEY ${PREFS_NEW-(absent)}\"; "
-            + "while [ ! -e \(work.path)/go ]; do sleep 0.01; done; rm \(work.path)/go; rmdir \(work.path)/busy"
+            + "read line < \(go.path); rmdir \(work.path)/busy"
         let watch = try WatchProcess(sandbox, ["s", "--initial", "--exec", command])
         #expect(await watch.nextLine(timeout: 30) == "start a 0")
-        try work.write("go", "")
+        go.send("go")
         try await sandbox.prefs("write", "s", "a", "1")
         #expect(await watch.nextLine() == "start a 1")
         for arguments in [["write", "s", "a", "2"], ["write", "s", "b", "x"], ["write", "s", "a", "3"], ["delete", "s", "b"], ["write", "s", "c", "5"]] {
             try WatchExecTests.check(await runProcess(Paths.binary, arguments, environment: sandbox.environment))
         }
-        // The watch notices each write within milliseconds; this gives it ample time to have queued them all.
-        try await Task.sleep(for: .seconds(1))
-        for expected in ["start a 3", "start c 5"] {
-            try work.write("go", "")
-            #expect(await watch.nextLine() == expected)
+        var runs: [String] = []
+        while !(runs.contains("start a 3") && runs.contains("start c 5")) {
+            go.send("go")
+            guard let line = await watch.nextLine() else { break }
+            runs.append(line)
         }
-        try work.write("go", "")
+        let a = runs.filter { $0.hasPrefix("start a ") }, b = runs.filter { $0.hasPrefix("start b ") }
+        #expect(a.last == "start a 3" && a == a.sorted() && runs.filter { $0.hasPrefix("start c ") } == ["start c 5"], "\(runs)")
+        #expect(b.isEmpty || b == ["start b x", "start b (absent)"], "\(runs)")
+        #expect(Set(runs).isSubset(of: ["start a 2", "start a 3", "start b x", "start b (absent)", "start c 5"]), "\(runs)")
+        go.send("go")
         try await sandbox.prefs("write", "s", "d", "1")
         #expect(await watch.nextLine() == "start d 1")
-        try work.write("go", "")
+        go.send("go")
         #expect(!watch.unread.contains("OVERLAP"))
     }
 

@@ -7,11 +7,27 @@ public protocol EtcdKV: Sendable {
     func revokeLease(_ id: Int64) throws
     /// Renews a lease; returns its TTL. An expired or revoked lease is `storeRefused` code 5.
     @discardableResult func keepAlive(_ id: Int64) throws -> Int64
+
+    /// Whether `watch` works here: etcd's watch stream over the network does; the in-memory fake has
+    /// none (false by default), so its store cannot be watched.
+    var canWatch: Bool { get }
+    /// Watches [key, rangeEnd) from `fromRevision` (see `EtcdClient.watch`).
+    func watch(_ key: [UInt8], rangeEnd: [UInt8]?, fromRevision: Int64, deadline: Double?, stopWhenReadable: Int32?,
+               _ onEvents: ([EtcdWatchEvent], Int64) throws -> Bool) throws -> EtcdClient.WatchStop
 }
 
-extension EtcdClient: EtcdKV {}
+extension EtcdClient: EtcdKV {
+    public var canWatch: Bool { true }
+}
 
 extension EtcdKV {
+    public var canWatch: Bool { false }
+
+    public func watch(_ key: [UInt8], rangeEnd: [UInt8]?, fromRevision: Int64, deadline: Double?, stopWhenReadable: Int32?,
+                      _ onEvents: ([EtcdWatchEvent], Int64) throws -> Bool) throws -> EtcdClient.WatchStop {
+        throw PrefsError.internalError("this etcd has no watch")
+    }
+
     func range(_ key: [UInt8], rangeEnd: [UInt8]? = nil, keysOnly: Bool = false) throws -> EtcdRange {
         try range(key, rangeEnd: rangeEnd, limit: 0, keysOnly: keysOnly, countOnly: false, revision: 0)
     }

@@ -6,8 +6,12 @@
 ///     PREFIX/.GlobalPreferences/KEY        the global suite's
 ///     PREFIX/.registered/NAME/KEY          the user's registered defaults for NAME
 ///     PREFIX/.schemas/NAME/MEMBER          the schema for NAME (`keys`, `allowUndeclaredKeys`, …)
+///     PREFIX/.managed/NAME/KEY             a fleet's managed values for NAME (.GlobalPreferences for the
+///                                          global suite's), which an administrator writes through the
+///                                          store at PREFIX/.managed and users only read (below)
 ///     PREFIX/.suites/PLACE                 one key per suite that exists (PLACE: SUITE,
-///                                          .GlobalPreferences, .registered/NAME or .schemas/NAME); every change
+///                                          .GlobalPreferences, .registered/NAME, .schemas/NAME or
+///                                          .managed/NAME); every change
 ///                                          rewrites it, so its revision is the suite's version;
 ///                                          its value is a random tag of the change that wrote it (16
 ///                                          bytes), then `/1` or `/2` when the values are in that generation
@@ -32,12 +36,34 @@
 /// marker and the key in each generation; a whole suite, the marker and each generation's range.
 /// A watch is one watch on the markers (`PREFIX/.suites/`). The size rule: any number of keys; each
 /// value must fit one request (1.5 MiB with the rest of it), else the change is refused whole (65).
+///
+/// The store at `PREFIX/.managed` is the administrator's view of the fleet's managed values: its
+/// suite NAME is `PREFIX/.managed/NAME/KEY` as above, and everything it writes is under
+/// `PREFIX/.managed/` (its staging and lock keys too) but for its markers, which are the users'
+/// store's `PREFIX/.suites/.managed/NAME`: a user's one-key read takes the managed values with
+/// the rest of the suite in its one transaction, and a user's watch on the markers sees them
+/// change, in order with every other change.
 struct EtcdLayout: Sendable {
     let prefix: [UInt8]
+    /// Where the markers are: `PREFIX/.suites`, or for the store of managed values
+    /// `PREFIX/.suites/.managed`.
+    let markerRoot: [UInt8]
 
-    init(prefix: String) { self.prefix = Array(prefix.utf8) }
+    init(prefix: String) {
+        self.prefix = Array(prefix.utf8)
+        markerRoot = self.prefix + Array("/.suites".utf8)
+    }
+
+    /// The layout of the store at `PREFIX/.managed`, whose markers are the store at PREFIX's.
+    init(managedValuesOf parent: String) {
+        prefix = Array((parent + "/.managed").utf8)
+        markerRoot = Array((parent + "/.suites/.managed").utf8)
+    }
 
     static let globalPlace = ".GlobalPreferences"
+
+    /// Where a fleet's managed values are, under PREFIX: `.managed/NAME`.
+    static let managedArea = Array(".managed/".utf8)
 
     /// Name bytes with `%` and `/` escaped.
     static func escape(_ name: String) -> [UInt8] {
@@ -77,6 +103,7 @@ struct EtcdLayout: Sendable {
         case .global: return Array(globalPlace.utf8)
         case .registered(let name): return Array(".registered/".utf8) + escape(name)
         case .schema(let name): return Array(".schemas/".utf8) + escape(name)
+        case .managed(let name): return managedArea + escape(name == Domain.global.registrationName ? globalPlace : name)
         case .file, .byHost: return nil
         }
     }
@@ -124,9 +151,9 @@ struct EtcdLayout: Sendable {
 
     func staging(of place: [UInt8]) -> [UInt8] { join(Array(".staging".utf8), place) }
 
-    func marker(of place: [UInt8]) -> [UInt8] { join(Array(".suites".utf8), place) }
+    func marker(of place: [UInt8]) -> [UInt8] { markerRoot + [0x2F] + place }
 
-    var markers: [UInt8] { join(Array(".suites".utf8)) + [0x2F] }
+    var markers: [UInt8] { markerRoot + [0x2F] }
 
     func lock(of place: [UInt8]) -> [UInt8] { join(Array(".locks".utf8), place) }
 

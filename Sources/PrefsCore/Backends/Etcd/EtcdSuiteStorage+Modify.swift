@@ -9,9 +9,7 @@ extension EtcdSuiteStorage {
 
     public func modify(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool, _ change: StoredChange) throws -> Bool {
         let place = try place(location)
-        // Removing an emptied suite needs all of it; otherwise a named set of keys is read alone,
-        // unless reading (and comparing) them one by one would pass etcd's limit of operations.
-        var keys = removingEmpty ? nil : scope.map { Array($0) }.flatMap { EtcdSuiteStorage.reads(keys: $0) <= EtcdSuiteStorage.maxOperations ? $0 : nil }
+        var keys = EtcdSuiteStorage.keysRead(scope: scope, removingEmpty: removingEmpty)
         var wait = LockWait(timeout: try environment.lockTimeout())
         while true {
             let snapshot = try snapshot(place, keys: keys)
@@ -40,6 +38,22 @@ extension EtcdSuiteStorage {
             if committed { return true }
             guard wait.pause() else { throw PrefsError.lockUnavailable(path: describe(location), seconds: wait.timeout) }
         }
+    }
+
+    /// The keys a change reads (nil: the whole suite). Removing an emptied suite needs all of it;
+    /// otherwise a named set of keys is read alone, unless reading (and comparing) them one by one
+    /// would pass etcd's limit of operations.
+    static func keysRead(scope: KeySet?, removingEmpty: Bool) -> [String]? {
+        guard !removingEmpty, let keys = scope?.sorted, reads(keys: keys) <= maxOperations else { return nil }
+        return keys
+    }
+
+    /// What `modify` reads before its change: the scope's keys alone where it reads only those.
+    public func load(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool) throws -> StoredSuite? {
+        let place = try place(location)
+        let snapshot = try snapshot(place, keys: EtcdSuiteStorage.keysRead(scope: scope, removingEmpty: removingEmpty))
+        guard snapshot.exists else { return nil }
+        return StoredSuite(contents: try contents(of: snapshot, place: place, location: location), format: nil)
     }
 
     /// The puts and deletes that turn `before` into `after` in `generation`; nil when they are equal.

@@ -15,20 +15,44 @@ public struct EtcdSuiteStorage: SuiteStorage {
     let environment: Environment
     /// The revision suites are read at (0: the latest), for a watch that reads each change's state.
     var revision: Int64 = 0
+    /// Whether this is the administrator's store of a fleet's managed values (`PREFIX/.managed`,
+    /// `EtcdLayout(managedValuesOf:)`): its suites are the managed values users read, with no
+    /// registered defaults, schema or external values of their own.
+    let administers: Bool
 
     public init(etcd: any EtcdKV, prefix: String, name: String, environment: Environment) {
         self.etcd = etcd
         layout = EtcdLayout(prefix: prefix)
         self.name = name
         self.environment = environment
+        administers = false
+    }
+
+    /// The administrator's store of the managed values of the store at `prefix` (the URL
+    /// `…/PREFIX/.managed`); `name` is its URL.
+    public init(etcd: any EtcdKV, managedValuesOf prefix: String, name: String, environment: Environment) {
+        self.etcd = etcd
+        layout = EtcdLayout(managedValuesOf: prefix)
+        self.name = name
+        self.environment = environment
+        administers = true
     }
 
     /// A location's place; a ByHost suite is refused as `SuiteStore.onHost` refuses a host (64),
-    /// whoever asks.
+    /// whoever asks, and so are registered defaults and schemas in the store of managed values.
     func place(_ location: SuiteLocation) throws -> [UInt8] {
-        if case .byHost = location { throw PrefsError.usage(SuiteStore.noByHostSuites) }
+        switch location {
+        case .byHost: throw PrefsError.usage(SuiteStore.noByHostSuites)
+        case .registered, .schema, .managed: if administers { throw PrefsError.usage(EtcdSuiteStorage.onlyManagedValues(name)) }
+        case .suite, .global, .file: break
+        }
         guard let place = EtcdLayout.place(of: location) else { throw PrefsError.internalError("a file location in the etcd store") }
         return place
+    }
+
+    /// Why the store of managed values refuses registered defaults and schemas (64).
+    static func onlyManagedValues(_ name: String) -> String {
+        "\(name) holds a fleet's managed values only: register defaults and schemas in the store it manages"
     }
 
     /// This store as it was at `revision` (reads only; 0: the latest).
@@ -38,13 +62,22 @@ public struct EtcdSuiteStorage: SuiteStorage {
         return pinned
     }
 
+    /// Every read is a request to the cluster: a reader asks for all it needs in one.
+    public var isRemote: Bool { true }
+
     public func describe(_ location: SuiteLocation) -> String {
         guard let place = EtcdLayout.place(of: location) else { return "\(location)" }
         return name + "/" + String(decoding: place, as: UTF8.self)
     }
 
     public func suiteNames() throws -> SuiteListing {
-        try markedNames(after: layout.markers, shown: name + "/.suites/") { (try? Domain(argument: $0)) == .suite($0) }
+        try markedNames(after: layout.markers, shown: shown(layout.markers)) { (try? Domain(argument: $0)) == .suite($0) }
+    }
+
+    /// How messages name an etcd key of the store: its URL's endpoints, then the key (the store of
+    /// managed values keeps its markers beside the store it manages, outside its own prefix).
+    func shown(_ key: [UInt8]) -> String {
+        String(name.dropLast(name.hasSuffix(String(decoding: layout.prefix, as: UTF8.self)) ? layout.prefix.count : 0)) + String(decoding: key, as: UTF8.self)
     }
 
     /// The names of the markers under `prefix`, sorted by code point. One starting with `.` (the
@@ -176,20 +209,36 @@ public struct EtcdSuiteStorage: SuiteStorage {
         }
     }
 
+    /// The user's registered defaults under the prefix, then the packages' files under
+    /// `$XDG_DATA_DIRS`; none in the store of managed values.
     public func registrationLocations(for name: String) throws -> [SuiteLocation] {
-        [.registered(name)] + (try environment.shippedFiles("defaults", name: name).map { .file($0) })
+        guard !administers else { return [] }
+        return [.registered(name)] + (try environment.shippedFiles("defaults", name: name).map { .file($0) })
     }
 
-    /// The user's schema under the prefix, then the packages' files under `$XDG_DATA_DIRS`.
+    /// The user's schema under the prefix, then the packages' files under `$XDG_DATA_DIRS`; none in
+    /// the store of managed values.
     public func schemaLocations(for name: String) throws -> [SuiteLocation] {
-        [.schema(name)] + (try environment.shippedFiles("schemas", name: name).map { .file($0) })
+        guard !administers else { return [] }
+        return [.schema(name)] + (try environment.shippedFiles("schemas", name: name).map { .file($0) })
     }
 
+    /// The fleet's managed values for the suite, `PREFIX/.managed/NAME/`, read with the rest of a
+    /// one-key read in its one transaction; none in the store of managed values itself.
+    public func managedLocations(for name: String) throws -> [SuiteLocation] {
+        administers ? [] : [.managed(name)]
+    }
+
+    public var holdsManagedValues: Bool { administers }
+
+    /// A suite's own name (or `NSGlobalDomain`) for a suite and the global suite; nil for the other
+    /// places, and for every place of the store of managed values, whose values stay inline.
     public func blobSuite(for location: SuiteLocation) -> String? {
+        guard !administers else { return nil }
         switch location {
         case .suite(let name): return name
         case .global: return Domain.global.registrationName
-        case .registered, .file, .byHost, .schema: return nil
+        case .registered, .file, .byHost, .schema, .managed: return nil
         }
     }
 

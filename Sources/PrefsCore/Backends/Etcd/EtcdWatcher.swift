@@ -17,21 +17,21 @@ public final class EtcdWatcher: ValueWatcher {
     let layers: Layers
     let keys: [(name: String, path: KeyPath)]?
     let storage: EtcdSuiteStorage
-    let client: EtcdClient
+    /// The store's etcd, which can watch (`EtcdKV.canWatch`).
+    var client: any EtcdKV { storage.etcd }
 
-    init(_ layers: Layers, keys: [(name: String, path: KeyPath)]?, storage: EtcdSuiteStorage, client: EtcdClient) {
+    init(_ layers: Layers, keys: [(name: String, path: KeyPath)]?, storage: EtcdSuiteStorage) {
         self.layers = layers
         self.keys = keys
         self.storage = storage
-        self.client = client
     }
 
     /// The values at `revision` (0: the latest), external values' blobs included. A revision etcd has
     /// compacted away (the suite's, or a blob's) is read as the latest: what a later revision shows
     /// is reported then instead.
-    func values(at revision: Int64) throws -> [(key: String, value: PrefValue?)] {
-        func read(_ storage: EtcdSuiteStorage) throws -> [(key: String, value: PrefValue?)] {
-            try SuiteWatcher.values(of: try layers.on(SuiteStore(storage: storage, files: layers.store.files)), keys: keys)
+    func values(at revision: Int64) throws -> WatchedValues.Reading {
+        func read(_ storage: EtcdSuiteStorage) throws -> WatchedValues.Reading {
+            try WatchedValues.read(try layers.on(SuiteStore(storage: storage, files: layers.store.files)), keys: keys)
         }
         do {
             return try read(storage.at(revision: revision))
@@ -40,27 +40,27 @@ public final class EtcdWatcher: ValueWatcher {
         }
     }
 
-    /// The markers whose changes can change the values: each etcd layer's.
+    /// The markers whose changes can change the values: each etcd layer's (every layer that is not
+    /// a file has a place in the store, since the watched suite is in it).
     func markers() throws -> Set<[UInt8]> {
         Set(try layers.layers().compactMap { layer in
-            guard layers.store.storage(for: layer.location) is EtcdSuiteStorage, let place = EtcdLayout.place(of: layer.location) else { return nil }
-            return storage.layout.marker(of: place)
+            EtcdLayout.place(of: layer.location).map(storage.layout.marker(of:))
         })
     }
 
     /// The store's revision now: the values read at it are the latest.
     func latestRevision() throws -> Int64 {
-        try client.range(storage.layout.markers, countOnly: true).revision
+        try client.range(storage.layout.markers, rangeEnd: nil, limit: 0, keysOnly: false, countOnly: true, revision: 0).revision
     }
 
     public func run(timeout: Double?, closedWhen output: Int32?, initial: ([WatchChange]) -> Bool,
-                    onChanges: ([WatchChange]) -> Bool, onError: (PrefsError) -> Void) throws -> SuiteWatcher.Stop {
+                    onChanges: ([WatchChange]) -> Bool, onError: (PrefsError) -> Void) throws -> WatchStop {
         let deadline = timeout.map { MonotonicClock.now() + $0 }
         let markers = try markers()
         // The revision first read: every change after it comes through the watch.
         var start = try latestRevision()
         var reader = Reader(watcher: self, current: try values(at: start))
-        guard initial(reader.current.compactMap { $0.value == nil ? nil : WatchChange(key: $0.key, old: nil, new: $0.value) }) else {
+        guard initial(WatchedValues.initial(reader.current)) else {
             return .handlerStopped
         }
         let range = storage.layout.markers
@@ -92,7 +92,7 @@ public final class EtcdWatcher: ValueWatcher {
     /// The last values reported, and how the next ones are.
     struct Reader {
         let watcher: EtcdWatcher
-        var current: [(key: String, value: PrefValue?)]
+        var current: WatchedValues.Reading
         var lastError: PrefsError?
 
         /// Reads the values at `revision` and hands their changes to `onChanges`: false when it
@@ -102,7 +102,7 @@ public final class EtcdWatcher: ValueWatcher {
             do {
                 let now = try watcher.values(at: revision)
                 lastError = nil
-                let changes = SuiteWatcher.changes(from: current, to: now)
+                let changes = WatchedValues.changes(from: current, to: now)
                 current = now
                 return changes.isEmpty || onChanges(changes)
             } catch let error as PrefsError {
@@ -115,31 +115,10 @@ public final class EtcdWatcher: ValueWatcher {
     }
 }
 
-/// What `prefs watch` runs: a `SuiteWatcher` for suites in files, an `EtcdWatcher` for etcd's.
-public protocol ValueWatcher: AnyObject {
-    /// Reads the current values, which `initial` receives (as changes from absent, for the keys
-    /// that have a value); then, until `onChanges` returns false, `timeout` seconds pass, or
-    /// `closedWhen` hangs up, hands each batch of changes to `onChanges`. A read that fails later (a
-    /// corrupt value) goes to `onError` once, and the watch goes on from the last values read.
-    func run(timeout: Double?, closedWhen output: Int32?, initial: ([WatchChange]) -> Bool,
-             onChanges: ([WatchChange]) -> Bool, onError: (PrefsError) -> Void) throws -> SuiteWatcher.Stop
-}
-
-extension SuiteWatcher: ValueWatcher {}
-
-extension Layers {
-    /// The watcher for these layers: etcd's watch when the domain's suite is in etcd, else inotify.
-    public func watcher(keys: [(name: String, path: KeyPath)]?) throws -> any ValueWatcher {
-        let storage = store.storage(for: try store.location(of: domain))
-        if let etcd = storage as? EtcdSuiteStorage {
-            guard let client = etcd.etcd as? EtcdClient else { throw PrefsError.internalError("this etcd store cannot be watched") }
-            return EtcdWatcher(self, keys: keys, storage: etcd, client: client)
-        }
-        return try SuiteWatcher(self, keys: keys)
-    }
-
-    /// The same layers read through another store.
-    func on(_ store: SuiteStore) throws -> Layers {
-        try Layers(domain, in: store, defaults: commandLineDefaults, storedOnly: storedOnly)
+extension EtcdSuiteStorage {
+    /// etcd's watch, where this store's etcd has one (the in-memory fake has none: unsupported).
+    public func watcher(for layers: Layers, keys: [(name: String, path: KeyPath)]?) throws -> any ValueWatcher {
+        guard etcd.canWatch else { throw PrefsError.usage(SuiteStore.notWatchable(layers.domain)) }
+        return EtcdWatcher(layers, keys: keys, storage: self)
     }
 }

@@ -1,13 +1,22 @@
 import Glibc
 
-/// The administrator's layers on a machine, under each `$XDG_CONFIG_DIRS` directory (default
+/// The administrator's files on this machine, under each `$XDG_CONFIG_DIRS` directory (default
 /// `/etc/xdg`): managed values `prefs/managed/NAME.plist` (or `.json`), where the first directory
 /// that has the file wins, and system defaults `prefs/defaults/NAME.plist`. The global suite's files
-/// are `.GlobalPreferences.plist`. They are only ever read, and each costs one `stat` per directory
-/// and name while it is not there.
+/// are `.GlobalPreferences.plist`. They bind every user of the machine whatever store the suites are
+/// in, so the core reads them through `SuiteStore.files` for every store (`Layers+Administered.swift`).
+/// They are only ever read. A directory without `prefs` (most machines) costs one `stat`.
 extension FileSuiteStorage {
-    public func managedValues(for name: String) throws -> ManagedValues? {
-        for path in try managedPaths(for: name) where try fileSystem.status(of: path) != nil {
+    /// The `$XDG_CONFIG_DIRS` directories, in order, that have a `prefs` entry: where an
+    /// administrator's files may be now.
+    public func administeredDirectories() throws -> [String] {
+        try environment.configDirectories().filter { try fileSystem.status(of: $0 + "/prefs") != nil }
+    }
+
+    /// A suite's managed values on this machine: the first of its managed files (among
+    /// `directories`, `administeredDirectories()`) that exists; nil when none does.
+    public func managedFileValues(for name: String, in directories: [String]) throws -> ManagedValues? {
+        for path in FileSuiteStorage.managedFilePaths(for: name, in: directories) where try fileSystem.status(of: path) != nil {
             guard let suite = try loadAdministered(path) else { return nil }
             return ManagedValues(values: suite.contents, source: path)
         }
@@ -16,16 +25,19 @@ extension FileSuiteStorage {
 
     /// Every file that would hold a suite's managed values, most important first (`watch` watches
     /// them all, so one that appears counts).
-    public func managedPaths(for name: String) throws -> [String] {
-        let file = FileSuiteStorage.administeredName(name)
-        return try environment.configDirectories().flatMap { directory in
-            [".plist", ".json"].map { directory + "/prefs/managed/" + file + $0 }
-        }
+    public func managedFilePaths(for name: String) throws -> [String] {
+        FileSuiteStorage.managedFilePaths(for: name, in: try environment.configDirectories())
     }
 
-    public func systemDefaultsLocations(for name: String) throws -> [SuiteLocation] {
+    static func managedFilePaths(for name: String, in directories: [String]) -> [String] {
+        let file = administeredName(name)
+        return directories.flatMap { directory in [".plist", ".json"].map { directory + "/prefs/managed/" + file + $0 } }
+    }
+
+    /// The files that may hold a suite's system defaults (among `directories`), most important first.
+    public func systemDefaultsFiles(for name: String, in directories: [String]) -> [String] {
         let file = FileSuiteStorage.administeredName(name)
-        return try environment.configDirectories().map { .file($0 + "/prefs/defaults/" + file + ".plist") }
+        return directories.map { $0 + "/prefs/defaults/" + file + ".plist" }
     }
 
     /// The file name (less its suffix) of a suite's administered files.

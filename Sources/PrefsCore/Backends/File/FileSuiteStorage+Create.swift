@@ -2,7 +2,7 @@ extension FileSuiteStorage {
     /// Creates a location's file holding an empty dictionary, in its format (XML, or JSON for a
     /// `.json` path), when there is none — `write ./x.plist '{}'`, as `defaults write` does. A file
     /// domain's directory must exist; a suite's is made. Returns whether it created the file.
-    func createEmpty(_ location: SuiteLocation) throws -> Bool {
+    public func createEmpty(_ location: SuiteLocation) throws -> Bool {
         let target = try fileSystem.resolvingSymlinks(try path(of: location))
         let directory = splitPath(target).directory
         if try fileSystem.status(of: directory) == nil {
@@ -15,16 +15,5 @@ extension FileSuiteStorage {
             try fileSystem.replace(target, with: empty, newFileMode: 0o600)
             return true
         }
-    }
-}
-
-extension SuiteStore {
-    /// After a write that replaced a domain with an empty dictionary and so changed nothing: the
-    /// domain's file, when it has none, is created empty (a store without files has nothing to make).
-    func creatingEmpty(_ target: SuiteTarget, after outcome: ChangeOutcome) throws -> ChangeOutcome {
-        guard !outcome.changed, let files = storage(for: target.location) as? FileSuiteStorage else { return outcome }
-        var outcome = outcome
-        outcome.changed = try files.createEmpty(target.location)
-        return outcome
     }
 }

@@ -120,33 +120,14 @@ extension FileSuiteStorage {
         try fileSystem.withLock(ofFile: target, timeout: try environment.lockTimeout(), body)
     }
 
-    /// Encodes suite contents in a file's format, refusing values the format would silently change:
-    /// an OpenStep file holds only strings, data, arrays and dictionaries, and a plain JSON file has no
-    /// dates, data or UIDs (they would come back as strings).
+    /// Encodes suite contents in a file's format, refusing values the format would silently change
+    /// (`PlistFormat.holding`): an OpenStep file holds only strings, data, arrays and dictionaries,
+    /// and a plain JSON file has no dates, data or UIDs (they would come back as strings).
     static func encode(_ contents: PrefDictionary, as format: PlistFormat) throws -> [UInt8] {
-        if let (key, type) = firstValueLost(.dictionary(contents), in: format, path: "") {
+        if let (key, value) = format.firstValue(in: .dictionary(contents), where: { $0 != .kept }) {
             throw PrefsError.unrepresentable(format: format, keyPath: key,
-                reason: "this \(format.displayName) file cannot hold a value of type \(type); convert the file first (prefs export FILE FILE --format xml)")
+                reason: "this \(format.displayName) file cannot hold a value of type \(value.typeName); convert the file first (prefs export FILE FILE --format xml)")
         }
         return try PropertyList.encode(.dictionary(contents), as: format)
-    }
-
-    static func firstValueLost(_ value: PrefValue, in format: PlistFormat, path: String) -> (key: String, type: String)? {
-        switch (value, format) {
-        case (.array(let elements), _):
-            for (i, element) in elements.enumerated() {
-                if let found = firstValueLost(element, in: format, path: path + ":" + String(i)) { return found }
-            }
-            return nil
-        case (.dictionary(let dictionary), _):
-            for entry in dictionary {
-                if let found = firstValueLost(entry.value, in: format, path: path + ":" + KeyPath.escape(entry.key)) { return found }
-            }
-            return nil
-        case (.string, .openStep), (.data, .openStep): return nil
-        case (_, .openStep): return (path, value.typeName)
-        case (.date, .json), (.data, .json), (.uid, .json): return (path, value.typeName)
-        default: return nil
-        }
     }
 }

@@ -26,6 +26,7 @@ public struct FileSuiteStorage: SuiteStorage {
         case .global: return try environment.configHome() + "/.GlobalPreferences.plist"
         case .file(let path): return path
         case .byHost(let suite, let host): return try FileSuiteStorage.byHostPath(suite: suite, host: host, in: environment)
+        case .managed: throw PrefsError.internalError("managed values in files are found under $XDG_CONFIG_DIRS, not as a suite of the store")
         case .registered(let name), .schema(let name):
             let base = try environment.dataHome() + (location == .schema(name) ? "/prefs/schemas/" : "/prefs/defaults/") + name
             let useJSON = try fileSystem.status(of: base + ".plist") == nil && fileSystem.status(of: base + ".json") != nil
@@ -34,6 +35,11 @@ public struct FileSuiteStorage: SuiteStorage {
     }
 
     public func describe(_ location: SuiteLocation) -> String { (try? path(of: location)) ?? "\(location)" }
+
+    /// Every location is a file.
+    public func filePath(of location: SuiteLocation) throws -> String? { try path(of: location) }
+
+    public func newDocumentFormat(for location: SuiteLocation) -> PlistFormat? { FileSuiteStorage.newFileFormat(describe(location)) }
 
     public func load(_ location: SuiteLocation) throws -> StoredSuite? {
         let file = try path(of: location)
@@ -198,7 +204,7 @@ public struct FileSuiteStorage: SuiteStorage {
         switch location {
         case .suite(let name): return name
         case .global: return Domain.global.registrationName
-        case .registered, .byHost, .schema: return nil
+        case .registered, .byHost, .schema, .managed: return nil
         case .file(let path):
             guard let home = try? environment.configHome(), let target = try? fileSystem.resolvingSymlinks(path) else { return nil }
             let (directory, name) = splitPath(target)

@@ -216,8 +216,9 @@ final class ExternalTransaction {
         // Keys the change removed need nothing here: their blobs are found orphaned below.
         let keys = scope.map(Array.init) ?? contents.keys
         var kept = Set<String>()
-        // Only suites in a format that can hold a reference's integer get new blobs (not OpenStep).
-        let canHoldReferences = format != .openStep
+        // Only suites in a format that keeps a reference's integers (its marker, its size) get new
+        // blobs: not OpenStep, which writes numbers as text.
+        let canHoldReferences = format.map { $0.holding(.integer(1)) == .kept } ?? true
         for key in keys {
             guard let value = contents[key] else { continue }
             let bytesKey = Array(key.utf8)

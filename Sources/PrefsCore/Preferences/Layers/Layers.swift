@@ -54,7 +54,9 @@ public struct Layers: Sendable {
     let storedOnly: Bool
 
     /// `defaults`: the `--defaults FILE`s in the order given. `storedOnly`: just the domain's own file.
+    /// A name that could escape the store is refused first (`Domain.checkName`, 64).
     public init(_ domain: Domain, in store: SuiteStore, defaults: [String] = [], storedOnly: Bool = false) throws {
+        try domain.checkName()
         if !defaults.isEmpty {
             guard domain.registrationName != nil else {
                 throw PrefsError.usage("\(domain.displayName): a file has no registered defaults, so --defaults needs a suite")
@@ -73,6 +75,8 @@ public struct Layers: Sendable {
         /// The contents, when they are not the location's own (a schema's defaults, managed values:
         /// their location is then only how they are named).
         var defaults: PrefDictionary? = nil
+        /// Whether the layer having contents makes the domain exist (not the global suite's layers).
+        var establishes = true
     }
 
     /// The layers, highest first.
@@ -83,8 +87,9 @@ public struct Layers: Sendable {
     /// Every layer but the schema's defaults.
     func layersAboveSchema() throws -> [Layer] {
         guard !storedOnly, let name = domain.registrationName else { return [try ownLayer()] }
-        var layers = try managedLayer(for: name) + storedLayers()
-        layers += try store.storage.systemDefaultsLocations(for: name).map { Layer(origin: .system(store.describe($0)), location: $0) }
+        let administered = try store.files.administeredDirectories()
+        var layers = try managedLayers(for: name, directories: administered) + storedLayers()
+        layers += systemDefaultsLayers(for: name, directories: administered)
         layers += commandLineDefaults.reversed().map { Layer(origin: .commandLine($0), location: .file($0)) }
         layers += try store.storage.registrationLocations(for: name).map { Layer(origin: .registered(store.describe($0)), location: $0) }
         return layers
@@ -93,7 +98,7 @@ public struct Layers: Sendable {
     /// The schema's defaults, the lowest layer (none with `--stored`, for a file, or without a
     /// schema). `prefetched`: a schema place already read, with what it holds.
     func schemaLayer(prefetched: (location: SuiteLocation, stored: StoredSuite?)?) throws -> [Layer] {
-        guard !storedOnly, let name = domain.registrationName, let loaded = try store.schema(named: name, prefetched: prefetched) else { return [] }
+        guard !storedOnly, let name = domain.registrationName, let loaded = try store.schema(filedAs: name, prefetched: prefetched) else { return [] }
         return [Layer(origin: .schema(loaded.source), location: loaded.location, defaults: loaded.schema.defaults)]
     }
 
@@ -102,8 +107,7 @@ public struct Layers: Sendable {
         let layered = try layers().compactMap { layer -> String? in
             // The managed files: every place one may appear (`managedPaths`).
             if case .managed = layer.origin { return nil }
-            guard let files = store.storage(for: layer.location) as? FileSuiteStorage else { return nil }
-            return try files.path(of: layer.location)
+            return try store.storage(for: layer.location).filePath(of: layer.location)
         }
         return layered + (try managedPaths().filter { path in !layered.contains { $0.utf8Compare(path) == 0 } })
     }
@@ -148,8 +152,9 @@ public struct Layers: Sendable {
         return .suiteNotFound(domain: domain.displayName)
     }
 
-    /// Whether a layer counts toward the domain existing: the global suite alone does not make one.
-    static func establishes(_ layer: Layer) -> Bool { layer.origin != .global && layer.origin != .globalByHost }
+    /// Whether a layer counts toward the domain existing: the global suite alone (its stored or its
+    /// managed values) does not make one.
+    static func establishes(_ layer: Layer) -> Bool { layer.establishes && layer.origin != .global && layer.origin != .globalByHost }
 
     /// The value at `path` and the layer that gave it; nil when no layer has it. When none has it and
     /// the domain has neither a file nor registered defaults, `.suiteNotFound`. (A key the global

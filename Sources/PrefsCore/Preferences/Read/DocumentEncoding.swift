@@ -32,9 +32,9 @@ public struct DocumentEncoding: Sendable {
     public func encode(_ value: PrefValue) throws -> [UInt8] {
         switch format {
         case .json:
-            if !lossy, let (path, type) = DocumentEncoding.firstLossy(value, path: "") {
+            if !lossy, let (path, lost) = PlistFormat.json.firstValue(in: value, where: { $0 == .asText }) {
                 throw PrefsError.unrepresentable(format: .json, keyPath: path,
-                    reason: "JSON has no \(type) type; --format typed-json keeps every type, --lossy writes it as a string")
+                    reason: "JSON has no \(lost.typeName) type; --format typed-json keeps every type, --lossy writes it as a string")
             }
             return try JSONTextEncoder.encode(value, pretty: !compact)
         case .typedJSON:
@@ -42,23 +42,5 @@ public struct DocumentEncoding: Sendable {
         default:
             return try PropertyList.encode(value, as: format)
         }
-    }
-
-    /// The first date or data value, by key path, and its type name.
-    static func firstLossy(_ value: PrefValue, path: String) -> (String, String)? {
-        switch value {
-        case .date: return (path, "date")
-        case .data: return (path, "data")
-        case .array(let elements):
-            for (i, element) in elements.enumerated() {
-                if let found = firstLossy(element, path: path + ":" + String(i)) { return found }
-            }
-        case .dictionary(let dictionary):
-            for entry in dictionary {
-                if let found = firstLossy(entry.value, path: path + ":" + KeyPath.escape(entry.key)) { return found }
-            }
-        default: break
-        }
-        return nil
     }
 }

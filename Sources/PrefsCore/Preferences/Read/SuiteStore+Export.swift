@@ -8,14 +8,22 @@ public struct FindMatch: Sendable, Equatable {
 extension SuiteStore {
     /// `export`: what a domain holds — a suite's stored values, or with `effective` every layer
     /// merged; a file in any format, or standard input — keeping only `keys` when given.
-    public func exportedValue(of domain: Domain, effective: Bool, defaults: [String], keys: [KeyPath]?) throws -> PrefValue {
+    /// `keepingOthers`: with `effective`, whether a top-level key whose value is not the suite's own
+    /// (stored, or for this host) but comes from another layer (managed, the global suite, system
+    /// or registered defaults, the schema) is kept; the suite's own keys always are.
+    public func exportedValue(of domain: Domain, effective: Bool, defaults: [String], keys: [KeyPath]?,
+                              keepingOthers: (String) -> Bool = { _ in true }) throws -> PrefValue {
         guard effective || defaults.isEmpty else { throw PrefsError.usage("export: --defaults needs --effective") }
         let layers = try layers(of: domain, scope: ReadScope(defaults: defaults))
         var value: PrefValue
         switch domain {
         case .suite, .global:
             if effective {
-                value = .dictionary(try layers.resolved().values)
+                let resolved = try layers.resolved()
+                let kept = zip(resolved.values.entries, resolved.origins).filter { entry, origin in
+                    origin == .stored || origin == .byHost || keepingOthers(entry.key)
+                }
+                value = .dictionary(PrefDictionary(sortedEntries: kept.map(\.0)))
             } else {
                 guard let suite = try loadMaterialized(domain) else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
                 value = .dictionary(suite.contents)

@@ -5,6 +5,12 @@ public struct KeyDescription: Sendable {
     /// The value an application sees, and the layer it comes from; nil when none has it.
     public let value: PrefValue?
     public let origin: Origin?
+
+    /// Whether an administrator manages the key: no verb of a user changes it (77).
+    public var isManaged: Bool {
+        if case .managed? = origin { return true }
+        return false
+    }
 }
 
 /// `describe` and `check`: a suite's schema read back, and its stored values checked against it.
@@ -12,8 +18,9 @@ extension SuiteStore {
     /// `describe DOMAIN [KEY]`: the schema's keys (or just KEY, which it must declare), each with
     /// the value it has now and where that comes from. `.schemaNotFound` when there is no schema.
     public func describeSchema(of domain: Domain, key: String?) throws -> (schema: LoadedSchema, keys: [KeyDescription]) {
+        try domain.checkName()
         guard let name = domain.registrationName else { throw PrefsError.usage("\(domain.displayName): a file has no schema; name a suite") }
-        guard let loaded = try schema(named: name) else { throw PrefsError.schemaNotFound(domain: domain.displayName) }
+        guard let loaded = try schema(filedAs: name) else { throw PrefsError.schemaNotFound(domain: domain.displayName) }
         let resolved = try layers(of: domain, scope: ReadScope()).resolved(evenIfMissing: true)
         var keys: [KeyDescription] = []
         for declared in loaded.schema.keys where key.map({ $0.utf8Compare(declared.name) == 0 }) ?? true {
@@ -29,7 +36,8 @@ extension SuiteStore {
     /// `check DOMAIN`: each stored top-level value that breaks the suite's schema, as
     /// `KEY: REASON`; nil when the suite has no schema.
     public func schemaProblems(_ domain: Domain) throws -> (schema: LoadedSchema, problems: [String])? {
-        guard let name = domain.registrationName, let loaded = try schema(named: name) else { return nil }
+        try domain.checkName()
+        guard let name = domain.registrationName, let loaded = try schema(filedAs: name) else { return nil }
         var problems: [String] = []
         for entry in try load(domain)?.contents ?? PrefDictionary() {
             if let reason = loaded.schema.violation(key: entry.key, value: entry.value) { problems.append(KeyPath.escape(entry.key) + ": " + reason) }

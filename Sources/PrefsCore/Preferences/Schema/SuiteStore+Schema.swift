@@ -21,7 +21,14 @@ extension SuiteStore {
     /// The schema of the suite filed as `name` (a suite's name or `NSGlobalDomain`), as
     /// `schemaChoice` says; nil when there is none. A schema that is malformed is an error (65).
     /// `prefetched`: a schema place already read (with other values, in one request), and what it holds.
+    /// A name that could escape the store is refused first (64).
     public func schema(named name: String, prefetched: (location: SuiteLocation, stored: StoredSuite?)? = nil) throws -> LoadedSchema? {
+        try Domain.checkRegistrationName(name)
+        return try schema(filedAs: name, prefetched: prefetched)
+    }
+
+    /// `schema(named:)` for a name the caller has checked (a checked domain's).
+    func schema(filedAs name: String, prefetched: (location: SuiteLocation, stored: StoredSuite?)? = nil) throws -> LoadedSchema? {
         switch schemaChoice {
         case .none:
             return nil
@@ -43,7 +50,7 @@ extension SuiteStore {
     /// place the schema is looked for: a reader can read it in the request that looks up values.
     /// (Files are not read ahead: `loadSchema` checks what a file is before opening it.)
     func schemaPlaceInStore(named name: String) throws -> SuiteLocation? {
-        guard case .installed = schemaChoice, !(storage is FileSuiteStorage),
+        guard case .installed = schemaChoice, storage.isRemote,
               let first = try storage.schemaLocations(for: name).first, !first.isFile else { return nil }
         return first
     }
@@ -62,25 +69,10 @@ extension SuiteStore {
         return store
     }
 
-    /// The schema at a location; nil when there is none. A file is read at most `Schema.maximumSize`
-    /// bytes (checked as it is read: a pipe or a device that never ends is refused too), and with
-    /// `regularOnly` a FIFO or a device is refused (an installed or shipped schema is read on every
-    /// write: one must never block it).
+    /// The schema at a location; nil when there is none. Its store reads it (`SuiteStorage.loadSchema`:
+    /// a file at most `Schema.maximumSize` bytes, and with `regularOnly` never a FIFO or a device).
     func loadSchema(at location: SuiteLocation, regularOnly: Bool = false) throws -> LoadedSchema? {
-        guard let files = storage(for: location) as? FileSuiteStorage else {
-            return try load(at: location).map { try loadedSchema($0, at: location) }
-        }
-        // Most suites have no schema: its path worked out once, one stat, and nothing opened.
-        let path = try files.path(of: location)
-        guard let status = try fileSystem.status(of: path) else { return nil }
-        if regularOnly && status.isSpecial { throw PrefsError.malformed(source: path, format: nil, reason: "schema: not a regular file") }
-        let bytes: [UInt8]
-        do {
-            bytes = try DocumentInput(fileSystem: fileSystem).fileBytes(path, atMost: Schema.maximumSize, what: "schema")
-        } catch PrefsError.fileNotFound {
-            return nil
-        }
-        return try loadedSchema(try FileSuiteStorage.decode(bytes, path: path), at: location)
+        try storage(for: location).loadSchema(location, regularOnly: regularOnly).map { try loadedSchema($0, at: location) }
     }
 
     /// The name a change's suite files its schema under; nil for a file that is no suite's and for
@@ -91,24 +83,39 @@ extension SuiteStore {
         case .global: return Domain.global.registrationName
         case .byHost(let suite, _): return suite ?? Domain.global.registrationName
         case .file: return target.blobSuite
-        case .schema: return nil
+        case .schema, .managed: return nil
         }
     }
 
-    /// This store with the schema of `target` found once, for a change of that target alone: it
-    /// is then given (or none) instead of being looked for again by each step of the change.
-    func pinningSchema(for target: SuiteTarget) throws -> SuiteStore {
+    /// This store with the schema of `target` and the managed values that bind it found once, for a
+    /// change of that target alone: read together (on a remote store, in one request), then given
+    /// instead of being looked for again by each step of the change.
+    func pinning(for target: SuiteTarget) throws -> SuiteStore {
+        let managedPlaces = try managedPlaces(for: target.location)
+        let inStore = managedPlaces.compactMap { if case .inStore(let location) = $0 { location } else { nil } }
+        let schemaPlace: SuiteLocation?
+        if case .schema = target.location { schemaPlace = nil } else { schemaPlace = try schemaName(for: target).flatMap { try schemaPlaceInStore(named: $0) } }
+        let places = (schemaPlace.map { [$0] } ?? []) + inStore
+        let loaded = places.isEmpty ? [] : try storage.lookup("", in: [], loading: places).loaded
         var store = self
-        if let loaded = try schema(for: target) { store.schemaChoice = .given(loaded) } else { store.schemaChoice = .none }
+        if let loaded = try schema(for: target, prefetched: schemaPlace.map { ($0, loaded[0]) }) {
+            store.schemaChoice = .given(loaded)
+        } else {
+            store.schemaChoice = .none
+        }
+        store.pinnedManaged = (target.location, managed(managedPlaces, loaded: Array(loaded.dropFirst(schemaPlace == nil ? 0 : 1))))
         return store
     }
 
+    /// Whether the schema and the managed values of `target` are found already (`pinning(for:)`).
+    func isPinned(for target: SuiteTarget) -> Bool { pinnedManaged?.location == target.location }
+
     /// The schema a change of `target` is checked against: `--schema FILE`'s for any suite or file
-    /// (not for a schema itself), else the suite's own.
-    func schema(for target: SuiteTarget) throws -> LoadedSchema? {
+    /// (not for a schema itself), else the suite's own. `prefetched`: its place, already read.
+    func schema(for target: SuiteTarget, prefetched: (location: SuiteLocation, stored: StoredSuite?)? = nil) throws -> LoadedSchema? {
         if case .schema = target.location { return nil }
         if case .given(let loaded) = schemaChoice { return loaded }
-        return try schemaName(for: target).flatMap { try schema(named: $0) }
+        return try schemaName(for: target).flatMap { try schema(filedAs: $0, prefetched: prefetched) }
     }
 
     /// `change`, refusing what breaks the target's schema: each top-level key it adds or changes
@@ -132,6 +139,7 @@ extension SuiteStore {
     /// `register DOMAIN --schema FILE|-`: installs a schema as the user's for the suite, after
     /// checking it whole (a malformed one installs nothing). The document is kept as written.
     public func installSchema(from source: String, for domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
+        try domain.checkName()
         guard let name = domain.registrationName else {
             throw PrefsError.usage("\(domain.displayName): a file has no schema; name a suite")
         }

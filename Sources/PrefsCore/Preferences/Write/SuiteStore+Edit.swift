@@ -43,7 +43,8 @@ extension SuiteStore {
     public func reset(_ paths: [KeyPath], in domain: Domain, dryRun: Bool) throws -> ChangeOutcome {
         let external = ExternalOptions(reading: paths.allSatisfy { $0.components.count == 1 } ? [] : nil)
         let target = try target(for: domain)
-        try refuseManaged(paths.map(\.first), in: target, managed: try managedValues(for: target.location))
+        let removing = try self.removing.pinning(for: target)
+        try refuseManaged(paths.map(\.first), in: target, managed: try removing.managedValues(for: target.location))
         return try removing.change(target, removingEmpty: domain.registrationName != nil, dryRun: dryRun, external: external) { contents in
             guard !paths.isEmpty else {
                 contents = PrefDictionary()

@@ -104,8 +104,9 @@ extension SuiteStore {
     /// or with `dryRun`, the report of what would change.
     public func write(_ request: WriteRequest, to domain: Domain, options: WriteOptions) throws -> ChangeOutcome {
         let target = try target(for: domain)
-        // The suite's schema is found once (on etcd, one request), then types and checks the change.
-        if case .installed = schemaChoice { return try pinningSchema(for: target).write(request, to: domain, options: options) }
+        // The suite's schema and managed values are found once (on etcd, one request), then type and
+        // check the change.
+        guard isPinned(for: target) else { return try pinning(for: target).write(request, to: domain, options: options) }
         let request = try typedBySchema(request, for: target)
         var conditions = options.conditions
         if let text = options.ifEquals {
@@ -133,6 +134,16 @@ extension SuiteStore {
         }
         outcome.sums = sums
         if case .replaceDomain(let contents) = request, contents.isEmpty, !options.dryRun { return try creatingEmpty(target, after: outcome) }
+        return outcome
+    }
+
+    /// After a write that replaced a domain with an empty dictionary and so changed nothing: the
+    /// domain's suite, when there is none, is created empty where its store keeps empty suites
+    /// (`SuiteStorage.createEmpty`: a file, as `defaults write` makes one).
+    func creatingEmpty(_ target: SuiteTarget, after outcome: ChangeOutcome) throws -> ChangeOutcome {
+        guard !outcome.changed else { return outcome }
+        var outcome = outcome
+        outcome.changed = try storage(for: target.location).createEmpty(target.location)
         return outcome
     }
 
@@ -189,7 +200,7 @@ extension SuiteStore {
         guard dryRun else {
             return ChangeOutcome(changed: try update(target, keys: keys, removingEmpty: removingEmpty, external: external, change))
         }
-        let (before, after) = try preview(target, keys: keys, external: external, change)
+        let (before, after) = try preview(target, keys: keys, removingEmpty: removingEmpty, external: external, change)
         let report = before.changes(to: after)
         return ChangeOutcome(changed: !report.isEmpty, report: report)
     }

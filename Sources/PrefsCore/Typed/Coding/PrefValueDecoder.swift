@@ -5,8 +5,11 @@
 /// struct reads as nil when it is optional, as with Foundation's decoders. A value of the wrong
 /// type is an error naming where it is (`window.frames.0`).
 public struct PrefValueDecoder: Sendable {
+    /// A decoder (it has no options).
     public init() {}
 
+    /// A `T` from `value`. The error, read as text, names where in the value it went wrong:
+    /// `at window.frame.0: expected a real, found a string`.
     public func decode<T: Decodable>(_ type: T.Type, from value: PrefValue) throws -> T {
         try ValueDecoder(value: value, codingPath: []).decode(type)
     }
@@ -90,12 +93,19 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
             guard case .date(let date) = value else { throw mismatch("a date") }
             return date as! T
         }
-        if FoundationBridge(T.self) == .data, case .data(let bytes) = value {
-            return try T(from: BytesDecoder(bytes: bytes, codingPath: codingPath))
-        }
         if let bridge = FoundationBridge(T.self) {
-            guard let encoded = bridge.encodedForm(of: value) else { throw mismatch(bridge == .date ? "a date" : "data") }
-            return try T(from: ValueDecoder(value: encoded, codingPath: codingPath))
+            if bridge == .data, case .data(let bytes) = value {
+                return try T(from: BytesDecoder(bytes: bytes, codingPath: codingPath))
+            }
+            guard let encoded = bridge.encodedForm(of: value) else { throw mismatch(bridge.expected) }
+            do {
+                return try T(from: ValueDecoder(value: encoded, codingPath: codingPath))
+            } catch let error as PrefCodingError {
+                throw error
+            } catch {
+                // Foundation's own refusal (a string that is no URL).
+                throw PrefCodingError(path: codingPath, reason: "expected \(bridge.expected), found \(ReadableText.line(value)), which is not one")
+            }
         }
         return try T(from: self)
     }

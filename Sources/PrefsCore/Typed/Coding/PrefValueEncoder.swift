@@ -1,13 +1,14 @@
 /// Encodes an `Encodable` value as property-list structure: a struct or a `[String: T]` becomes a
 /// dictionary, an array an array, a number an integer or a real, a `Bool` a boolean — what `prefs
 /// read` shows and Foundation's `PropertyListDecoder` and `UserDefaults` read back. `PrefDate`
-/// becomes a date; so do Foundation's `Date` and `Data` (a date and data), recognised by name, so
-/// this module needs no Foundation.
+/// becomes a date; so do Foundation's `Date` and `Data` (a date and data), and a `URL` a string
+/// (`FoundationBridge`), recognised by name, so this module needs no Foundation.
 ///
 /// A property list has no null: an optional that is nil at the top level encodes as `nil` (nothing to
 /// store), and one inside an array is refused; a nil member of a struct is left out, as Swift's
 /// synthesized `Codable` does.
 public struct PrefValueEncoder: Sendable {
+    /// An encoder (it has no options).
     public init() {}
 
     /// The property-list value of `value`; nil when it encodes nothing (an optional that is nil).
@@ -29,7 +30,7 @@ final class EncodingSlot {
         /// An array: its elements are `elements`, or `bytes` while every one so far is a `UInt8`
         /// (`Data` encodes itself byte by byte).
         case unkeyed
-        /// Foundation's `Date` or `Data`, encoded through its own `Codable` into `slot`.
+        /// Foundation's `Date`, `Data` or `URL`, encoded through its own `Codable` into `slot`.
         case bridged(FoundationBridge, EncodingSlot)
     }
 

@@ -8,6 +8,7 @@ import Testing
     /// The read order with the administrator's layers, highest first.
     static let order: [(file: String, origin: String)] = [
         ("xdg1/prefs/managed/app.json", "managed:ROOT/xdg1/prefs/managed/app.json"),
+        ("xdg2/prefs/managed/.GlobalPreferences.plist", "managed:ROOT/xdg2/prefs/managed/.GlobalPreferences.plist"),
         ("config/app.plist", "stored"),
         ("config/.GlobalPreferences.plist", "global"),
         ("xdg1/prefs/defaults/app.plist", "system:ROOT/xdg1/prefs/defaults/app.plist"),
@@ -34,7 +35,7 @@ import Testing
             let resolved = try fixture.layers().resolved()
             let index = try #require(resolved.values.entries.firstIndex { $0.key == "k" })
             #expect("\(resolved.origins[index])" == origin)
-            #expect(try fixture.layers(storedOnly: true).value(at: KeyPath(["k"]))?.origin == (subset & 2 != 0 ? .stored : nil))
+            #expect(try fixture.layers(storedOnly: true).value(at: KeyPath(["k"]))?.origin == (subset & 4 != 0 ? .stored : nil))
         }
     }
 
@@ -88,5 +89,28 @@ import Testing
         #expect(try fixture.store.load(.suite("app"))?.contents == ["locked": "user", "mine": 1])
         #expect(try fixture.store.update(.suite("app"), keys: ["mine"]) { $0["mine"] = 4 })
         #expect(try fixture.store.update(.suite("app")) { $0["other"] = true })
+    }
+
+    /// The global suite's managed values bind every suite, under the suite's own: a change of one
+    /// of their keys in any suite is refused naming the global suite's file, whole.
+    @Test(arguments: FileSystemKind.allCases)
+    func theGlobalSuitesManagedValuesBindEverySuite(kind: FileSystemKind) throws {
+        let fixture = try LayerFixture(kind)
+        try fixture.put("config/app.plist", ["forced": "user", "mine": 1])
+        try fixture.put("xdg2/prefs/managed/.GlobalPreferences.plist", ["forced": "global policy", "both": "global policy"])
+        try fixture.put("xdg1/prefs/managed/app.plist", ["both": "app policy"])
+        let global = fixture.root + "/xdg2/prefs/managed/.GlobalPreferences.plist", app = fixture.root + "/xdg1/prefs/managed/app.plist"
+        #expect(try fixture.origin(of: "forced", try fixture.layers()) == "managed:\(global)")
+        #expect(try fixture.origin(of: "both", try fixture.layers()) == "managed:\(app)", "the suite's own over the global suite's")
+        for domain in [Domain.suite("app"), .suite("other"), .global] {
+            let refused = PrefsError.managedKey(domain: domain.displayName, key: "forced", source: global)
+            #expect(throws: refused) { try fixture.store.update(domain, keys: ["forced"]) { $0["forced"] = "x" } }
+            #expect(throws: refused) { try fixture.store.update(domain) { $0["forced"] = "x"; $0["fine"] = 1 } }
+        }
+        #expect(throws: PrefsError.managedKey(domain: "app", key: "forced", source: global)) { try fixture.store.reset([], in: .suite("app"), dryRun: false) }
+        #expect(throws: PrefsError.managedKey(domain: "app", key: "both", source: app)) { try fixture.store.update(.suite("app"), keys: ["both"]) { $0["both"] = 1 } }
+        #expect(try fixture.store.load(.suite("app"))?.contents == ["forced": "user", "mine": 1])
+        #expect(try fixture.store.load(.suite("other")) == nil)
+        #expect(try fixture.store.update(.suite("other")) { $0["fine"] = 1 })
     }
 }

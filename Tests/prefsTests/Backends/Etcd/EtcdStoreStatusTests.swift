@@ -49,15 +49,16 @@ import Testing
         return try await fleet.cluster.etcdctl("get", "--prefix", "--keys-only", prefix + "/" + area + "/").split(separator: "\n")
     }
 
-    /// Waits until the writer has stored `count` chunks (each a whole MiB it was sent; it reads
-    /// ahead, so one more MiB must have been sent).
+    /// Waits until the writer has stored at least `count` chunks (each a whole MiB it was sent; it
+    /// reads ahead, so one more MiB must have been sent — and whatever was sent beyond may be stored
+    /// before this looks: it runs on, unstopped, while this polls).
     func waitForChunks(_ fleet: FleetSandbox, _ count: Int) async throws {
         var found = try await keys(fleet, ".chunks")
         for _ in 0..<3000 where found.count < count {
             try await Task.sleep(nanoseconds: 10_000_000)
             found = try await keys(fleet, ".chunks")
         }
-        try #require(found.count == count, "\(found)")
+        try #require(found.count >= count, "\(found)")
     }
 
     /// Ends every lease, as their running out does (the writer's blob lease is 60 s).
@@ -79,7 +80,7 @@ import Testing
         let writer = try StreamingWriter(fleet, key: "big")
         try writer.send(2 << 20 + 1000)
         try await waitForChunks(fleet, 1)
-        kill(writer.process.processIdentifier, SIGSTOP)
+        try await stopProcess(writer.process.processIdentifier)
         try await expireLeases(cluster)
         kill(writer.process.processIdentifier, SIGCONT)
         try writer.send(1000)
@@ -150,14 +151,24 @@ import Testing
         let fleet = try FleetSandbox(cluster)
         let file = try fleet.sandbox.directory.write("big", Array(repeating: 7, count: 150_000))
         try #require(await fleet.prefs("write", "s", "big", "-data", "@" + file).status == 0)
+        // How many values fit before the quota depends on when etcd's backend commits (its size is
+        // its pages', free ones included): under load the first already filled it.
+        var written: [String] = []
         var last = try await fleet.prefs("write", "s", "k0", "-string", String(repeating: "x", count: 90_000))
         for i in 1..<40 where last.status == 0 {
+            written.append("k\(i - 1)")
             last = try await fleet.prefs("write", "s", "k\(i)", "-string", String(repeating: "x", count: 90_000))
         }
         #expect(last.status == 73 && last.error.hasPrefix("prefs: ") && last.error.contains("database space exceeded")
                 && last.error.contains(cluster.clientEndpoints[0]) && last.error.split(separator: "\n").count == 1, "\(last.status) \(last.error)")
         #expect(try await cluster.etcdctl("alarm", "list").contains("NOSPACE"))
-        #expect(try await fleet.prefs("read", "s", "k0").outputText.count == 90_001, "reads go on")
+        // Reads go on: of every value written before.
+        let big = try await fleet.prefs("read", "s", "big", "--raw")
+        #expect(big.status == 0 && big.output == Array(repeating: 7, count: 150_000), "reads go on: \(big.error)")
+        for key in written.suffix(1) {
+            let read = try await fleet.prefs("read", "s", key)
+            #expect(read.outputText.count == 90_001, "reads go on: \(read.error)")
+        }
         let check = try await fleet.prefs("check", "s")
         #expect(check.status == 0 && check.outputText == "s: 1 external value OK\n", "\(check.status) \(check.error)")
     }

@@ -60,7 +60,7 @@ import Testing
         // Member 0 comes first: the watch's stream is on it.
         let watch = try WatchProcess(fleet.sandbox, ["s", "n", "--initial"], environment: fleet.environment.merging(["PREFS_ETCD_TIMEOUT": "2"]) { $1 })
         try #require(await watch.nextLine(timeout: 30) == "n (absent) -> 0")
-        try cluster.pause(member: 0)
+        try await cluster.pause(member: 0)
         defer { try? cluster.resume(member: 0) }
         try #require(await fleet.prefs("write", "s", "n", "-int", "1", environment: ["PREFS_STORE": others]).status == 0)
         // A generous bound: before, the watch waited for the member as long as it was stopped.
@@ -85,7 +85,8 @@ import Testing
         let watch = try WatchProcess(fleet.sandbox, ["s", "--initial"], environment: fleet.environment)
         try #require(await watch.lines(2, timeout: 30) == ["m (absent) -> a", "n (absent) -> 0"])
         let pid = watch.process.processIdentifier
-        try #require(kill(pid, SIGSTOP) == 0)
+        // Stopped for sure before the restart: one still running would resume and see each change.
+        try await stopProcess(pid)
         defer { kill(pid, SIGCONT) }
         try await cluster.restart(member: 0)
         for arguments in [["n", "-int", "1"], ["n", "-int", "2"], ["m", "b"]] {

@@ -161,24 +161,30 @@ import Testing
     /// A loop of writes, each setting a counter and a large value derived from it in one write,
     /// killed with SIGKILL at a random moment after its first write landed: the suite always parses,
     /// always holds a counter with its own value (never half of a write), and the temporary files a
-    /// killed writer leaves are removed by the next write.
+    /// killed writer leaves are removed by the next write. Every fourth round runs prefs under
+    /// strace, which holds each rename 200 ms, and is killed once a temporary file is there: so
+    /// some kills surely land between a write's temporary file and its rename. (Random kills alone
+    /// missed that window in all 200 rounds of a loaded run, on tmpfs where it lasts microseconds.)
     @Test func killedWritersLeaveAParsableSuite() async throws {
         let sandbox = try ProcessSandbox()
+        let strace = try requireProgram("strace", install: "Debian: strace")
         try #require(await sandbox.prefs("write", "crash", "counter", "-int", "0", "payload", "-string", String(repeating: "0", count: 1000)).status == 0)
         // Only prefs is forked in the loop, so most kills land inside a write.
         let writer = """
             i=$START
             while [ "$SECONDS" -lt 60 ]; do
               printf -v payload "$i %.0s" {1..200}
-              prefs write crash counter -int "$i" payload -string "$payload" || exit 1
+              $TRACE prefs write crash counter -int "$i" payload -string "$payload" || exit 1
               i=$((i + 1))
             done
             """
         var maximumTemporaries = 0
         var killsInsideAWrite = 0
         for round in 1...200 {
+            let held = round % 4 == 0
             var environment = sandbox.environment
             environment["START"] = String(round * 1000)
+            environment["TRACE"] = held ? "\(strace) -qq -o /dev/null -e trace=rename -e inject=rename:delay_enter=200000" : ""
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
             process.arguments = ["-c", writer]
@@ -196,7 +202,16 @@ import Testing
                 waited += 1
             }
             let wrote = try sandbox.counter() >= Int64(round * 1000)
-            try await Task.sleep(for: .microseconds(Int.random(in: 0...20_000)))
+            if held {
+                // The next write's temporary file, held there until its rename.
+                waited = 0
+                while try !sandbox.files().contains(where: { $0.hasPrefix(".crash.plist.prefs-") }) && process.isRunning && waited < 10_000 {
+                    try await Task.sleep(for: .milliseconds(1))
+                    waited += 1
+                }
+            } else {
+                try await Task.sleep(for: .microseconds(Int.random(in: 0...20_000)))
+            }
             kill(-process.processIdentifier, SIGKILL)
             await process.exited()
             try #require(wrote, "round \(round): the writer never wrote")
@@ -215,8 +230,9 @@ import Testing
         try #require(await sandbox.prefs("write", "crash", "after", "-bool", "true").status == 0)
         #expect(try sandbox.files() == ["crash.plist"])
         #expect(maximumTemporaries <= 1, "a write left more than its own temporary file")
-        // Proof that the kills hit writes in the middle, not just the shell between them.
-        #expect(killsInsideAWrite > 0)
+        // Proof that the kills hit writes in the middle, not just the shell between them: at least
+        // the held rounds did.
+        #expect(killsInsideAWrite >= 50, "\(killsInsideAWrite) kills inside a write")
     }
 }
 

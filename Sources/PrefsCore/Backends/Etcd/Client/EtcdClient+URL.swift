@@ -17,6 +17,9 @@ extension EtcdClient {
         return [0]
     }
 
+    /// The URLs `parse` takes, as messages show them.
+    static let urlForm = "etcd://HOST:PORT[,HOST:PORT…][/PREFIX], or etcds://… for TLS"
+
     /// Parses `etcd://HOST:PORT[,HOST:PORT…][/PREFIX]`, or `etcds://…` for TLS (`secure`). A host is
     /// a name, an IPv4 literal or an IPv6 literal in brackets; every port is given. The prefix is the
     /// rest of the path (slashes allowed inside, no empty segment) and defaults to "prefs". Anything
@@ -28,7 +31,7 @@ extension EtcdClient {
         let secure = lowered.hasPrefix("etcds://")
         let scheme = secure ? "etcds://" : "etcd://"
         guard url.utf8.count > scheme.utf8.count, lowered.hasPrefix(scheme) else {
-            throw bad("expected etcd://HOST:PORT[,HOST:PORT…][/PREFIX], or etcds://… for TLS")
+            throw bad("expected " + urlForm)
         }
         let rest = url.dropFirst(scheme.count)
         guard !rest.contains(where: { $0 == "?" || $0 == "#" || $0 == "@" || $0 == "\\" || $0.isWhitespace || $0 == "\0" }) else {

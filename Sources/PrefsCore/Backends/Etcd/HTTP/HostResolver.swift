@@ -1,3 +1,4 @@
+import CPrefsSystem
 import Glibc
 import Synchronization
 
@@ -11,13 +12,25 @@ struct SocketAddress {
 /// Turns a host and port into addresses, within a deadline. An IP literal is converted at once; a
 /// name is looked up by `getaddrinfo` on a thread of its own, so a resolver that does not answer
 /// costs the caller its deadline and no more (the thread finishes, or not, on its own).
-enum HostResolver {
+///
+/// Names come from `/etc/hosts` and DNS only (glibc's built-in `files dns`), never from the NSS
+/// modules `/etc/nsswitch.conf`'s `hosts:` line may name (`myhostname`, `mymachines`,
+/// `mdns4_minimal`, `resolve`, `ldap`…): getaddrinfo would load them with dlopen, and a statically
+/// linked process cannot load them safely (each brings a second libc). So it is in a static process
+/// always, and in any process that sets `filesAndDNSOnly` (the prefs command does, so that every
+/// build resolves alike); a program that links PrefsCore dynamically keeps its own NSS configuration
+/// unless it asks. It is the whole process's `hosts` database from the first name looked up on.
+package enum HostResolver {
+    /// Set before the first lookup to look names up in `/etc/hosts` and DNS only in this process.
+    package static let filesAndDNSOnly = Atomic<Bool>(false)
+
     static func addresses(host: String, port: UInt16, deadline: Double) throws(NetworkFailure) -> [SocketAddress] {
         switch lookup(host: host, port: port, numericOnly: true) {
         case .success(let addresses): return addresses
         case .failure(let code) where code == EAI_NONAME: break
         case .failure(let code): throw .resolve(message(code))
         }
+        if filesAndDNSOnly.load(ordering: .relaxed) || isStaticallyLinked { _ = hostsFromFilesAndDNS }
         let lookup = PendingLookup(host: host, port: port)
         try lookup.start()
         switch try lookup.wait(until: deadline) {
@@ -25,6 +38,12 @@ enum HostResolver {
         case .failure(let code): throw .resolve(message(code))
         }
     }
+
+    static let isStaticallyLinked = prefs_is_statically_linked() != 0
+
+    /// The `hosts` database made `files dns`, once per process, before the first name is looked up.
+    /// (It fails only when memory runs out; the lookup then goes on as nsswitch.conf says.)
+    static let hostsFromFilesAndDNS = prefs_hosts_from_files_and_dns() == 0
 
     enum Outcome: Sendable {
         case success([SocketAddress])

@@ -15,10 +15,10 @@ final class PollingWatcher: ValueWatcher {
     }
 
     func run(timeout: Double?, closedWhen output: Int32?, initial: ([WatchChange]) -> Bool,
-             onChanges: ([WatchChange]) -> Bool, onError: (PrefsError) -> Void) throws -> SuiteWatcher.Stop {
+             onChanges: ([WatchChange]) -> Bool, onError: (PrefsError) -> Void) throws -> WatchStop {
         let deadline = timeout.map { MonotonicClock.now() + $0 }
-        var current = try SuiteWatcher.values(of: layers, keys: keys)
-        guard initial(current.compactMap { $0.value == nil ? nil : WatchChange(key: $0.key, old: nil, new: $0.value) }) else {
+        var current = try WatchedValues.read(layers, keys: keys)
+        guard initial(WatchedValues.initial(current)) else {
             return .handlerStopped
         }
         var lastError: PrefsError?
@@ -28,8 +28,8 @@ final class PollingWatcher: ValueWatcher {
             _ = poll(&hangUp, 1, interval)
             if output != nil && hangUp.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return .outputClosed }
             do {
-                let now = try SuiteWatcher.values(of: layers, keys: keys)
-                let changes = SuiteWatcher.changes(from: current, to: now)
+                let now = try WatchedValues.read(layers, keys: keys)
+                let changes = WatchedValues.changes(from: current, to: now)
                 (current, lastError) = (now, nil)
                 if !changes.isEmpty && !onChanges(changes) { return .handlerStopped }
             } catch let error as PrefsError {

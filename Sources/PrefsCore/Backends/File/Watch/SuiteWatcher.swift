@@ -1,12 +1,5 @@
 import Glibc
 
-/// One change of a watched key's effective value (`prefs watch`): nil is "absent".
-public struct WatchChange: Equatable, Sendable {
-    public let key: String
-    public let old: PrefValue?
-    public let new: PrefValue?
-}
-
 /// Watches the values an application sees in a domain (every layer: the suite, the global suite,
 /// the registered-defaults files) and reports each change, whoever made it.
 ///
@@ -22,13 +15,13 @@ public struct WatchChange: Equatable, Sendable {
 /// or an event came during the read, nothing is reported and the values are read again once the
 /// writers have closed the files and the directories are quiet. No polling: between writes the
 /// process sleeps in `poll`.
-public final class SuiteWatcher {
+public final class SuiteWatcher: ValueWatcher {
     public let layers: Layers
     /// The watched keys as typed; nil: every top-level key.
     let keys: [(name: String, path: KeyPath)]?
     private let inotify: Int32
     /// The values last read: key → value.
-    private var current: [(key: String, value: PrefValue?)] = []
+    private var current: WatchedValues.Reading = []
     /// The last error reported, so a file that stays corrupt is reported once.
     private var lastError: PrefsError?
     /// The base names of every layer's file (and symlink target), as bytes; set by `updateWatches`.
@@ -60,14 +53,8 @@ public final class SuiteWatcher {
 
     deinit { close(inotify) }
 
-    public enum Stop: Equatable, Sendable {
-        /// `onChanges` asked to stop.
-        case handlerStopped
-        /// The deadline passed.
-        case timedOut
-        /// The `closedWhen` descriptor was closed at the other end (a pipe reader went away).
-        case outputClosed
-    }
+    /// Why a watch ended (the name it had before every watcher shared it).
+    public typealias Stop = WatchStop
 
     /// Sets up the watches and reads the current values, which `initial` receives (as changes from
     /// absent, for the keys that have a value); values that cannot be read then are an error. Then,
@@ -75,11 +62,11 @@ public final class SuiteWatcher {
     /// hang-up, waits for changes and hands each batch to `onChanges`. A read that fails later (a
     /// corrupt file) goes to `onError` once, and the watch goes on from the last values read.
     public func run(timeout: Double?, closedWhen output: Int32?, initial: ([WatchChange]) -> Bool,
-                    onChanges: ([WatchChange]) -> Bool, onError: (PrefsError) -> Void) throws -> Stop {
+                    onChanges: ([WatchChange]) -> Bool, onError: (PrefsError) -> Void) throws -> WatchStop {
         let deadline = timeout.map { MonotonicClock.now() + $0 }
         try updateWatches()
         current = try values()
-        guard initial(current.compactMap { $0.value == nil ? nil : WatchChange(key: $0.key, old: nil, new: $0.value) }) else {
+        guard initial(WatchedValues.initial(current)) else {
             return .handlerStopped
         }
         var pending = false
@@ -104,7 +91,7 @@ public final class SuiteWatcher {
                 switch read {
                 case .success(let now):
                     lastError = nil
-                    let changes = SuiteWatcher.changes(from: current, to: now)
+                    let changes = WatchedValues.changes(from: current, to: now)
                     current = now
                     if !changes.isEmpty && !onChanges(changes) { return .handlerStopped }
                 case .failure(let error as PrefsError):
@@ -117,38 +104,7 @@ public final class SuiteWatcher {
         }
     }
 
-    func values() throws -> [(key: String, value: PrefValue?)] { try SuiteWatcher.values(of: layers, keys: keys) }
-
-    /// What an application sees now: every top-level key, or the watched ones (absent: nil).
-    static func values(of layers: Layers, keys: [(name: String, path: KeyPath)]?) throws -> [(key: String, value: PrefValue?)] {
-        guard let keys else { return try layers.resolved(evenIfMissing: true).values.map { ($0.key, $0.value) } }
-        return try keys.map { key in
-            do {
-                return (key.name, try layers.value(at: key.path)?.value)
-            } catch let error as PrefsError where error == layers.absent {
-                return (key.name, nil)
-            } catch PrefsError.typeMismatch {
-                // The path now leads through a value that is not a container: the key is gone.
-                return (key.name, nil)
-            }
-        }
-    }
-
-    /// Key by key, in the order of `new` (then the keys only `old` had).
-    static func changes(from old: [(key: String, value: PrefValue?)], to new: [(key: String, value: PrefValue?)]) -> [WatchChange] {
-        func index(_ list: [(key: String, value: PrefValue?)]) -> [[UInt8]: PrefValue?] {
-            Dictionary(list.map { (Array($0.key.utf8), $0.value) }, uniquingKeysWith: { $1 })
-        }
-        let before = index(old), after = index(new)
-        var changes: [WatchChange] = []
-        for entry in new where (before[Array(entry.key.utf8)] ?? nil) != entry.value {
-            changes.append(WatchChange(key: entry.key, old: before[Array(entry.key.utf8)] ?? nil, new: entry.value))
-        }
-        for entry in old where after[Array(entry.key.utf8)] == nil && entry.value != nil {
-            changes.append(WatchChange(key: entry.key, old: entry.value, new: nil))
-        }
-        return changes
-    }
+    func values() throws -> WatchedValues.Reading { try WatchedValues.read(layers, keys: keys) }
 
     /// The directories of every layer's file (and of a symlinked suite's target), each watched where
     /// it exists, or through its nearest existing ancestor until it does.

@@ -1,6 +1,3 @@
-import Glibc
-import Synchronization
-
 extension Prefs.Suite {
     /// The value of `key` now, then each time it changes, whoever changes it (this process, another
     /// one, `prefs write`, a `UserDefaults` app): a change to any layer that changes what a read of
@@ -27,10 +24,12 @@ extension Prefs {
         let suite: Suite
         let key: Key<Value>
 
+        /// Starts the watch (on a thread of its own) and returns its iterator.
         public func makeAsyncIterator() -> Iterator {
-            let stopper = WatchStopper()
-            let stream = AsyncThrowingStream { continuation in start(continuation, stopper) }
-            return Iterator(base: stream.makeAsyncIterator(), release: StopOnRelease(stopper))
+            let (stream, release) = WatchThread.stream(watching: suite.name) { hangUp, continuation in
+                self.watch(until: hangUp, continuation)
+            }
+            return Iterator(base: stream.makeAsyncIterator(), release: release)
         }
 
         /// The values as they come; dropping it (a loop that ends with `break`) stops the watch.
@@ -38,33 +37,12 @@ extension Prefs {
             var base: AsyncThrowingStream<Value, any Error>.Iterator
             let release: StopOnRelease
 
+            /// The next one, when it comes; nil once the task is cancelled.
             public mutating func next() async throws -> Value? { try await base.next() }
 
+            /// The next one, when it comes, on `actor`; nil once the task is cancelled.
             public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error) -> Value? {
                 try await base.next(isolation: actor)
-            }
-        }
-
-        /// Starts the watch on a thread of its own. It stops when the stream ends (the task is
-        /// cancelled) or its iterator is dropped: then the pipe's write end is closed, which the
-        /// watcher sees as its `closedWhen` descriptor hanging up.
-        func start(_ continuation: AsyncThrowingStream<Value, any Error>.Continuation, _ stopper: WatchStopper) {
-            var ends: [Int32] = [-1, -1]
-            guard pipe(&ends) == 0 else {
-                continuation.finish(throwing: PrefsError.cannotRead(path: "pipe", errno: errno))
-                return
-            }
-            let (readEnd, writeEnd) = (ends[0], ends[1])
-            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-            stopper.set(writeEnd)
-            continuation.onTermination = { _ in stopper.stop() }
-            let started = DetachedThread.start {
-                self.watch(until: readEnd, continuation)
-                close(readEnd)
-            }
-            if !started {
-                close(readEnd)
-                continuation.finish(throwing: PrefsError.internalError("no thread could be started to watch \(suite.name)"))
             }
         }
 
@@ -85,7 +63,7 @@ extension Prefs {
             do {
                 let layers = try Layers(try suite.domain(), in: suite.store)
                 let keys = [(name: key.name, path: KeyPath([key.name]))]
-                let watcher = suite.store.fileSystem.isWatchableByKernel ? try layers.watcher(keys: keys) : PollingWatcher(layers, keys: keys)
+                let watcher = try layers.watcher(keys: keys)
                 _ = try watcher.run(timeout: nil, closedWhen: hangUp,
                                     initial: { yield($0.first?.new) },
                                     onChanges: { yield($0.last?.new) },
@@ -95,52 +73,5 @@ extension Prefs {
                 continuation.finish(throwing: error)
             }
         }
-    }
-}
-
-/// Closes the write end of a watch's pipe, once, which ends the watch.
-final class WatchStopper: Sendable {
-    private let writeEnd = Mutex<Int32?>(nil)
-
-    func set(_ descriptor: Int32) { writeEnd.withLock { $0 = descriptor } }
-
-    func stop() {
-        writeEnd.withLock { descriptor in
-            if let open = descriptor, open >= 0 { close(open) }
-            descriptor = -1
-        }
-    }
-}
-
-/// Stops a watch when the iterator that holds it goes (the stream's continuation, which the watch
-/// thread holds, keeps the stream itself alive).
-final class StopOnRelease: Sendable {
-    let stopper: WatchStopper
-    init(_ stopper: WatchStopper) { self.stopper = stopper }
-    deinit { stopper.stop() }
-}
-
-/// A detached POSIX thread running a closure.
-enum DetachedThread {
-    final class Body {
-        let run: @Sendable () -> Void
-        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-    }
-
-    /// Starts `body` on a new detached thread; false if none could be started.
-    static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
-        let result = pthread_create(&thread, nil, { context in
-            let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
-            body.run()
-            return nil
-        }, context)
-        guard result == 0 else {
-            Unmanaged<Body>.fromOpaque(context).release()
-            return false
-        }
-        pthread_detach(thread)
-        return true
     }
 }

@@ -3,62 +3,10 @@ import Testing
 import PrefsTestSupport
 @testable import PrefsCore
 
-/// The storage promises, run against the in-memory file system and, as a contract the fake must keep,
-/// the real one in a temporary directory: the same table of scenarios, the same results.
-enum FileSystemKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case memory, disk
-    var testDescription: String { rawValue }
-}
-
-/// A file system with a configuration directory, ready for a scenario.
-final class StoreFixture {
-    let fileSystem: any FileSystem
-    let root: String
-    private let scratch: TemporaryDirectory?
-
-    init(_ kind: FileSystemKind) throws {
-        switch kind {
-        case .memory:
-            fileSystem = InMemoryFileSystem()
-            root = "/home/test"
-            scratch = nil
-        case .disk:
-            let directory = try TemporaryDirectory()
-            fileSystem = LocalFileSystem()
-            root = directory.path
-            scratch = directory
-        }
-        try fileSystem.createDirectory(root, mode: 0o755)
-    }
-
-    var config: String { root + "/config" }
-    var store: SuiteStore { SuiteStore(fileSystem: fileSystem, environment: Environment(["XDG_CONFIG_HOME": config, "XDG_DATA_DIRS": root + "/pkg", "XDG_CONFIG_DIRS": root + "/xdg", "PREFS_LOCK_TIMEOUT": "0.2"])) }
-
-    func put(_ relative: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws {
-        let path = root + "/" + relative
-        if let memory = fileSystem as? InMemoryFileSystem {
-            try memory.write(path, bytes, mode: mode)
-        } else {
-            try fileSystem.createDirectory(splitPath(path).directory, mode: 0o755)
-            try Data(bytes).write(to: URL(fileURLWithPath: path))
-            chmod(path, mode)
-        }
-    }
-
-    func symlink(_ relative: String, to target: String) throws {
-        if let memory = fileSystem as? InMemoryFileSystem {
-            memory.createSymlink(root + "/" + relative, to: target)
-        } else {
-            try FileManager.default.createSymbolicLink(atPath: root + "/" + relative, withDestinationPath: target)
-        }
-    }
-
-    func bytes(_ relative: String) throws -> [UInt8] { try fileSystem.contents(of: root + "/" + relative) }
-    func status(_ relative: String) throws -> FileStatus? { try fileSystem.status(of: root + "/" + relative) }
-    func names(_ relative: String) throws -> [String] { try fileSystem.contentsOfDirectory(root + "/" + relative).sorted() }
-}
-
-@Suite struct StoreContractTests {
+/// What the file store does with its files, on both file systems: formats, modes, patches, symlinks,
+/// temporaries, locks. The semantics every backend shares (absence, no-op writes, corrupt stores,
+/// key paths, deletes) are `BackendContractTests`.
+@Suite struct FileStoreTests {
     static let xml = Array("<plist><dict><key>k</key><string>v</string></dict></plist>".utf8)
 
     @Test(arguments: FileSystemKind.allCases)
@@ -123,30 +71,15 @@ final class StoreFixture {
         #expect(try fixture.status("config/big.plist") == before)
     }
 
+    /// A no-op write of a file another program wrote leaves its bytes as they are, never re-encoded.
     @Test(arguments: FileSystemKind.allCases)
     func aNoOpWriteLeavesTheFileUntouched(kind: FileSystemKind) throws {
         let fixture = try StoreFixture(kind)
-        try fixture.put("config/app.plist", StoreContractTests.xml)
+        try fixture.put("config/app.plist", FileStoreTests.xml)
         let before = try fixture.status("config/app.plist")
         #expect(try fixture.store.update(.suite("app")) { $0["k"] = "v" } == false)
         #expect(try fixture.status("config/app.plist") == before)
-        #expect(try fixture.bytes("config/app.plist") == StoreContractTests.xml)
-        #expect(try fixture.store.update(.suite("absent")) { _ in } == false)
-        #expect(try fixture.status("config/absent.plist") == nil)
-    }
-
-    @Test(arguments: FileSystemKind.allCases)
-    func aCorruptSuiteIsNeverOverwritten(kind: FileSystemKind) throws {
-        let fixture = try StoreFixture(kind)
-        let corrupt = Array("<plist><dict><key>k</key><string>v</dict></plist>".utf8)
-        try fixture.put("config/app.plist", corrupt)
-        for change: (inout PrefDictionary) throws -> Void in [{ $0["k"] = 1 }, { $0 = PrefDictionary() }, { $0.removeValue(forKey: "k") }] {
-            #expect(throws: PrefsError.self) { try fixture.store.update(.suite("app"), change) }
-        }
-        #expect(throws: PrefsError.self) { try fixture.store.load(.suite("app")) }
-        #expect(throws: PrefsError.self) { try fixture.store.value(at: KeyPath(["k"]), in: .suite("app")) }
-        #expect(try fixture.bytes("config/app.plist") == corrupt)
-        #expect(try fixture.names("config") == ["app.plist"])
+        #expect(try fixture.bytes("config/app.plist") == FileStoreTests.xml)
     }
 
     @Test(arguments: FileSystemKind.allCases)
@@ -165,20 +98,9 @@ final class StoreFixture {
     }
 
     @Test(arguments: FileSystemKind.allCases)
-    func readingCreatesNothing(kind: FileSystemKind) throws {
-        let fixture = try StoreFixture(kind)
-        #expect(try fixture.store.load(.suite("app")) == nil)
-        #expect(throws: PrefsError.suiteNotFound(domain: "app")) { try fixture.store.value(at: KeyPath(["k"]), in: .suite("app")) }
-        #expect(try fixture.store.suiteNames().names == [])
-        #expect(try fixture.status("config") == nil)
-        #expect(try fixture.store.remove(.suite("app")) == false)
-        #expect(try fixture.status("config") == nil)
-    }
-
-    @Test(arguments: FileSystemKind.allCases)
     func aSymlinkedSuiteIsFollowedAndKept(kind: FileSystemKind) throws {
         let fixture = try StoreFixture(kind)
-        try fixture.put("dotfiles/app.plist", StoreContractTests.xml)
+        try fixture.put("dotfiles/app.plist", FileStoreTests.xml)
         try fixture.fileSystem.createDirectory(fixture.config, mode: 0o700)
         try fixture.symlink("config/app.plist", to: fixture.root + "/dotfiles/app.plist")
         try fixture.store.update(.suite("app")) { $0["n"] = 1 }
@@ -208,17 +130,6 @@ final class StoreFixture {
     }
 
     @Test(arguments: FileSystemKind.allCases)
-    func removingASuiteDeletesItsFile(kind: FileSystemKind) throws {
-        let fixture = try StoreFixture(kind)
-        try fixture.put("config/app.plist", StoreContractTests.xml)
-        try fixture.put("config/other.plist", StoreContractTests.xml)
-        #expect(try fixture.store.suiteNames().names == ["app", "other"])
-        #expect(try fixture.store.remove(.suite("app")))
-        #expect(try fixture.names("config") == ["other.plist"])
-        #expect(try fixture.store.remove(.suite("app")) == false)
-    }
-
-    @Test(arguments: FileSystemKind.allCases)
     func aFileDomainInAMissingDirectoryCannotBeWritten(kind: FileSystemKind) throws {
         let fixture = try StoreFixture(kind)
         #expect(throws: PrefsError.cannotWrite(path: fixture.root + "/missing/app.plist", errno: ENOENT)) {
@@ -232,8 +143,8 @@ final class StoreFixture {
     @Test(arguments: FileSystemKind.allCases)
     func aHeldLockTimesOutItsWritersOnly(kind: FileSystemKind) throws {
         let fixture = try StoreFixture(kind)
-        try fixture.put("config/app.plist", StoreContractTests.xml)
-        try fixture.put("config/other.plist", StoreContractTests.xml)
+        try fixture.put("config/app.plist", FileStoreTests.xml)
+        try fixture.put("config/other.plist", FileStoreTests.xml)
         try fixture.fileSystem.withLock(ofFile: fixture.config + "/app.plist", timeout: 0) {
             #expect(throws: PrefsError.lockUnavailable(path: fixture.config + "/app.plist", seconds: 0.2)) {
                 try fixture.store.update(.suite("app")) { $0["k"] = "changed" }
@@ -241,7 +152,7 @@ final class StoreFixture {
             try fixture.store.update(.suite("other")) { $0["k"] = "changed" }
             try fixture.store.update(.suite("new")) { $0["k"] = "created" }
         }
-        #expect(try fixture.bytes("config/app.plist") == StoreContractTests.xml)
+        #expect(try fixture.bytes("config/app.plist") == FileStoreTests.xml)
         #expect(try fixture.store.load(.suite("other"))?.contents["k"] == "changed")
         try fixture.fileSystem.withLock(ofFile: fixture.config + "/absent.plist", timeout: 0) {
             #expect(throws: PrefsError.lockUnavailable(path: fixture.config + "/absent.plist", seconds: 0.2)) {
@@ -255,7 +166,7 @@ final class StoreFixture {
     @Test(arguments: FileSystemKind.allCases)
     func staleTemporaryFilesAreRemovedByTheNextWrite(kind: FileSystemKind) throws {
         let fixture = try StoreFixture(kind)
-        try fixture.put("config/app.plist", StoreContractTests.xml)
+        try fixture.put("config/app.plist", FileStoreTests.xml)
         try fixture.put("config/.app.plist.prefs-dead1", Array("half".utf8))
         try fixture.put("config/.other.plist.prefs-dead2", Array("half".utf8))
         try fixture.store.update(.suite("app")) { $0["k"] = "new" }
@@ -272,7 +183,7 @@ final class StoreFixture {
         let name = String(repeating: "é", count: 120)        // 240 bytes: the head is cut between characters
         let twin = String(repeating: "é", count: 119) + "ee"  // the same head, another hash
         let plain = String(repeating: "é", count: 100)       // its temporary's name is plain
-        for other in [twin, plain] { try fixture.put("config/\(other).plist", StoreContractTests.xml) }
+        for other in [twin, plain] { try fixture.put("config/\(other).plist", FileStoreTests.xml) }
         let leftovers = [name, twin, plain].map { TemporaryName.make(for: $0 + ".plist") }
         #expect(TemporaryName.isTemporary(leftovers[0], of: name + ".plist") && leftovers[0].utf8.count <= 255)
         for leftover in leftovers { try fixture.put("config/" + leftover, Array("half".utf8)) }
@@ -292,7 +203,7 @@ final class StoreFixture {
     /// write leaves it, and the first write after that writer is gone removes it.
     @Test func aTemporaryStillBeingWrittenIsLeftAlone() throws {
         let fixture = try StoreFixture(.disk)
-        try fixture.put("config/app.plist", StoreContractTests.xml)
+        try fixture.put("config/app.plist", FileStoreTests.xml)
         try fixture.put("config/.app.plist.prefs-live1", Array("half".utf8))
         let writer = open(fixture.config + "/.app.plist.prefs-live1", O_RDONLY | O_CLOEXEC)
         try #require(writer >= 0 && flock(writer, LOCK_EX) == 0)
@@ -317,20 +228,5 @@ final class StoreFixture {
         }
         #expect(try fixture.bytes("out.plist") == Array("outer done".utf8))
         #expect(try fixture.names("").filter { $0.hasPrefix(".") } == [], "a temporary file left behind")
-    }
-
-    @Test(arguments: FileSystemKind.allCases)
-    func readsFindValuesAtKeyPaths(kind: FileSystemKind) throws {
-        let fixture = try StoreFixture(kind)
-        try fixture.store.update(.suite("app")) { contents in
-            contents["window"] = ["frames": [["x": 1], ["x": 2]]]
-            contents["a.b c"] = "literal"
-        }
-        #expect(try fixture.store.value(at: KeyPath(argument: ":window:frames:1:x"), in: .suite("app")) == 2)
-        #expect(try fixture.store.value(at: KeyPath(argument: "a.b c"), in: .suite("app")) == "literal")
-        #expect(try fixture.store.value(at: KeyPath(argument: ":window:frames:9"), in: .suite("app")) == nil)
-        #expect(throws: PrefsError.typeMismatch(domain: "app", key: ":window:frames:x", reason: "\"x\" is not an index into an array of 2")) {
-            try fixture.store.value(at: KeyPath(argument: ":window:frames:x"), in: .suite("app"))
-        }
     }
 }

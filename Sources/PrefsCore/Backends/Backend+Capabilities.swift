@@ -1,0 +1,54 @@
+/// What a store that says nothing about a capability can do: the "unsupported" answer of each,
+/// as SwiftPM's `FileSystem` gives its optional operations. A backend opts in by implementing the
+/// requirement; the core then asks the store, never which store it is.
+extension SuiteStorage {
+    /// One lookup after another.
+    public func lookup(_ key: String, in locations: [SuiteLocation]) throws -> [(exists: Bool, value: PrefValue?)] {
+        try locations.map { try lookup(key, in: $0) }
+    }
+
+    public func lookup(_ key: String, in locations: [SuiteLocation], loading whole: [SuiteLocation]) throws
+        -> (found: [(exists: Bool, value: PrefValue?)], loaded: [StoredSuite?]) {
+        (try lookup(key, in: locations), try whole.map { try load($0) })
+    }
+
+    /// The whole suite, as a change that reads all of it sees it.
+    public func load(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool) throws -> StoredSuite? { try load(location) }
+
+    public var isRemote: Bool { false }
+
+    public var holdsChangesByReading: Bool { true }
+
+    public func blobSuite(for location: SuiteLocation) -> String? { nil }
+
+    public func blobStore() throws -> (any BlobStore)? { nil }
+
+    public func filePath(of location: SuiteLocation) throws -> String? { nil }
+
+    public func newDocumentFormat(for location: SuiteLocation) -> PlistFormat? { nil }
+
+    public func createEmpty(_ location: SuiteLocation) throws -> Bool { false }
+
+    public func loadSchema(_ location: SuiteLocation, regularOnly: Bool) throws -> StoredSuite? { try load(location) }
+
+    public var keepsByHostSuites: Bool { false }
+
+    public func suiteNames(onHost host: String) throws -> SuiteListing {
+        throw PrefsError.usage(SuiteStore.noByHostSuites)
+    }
+
+    public func managedLocations(for name: String) throws -> [SuiteLocation] { [] }
+
+    public var holdsManagedValues: Bool { false }
+
+    public func watcher(for layers: Layers, keys: [(name: String, path: KeyPath)]?) throws -> any ValueWatcher {
+        throw PrefsError.usage(SuiteStore.notWatchable(layers.domain))
+    }
+}
+
+extension SuiteStore {
+    /// Why a store without a watcher refuses `watch` (64).
+    static func notWatchable(_ domain: Domain) -> String {
+        "\(domain.displayName): this store cannot be watched (it does not report changes); leave out --store and PREFS_STORE to watch files"
+    }
+}

@@ -1,0 +1,45 @@
+extension StoreScheme {
+    /// `etcd://HOST:PORT[,HOST:PORT…][/PREFIX]`, and `etcds://…` for TLS (`EtcdClient.parse`).
+    static let etcd = StoreScheme(name: "etcd", schemes: ["etcd", "etcds"], form: EtcdClient.urlForm,
+                                  check: { _ = try EtcdClient.parse(url: $0) }, open: EtcdSuiteStorage.open)
+}
+
+extension EtcdSuiteStorage {
+    /// The store an etcd URL names: an `EtcdClient` with `$PREFS_ETCD_TIMEOUT` and the credentials
+    /// in `$PREFS_ETCD_USER`/`$PREFS_ETCD_PASSWORD` (`etcds://`: TLS with the files
+    /// `$PREFS_ETCD_CACERT`, `$PREFS_ETCD_CERT`, `$PREFS_ETCD_KEY`, read from `fileSystem`).
+    static func open(url: String, fileSystem: any FileSystem, environment: Environment) throws -> any SuiteStorage {
+        let (endpoints, prefix, secure) = try EtcdClient.parse(url: url)
+        let (timeout, credentials) = (try environment.etcdTimeout(), try environment.etcdCredentials())
+        let client: EtcdClient
+        if secure {
+            let tls = try environment.etcdTLS(fileSystem: fileSystem)
+            do {
+                client = try EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials, tls: tls)
+            } catch PrefsError.tlsRefused(let endpoints, let reason) {
+                // A file that holds no PEM certificate, a key that is not the certificate's: 65 naming it.
+                guard let (variable, detail) = Environment.tlsVariable(of: reason) else { throw PrefsError.tlsRefused(endpoint: endpoints, reason: reason) }
+                throw PrefsError.malformed(source: "\(variable) \(try environment[variable] ?? "")", format: nil, reason: detail)
+            }
+        } else {
+            client = EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials)
+        }
+        let name = (secure ? "etcds://" : "etcd://") + endpoints.map(\.description).joined(separator: ",") + "/" + prefix
+        // `PREFIX/.managed`: the administrator's view of the managed values of the store at PREFIX.
+        guard let parent = try EtcdSuiteStorage.managedParent(of: prefix) else {
+            return EtcdSuiteStorage(etcd: client, prefix: prefix, name: name, environment: environment)
+        }
+        return EtcdSuiteStorage(etcd: client, managedValuesOf: parent, name: name, environment: environment)
+    }
+
+    /// The store whose managed values a prefix names (`PREFIX/.managed`: PREFIX); nil for any other
+    /// prefix. `.managed` alone is the managed values of no store (64).
+    static func managedParent(of prefix: String) throws -> String? {
+        guard prefix.hasSuffix(".managed") else { return nil }
+        if prefix == ".managed" {
+            throw PrefsError.usage("the etcd prefix .managed names the managed values of no store; give PREFIX/.managed")
+        }
+        guard prefix.hasSuffix("/.managed") else { return nil }
+        return String(prefix.dropLast("/.managed".count))
+    }
+}

@@ -1,0 +1,71 @@
+/// One change of a watched key's effective value (`prefs watch`): nil is "absent".
+public struct WatchChange: Equatable, Sendable {
+    public let key: String
+    public let old: PrefValue?
+    public let new: PrefValue?
+}
+
+/// Why a watch ended.
+public enum WatchStop: Equatable, Sendable {
+    /// `onChanges` asked to stop.
+    case handlerStopped
+    /// The deadline passed.
+    case timedOut
+    /// The `closedWhen` descriptor was closed at the other end (a pipe reader went away).
+    case outputClosed
+}
+
+/// What `prefs watch` and `Prefs.Suite.values(of:)` run, as the store of the watched suite makes it
+/// (`SuiteStorage.watcher(for:keys:)`): inotify on files (`SuiteWatcher`), reading again every few
+/// milliseconds on a file system the kernel does not see (`PollingWatcher`), etcd's watch
+/// (`EtcdWatcher`).
+public protocol ValueWatcher: AnyObject {
+    /// Reads the current values, which `initial` receives (as changes from absent, for the keys
+    /// that have a value); then, until `onChanges` returns false, `timeout` seconds pass, or
+    /// `closedWhen` hangs up, hands each batch of changes to `onChanges`. A read that fails later (a
+    /// corrupt value) goes to `onError` once, and the watch goes on from the last values read.
+    func run(timeout: Double?, closedWhen output: Int32?, initial: ([WatchChange]) -> Bool,
+             onChanges: ([WatchChange]) -> Bool, onError: (PrefsError) -> Void) throws -> WatchStop
+}
+
+/// What every watcher compares, whatever tells it when to look: the values an application sees of
+/// the watched keys, and how two readings differ.
+enum WatchedValues {
+    typealias Reading = [(key: String, value: PrefValue?)]
+
+    /// What an application sees now: every top-level key, or the watched ones (absent: nil).
+    static func read(_ layers: Layers, keys: [(name: String, path: KeyPath)]?) throws -> Reading {
+        guard let keys else { return try layers.resolved(evenIfMissing: true).values.map { ($0.key, $0.value) } }
+        return try keys.map { key in
+            do {
+                return (key.name, try layers.value(at: key.path)?.value)
+            } catch let error as PrefsError where error == layers.absent {
+                return (key.name, nil)
+            } catch PrefsError.typeMismatch {
+                // The path now leads through a value that is not a container: the key is gone.
+                return (key.name, nil)
+            }
+        }
+    }
+
+    /// The first reading, as changes from absent for the keys that have a value.
+    static func initial(_ reading: Reading) -> [WatchChange] {
+        reading.compactMap { $0.value == nil ? nil : WatchChange(key: $0.key, old: nil, new: $0.value) }
+    }
+
+    /// Key by key, in the order of `new` (then the keys only `old` had).
+    static func changes(from old: Reading, to new: Reading) -> [WatchChange] {
+        func index(_ list: Reading) -> [[UInt8]: PrefValue?] {
+            Dictionary(list.map { (Array($0.key.utf8), $0.value) }, uniquingKeysWith: { $1 })
+        }
+        let before = index(old), after = index(new)
+        var changes: [WatchChange] = []
+        for entry in new where (before[Array(entry.key.utf8)] ?? nil) != entry.value {
+            changes.append(WatchChange(key: entry.key, old: before[Array(entry.key.utf8)] ?? nil, new: entry.value))
+        }
+        for entry in old where after[Array(entry.key.utf8)] == nil && entry.value != nil {
+            changes.append(WatchChange(key: entry.key, old: entry.value, new: nil))
+        }
+        return changes
+    }
+}

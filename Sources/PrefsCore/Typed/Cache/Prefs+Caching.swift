@@ -1,0 +1,66 @@
+extension Prefs.Suite {
+    /// This suite with its reads cached: each key's value is read from the store once and kept
+    /// until the suite may have changed, so a server reading a setting per request pays about what
+    /// Foundation's cached `UserDefaults` pays (README, Performance) — without ever serving a value
+    /// older than the last completed write by anyone (another process, `prefs write`, a
+    /// `UserDefaults` app). Make it once and share it (it is `Sendable`; copies share the cache):
+    ///
+    /// ```swift
+    /// let settings = Prefs.Suite("com.example.server").cachingReads()
+    /// let timeout = try settings[.timeout]   // a dictionary lookup until the suite changes
+    /// ```
+    ///
+    /// How a change is told, per store:
+    /// - **files**: each read drains an inotify queue watching the suite's files' directories (one
+    ///   `read` that finds nothing; `KernelChangeQueue`). The kernel queues a change's event before
+    ///   the writer's call returns, so a read after a completed write always sees it. Where inotify
+    ///   cannot watch, each file's identity (inode, size, times) is compared instead, and a file
+    ///   changed in the last two seconds is read again every time (`FileIdentities`). On a network
+    ///   file system, whose other hosts' changes no local check can see cheaply, nothing is kept.
+    /// - **an `InMemoryFileSystem`**: each file's identity, which is exact there.
+    /// - **etcd**: the store's watch, on a thread of its own; a kept value may be older than the
+    ///   last write by as long as the watch takes to report it (`WatchedStore`). The suite's files
+    ///   (packages' defaults, managed values) are checked as on disk.
+    ///
+    /// Writes through this suite (`set`, `update`, `reset`) drop what was kept, so it always reads
+    /// its own writes. The defaults registered in code are not cached (they never change behind the
+    /// suite's back). A cached suite on files holds one inotify instance while it lives (a user has
+    /// 128 by default, `fs.inotify.max_user_instances`): one per suite, not one per request.
+    public func cachingReads() -> Prefs.Suite {
+        var cached = self
+        let suite = self
+        cached.cache = ReadCache { ReadCache.signal(for: suite) }
+        return cached
+    }
+}
+
+extension ReadCache {
+    /// How the values of `suite` are kept fresh (see `Suite.cachingReads()`).
+    static func signal(for suite: Prefs.Suite) -> any ChangeSignal {
+        let store = suite.store, name = suite.name
+        let layers: Layers
+        do {
+            layers = try Layers(try suite.domain(), in: store)
+        } catch {
+            return NoCaching("\(error)")
+        }
+        let paths = { try ReadCache.files(of: layers, suite: name) }
+        guard store.fileSystem.isWatchableByKernel else { return FileIdentities.inMemory(store.fileSystem, paths: paths) }
+        let files = KernelChangeQueue(suite: name, fileSystem: store.fileSystem, paths: paths)
+        // TODO(seam): a capability of the store ("its suites are files"), once the seam has one.
+        if store.storage is FileSuiteStorage { return files }
+        return CombinedSignals([WatchedStore(layers, suite: name), files])
+    }
+
+    /// Every file a read of the suite may look at: its layers' files, and where a schema may appear.
+    static func files(of layers: Layers, suite: String) throws -> [String] {
+        var paths = try layers.paths()
+        guard layers.store.storage is FileSuiteStorage else { return paths }
+        for location in try layers.store.files.schemaLocations(for: suite) {
+            let path = try layers.store.files.path(of: location)
+            let base = path.hasSuffix(".json") ? String(path.dropLast(5)) : path.hasSuffix(".plist") ? String(path.dropLast(6)) : path
+            paths += [base + ".plist", base + ".json"]
+        }
+        return paths
+    }
+}

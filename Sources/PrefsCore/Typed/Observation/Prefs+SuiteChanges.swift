@@ -1,0 +1,78 @@
+extension Prefs.Suite {
+    /// Each change of the suite's values as it happens, whoever makes it (this process, another one,
+    /// `prefs write`, a `UserDefaults` app): one `Prefs.Change` per key whose value a read gives
+    /// changed, with the value before and after. Only changes come, not the values now: the watch
+    /// starts when iteration does, and what changes after that is delivered, each change once, in
+    /// order (several keys written together come one after the other).
+    ///
+    /// `keys`: only these keys' changes; none given, every top-level key's. Like `values(of:)`, it
+    /// watches on a thread of its own (inotify, or etcd's watch; on an `InMemoryFileSystem`, reading
+    /// again every few milliseconds), ends when the iterating task is cancelled or stops iterating,
+    /// and passes over a layer that cannot be read for a moment.
+    ///
+    /// ```swift
+    /// for try await change in suite.changes() {
+    ///     print(change.key, change.old ?? "(absent)", change.new ?? "(absent)")
+    /// }
+    /// ```
+    public func changes(of keys: Prefs.Keys...) -> Prefs.SuiteChanges {
+        Prefs.SuiteChanges(suite: self, keys: keys.isEmpty ? nil : keys.map(\.name))
+    }
+}
+
+extension Prefs {
+    /// One change of a suite's values (`Suite.changes(of:)`): the key, and the value a read gave
+    /// before and gives after — through every layer, then the defaults registered in code; nil when
+    /// there is neither (a read then gives the key's own default).
+    public typealias Change = WatchChange
+
+    /// A suite's changes as they happen (`Suite.changes(of:)`).
+    public struct SuiteChanges: AsyncSequence, Sendable {
+        public typealias Element = Change
+        let suite: Suite
+        /// The watched keys; nil: every top-level key.
+        let keys: [String]?
+
+        /// Starts the watch (on a thread of its own) and returns its iterator.
+        public func makeAsyncIterator() -> Iterator {
+            let (stream, release) = WatchThread.stream(watching: suite.name) { hangUp, continuation in
+                self.watch(until: hangUp, continuation)
+            }
+            return Iterator(base: stream.makeAsyncIterator(), release: release)
+        }
+
+        /// The changes as they come; dropping it (a loop that ends with `break`) stops the watch.
+        public struct Iterator: AsyncIteratorProtocol {
+            var base: AsyncThrowingStream<Change, any Error>.Iterator
+            let release: StopOnRelease
+
+            /// The next one, when it comes; nil once the task is cancelled.
+            public mutating func next() async throws -> Change? { try await base.next() }
+
+            /// The next one, when it comes, on `actor`; nil once the task is cancelled.
+            public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error) -> Change? {
+                try await base.next(isolation: actor)
+            }
+        }
+
+        /// Runs the watcher until `hangUp` hangs up, yielding each change (the defaults registered in
+        /// code standing in for absent values, and a change they hide left out).
+        func watch(until hangUp: Int32, _ continuation: AsyncThrowingStream<Change, any Error>.Continuation) {
+            let registered = suite.registeredDefaults
+            do {
+                let layers = try Layers(try suite.domain(), in: suite.store)
+                let watcher = try WatchThread.watcher(of: layers, keys: keys?.map { (name: $0, path: KeyPath([$0])) })
+                _ = try watcher.run(timeout: nil, closedWhen: hangUp, initial: { _ in true }, onChanges: { changes in
+                    for change in changes {
+                        let old = change.old ?? registered[change.key], new = change.new ?? registered[change.key]
+                        if old != new { continuation.yield(WatchChange(key: change.key, old: old, new: new)) }
+                    }
+                    return true
+                }, onError: { _ in })
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+    }
+}
