@@ -44,7 +44,12 @@ import Testing
 
             """)
         let hosts = try sandbox.directory.write("hosts", "127.0.0.1 localhost\n127.0.0.1 prefs-etcd-test\n")
-        // Nothing answers DNS here: an unknown name fails at once.
+        // Nothing answers DNS here: a lookup of an unknown name fails with "temporary failure",
+        // which prefs tries again until PREFS_ETCD_TIMEOUT. The kernel rate-limits the ICMP
+        // "port unreachable" that ends each attempt at once, so some attempts wait out the
+        // resolver's 1 s instead, and the timeout may fall inside one: then the error says it timed
+        // out resolving the name (as EtcdFailoverTests accepts for the same case) — it failed under
+        // load, and then alone, one run in four.
         let resolv = try sandbox.directory.write("resolv.conf", "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n")
         let port = cluster.members[0].clientPort
         let prefix = "t" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
@@ -63,8 +68,9 @@ import Testing
                                  environment: sandbox.environment, timeout: 120)
         #expect(run.outputText == "write 0\nv\nread 0\nunknown 69\nmyhostname 69\n", "\(run.outputText) \(run.error)")
         let errors = run.error.split(separator: "\n")
-        #expect(errors.count == 2 && errors.allSatisfy { $0.hasPrefix("prefs: ") && $0.contains(": cannot resolve the host: ") },
-                "\(run.error)")
+        #expect(errors.count == 2 && errors.allSatisfy {
+            $0.hasPrefix("prefs: ") && ($0.contains(": cannot resolve the host: ") || $0.contains(": timed out resolving "))
+        }, "\(run.error)")
         #expect(errors.first?.contains("prefs-unknown-host") == true && errors.last?.contains("prefs.localhost") == true, "\(run.error)")
         let opened = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").filter { $0.contains("libnss_") }
         #expect(opened.isEmpty, "\(opened)")
