@@ -24,14 +24,19 @@ import Testing
         return String(run.outputText.prefix(64))
     }
 
-    static func random(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    /// `count` random bytes, read from the kernel at once (a byte at a time was a getrandom call
+    /// each: 5 MB took seconds).
+    static func random(_ count: Int) throws -> [UInt8] {
+        guard let urandom = FileHandle(forReadingAtPath: "/dev/urandom") else { throw TestFailure("cannot open /dev/urandom") }
+        defer { try? urandom.close() }
+        let bytes = [UInt8](try urandom.read(upToCount: count) ?? Data())
+        guard bytes.count == count else { throw TestFailure("/dev/urandom gave \(bytes.count) of \(count) bytes") }
+        return bytes
     }
 
     @Test func fiveAndHundredMegabyteValuesLeaveTheSuiteSmallAndReadBackIdentically() async throws {
         let sandbox = try ProcessSandbox()
-        let five = try sandbox.directory.write("five", Self.random(5_000_000))
+        let five = try sandbox.directory.write("five", try Self.random(5_000_000))
         try #require(await sandbox.prefs("write", "big", "five", "-data", "@" + five).status == 0)
         // 100 MB through standard input, as a pipeline would give it.
         let hundred = sandbox.directory.file("hundred")
@@ -56,14 +61,25 @@ import Testing
         #expect(try await sandbox.prefs("read", "big", "five").outputText == Self.hexOf(five) + "\n")
     }
 
+    /// The file's bytes in lowercase hex, two digits each (String(format:) a byte at a time took
+    /// most of a minute for 5 MB in a debug build).
     static func hexOf(_ path: String) throws -> String {
-        try Fixtures.bytes(path).map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        let bytes = try Fixtures.bytes(path)
+        var hex = [UInt8](repeating: 0, count: bytes.count * 2)
+        hex.withUnsafeMutableBufferPointer { hex in
+            for (index, byte) in bytes.enumerated() {
+                hex[2 * index] = digits[Int(byte >> 4)]
+                hex[2 * index + 1] = digits[Int(byte & 0x0F)]
+            }
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 
     @Test func overwriteDeleteResetAndImportLeaveExactlyTheBlobsStillReferenced() async throws {
         let sandbox = try ProcessSandbox()
-        let a = try sandbox.directory.write("a", Self.random(300_000))
-        let b = try sandbox.directory.write("b", Self.random(300_000))
+        let a = try sandbox.directory.write("a", try Self.random(300_000))
+        let b = try sandbox.directory.write("b", try Self.random(300_000))
         try #require(await sandbox.prefs("write", "s", "x", "-data", "@" + a, "y", "-data", "@" + b, "small", "-int", "1").status == 0)
         #expect(Self.blobs(sandbox).count == 2)
         // Overwrite with another large value: the old blob goes, the new one is the only one.
@@ -92,7 +108,7 @@ import Testing
         try #require(await sandbox.prefs("reset", "s").status == 0)
         #expect(Self.blobs(sandbox).isEmpty)
         // import externalizes large values; import --replace drops the ones not in the document.
-        let document = try sandbox.directory.write("doc.plist", PropertyList.encode(.dictionary(["big": .data(Self.random(200_000)), "n": .integer(1)]), as: .binary))
+        let document = try sandbox.directory.write("doc.plist", PropertyList.encode(.dictionary(["big": .data(try Self.random(200_000)), "n": .integer(1)]), as: .binary))
         try #require(await sandbox.prefs("write", "s", "old", "-data", "@" + a).status == 0)
         try #require(await sandbox.prefs("import", "s", document).status == 0)
         #expect(Self.blobs(sandbox).count == 2)
@@ -153,7 +169,7 @@ import Testing
         var env = sandbox.environment
         env["PREFS_EXTERNAL_THRESHOLD"] = "1K"
         func prefs(_ arguments: String...) async throws -> ProcessResult { try await runProcess(Paths.binary, arguments, environment: env) }
-        let random = try sandbox.directory.write("rand", Self.random(5000))
+        let random = try sandbox.directory.write("rand", try Self.random(5000))
         let big = String(repeating: "a", count: 3000)
         // The same error as for an inline value; nothing written, no blob left.
         let into = try await prefs("write", "s", "big", "-data", "@" + random, ":big:key", "other")
@@ -190,7 +206,7 @@ import Testing
         #expect(try Fixtures.bytes(sandbox.config + "/s.plist") == suite)
         #expect(Self.blobs(sandbox).isEmpty)
         // A copy of a real reference under a second key (its blob would dangle once either went).
-        let value = try sandbox.directory.write("v", Self.random(200_000))
+        let value = try sandbox.directory.write("v", try Self.random(200_000))
         try #require(await sandbox.prefs("write", "s", "big", "-data", "@" + value).status == 0)
         guard case .dictionary(var stored)? = try sandbox.suite("s") else { Issue.record("no suite"); return }
         stored["copy"] = stored["big"]
@@ -207,7 +223,7 @@ import Testing
     @Test func referencesRecordTheTreeDigestAndOlderOnesStillRead() async throws {
         let sandbox = try ProcessSandbox()
         for (key, size) in [("small", 300_000), ("large", 9 * 1_048_576 + 5)] {
-            let source = try sandbox.directory.write(key, Self.random(size))
+            let source = try sandbox.directory.write(key, try Self.random(size))
             try #require(await sandbox.prefs("write", "s", key, "-data", "@" + source).status == 0)
             guard case .dictionary(var suite)? = try sandbox.suite("s"), case .dictionary(var reference)? = suite[key] else {
                 Issue.record("no reference"); return
@@ -338,7 +354,7 @@ import Testing
     /// no file outside the store (but the suite's own and the program's) is opened.
     @Test func handEditedReferencesAreRefusedWithoutOpeningAnythingOutsideTheStore() async throws {
         let sandbox = try ProcessSandbox()
-        let value = try sandbox.directory.write("v", Self.random(200_000))
+        let value = try sandbox.directory.write("v", try Self.random(200_000))
         try #require(await sandbox.prefs("write", "s", "k", "-data", "@" + value).status == 0)
         guard case .dictionary(var suite)? = try sandbox.suite("s"), case .dictionary(let reference)? = suite["k"] else {
             Issue.record("no reference"); return
@@ -391,7 +407,7 @@ import Testing
         var sources: [String] = []
         var hashes: Set<String> = []
         for (i, size) in sizes.enumerated() {
-            let path = try sandbox.directory.write("src\(i)", Self.random(size))
+            let path = try sandbox.directory.write("src\(i)", try Self.random(size))
             sources.append(path)
             await hashes.insert(try Self.sha256(path))
         }
@@ -434,7 +450,7 @@ import Testing
 
     @Test func gcKeepsFreshOrphansUnlessToldAndReportsWhatItRemoves() async throws {
         let sandbox = try ProcessSandbox()
-        let value = try sandbox.directory.write("v", Self.random(200_000))
+        let value = try sandbox.directory.write("v", try Self.random(200_000))
         try #require(await sandbox.prefs("write", "s", "k", "-data", "@" + value).status == 0)
         // An orphan, as a killed writer leaves it.
         let orphanDirectory = sandbox.data + "/prefs/external/s/k"
