@@ -88,6 +88,11 @@ public enum TestConcurrency {
     /// timeout of 250 ms, which a flooded machine misses.
     public static let clusters = AsyncLimiter(width: width("PREFS_TEST_CLUSTERS", default: 2))
 
+    /// The priority of the processes the current task runs (`runProcess`): a suite that runs one
+    /// test at a time gives its tests 1 (`RunsProcesses`), so that these chains, which end last,
+    /// are not held behind every independent test's processes; the others fill the places left.
+    @TaskLocal public static var priority = 0
+
     static func width(_ variable: String, default value: Int) -> Int {
         ProcessInfo.processInfo.environment[variable].flatMap(Int.init).map { max(1, $0) } ?? max(2, value)
     }

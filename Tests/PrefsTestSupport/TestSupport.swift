@@ -162,10 +162,10 @@ public func runProcess(_ executable: String, _ arguments: [String], input: [UInt
 
 /// `runProcess`, awaited: the process runs on a thread of its own once one of
 /// `TestConcurrency.processes`' places is free (`longProcesses` for a `timeout` above the default),
-/// and the caller's thread is not held meanwhile.
+/// the task's `TestConcurrency.priority` first, and the caller's thread is not held meanwhile.
 public func runProcess(_ executable: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil,
                        timeout: Double = defaultProcessTimeout, workingDirectory: String? = nil) async throws -> ProcessResult {
-    try await (timeout > defaultProcessTimeout ? TestConcurrency.longProcesses : TestConcurrency.processes).run {
+    try await (timeout > defaultProcessTimeout ? TestConcurrency.longProcesses : TestConcurrency.processes).run(priority: TestConcurrency.priority) {
         try await onOwnThread {
             try runProcess(executable, arguments, input: input, environment: environment, timeout: timeout, workingDirectory: workingDirectory)
         }

@@ -22,14 +22,15 @@ enum Paths {
 
 /// A suite whose tests run processes and wait for them: each of its tests takes a place among the
 /// `TestConcurrency.tests` that run at once before it starts (unless its suite runs one test at a
-/// time), and gives it back when it ends.
+/// time: then its processes have priority instead), and gives it back when it ends.
 struct RunsProcesses: SuiteTrait, TestTrait, TestScoping {
     var isRecursive: Bool { true }
 
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         guard testCase != nil else { return try await function() }  // the suite itself: its tests take the places
         if test.traits.contains(where: { $0 is ParallelizationTrait }) {
-            try await function()
+            // A chain of tests that ends last: its processes go first (`TestConcurrency.priority`).
+            try await TestConcurrency.$priority.withValue(1) { try await function() }
         } else {
             try await TestConcurrency.tests.run { try await function() }
         }
