@@ -51,6 +51,8 @@ package final class EtcdCluster: @unchecked Sendable {
     private let lock = NSLock()
     private var guardians: [Int: Guardian] = [:]
     private var rootPassword: String?
+    /// The place in `TestConcurrency.clusters` this cluster holds (`start`), given back when it goes.
+    var place: AsyncLimiter?
 
     private struct Guardian {
         let process: Process
@@ -89,6 +91,7 @@ package final class EtcdCluster: @unchecked Sendable {
     deinit {
         stopAll()
         try? FileManager.default.removeItem(atPath: directory)
+        place?.release()
     }
 
     package var clientEndpoints: [String] { members.map(\.clientEndpoint) }
@@ -179,8 +182,10 @@ package final class EtcdCluster: @unchecked Sendable {
     package func enableAuth(rootPassword: String) throws {
         try etcdctl(["user", "add", "root:\(rootPassword)"])
         try etcdctl(["auth", "enable"])
-        lock.withLock { self.rootPassword = rootPassword }
+        setRootPassword(rootPassword)
     }
+
+    func setRootPassword(_ password: String) { lock.withLock { rootPassword = password } }
 
     /// Runs etcdctl against the running members (as root once auth is on); its standard output.
     @discardableResult
@@ -188,10 +193,26 @@ package final class EtcdCluster: @unchecked Sendable {
 
     @discardableResult
     package func etcdctl(_ arguments: [String]) throws -> String {
+        try etcdctlOutput(arguments, runProcess(EtcdCluster.etcdctlPath, etcdctlCommand(arguments), timeout: 30))
+    }
+
+    /// `etcdctl`, awaited (`runProcess`).
+    @discardableResult
+    package func etcdctl(_ arguments: String...) async throws -> String { try await etcdctl(arguments) }
+
+    @discardableResult
+    package func etcdctl(_ arguments: [String]) async throws -> String {
+        try etcdctlOutput(arguments, await runProcess(EtcdCluster.etcdctlPath, etcdctlCommand(arguments), timeout: 30))
+    }
+
+    private func etcdctlCommand(_ arguments: [String]) -> [String] {
         let running = members.indices.filter { isRunning(member: $0) }.map { members[$0].clientEndpoint }
         var options = etcdctlOptions(endpoints: running) + ["--command-timeout=5s", "--dial-timeout=2s"]
         if let password = lock.withLock({ rootPassword }) { options.append("--user=root:\(password)") }
-        let result = try runProcess(EtcdCluster.etcdctlPath, options + arguments, timeout: 30)
+        return options + arguments
+    }
+
+    private func etcdctlOutput(_ arguments: [String], _ result: ProcessResult) throws -> String {
         guard result.status == 0 else {
             throw TestFailure("etcdctl \(arguments.joined(separator: " ")) exited \(result.status): \(result.error)")
         }

@@ -50,16 +50,25 @@ package enum Fixtures {
     /// The tree digest (`sha256-tree`, as README defines it) of each file, in lowercase hex, computed by
     /// CPython's hashlib: an oracle independent of PrefsCore's SHA-256.
     package static func sha256TreeByPython(_ paths: [String]) throws -> [String] {
-        let script = """
-            import hashlib, sys
-            for path in sys.argv[1:]:
-                data = open(path, 'rb').read()
-                pieces = b''.join(hashlib.sha256(data[i:i + (1 << 20)]).digest() for i in range(0, len(data), 1 << 20))
-                print(hashlib.sha256(pieces).hexdigest())
-            """
-        let run = try runProcess("/usr/bin/python3", ["-c", script] + paths)
+        try treeDigests(runProcess("/usr/bin/python3", ["-c", treeDigestScript] + paths), count: paths.count)
+    }
+
+    /// `sha256TreeByPython`, awaited (`runProcess`).
+    package static func sha256TreeByPython(_ paths: [String]) async throws -> [String] {
+        try treeDigests(await runProcess("/usr/bin/python3", ["-c", treeDigestScript] + paths), count: paths.count)
+    }
+
+    private static let treeDigestScript = """
+        import hashlib, sys
+        for path in sys.argv[1:]:
+            data = open(path, 'rb').read()
+            pieces = b''.join(hashlib.sha256(data[i:i + (1 << 20)]).digest() for i in range(0, len(data), 1 << 20))
+            print(hashlib.sha256(pieces).hexdigest())
+        """
+
+    private static func treeDigests(_ run: ProcessResult, count: Int) throws -> [String] {
         let digests = run.outputText.split(separator: "\n").map(String.init)
-        guard run.status == 0, digests.count == paths.count else { throw TestFailure("python3: \(run.error)") }
+        guard run.status == 0, digests.count == count else { throw TestFailure("python3: \(run.error)") }
         return digests
     }
 }
@@ -70,7 +79,7 @@ package struct TestFailure: Error, CustomStringConvertible {
 }
 
 /// A fresh directory under the system temp dir, removed when the value is released.
-package final class TemporaryDirectory {
+package final class TemporaryDirectory: Sendable {
     package let path: String
 
     /// A directory for this test; with `forTheProcess`, one a static holds, which is never released:
@@ -109,10 +118,12 @@ package final class TemporaryDirectory {
     }
 }
 
-package struct ProcessResult {
+package struct ProcessResult: Sendable {
     package let status: Int32
     package let output: [UInt8]
     package let error: String
+    /// Seconds from the start of the process to its end (not counting any wait for a place to run it).
+    package let elapsed: Double
     package var outputText: String { String(decoding: output, as: UTF8.self) }
 }
 
@@ -121,10 +132,6 @@ package struct ProcessResult {
 /// something longer passes its own `timeout:`.
 package let defaultProcessTimeout: Double = 120
 
-/// Runs a program to completion, feeding `input` to its standard input. Standard input and error
-/// go through temporary files so only standard output needs a pipe. A program still running after
-/// `timeout` seconds is killed with its whole process group (a shell's children too) and the call
-/// throws, naming the command and what it had printed.
 /// A directory no test creates (in the checkout): `$XDG_CONFIG_DIRS` of every `prefs` a test runs
 /// that did not set it, so no test reads this machine's `/etc/xdg` (managed values, system defaults).
 package let unusedConfigDirectory = Fixtures.packageRoot + "/.build/no-xdg-config-dirs"
@@ -134,6 +141,10 @@ package func isolatingConfigDirectories(_ environment: [String: String]) -> [Str
     environment["XDG_CONFIG_DIRS"] == nil ? environment.merging(["XDG_CONFIG_DIRS": unusedConfigDirectory]) { $1 } : environment
 }
 
+/// Runs a program to completion, feeding `input` to its standard input. Standard input and error
+/// go through temporary files so only standard output needs a pipe. A program still running after
+/// `timeout` seconds is killed with its whole process group (a shell's children too) and the call
+/// throws, naming the command and what it had printed.
 package func runProcess(_ executable: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil,
                        timeout: Double = defaultProcessTimeout, workingDirectory: String? = nil) throws -> ProcessResult {
     let scratch = try TemporaryDirectory()
@@ -148,6 +159,7 @@ package func runProcess(_ executable: String, _ arguments: [String], input: [UIn
     process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: inputPath))
     process.standardOutput = stdout
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+    let started = Date()
     try process.run()
     let watchdog = Watchdog(process, timeout: timeout)
     let output = stdout.fileHandleForReading.readDataToEndOfFile()
@@ -160,7 +172,19 @@ package func runProcess(_ executable: String, _ arguments: [String], input: [UIn
             standard output: \(String(decoding: output.suffix(500), as: UTF8.self)); standard error: \(error.suffix(500))
             """)
     }
-    return ProcessResult(status: process.terminationStatus, output: [UInt8](output), error: error)
+    return ProcessResult(status: process.terminationStatus, output: [UInt8](output), error: error, elapsed: Date().timeIntervalSince(started))
+}
+
+/// `runProcess`, awaited: the process runs on a thread of its own once one of
+/// `TestConcurrency.processes`' places is free (`longProcesses` for a `timeout` above the default),
+/// the task's `TestConcurrency.priority` first, and the caller's thread is not held meanwhile.
+package func runProcess(_ executable: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil,
+                       timeout: Double = defaultProcessTimeout, workingDirectory: String? = nil) async throws -> ProcessResult {
+    try await (timeout > defaultProcessTimeout ? TestConcurrency.longProcesses : TestConcurrency.processes).run(priority: TestConcurrency.priority) {
+        try await onOwnThread {
+            try runProcess(executable, arguments, input: input, environment: environment, timeout: timeout, workingDirectory: workingDirectory)
+        }
+    }
 }
 
 /// Kills a process, and the process group it leads, once `timeout` seconds have passed without
@@ -215,6 +239,11 @@ package func waitForProcessGroupToEnd(_ group: pid_t, timeout: Double = 10) -> B
     }
 }
 
+/// `waitForProcessGroupToEnd`, awaited: checked every millisecond without holding a thread.
+package func waitForProcessGroupToEnd(_ group: pid_t, timeout: Double = 10) async -> Bool {
+    await eventually(timeout: timeout, interval: 0.001) { !processGroupHasLiveMembers(group) }
+}
+
 /// Whether a process that is not a zombie has process group `group`, from /proc/PID/stat.
 func processGroupHasLiveMembers(_ group: pid_t) -> Bool {
     guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return kill(-group, 0) == 0 }
@@ -255,6 +284,14 @@ package func stopProcess(_ pid: pid_t, timeout: Double = 60) throws {
     while !processHasStopped(pid) {
         if Date() >= deadline { throw TestFailure("process \(pid) did not stop within \(timeout) s") }
         usleep(1_000)
+    }
+}
+
+/// `stopProcess`, awaited: checked every millisecond without holding a thread.
+package func stopProcess(_ pid: pid_t, timeout: Double = 60) async throws {
+    guard kill(pid, SIGSTOP) == 0 else { throw TestFailure("kill \(pid) SIGSTOP: errno \(errno)") }
+    guard await eventually(timeout: timeout, interval: 0.001, { processHasStopped(pid) }) else {
+        throw TestFailure("process \(pid) did not stop within \(timeout) s")
     }
 }
 

@@ -20,6 +20,28 @@ enum Paths {
     static func text(_ relative: String) throws -> String { try Fixtures.text(relative) }
 }
 
+/// A suite whose tests run processes and wait for them: each of its tests takes a place among the
+/// `TestConcurrency.tests` that run at once before it starts (unless its suite runs one test at a
+/// time: then its processes have priority instead), and gives it back when it ends.
+struct RunsProcesses: SuiteTrait, TestTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        guard testCase != nil else { return try await function() }  // the suite itself: its tests take the places
+        if test.traits.contains(where: { $0 is ParallelizationTrait }) {
+            // A chain of tests that ends last: its processes go first (`TestConcurrency.priority`).
+            try await TestConcurrency.$priority.withValue(1) { try await function() }
+        } else {
+            try await TestConcurrency.tests.run { try await function() }
+        }
+    }
+}
+
+extension Trait where Self == RunsProcesses {
+    /// The suite's tests run processes: see `RunsProcesses`.
+    static var runsProcesses: Self { Self() }
+}
+
 /// Output captured from a command run in-process.
 final class Captured: @unchecked Sendable {
     private let lock = NSLock()
@@ -47,10 +69,45 @@ func prefs(_ arguments: [String], environment: [String: String] = [:], fileSyste
     return (status, captured.output, captured.error, captured.outputBytes)
 }
 
+/// A home directory on an in-memory file system (`XDG_CONFIG_HOME` and the data directories under
+/// `/home/u`), where `prefs` runs in-process: `run` gives what it printed and its exit status,
+/// `suite` what it left in the store.
+final class InMemoryHome: @unchecked Sendable {
+    let fileSystem = InMemoryFileSystem()
+    let environment = ["XDG_CONFIG_HOME": "/home/u/.config", "HOME": "/home/u", "XDG_DATA_DIRS": "/usr/share/pkg:/usr/share",
+                       "PREFS_LOCK_TIMEOUT": "0.5"]
+
+    @discardableResult
+    func run(_ arguments: String...) -> (status: PrefsCore.ExitStatus, output: String, error: String) {
+        run(arguments)
+    }
+
+    @discardableResult
+    func run(_ arguments: [String]) -> (status: PrefsCore.ExitStatus, output: String, error: String) {
+        let result = prefs(arguments, environment: environment, fileSystem: fileSystem)
+        return (result.status, result.output, result.error)
+    }
+
+    /// The suite's stored value; nil only when its file does not exist.
+    func suite(_ name: String) throws -> PrefValue? {
+        let bytes: [UInt8]
+        do { bytes = try fileSystem.contents(of: "/home/u/.config/\(name).plist") } catch PrefsError.fileNotFound { return nil }
+        return try PropertyList.decode(bytes).value
+    }
+
+    func files() throws -> [String: [UInt8]] {
+        var files: [String: [UInt8]] = [:]
+        for name in try fileSystem.contentsOfDirectory("/home/u/.config") {
+            files[name] = try fileSystem.contents(of: "/home/u/.config/" + name)
+        }
+        return files
+    }
+}
+
 /// Runs the built `prefs` binary as a real process.
 func runBinary(_ arguments: [String], input: [UInt8] = [], environment: [String: String] = [:],
-               timeout: Double = defaultProcessTimeout) throws -> ProcessResult {
-    try runProcess(Paths.binary, arguments, input: input, environment: environment.merging(["PATH": "/usr/bin:/bin"]) { a, _ in a },
+               timeout: Double = defaultProcessTimeout) async throws -> ProcessResult {
+    try await runProcess(Paths.binary, arguments, input: input, environment: environment.merging(["PATH": "/usr/bin:/bin"]) { a, _ in a },
                    timeout: timeout)
 }
 
@@ -75,14 +132,15 @@ final class ProcessSandbox {
 
     init() throws { directory = try TemporaryDirectory() }
 
+    /// Runs the built `prefs` in the sandbox, awaited (`runProcess`).
     @discardableResult
-    func prefs(_ arguments: String..., input: [UInt8] = [], timeout: Double = defaultProcessTimeout) throws -> ProcessResult {
-        try runProcess(Paths.binary, arguments, input: input, environment: environment, timeout: timeout)
+    func prefs(_ arguments: String..., input: [UInt8] = [], timeout: Double = defaultProcessTimeout) async throws -> ProcessResult {
+        try await runProcess(Paths.binary, arguments, input: input, environment: environment, timeout: timeout)
     }
 
     /// Runs a shell script with the sandbox's environment (and `prefs` on PATH).
-    func shell(_ script: String, timeout: Double = defaultProcessTimeout) throws -> ProcessResult {
-        try runProcess("/bin/bash", ["-c", script], environment: environment, timeout: timeout)
+    func shell(_ script: String, timeout: Double = defaultProcessTimeout) async throws -> ProcessResult {
+        try await runProcess("/bin/bash", ["-c", script], environment: environment, timeout: timeout)
     }
 
     /// The suite's stored value; nil only when its file does not exist (any other failure to read

@@ -13,10 +13,10 @@ import PrefsTestSupport
     }
 
     @Test func aKeptValueIsServedWithoutReadingTheFileUntilItChanges() throws {
-        let box = try TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let files = CountingFileSystem(LocalFileSystem())
-        let store = SuiteStore(fileSystem: files, environment: Environment(["XDG_CONFIG_HOME": box.path, "XDG_DATA_DIRS": box.file("none")]))
-        let path = box.file("com.example.app.plist")
+        let store = SuiteStore(fileSystem: files, environment: Environment(["XDG_CONFIG_HOME": directory.path, "XDG_DATA_DIRS": directory.file("none")]))
+        let path = directory.file("com.example.app.plist")
         let cached = Prefs.Suite("com.example.app", store: store).cachingReads()
         let other = Prefs.Suite("com.example.app", store: store)
         try other.set(.retries, 5)
@@ -60,17 +60,17 @@ import PrefsTestSupport
 
     /// A suite whose file is a symlink: its target's directory is watched too.
     @Test func aSymlinkedSuitesTargetIsWatched() throws {
-        let box = try TemporaryDirectory()
-        for directory in ["config", "elsewhere"] { try FileManager.default.createDirectory(atPath: box.file(directory), withIntermediateDirectories: true) }
-        let store = SuiteStore(fileSystem: LocalFileSystem(), environment: Environment(["XDG_CONFIG_HOME": box.file("config"), "XDG_DATA_DIRS": box.file("none")]))
-        try Prefs.Suite("target", store: SuiteStore(fileSystem: LocalFileSystem(), environment: Environment(["XDG_CONFIG_HOME": box.file("elsewhere")]))).set(.retries, 1)
-        try FileManager.default.createSymbolicLink(atPath: box.file("config/app.plist"), withDestinationPath: box.file("elsewhere/target.plist"))
+        let directory = try TemporaryDirectory()
+        for name in ["config", "elsewhere"] { try FileManager.default.createDirectory(atPath: directory.file(name), withIntermediateDirectories: true) }
+        let store = SuiteStore(fileSystem: LocalFileSystem(), environment: Environment(["XDG_CONFIG_HOME": directory.file("config"), "XDG_DATA_DIRS": directory.file("none")]))
+        try Prefs.Suite("target", store: SuiteStore(fileSystem: LocalFileSystem(), environment: Environment(["XDG_CONFIG_HOME": directory.file("elsewhere")]))).set(.retries, 1)
+        try FileManager.default.createSymbolicLink(atPath: directory.file("config/app.plist"), withDestinationPath: directory.file("elsewhere/target.plist"))
         let cached = Prefs.Suite("app", store: store).cachingReads()
         #expect(try cached[.retries] == 1)
         try Prefs.Suite("app", store: store).set(.retries, 2)
         #expect(try cached[.retries] == 2)
         let plist = Array("<plist><dict><key>retries</key><integer>3</integer></dict></plist>".utf8)
-        try Data(plist).write(to: URL(fileURLWithPath: box.file("elsewhere/target.plist")), options: .atomic)
+        try Data(plist).write(to: URL(fileURLWithPath: directory.file("elsewhere/target.plist")), options: .atomic)
         #expect(try cached[.retries] == 3)
     }
 
@@ -80,8 +80,8 @@ import PrefsTestSupport
     /// kernel's queue, and through the files' identities (what stands in when inotify cannot watch).
     @Test(arguments: ["atomic", "in-place"], ["kernel", "identity"])
     func anotherProcesssWriteIsSeenByTheNextRead(writing: String, signal: String) throws {
-        let box = try TemporaryDirectory()
-        try ReadCacheTests.checkFreshness(in: box.path, writing: writing, signal: signal)
+        let directory = try TemporaryDirectory()
+        try ReadCacheTests.checkFreshness(in: directory.path, writing: writing, signal: signal)
     }
 
     /// The same on a file system that keeps whole seconds (ext4 with 128-byte inodes, on a loop
@@ -139,8 +139,8 @@ import PrefsTestSupport
         """
 
     @Test func identitiesOfFilesChangedJustNowVouchForNothing() throws {
-        let box = try TemporaryDirectory()
-        let path = try box.write("a.plist", "x")
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("a.plist", "x")
         let identities = FileIdentities.onDisk(paths: { [path] }, reason: "test")
         #expect(identities.identify(path).racy)
         #expect(!identities.prepare(), "a file changed now is read again each time")
@@ -196,12 +196,12 @@ import PrefsTestSupport
 /// A file system whose times are whole seconds (ext4 with 128-byte inodes) in an image file,
 /// mounted on a loop device under a temporary directory until the value is released.
 final class WholeSecondFileSystem {
-    let box: TemporaryDirectory
-    var path: String { box.file("mount") }
+    let directory: TemporaryDirectory
+    var path: String { directory.file("mount") }
 
     init() throws {
-        box = try TemporaryDirectory()
-        let image = box.file("image")
+        directory = try TemporaryDirectory()
+        let image = directory.file("image")
         let script = "set -e; truncate -s 16M '\(image)'; mke2fs -q -t ext4 -I 128 -F '\(image)' 2>/dev/null; mkdir '\(path)'; mount -o loop '\(image)' '\(path)'"
         let run = try runProcess("/bin/sh", ["-c", script])
         guard run.status == 0 else { throw TestFailure("mounting a whole-second file system failed: \(run.error)") }

@@ -16,33 +16,33 @@ import Testing
         #expect(Glob(pattern).matches(name) == expected, "\(pattern) ~ \(name)")
     }
 
-    static func sandbox() -> Sandbox {
-        let box = Sandbox()
-        box.run("write", "com.example.app", "k", "1")
-        box.run("write", "com.example.tool", "k", "1")
-        box.run("write", "org.other", "net.timeout", "1", "net*", "2", "netz", "3", "a b", "4", "new\nline", "5")
-        box.run("write", "-g", "g", "1")
-        return box
+    static func home() -> InMemoryHome {
+        let home = InMemoryHome()
+        home.run("write", "com.example.app", "k", "1")
+        home.run("write", "com.example.tool", "k", "1")
+        home.run("write", "org.other", "net.timeout", "1", "net*", "2", "netz", "3", "a b", "4", "new\nline", "5")
+        home.run("write", "-g", "g", "1")
+        return home
     }
 
     @Test func domainsTakesAGlob() {
-        let box = GlobTests.sandbox()
-        #expect(box.run("domains", "com.example.*").output == "com.example.app\ncom.example.tool\n")
-        #expect(box.run("domains", "*other", "-0").output == "org.other\0")
-        #expect(box.run("domains", "NS*").output == "NSGlobalDomain\n")
-        let none = box.run("domains", "nothing*")
+        let home = GlobTests.home()
+        #expect(home.run("domains", "com.example.*").output == "com.example.app\ncom.example.tool\n")
+        #expect(home.run("domains", "*other", "-0").output == "org.other\0")
+        #expect(home.run("domains", "NS*").output == "NSGlobalDomain\n")
+        let none = home.run("domains", "nothing*")
         #expect(none.status == .success && none.output.isEmpty)
-        #expect(box.run("domains", "a", "b").status == .usage)
+        #expect(home.run("domains", "a", "b").status == .usage)
     }
 
     @Test func readKeysTakesAGlob() {
-        let box = GlobTests.sandbox()
-        #expect(box.run("read", "org.other", "--keys", "--match", "net*").output == "net*\nnet.timeout\nnetz\n")
-        #expect(box.run("read", "org.other", "--keys", "--match", "net\\*").output == "net*\n")
-        #expect(box.run("read", "org.other", "--keys", "--match", "*e*", "-0").output == "net*\0net.timeout\0netz\0new\nline\0")
-        #expect(box.run("read", "org.other", "--keys", "--match", "net.*", "--origin").output == "stored\tnet.timeout\n")
-        #expect(box.run("read", "--keys", "--match", "com.*").output == "com.example.app\ncom.example.tool\n")
-        let misuse = box.run("read", "org.other", "--match", "x")
+        let home = GlobTests.home()
+        #expect(home.run("read", "org.other", "--keys", "--match", "net*").output == "net*\nnet.timeout\nnetz\n")
+        #expect(home.run("read", "org.other", "--keys", "--match", "net\\*").output == "net*\n")
+        #expect(home.run("read", "org.other", "--keys", "--match", "*e*", "-0").output == "net*\0net.timeout\0netz\0new\nline\0")
+        #expect(home.run("read", "org.other", "--keys", "--match", "net.*", "--origin").output == "stored\tnet.timeout\n")
+        #expect(home.run("read", "--keys", "--match", "com.*").output == "com.example.app\ncom.example.tool\n")
+        let misuse = home.run("read", "org.other", "--match", "x")
         #expect(misuse.status == .usage && misuse.error == "prefs: read: --match needs --keys\n")
     }
 }

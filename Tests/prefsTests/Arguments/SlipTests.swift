@@ -5,7 +5,7 @@ import Testing
 
 /// The slips people make on a command line get an error that names the real cause, with its
 /// status, and change nothing.
-@Suite struct SlipTests {
+@Suite(.runsProcesses) struct SlipTests {
     @Test(arguments: [
         (["raed", "app"], "unknown verb 'raed' (did you mean read?)"),
         (["imprt", "app", "x"], "unknown verb 'imprt' (did you mean import?)"),
@@ -49,126 +49,124 @@ import Testing
         (["read", "app", "--default", "1"], "prefs: read: --default needs a KEY (usage: prefs read DOMAIN KEY --default [TYPE] VALUE)\n"),
     ])
     func slipsAreUsageErrorsThatChangeNothing(arguments: [String], error: String) throws {
-        let box = Sandbox()
-        box.run("write", "app", "kept", "1")
-        let before = try box.files()
-        #expect(box.run(arguments) == (.usage, "", error))
-        #expect(try box.files() == before)
+        let home = InMemoryHome()
+        home.run("write", "app", "kept", "1")
+        let before = try home.files()
+        #expect(home.run(arguments) == (.usage, "", error))
+        #expect(try home.files() == before)
     }
 
     /// A key that is spelled like a type flag can still be written, as a key path.
     @Test func aKeySpelledLikeATypeFlagIsAKeyPath() throws {
-        let box = Sandbox()
-        #expect(box.run("write", "app", ":-int", "-int", "5").status == .success)
-        #expect(try box.suite("app") == ["-int": 5])
+        let home = InMemoryHome()
+        #expect(home.run("write", "app", ":-int", "-int", "5").status == .success)
+        #expect(try home.suite("app") == ["-int": 5])
     }
 
     @Test func registerDeleteTakesSeveralKeysAllOrNothing() throws {
-        let box = Sandbox()
-        box.run("register", "app", "a", "1", "b", "2", "c", "3")
-        let missing = box.run("register", "app", "--delete", "a", "nope")
+        let home = InMemoryHome()
+        home.run("register", "app", "a", "1", "b", "2", "c", "3")
+        let missing = home.run("register", "app", "--delete", "a", "nope")
         #expect(missing.status == .notFound)
-        #expect(box.run("read", "app", "a").output == "1\n")
-        #expect(box.run("register", "app", "--delete", "a", "b") == (.success, "", ""))
-        #expect(box.run("read", "app", "--keys").output == "c\n")
-        #expect(box.run("register", "app", "--delete", "c", "--replace").status == .usage)
+        #expect(home.run("read", "app", "a").output == "1\n")
+        #expect(home.run("register", "app", "--delete", "a", "b") == (.success, "", ""))
+        #expect(home.run("read", "app", "--keys").output == "c\n")
+        #expect(home.run("register", "app", "--delete", "c", "--replace").status == .usage)
     }
 
     @Test func checkOfASuiteThatIsNotThereIsNotFound() throws {
-        let box = Sandbox()
-        #expect(box.run("check", "nosuch") == (.notFound, "", "prefs: nosuch: no such suite\n"))
-        #expect(box.run("gc", "nosuch") == (.notFound, "", "prefs: nosuch: no such suite\n"))
-        box.run("write", "app", "k", "v")
-        #expect(box.run("check", "app", "nosuch").status == .notFound)
-        #expect(box.run("check", "app") == (.success, "app: 0 external values OK\n", ""))
+        let home = InMemoryHome()
+        #expect(home.run("check", "nosuch") == (.notFound, "", "prefs: nosuch: no such suite\n"))
+        #expect(home.run("gc", "nosuch") == (.notFound, "", "prefs: nosuch: no such suite\n"))
+        home.run("write", "app", "k", "v")
+        #expect(home.run("check", "app", "nosuch").status == .notFound)
+        #expect(home.run("check", "app") == (.success, "app: 0 external values OK\n", ""))
     }
 
     /// A suite whose file is gone but whose blobs are still there is checked: its orphans show.
     @Test func checkOfASuiteWithOnlyBlobsReportsThem() throws {
-        let box = Sandbox()
-        #expect(box.run("write", "app", "big", "-string", "x", "--external").status == .success)
-        try box.fileSystem.removeFile("/home/u/.config/app.plist")
-        let run = box.run("check", "app")
+        let home = InMemoryHome()
+        #expect(home.run("write", "app", "big", "-string", "x", "--external").status == .success)
+        try home.fileSystem.removeFile("/home/u/.config/app.plist")
+        let run = home.run("check", "app")
         #expect(run.status == .dataError)
         #expect(run.output.contains("orphan blob"), "\(run.output)")
     }
 
-    @Test func aNameThatIsAFileHereGetsAHint() throws {
+    @Test func aNameThatIsAFileHereGetsAHint() async throws {
         let scratch = try TemporaryDirectory()
         try scratch.write("settings", "<plist><dict/></plist>")
         let environment = ["XDG_CONFIG_HOME": scratch.file("config"), "HOME": scratch.path, "PATH": "/usr/bin:/bin"]
-        let run = try runProcess(Paths.binary, ["read", "settings"], environment: environment, workingDirectory: scratch.path)
+        let run = try await runProcess(Paths.binary, ["read", "settings"], environment: environment, workingDirectory: scratch.path)
         #expect(run.status == 1)
         #expect(run.error == "prefs: settings: no such suite (did you mean ./settings?)\n")
-        let elsewhere = try runProcess(Paths.binary, ["read", "other"], environment: environment, workingDirectory: scratch.path)
+        let elsewhere = try await runProcess(Paths.binary, ["read", "other"], environment: environment, workingDirectory: scratch.path)
         #expect(elsewhere.error == "prefs: other: no such suite\n")
     }
 
     @Test func aMissingFileDomainIsMissingInput() throws {
-        let box = Sandbox()
-        #expect(box.run("read", "/home/u/missing.plist") == (.noInput, "", "prefs: /home/u/missing.plist: no such file\n"))
-        #expect(box.run("read", "/home/u/missing.plist", "k").status == .noInput)
-        #expect(box.run("read-type", "/home/u/missing.plist", "k").status == .noInput)
+        let home = InMemoryHome()
+        #expect(home.run("read", "/home/u/missing.plist") == (.noInput, "", "prefs: /home/u/missing.plist: no such file\n"))
+        #expect(home.run("read", "/home/u/missing.plist", "k").status == .noInput)
+        #expect(home.run("read-type", "/home/u/missing.plist", "k").status == .noInput)
         // A suite that is not there is still "not found".
-        #expect(box.run("read", "nosuch", "k").status == .notFound)
+        #expect(home.run("read", "nosuch", "k").status == .notFound)
     }
 }
 
-@Suite struct WatchMissingSuiteTests {
+@Suite(.runsProcesses) struct WatchMissingSuiteTests {
     /// Watching a suite that does not exist says so once, on standard error, and goes on watching:
     /// its creation is printed.
-    @Test func watchingASuiteThatIsNotThereSaysSoAndWaitsForIt() throws {
-        let box = try ProcessSandbox()
-        let watch = try WatchProcess(box, ["com.example.new", "--once", "--timeout", "60"])
-        defer { _ = watch.wait(timeout: 1) }
-        let said = Date().addingTimeInterval(20)
-        while watch.errorText.isEmpty && Date() < said { usleep(10_000) }
+    @Test func watchingASuiteThatIsNotThereSaysSoAndWaitsForIt() async throws {
+        let sandbox = try ProcessSandbox()
+        let watch = try WatchProcess(sandbox, ["com.example.new", "--once", "--timeout", "60"])
+        _ = await watch.waitForError(timeout: 20)
         #expect(watch.errorText == "prefs: com.example.new: no such suite; watching for it to be created\n")
-        try box.prefs("write", "com.example.new", "k", "v")
-        #expect(watch.nextLine(timeout: 20) == "k (absent) -> v")
-        #expect(watch.wait(timeout: 20) == 0)
+        try await sandbox.prefs("write", "com.example.new", "k", "v")
+        #expect(await watch.nextLine(timeout: 20) == "k (absent) -> v")
+        #expect(await watch.wait(timeout: 20) == 0)
         #expect(watch.errorText == "prefs: com.example.new: no such suite; watching for it to be created\n")
     }
 
-    @Test func watchingASuiteThatIsThereSaysNothing() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "k", "v")
-        let run = try box.prefs("watch", "app", "--timeout", "0.2")
+    @Test func watchingASuiteThatIsThereSaysNothing() async throws {
+        let sandbox = try ProcessSandbox()
+        try await sandbox.prefs("write", "app", "k", "v")
+        let run = try await sandbox.prefs("watch", "app", "--timeout", "0.2")
         #expect(run.status == 0 && run.error.isEmpty, "\(run.error)")
     }
 }
 
 /// `domains` lists the global suite, when it holds values, as `NSGlobalDomain`: a name every verb
 /// takes as a DOMAIN.
-@Suite struct DomainsGlobalTests {
+@Suite(.runsProcesses) struct DomainsGlobalTests {
     @Test func theGlobalSuiteIsListedWhenItHoldsValues() throws {
-        let box = Sandbox()
-        box.run("write", "zeta", "k", "1")
-        box.run("write", "Alpha", "k", "1")
-        #expect(box.run("domains") == (.success, "Alpha\nzeta\n", ""))
-        box.run("write", "-g", "AppleLocale", "en_GB")
-        #expect(box.run("domains") == (.success, "Alpha\nNSGlobalDomain\nzeta\n", ""))
-        #expect(box.run("domains", "-0").output == "Alpha\0NSGlobalDomain\0zeta\0")
-        #expect(box.run("read", "NSGlobalDomain", "AppleLocale").output == "en_GB\n")
+        let home = InMemoryHome()
+        home.run("write", "zeta", "k", "1")
+        home.run("write", "Alpha", "k", "1")
+        #expect(home.run("domains") == (.success, "Alpha\nzeta\n", ""))
+        home.run("write", "-g", "AppleLocale", "en_GB")
+        #expect(home.run("domains") == (.success, "Alpha\nNSGlobalDomain\nzeta\n", ""))
+        #expect(home.run("domains", "-0").output == "Alpha\0NSGlobalDomain\0zeta\0")
+        #expect(home.run("read", "NSGlobalDomain", "AppleLocale").output == "en_GB\n")
         // Emptied (its file kept, with no values): not listed.
-        box.run("delete", "-g", "AppleLocale")
-        #expect(box.run("domains").output == "Alpha\nzeta\n")
+        home.run("delete", "-g", "AppleLocale")
+        #expect(home.run("domains").output == "Alpha\nzeta\n")
     }
 
     /// A global suite that cannot be read is listed, so a loop over the names reaches it and reports it.
     @Test func aDamagedGlobalSuiteIsListed() throws {
-        let box = Sandbox()
-        try box.fileSystem.createDirectory("/home/u/.config", mode: 0o700)
-        try box.fileSystem.replace("/home/u/.config/.GlobalPreferences.plist", with: Array("<plist><dict>".utf8), newFileMode: 0o600)
-        #expect(box.run("domains") == (.success, "NSGlobalDomain\n", ""))
+        let home = InMemoryHome()
+        try home.fileSystem.createDirectory("/home/u/.config", mode: 0o700)
+        try home.fileSystem.replace("/home/u/.config/.GlobalPreferences.plist", with: Array("<plist><dict>".utf8), newFileMode: 0o600)
+        #expect(home.run("domains") == (.success, "NSGlobalDomain\n", ""))
     }
 
     /// Each shell offers the global suite once, though domains now lists it.
     @Test(arguments: CompletionShell.allCases)
-    func completionsOfferTheGlobalSuiteOnce(shell: CompletionShell) throws {
-        let (box, work) = try ShellCompletionTests.sandbox()
-        try #require(box.prefs("write", "-g", "AppleLocale", "en_GB").status == 0)
-        let results = try shell.complete([("prefs check ", .single)], in: box, directory: work)
+    func completionsOfferTheGlobalSuiteOnce(shell: CompletionShell) async throws {
+        let (sandbox, work) = try await ShellCompletionTests.sandbox()
+        try #require(await sandbox.prefs("write", "-g", "AppleLocale", "en_GB").status == 0)
+        let results = try await shell.complete([("prefs check ", .single)], in: sandbox, directory: work)
         #expect(results[0].offers.sorted() == ["-g", "NSGlobalDomain", "com.example.app"].sorted(), "\(shell): \(results[0].offers)")
     }
 }

@@ -7,7 +7,7 @@ import Testing
 /// hint never leads from a harmless word to a verb that deletes or changes data, `prefs help WORD`
 /// hints too, and a word too many is named. Run through the built binary: 64, one line, nothing
 /// changed.
-@Suite struct VerbHintTests {
+@Suite(.runsProcesses) struct VerbHintTests {
     @Test(arguments: [
         (["get", "app", "k"], "prefs: unknown verb 'get' (did you mean read?)\n"),
         (["show", "app"], "prefs: unknown verb 'show' (did you mean read?)\n"),
@@ -37,22 +37,22 @@ import Testing
         (["help", "set"], "prefs: help: unknown verb 'set' (did you mean write?)\n"),
         (["help", "frobnicate"], "prefs: help: unknown verb 'frobnicate' (see prefs --help)\n"),
     ] as [([String], String)])
-    func aVerbHintGoesByMeaning(arguments: [String], error: String) throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "k", "kept")
-        let run = try runProcess(Paths.binary, arguments, environment: box.environment)
+    func aVerbHintGoesByMeaning(arguments: [String], error: String) async throws {
+        let sandbox = try ProcessSandbox()
+        try await sandbox.prefs("write", "app", "k", "kept")
+        let run = try await runProcess(Paths.binary, arguments, environment: sandbox.environment)
         #expect(run.status == 64)
         #expect(run.outputText == "")
         #expect(run.error == error)
-        #expect(try box.prefs("read", "app", "k").outputText == "kept\n")
+        #expect(try await sandbox.prefs("read", "app", "k").outputText == "kept\n")
     }
 
     /// No typed word (other than another tool's verb) more than one slip from a verb that changes
     /// data is led to it.
     @Test(arguments: ["sett", "gett", "reed", "rest", "gcx", "gd", "g", "lint", "lits", "dump", "mode", "loads", "read", "rese", "impot", "rgister"])
-    func noHintLeadsTwoSlipsToAVerbThatChangesData(word: String) throws {
+    func noHintLeadsTwoSlipsToAVerbThatChangesData(word: String) async throws {
         let changing = ["write", "delete", "rename", "register", "reset", "import", "migrate", "load", "gc"]
-        let run = try runProcess(Paths.binary, ["help", word], environment: [:])
+        let run = try await runProcess(Paths.binary, ["help", word], environment: [:])
         guard run.status == 64 else { return }
         for verb in changing where run.error.contains("mean \(verb)") || run.error.contains("or \(verb)") {
             #expect(Self.distance(word, verb) <= 1, "\(word) -> \(verb): \(run.error)")
@@ -68,9 +68,9 @@ import Testing
         (["read", "app", "k", "-json"], "prefs: read: unexpected argument '-json' (-json is not an option: did you mean --json?)\n"),
         (["export", "app"], "prefs: usage: prefs export DOMAIN PATH|-\n"),
     ] as [([String], String)])
-    func aWordTooManyIsNamed(arguments: [String], error: String) throws {
-        let box = try ProcessSandbox()
-        let run = try runProcess(Paths.binary, arguments, environment: box.environment)
+    func aWordTooManyIsNamed(arguments: [String], error: String) async throws {
+        let sandbox = try ProcessSandbox()
+        let run = try await runProcess(Paths.binary, arguments, environment: sandbox.environment)
         #expect(run.status == 64)
         #expect(run.error == error)
     }

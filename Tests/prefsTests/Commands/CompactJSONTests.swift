@@ -5,11 +5,11 @@ import Testing
 /// Whoever asks for compact JSON gets one line of JSON, from every verb that prints JSON: `read`
 /// (`--json --compact`, or `--compact` alone), `find`, `export` (no format given) and `watch`; run
 /// through the built binary.
-@Suite struct CompactJSONTests {
-    static func sandbox() throws -> ProcessSandbox {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "name", "Ada", "size", "-int", "3", "window", "-dict", "w", "-int", "640")
-        return box
+@Suite(.runsProcesses) struct CompactJSONTests {
+    static func sandbox() async throws -> ProcessSandbox {
+        let sandbox = try ProcessSandbox()
+        try await sandbox.prefs("write", "app", "name", "Ada", "size", "-int", "3", "window", "-dict", "w", "-int", "640")
+        return sandbox
     }
 
     @Test(arguments: [
@@ -23,9 +23,9 @@ import Testing
         (["export", "app", "-", "--compact"], #"{"name":"Ada","size":3,"window":{"w":640}}"#),
         (["export", "app", "-", "--keys", "size", "--compact"], #"{"size":3}"#),
     ] as [([String], String)])
-    func compactJSONIsOneLine(arguments: [String], output: String) throws {
-        let box = try Self.sandbox()
-        let run = try runProcess(Paths.binary, arguments, environment: box.environment)
+    func compactJSONIsOneLine(arguments: [String], output: String) async throws {
+        let sandbox = try await Self.sandbox()
+        let run = try await runProcess(Paths.binary, arguments, environment: sandbox.environment)
         #expect(run.error == "")
         #expect(run.status == 0)
         #expect(run.outputText == output)
@@ -34,9 +34,9 @@ import Testing
     }
 
     /// `watch` prints a JSON object per line already: `--compact` asks for that form too.
-    @Test func watchTakesCompactForItsJSONLines() throws {
-        let box = try Self.sandbox()
-        let run = try runProcess(Paths.binary, ["watch", "app", "--compact", "--initial", "--timeout", "0"], environment: box.environment)
+    @Test func watchTakesCompactForItsJSONLines() async throws {
+        let sandbox = try await Self.sandbox()
+        let run = try await runProcess(Paths.binary, ["watch", "app", "--compact", "--initial", "--timeout", "0"], environment: sandbox.environment)
         #expect(run.status == 0)
         #expect(run.error == "")
         let lines = run.outputText.split(separator: "\n")
@@ -53,10 +53,10 @@ import Testing
         (["find", "ada", "--compact", "-0"], "prefs: find: --compact and --null cannot be combined\n"),
         (["export", "app", "$BOX/out.plist", "--compact"], "prefs: --compact is for --format json and typed-json, not xml\n"),
     ] as [([String], String)])
-    func compactWithAFormThatIsNotJSONIsRefused(arguments: [String], error: String) throws {
-        let box = try Self.sandbox()
-        let run = try runProcess(Paths.binary, arguments.map { $0.replacingOccurrences(of: "$BOX", with: box.directory.path) },
-                                 environment: box.environment)
+    func compactWithAFormThatIsNotJSONIsRefused(arguments: [String], error: String) async throws {
+        let sandbox = try await Self.sandbox()
+        let run = try await runProcess(Paths.binary, arguments.map { $0.replacingOccurrences(of: "$BOX", with: sandbox.directory.path) },
+                                 environment: sandbox.environment)
         #expect(run.status == 64)
         #expect(run.error == error)
         #expect(run.outputText == "")

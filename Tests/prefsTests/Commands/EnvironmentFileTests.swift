@@ -7,7 +7,7 @@ import Testing
 /// systemd's `EnvironmentFile=` (systemd.exec(5)), `docker run --env-file` (each line `NAME=VALUE`,
 /// VALUE verbatim, leading whitespace of a line dropped, `#` lines skipped) and GitHub Actions'
 /// `$GITHUB_ENV` (`NAME=VALUE`, or `NAME<<DELIMITER`, lines, `DELIMITER`).
-@Suite struct EnvironmentFileTests {
+@Suite(.runsProcesses) struct EnvironmentFileTests {
     static let readers = #"""
         import json, sys
         def systemd(t):
@@ -67,8 +67,8 @@ import Testing
         """#
 
     /// What each reader makes of the file.
-    static func read(_ path: String, with readers: [String]) throws -> [String: [String: String]] {
-        let run = try runProcess("/usr/bin/python3", ["-c", readers_, readers.joined(separator: ","), path])
+    static func read(_ path: String, with readers: [String]) async throws -> [String: [String: String]] {
+        let run = try await runProcess("/usr/bin/python3", ["-c", readers_, readers.joined(separator: ","), path])
         guard run.status == 0 else { throw TestFailure(run.error) }
         return try JSONDecoder().decode([String: [String: String]].self, from: Data(run.output))
     }
@@ -81,18 +81,18 @@ import Testing
         ("dollar", "${HOME}"), ("control", "\u{1}x"),
     ]
 
-    static func write(_ box: ProcessSandbox, _ values: [(String, String)]) throws {
-        let run = try runProcess(Paths.binary, ["write", "s"] + values.flatMap { [$0.0, "-string", $0.1] }, environment: box.environment)
+    static func write(_ sandbox: ProcessSandbox, _ values: [(String, String)]) async throws {
+        let run = try await runProcess(Paths.binary, ["write", "s"] + values.flatMap { [$0.0, "-string", $0.1] }, environment: sandbox.environment)
         guard run.status == 0 else { throw TestFailure(run.error) }
     }
 
-    @Test func envFormatReadsBackAlikeInSystemdAndDocker() throws {
-        let box = try ProcessSandbox()
+    @Test func envFormatReadsBackAlikeInSystemdAndDocker() async throws {
+        let sandbox = try ProcessSandbox()
         let work = try TemporaryDirectory()
-        try EnvironmentFileTests.write(box, EnvironmentFileTests.holdable)
-        let run = try box.prefs("export", "s", work.file("app.env"), "--format", "env")
+        try await EnvironmentFileTests.write(sandbox, EnvironmentFileTests.holdable)
+        let run = try await sandbox.prefs("export", "s", work.file("app.env"), "--format", "env")
         #expect(run.status == 0, "\(run.error)")
-        let read = try EnvironmentFileTests.read(work.file("app.env"), with: ["systemd", "docker"])
+        let read = try await EnvironmentFileTests.read(work.file("app.env"), with: ["systemd", "docker"])
         let expected = Dictionary(uniqueKeysWithValues: EnvironmentFileTests.holdable)
         #expect(read["systemd"] == expected)
         #expect(read["docker"] == expected)
@@ -107,25 +107,25 @@ import Testing
         (String(Unicode.Scalar(0xFDD0)!), "holds U+FEFF or a Unicode noncharacter"),
     ] as [(String, String)])
     func envFormatRefusesWhatItCannotHold(value: String, reason: String) throws {
-        let box = Sandbox()
-        box.run("write", "s", "fine", "ok", "bad_one", "-string", value)
-        let run = box.run("export", "s", "/home/u/app.env", "--format", "env")
+        let home = InMemoryHome()
+        home.run("write", "s", "fine", "ok", "bad_one", "-string", value)
+        let run = home.run("export", "s", "/home/u/app.env", "--format", "env")
         #expect(run.status == .dataError)
         #expect(run.error == "prefs: s: bad_one: \(reason), which an env file (systemd's EnvironmentFile=, docker's --env-file) cannot hold as it is; use --format sh\n")
-        #expect(throws: PrefsError.fileNotFound(path: "/home/u/app.env")) { try box.fileSystem.contents(of: "/home/u/app.env") }
+        #expect(throws: PrefsError.fileNotFound(path: "/home/u/app.env")) { try home.fileSystem.contents(of: "/home/u/app.env") }
     }
 
-    @Test func githubFormatHoldsLinesAndPicksAFreeDelimiter() throws {
-        let box = try ProcessSandbox()
+    @Test func githubFormatHoldsLinesAndPicksAFreeDelimiter() async throws {
+        let sandbox = try ProcessSandbox()
         let work = try TemporaryDirectory()
         let values = [("one", "single $(x) `y` \\"), ("multi", "first\n\nlast\n"), ("clash", "EOF_PREFS\nEOF_PREFS_1\nEOF_PREFS_2x"),
                       ("empty", ""), ("tricky", "a<<b=c")]
-        try EnvironmentFileTests.write(box, values)
-        #expect(try box.prefs("export", "s", work.file("github.env"), "--format", "github").status == 0)
-        #expect(try EnvironmentFileTests.read(work.file("github.env"), with: ["github"])["github"] == Dictionary(uniqueKeysWithValues: values))
+        try await EnvironmentFileTests.write(sandbox, values)
+        #expect(try await sandbox.prefs("export", "s", work.file("github.env"), "--format", "github").status == 0)
+        #expect(try await EnvironmentFileTests.read(work.file("github.env"), with: ["github"])["github"] == Dictionary(uniqueKeysWithValues: values))
         let text = try String(contentsOfFile: work.file("github.env"), encoding: .utf8)
         #expect(text.contains("clash<<EOF_PREFS_2\nEOF_PREFS\n"))
-        let refused = Sandbox()
+        let refused = InMemoryHome()
         refused.run("write", "s", "cr", "a\rb")
         #expect(refused.run("export", "s", "-", "--format", "github").error
                 == "prefs: s: cr: holds a carriage return, which a GitHub Actions environment file cannot hold; use --format sh\n")

@@ -5,20 +5,20 @@ import Testing
 
 /// `prefs exec DOMAIN… -- COMMAND…`: COMMAND replaces prefs with the suites' values in its
 /// environment; its status and signals are its own; nothing runs when a value cannot be given.
-@Suite struct ExecTests {
-    static func sandbox() throws -> ProcessSandbox {
-        let box = try ProcessSandbox()
+@Suite(.runsProcesses) struct ExecTests {
+    static func sandbox() async throws -> ProcessSandbox {
+        let sandbox = try ProcessSandbox()
         let pairs = EnvironmentExportTests.hostile.flatMap { [$0.0, "-string", $0.1] }
-        try check(runProcess(Paths.binary, ["write", "hostile"] + pairs, environment: box.environment))
-        return box
+        try check(await runProcess(Paths.binary, ["write", "hostile"] + pairs, environment: sandbox.environment))
+        return sandbox
     }
 
     static func check(_ run: ProcessResult) throws {
         guard run.status == 0 else { throw TestFailure(run.error) }
     }
 
-    static func run(_ box: ProcessSandbox, _ arguments: [String], in directory: String? = nil) throws -> ProcessResult {
-        try runProcess(Paths.binary, arguments, environment: box.environment, workingDirectory: directory)
+    static func run(_ sandbox: ProcessSandbox, _ arguments: [String], in directory: String? = nil) async throws -> ProcessResult {
+        try await runProcess(Paths.binary, arguments, environment: sandbox.environment, workingDirectory: directory)
     }
 
     static func environment(_ output: [UInt8]) -> [String: String] {
@@ -33,11 +33,11 @@ import Testing
 
     /// Every value reaches COMMAND exactly, and a shell that expands them (bash, dash) runs nothing.
     @Test(arguments: ["/bin/bash", "/bin/dash"])
-    func hostileValuesReachTheCommandExactly(shell: String) throws {
-        let box = try ExecTests.sandbox()
+    func hostileValuesReachTheCommandExactly(shell: String) async throws {
+        let sandbox = try await ExecTests.sandbox()
         let work = try TemporaryDirectory()
         let names = EnvironmentExportTests.hostile.map { "\"$\($0.0)\"" }.joined(separator: " ")
-        let run = try ExecTests.run(box, ["exec", "hostile", "--", shell, "-c", "printf '%s\\0' \(names); env -0 > env.out"], in: work.path)
+        let run = try await ExecTests.run(sandbox, ["exec", "hostile", "--", shell, "-c", "printf '%s\\0' \(names); env -0 > env.out"], in: work.path)
         #expect(run.status == 0, "\(run.error)")
         let printed = run.output.split(separator: 0, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
         #expect(printed == EnvironmentExportTests.hostile.map(\.1))
@@ -47,52 +47,52 @@ import Testing
     }
 
     /// Layered values (what an application sees); a later DOMAIN wins; the rest of the environment stays.
-    @Test func laterDomainsWinAndLayersShow() throws {
-        let box = try ProcessSandbox()
-        try ExecTests.check(try ExecTests.run(box, ["register", "first", "theme", "light"]))
-        try ExecTests.check(try ExecTests.run(box, ["write", "first", "A", "1", "B", "1"]))
-        try ExecTests.check(try ExecTests.run(box, ["write", "second", "B", "2", "flag", "-bool", "yes"]))
-        let run = try ExecTests.run(box, ["exec", "first", "second", "--", "/usr/bin/env", "-0"])
+    @Test func laterDomainsWinAndLayersShow() async throws {
+        let sandbox = try ProcessSandbox()
+        try await ExecTests.check(try ExecTests.run(sandbox, ["register", "first", "theme", "light"]))
+        try await ExecTests.check(try ExecTests.run(sandbox, ["write", "first", "A", "1", "B", "1"]))
+        try await ExecTests.check(try ExecTests.run(sandbox, ["write", "second", "B", "2", "flag", "-bool", "yes"]))
+        let run = try await ExecTests.run(sandbox, ["exec", "first", "second", "--", "/usr/bin/env", "-0"])
         #expect(run.status == 0, "\(run.error)")
         let environment = ExecTests.environment(run.output)
         #expect(environment["A"] == "1" && environment["B"] == "2" && environment["theme"] == "light" && environment["flag"] == "true")
-        #expect(environment["XDG_CONFIG_HOME"] == box.config)
+        #expect(environment["XDG_CONFIG_HOME"] == sandbox.config)
     }
 
     /// prefs is replaced: COMMAND has prefs' process ID, its exit status and its signals are its own,
     /// SIGPIPE is not left ignored, and words after `--` are COMMAND's even when spelled like options.
-    @Test func theCommandReplacesPrefs() throws {
-        let box = try ProcessSandbox()
-        try ExecTests.check(try ExecTests.run(box, ["write", "s", "k", "v"]))
+    @Test func theCommandReplacesPrefs() async throws {
+        let sandbox = try ProcessSandbox()
+        try await ExecTests.check(try ExecTests.run(sandbox, ["write", "s", "k", "v"]))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.binary)
-        process.arguments = ["exec", "s", "--", "/bin/sh", "-c", "echo $$ > \(box.directory.file("pid")); exit 42"]
-        process.environment = box.environment
+        process.arguments = ["exec", "s", "--", "/bin/sh", "-c", "echo $$ > \(sandbox.directory.file("pid")); exit 42"]
+        process.environment = sandbox.environment
         try process.run()
-        process.waitUntilExit()
+        await process.exited()
         #expect(process.terminationStatus == 42)
-        #expect(try String(contentsOfFile: box.directory.file("pid"), encoding: .utf8) == "\(process.processIdentifier)\n")
+        #expect(try String(contentsOfFile: sandbox.directory.file("pid"), encoding: .utf8) == "\(process.processIdentifier)\n")
         let killed = Process()
         killed.executableURL = URL(fileURLWithPath: Paths.binary)
         // SIGKILL: the test runner's children inherit a mask blocking most other signals.
         killed.arguments = ["exec", "s", "--", "/bin/sh", "-c", "kill -KILL $$"]
-        killed.environment = box.environment
+        killed.environment = sandbox.environment
         try killed.run()
-        killed.waitUntilExit()
+        await killed.exited()
         #expect(killed.terminationReason == .uncaughtSignal && killed.terminationStatus == SIGKILL)
-        let ignored = try ExecTests.run(box, ["exec", "s", "--", "/usr/bin/grep", "SigIgn", "/proc/self/status"])
+        let ignored = try await ExecTests.run(sandbox, ["exec", "s", "--", "/usr/bin/grep", "SigIgn", "/proc/self/status"])
         let mask = UInt64(ignored.outputText.split(separator: "\t").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "", radix: 16)
         #expect(mask.map { $0 & (1 << (UInt64(SIGPIPE) - 1)) == 0 } == true, "\(ignored.outputText)")
-        #expect(try ExecTests.run(box, ["exec", "s", "--", "/bin/echo", "--help", "-h", "--"]).outputText == "--help -h --\n")
+        #expect(try await ExecTests.run(sandbox, ["exec", "s", "--", "/bin/echo", "--help", "-h", "--"]).outputText == "--help -h --\n")
     }
 
     /// Nothing runs when a value cannot be given (a NUL byte, a key that is no name) or a suite is
     /// missing; a COMMAND not found is 127, one that cannot run 126, as env(1) exits.
-    @Test func refusalsRunNothing() throws {
-        let box = try ProcessSandbox()
+    @Test func refusalsRunNothing() async throws {
+        let sandbox = try ProcessSandbox()
         let work = try TemporaryDirectory()
-        try ExecTests.check(try ExecTests.run(box, ["write", "s", "fine", "1"]))
-        try ExecTests.check(try ExecTests.run(box, ["write", "dots", "a.b", "1"]))
+        try await ExecTests.check(try ExecTests.run(sandbox, ["write", "s", "fine", "1"]))
+        try await ExecTests.check(try ExecTests.run(sandbox, ["write", "dots", "a.b", "1"]))
         let json = try work.write("nul.json", #"{"ok": "x", "nul": "a\u0000b"}"#)
         let touch = ["--", "/usr/bin/touch", work.file("ran")]
         let cases: [([String], Int32, String)] = [
@@ -107,7 +107,7 @@ import Testing
             (["exec", "s", "--", json], 126, "prefs: exec: \(json): cannot run: permission denied\n"),
         ]
         for (arguments, status, message) in cases {
-            let run = try ExecTests.run(box, arguments)
+            let run = try await ExecTests.run(sandbox, arguments)
             #expect(run.status == status, "\(arguments)")
             #expect(run.error == message, "\(arguments)")
         }
@@ -115,17 +115,17 @@ import Testing
     }
 
     /// `--keys`: only those keys, from whichever DOMAIN has them; one none has is 1, nothing run.
-    @Test func keysPickFromEveryDomain() throws {
-        let box = try ProcessSandbox()
-        try ExecTests.check(try ExecTests.run(box, ["write", "dots", "a.b", "1", "fine", "yes"]))
-        try ExecTests.check(try ExecTests.run(box, ["write", "other", "more", "2", "x.y", "3"]))
-        let run = try ExecTests.run(box, ["exec", "dots", "other", "--keys", "fine", "--keys", "more", "--", "/usr/bin/env", "-0"])
+    @Test func keysPickFromEveryDomain() async throws {
+        let sandbox = try ProcessSandbox()
+        try await ExecTests.check(try ExecTests.run(sandbox, ["write", "dots", "a.b", "1", "fine", "yes"]))
+        try await ExecTests.check(try ExecTests.run(sandbox, ["write", "other", "more", "2", "x.y", "3"]))
+        let run = try await ExecTests.run(sandbox, ["exec", "dots", "other", "--keys", "fine", "--keys", "more", "--", "/usr/bin/env", "-0"])
         #expect(run.status == 0, "\(run.error)")
         let environment = ExecTests.environment(run.output)
         #expect(environment["fine"] == "yes" && environment["more"] == "2" && environment["a.b"] == nil)
-        let missing = try ExecTests.run(box, ["exec", "dots", "other", "--keys", "fine,nope", "--", "/usr/bin/touch", box.directory.file("ran")])
+        let missing = try await ExecTests.run(sandbox, ["exec", "dots", "other", "--keys", "fine,nope", "--", "/usr/bin/touch", sandbox.directory.file("ran")])
         #expect(missing.status == 1 && missing.error == "prefs: dots, other: no key nope\n")
-        #expect(!FileManager.default.fileExists(atPath: box.directory.file("ran")))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.directory.file("ran")))
     }
 
     /// The global suite holds keys such as `com.apple.swipescrolldirection` (macOS's are dotted),
@@ -134,31 +134,31 @@ import Testing
     /// so `exec APP` and `export APP --effective --format sh` work, in bash and dash alike; a key the
     /// suite stores itself, or one named in `--keys`, is still refused (65) naming it.
     @Test(arguments: ["/bin/bash", "/bin/dash"])
-    func keysFromOtherLayersThatAreNoNamesAreLeftOut(shell: String) throws {
-        let box = try ProcessSandbox()
-        try ExecTests.check(try ExecTests.run(box, ["write", "-g", "com.apple.swipescrolldirection", "-bool", "false", "AppleLocale", "en_GB"]))
-        try ExecTests.check(try ExecTests.run(box, ["register", "app", "ui.theme", "dark", "retries", "-int", "3"]))
-        try FileManager.default.createDirectory(atPath: box.administered + "/prefs/managed", withIntermediateDirectories: true)
-        _ = try box.directory.write("xdg/prefs/managed/app.json", #"{"policy.url": "https://example.com", "proxy": "none"}"#)
-        try ExecTests.check(try ExecTests.run(box, ["write", "app", "timeout", "-int", "30"]))
+    func keysFromOtherLayersThatAreNoNamesAreLeftOut(shell: String) async throws {
+        let sandbox = try ProcessSandbox()
+        try ExecTests.check(try await ExecTests.run(sandbox, ["write", "-g", "com.apple.swipescrolldirection", "-bool", "false", "AppleLocale", "en_GB"]))
+        try ExecTests.check(try await ExecTests.run(sandbox, ["register", "app", "ui.theme", "dark", "retries", "-int", "3"]))
+        try FileManager.default.createDirectory(atPath: sandbox.administered + "/prefs/managed", withIntermediateDirectories: true)
+        _ = try sandbox.directory.write("xdg/prefs/managed/app.json", #"{"policy.url": "https://example.com", "proxy": "none"}"#)
+        try ExecTests.check(try await ExecTests.run(sandbox, ["write", "app", "timeout", "-int", "30"]))
         let work = try TemporaryDirectory()
         let script = #"printf '%s|%s|%s|%s|%s' "$timeout" "$AppleLocale" "$retries" "$proxy" "${policy_url-unset}"; env -0 > env.out"#
-        let run = try ExecTests.run(box, ["exec", "app", "--", shell, "-c", script], in: work.path)
+        let run = try await ExecTests.run(sandbox, ["exec", "app", "--", shell, "-c", script], in: work.path)
         #expect(run.status == 0 && run.error.isEmpty, "\(run.error)")
         #expect(run.outputText == "30|en_GB|3|none|unset")
         let environment = ExecTests.environment(try Fixtures.bytes(work.file("env.out")))
         #expect(environment["timeout"] == "30" && environment["AppleLocale"] == "en_GB")
         #expect(!environment.keys.contains { $0.contains(".") }, "\(environment.keys.sorted())")
-        let exported = try runProcess(shell, ["-c", #"eval "$(prefs export app - --effective --format sh)" && printf '%s|%s|%s' "$timeout" "$AppleLocale" "$retries""#],
-                                      environment: box.environment)
+        let exported = try await runProcess(shell, ["-c", #"eval "$(prefs export app - --effective --format sh)" && printf '%s|%s|%s' "$timeout" "$AppleLocale" "$retries""#],
+                                      environment: sandbox.environment)
         #expect(exported.status == 0 && exported.outputText == "30|en_GB|3", "\(exported.error)")
         // Asked for by name, a key that is no name is refused, wherever it comes from.
-        let named = try ExecTests.run(box, ["exec", "app", "--keys", "timeout,com.apple.swipescrolldirection", "--", "/usr/bin/touch", work.file("ran")])
+        let named = try await ExecTests.run(sandbox, ["exec", "app", "--keys", "timeout,com.apple.swipescrolldirection", "--", "/usr/bin/touch", work.file("ran")])
         #expect(named.status == 65 && named.error.hasPrefix("prefs: app: com.apple.swipescrolldirection: not a valid environment variable name"), "\(named.error)")
         // The suite's own key that is no name is refused, even when the global suite has it too.
-        try ExecTests.check(try ExecTests.run(box, ["write", "app", "com.apple.swipescrolldirection", "-bool", "true"]))
+        try ExecTests.check(try await ExecTests.run(sandbox, ["write", "app", "com.apple.swipescrolldirection", "-bool", "true"]))
         for arguments in [["exec", "app", "--", "/usr/bin/touch", work.file("ran")], ["export", "app", "-", "--effective", "--format", "sh"]] {
-            let refused = try ExecTests.run(box, arguments)
+            let refused = try await ExecTests.run(sandbox, arguments)
             #expect(refused.status == 65 && refused.output.isEmpty, "\(arguments)")
             #expect(refused.error == "prefs: app: com.apple.swipescrolldirection: not a valid environment variable name (letters, digits and _, not starting with a digit); pick keys with --keys\n")
         }
@@ -166,21 +166,21 @@ import Testing
     }
 
     /// On etcd the same: the suite's values, and `export --format sh` evaluates to them.
-    @Test func worksOnEtcd() throws {
-        let box = try EtcdTests.Box(try EtcdCluster(members: 1))
-        try #require(box.prefs("write", "s", "greeting", "-string", "it's $(touch pwned)", "n", "-int", "3").status == 0)
-        let run = try box.prefs("exec", "s", "--", "/usr/bin/env", "-0")
+    @Test func worksOnEtcd() async throws {
+        let fleet = try FleetSandbox(try await SharedCluster.oneMember.get())
+        try #require(await fleet.prefs("write", "s", "greeting", "-string", "it's $(touch pwned)", "n", "-int", "3").status == 0)
+        let run = try await fleet.prefs("exec", "s", "--", "/usr/bin/env", "-0")
         #expect(run.status == 0, "\(run.error)")
         let environment = ExecTests.environment(run.output)
         #expect(environment["greeting"] == "it's $(touch pwned)" && environment["n"] == "3")
-        let shell = try box.shell(#"eval "$(prefs export s - --format sh)" && printf '%s|%s' "$greeting" "$n""#)
+        let shell = try await fleet.shell(#"eval "$(prefs export s - --format sh)" && printf '%s|%s' "$greeting" "$n""#)
         #expect(shell.outputText == "it's $(touch pwned)|3", "\(shell.error)")
     }
 
     /// In-process (as tests run commands), exec refuses instead of replacing the test runner.
     @Test func inProcessItNeverReplacesTheProcess() {
-        let box = Sandbox()
-        box.run("write", "s", "k", "v")
-        #expect(box.run("exec", "s", "--", "/bin/true").status == .internalError)
+        let home = InMemoryHome()
+        home.run("write", "s", "k", "v")
+        #expect(home.run("exec", "s", "--", "/bin/true").status == .internalError)
     }
 }

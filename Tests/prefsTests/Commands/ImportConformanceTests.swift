@@ -12,13 +12,13 @@ import Testing
     /// Imports `file` into a suite that already holds a value; returns the run and whether the
     /// suite was left exactly as it was.
     static func importing(_ file: String) throws -> (status: PrefsCore.ExitStatus, error: String, untouched: Bool, suite: PrefValue?) {
-        let box = Sandbox()
-        box.run("write", "target", "existing", "-int", "1")
-        try box.fileSystem.write("/corpus/doc", try Fixtures.bytes(file))
-        let before = try box.fileSystem.contents(of: "/home/u/.config/target.plist")
-        let run = box.run("import", "target", "/corpus/doc")
-        let after = try box.fileSystem.contents(of: "/home/u/.config/target.plist")
-        return (run.status, run.error, before == after, try box.suite("target"))
+        let home = InMemoryHome()
+        home.run("write", "target", "existing", "-int", "1")
+        try home.fileSystem.write("/corpus/doc", try Fixtures.bytes(file))
+        let before = try home.fileSystem.contents(of: "/home/u/.config/target.plist")
+        let run = home.run("import", "target", "/corpus/doc")
+        let after = try home.fileSystem.contents(of: "/home/u/.config/target.plist")
+        return (run.status, run.error, before == after, try home.suite("target"))
     }
 
     @Test func everyJSONTestSuiteYDocumentWithAnObjectRootImportsAndEveryOtherIsRefused() throws {
@@ -101,17 +101,17 @@ import Testing
         let files = try Fixtures.conformanceFiles("plist/real-world/iterm2") + Fixtures.conformanceFiles("plist/real-world/terminal")
         #expect(files.count == 63)
         for file in files {
-            let box = Sandbox()
-            try box.fileSystem.write("/corpus/doc", try Fixtures.bytes(file))
-            let run = box.run("import", "app", "/corpus/doc")
+            let home = InMemoryHome()
+            try home.fileSystem.write("/corpus/doc", try Fixtures.bytes(file))
+            let run = home.run("import", "app", "/corpus/doc")
             #expect(run.status == .success, "\(file): \(run.error)")
             let original = try PropertyList.decode(try Fixtures.bytes(file)).value
             for format in ["binary", "typed-json"] {
-                #expect(box.run("export", "app", "/corpus/out", "--format", format).status == .success)
+                #expect(home.run("export", "app", "/corpus/out", "--format", format).status == .success)
                 // The suite is XML, which keeps dates to the second; binary and typed JSON keep what it holds.
-                #expect(try PropertyList.decode(try box.fileSystem.contents(of: "/corpus/out")).value == box.suite("app"), "\(file) \(format)")
+                #expect(try PropertyList.decode(try home.fileSystem.contents(of: "/corpus/out")).value == home.suite("app"), "\(file) \(format)")
             }
-            #expect(try box.suite("app").map { RoundTrip.wholeSeconds($0) } == RoundTrip.wholeSeconds(original), "\(file)")
+            #expect(try home.suite("app").map { RoundTrip.wholeSeconds($0) } == RoundTrip.wholeSeconds(original), "\(file)")
         }
     }
 }
@@ -171,14 +171,14 @@ import Testing
             var value = PrefValue.dictionary(suite)
             if format == "openstep" { value = RoundTrip.openStepOnly(value) }
             if format == "json" { value = RoundTrip.finite(value) }
-            let box = Sandbox()
-            try box.fileSystem.createDirectory("/out", mode: 0o755)
-            try box.fileSystem.write("/home/u/.config/source.plist", try PropertyList.encode(value, as: .binary))
+            let home = InMemoryHome()
+            try home.fileSystem.createDirectory("/out", mode: 0o755)
+            try home.fileSystem.write("/home/u/.config/source.plist", try PropertyList.encode(value, as: .binary))
             // JSON has no date or data: --lossy writes them as strings (without it, export refuses).
-            let export = box.run(["export", "source", "/out/file", "--format", format] + (format == "json" ? ["--lossy"] : []))
+            let export = home.run(["export", "source", "/out/file", "--format", format] + (format == "json" ? ["--lossy"] : []))
             try #require(export.status == .success, "seed \(seed): \(export.error)")
-            try box.fileSystem.write("/home/u/.config/target.plist", try PropertyList.encode([:], as: .binary))
-            let run = box.run("import", "target", "/out/file")
+            try home.fileSystem.write("/home/u/.config/target.plist", try PropertyList.encode([:], as: .binary))
+            let run = home.run("import", "target", "/out/file")
             try #require(run.status == .success, "seed \(seed): \(run.error)")
             let expected: PrefValue
             switch format {
@@ -186,7 +186,7 @@ import Testing
             case "json": expected = RoundTrip.jsonMapped(value)
             default: expected = value
             }
-            let imported = try #require(try box.suite("target"))
+            let imported = try #require(try home.suite("target"))
             #expect(imported == expected, "seed \(seed): \(firstDifference(imported, expected))")
         }
     }

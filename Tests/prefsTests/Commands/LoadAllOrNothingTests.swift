@@ -6,16 +6,16 @@ import Testing
 /// `load` is all or nothing for its document: a fault anywhere in it — a key no suite stores, a
 /// value a suite's schema refuses, a name given twice — is 65 naming it, and no suite, file or
 /// directory is changed or made. `import` refuses a JSON key given twice the same way.
-@Suite struct LoadAllOrNothingTests {
+@Suite(.runsProcesses) struct LoadAllOrNothingTests {
     static func dump(_ suites: String, registered: String? = nil) -> [UInt8] {
         let registeredPart = registered.map { #", "registered": {"dictionary": {\#($0)}}"# } ?? ""
         return Array(#"{"prefs-typed-json": 1, "value": {"dictionary": {"prefs-dump": {"integer": 1}, "suites": {"dictionary": {\#(suites)}}\#(registeredPart)}}}"#.utf8)
     }
 
     /// Every file under the sandbox's configuration and data directories, with its bytes.
-    static func tree(_ box: ProcessSandbox) throws -> [String: [UInt8]] {
+    static func tree(_ sandbox: ProcessSandbox) throws -> [String: [UInt8]] {
         var tree: [String: [UInt8]] = [:]
-        for root in [box.config, box.data] {
+        for root in [sandbox.config, sandbox.data] {
             for path in (try? FileManager.default.subpathsOfDirectory(atPath: root)) ?? [] {
                 var isDirectory: ObjCBool = false
                 _ = FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDirectory)
@@ -33,20 +33,20 @@ import Testing
         (#""d": {"dictionary": {"x\u0000y": {"integer": 1}}}"#, "a key cannot contain NUL"),
         (#""port": {"string": "eighty"}"#, "expected an integer"),
     ])
-    func aBadSuiteAnywhereRestoresNoSuite(entry: String, message: String) throws {
-        let box = try ProcessSandbox()
-        try #require(try box.prefs("write", "a", "old", "1").status == 0)
-        try #require(try box.prefs("write", "c", "old", "1").status == 0)
-        let schema = try box.directory.write("b.json", #"{"keys": {"port": {"type": "integer"}}}"#)
-        try #require(try box.prefs("register", "b", "--schema", schema).status == 0)
-        let document = try box.directory.write("dump.json", LoadAllOrNothingTests.dump(
+    func aBadSuiteAnywhereRestoresNoSuite(entry: String, message: String) async throws {
+        let sandbox = try ProcessSandbox()
+        try #require(try await sandbox.prefs("write", "a", "old", "1").status == 0)
+        try #require(try await sandbox.prefs("write", "c", "old", "1").status == 0)
+        let schema = try sandbox.directory.write("b.json", #"{"keys": {"port": {"type": "integer"}}}"#)
+        try #require(try await sandbox.prefs("register", "b", "--schema", schema).status == 0)
+        let document = try sandbox.directory.write("dump.json", LoadAllOrNothingTests.dump(
             #""a": {"dictionary": {"new": {"integer": 2}}}, "b": {"dictionary": {\#(entry)}}, "c": {"dictionary": {"new": {"integer": 3}}}"#))
-        let before = try LoadAllOrNothingTests.tree(box)
+        let before = try LoadAllOrNothingTests.tree(sandbox)
         for dryRun in [[], ["--dry-run"]] {
-            let run = try runProcess(Paths.binary, ["load", document] + dryRun, environment: box.environment)
+            let run = try await runProcess(Paths.binary, ["load", document] + dryRun, environment: sandbox.environment)
             #expect(run.status == 65 && run.outputText == "", "\(dryRun): \(run.status) \(run.outputText) \(run.error)")
             #expect(run.error.hasPrefix("prefs: ") && run.error.contains(message) && run.error.split(separator: "\n").count == 1, "\(run.error)")
-            #expect(try LoadAllOrNothingTests.tree(box) == before)
+            #expect(try LoadAllOrNothingTests.tree(sandbox) == before)
         }
     }
 
@@ -58,25 +58,25 @@ import Testing
         (#""a": {"dictionary": {"k": {"dictionary": {"x": {"integer": 1}, "x": {"integer": 2}}}}}"#, #"the key "x" is given twice"#),
         (#""a": {"dictionary": {"k": {"integer": 1}}}}}, "suites": {"dictionary": {"b": {"dictionary": {}}"#, #""suites" is given twice"#),
     ])
-    func aNameGivenTwiceRestoresNothing(suites: String, message: String) throws {
-        let box = try ProcessSandbox()
-        try #require(try box.prefs("write", "kept", "old", "1").status == 0)
-        let document = try box.directory.write("dump.json", LoadAllOrNothingTests.dump(#""kept": {"dictionary": {"new": {"integer": 2}}}, "# + suites))
-        let before = try LoadAllOrNothingTests.tree(box)
-        let run = try box.prefs("load", document)
+    func aNameGivenTwiceRestoresNothing(suites: String, message: String) async throws {
+        let sandbox = try ProcessSandbox()
+        try #require(try await sandbox.prefs("write", "kept", "old", "1").status == 0)
+        let document = try sandbox.directory.write("dump.json", LoadAllOrNothingTests.dump(#""kept": {"dictionary": {"new": {"integer": 2}}}, "# + suites))
+        let before = try LoadAllOrNothingTests.tree(sandbox)
+        let run = try await sandbox.prefs("load", document)
         #expect(run.status == 65 && run.outputText == "", "\(run.status) \(run.outputText) \(run.error)")
         #expect(run.error.hasPrefix("prefs: \(document): typed JSON: byte ") && run.error.contains(message), "\(run.error)")
-        #expect(try LoadAllOrNothingTests.tree(box) == before)
+        #expect(try LoadAllOrNothingTests.tree(sandbox) == before)
     }
 
     /// NFC and NFD spellings of a key are two keys (a suite tells keys apart by their bytes), in a
     /// dump as in a suite.
-    @Test func keysThatDifferOnlyInNormalizationAreNotTwice() throws {
-        let box = try ProcessSandbox()
-        let document = try box.directory.write("dump.json", LoadAllOrNothingTests.dump(#""a": {"dictionary": {"\u00e9": {"integer": 1}, "e\u0301": {"integer": 2}}}"#))
-        let run = try box.prefs("load", document)
+    @Test func keysThatDifferOnlyInNormalizationAreNotTwice() async throws {
+        let sandbox = try ProcessSandbox()
+        let document = try sandbox.directory.write("dump.json", LoadAllOrNothingTests.dump(#""a": {"dictionary": {"\u00e9": {"integer": 1}, "e\u0301": {"integer": 2}}}"#))
+        let run = try await sandbox.prefs("load", document)
         #expect(run.status == 0, "\(run.error)")
-        #expect(try box.suite("a") == .dictionary(PrefDictionary([("\u{E9}", .integer(1)), ("e\u{301}", .integer(2))])))
+        #expect(try sandbox.suite("a") == .dictionary(PrefDictionary([("\u{E9}", .integer(1)), ("e\u{301}", .integer(2))])))
     }
 
     /// `import` of JSON (plain or typed) refuses a key given twice in any object, naming it and its
@@ -88,14 +88,14 @@ import Testing
         (#"{"a\u0062": 1, "ab": 2}"#, #"the key "ab" is given twice"#),
         (#"{"prefs-typed-json": 1, "value": {"dictionary": {"a": {"integer": 1}, "a": {"integer": 2}}}}"#, #"the key "a" is given twice"#),
     ])
-    func importRefusesAJSONKeyGivenTwice(document: String, message: String) throws {
-        let box = try ProcessSandbox()
-        try #require(try box.prefs("write", "s", "a", "-int", "0").status == 0)
-        let before = try LoadAllOrNothingTests.tree(box)
-        let file = try box.directory.write("doc.json", document)
-        let run = try box.prefs("import", "s", file)
+    func importRefusesAJSONKeyGivenTwice(document: String, message: String) async throws {
+        let sandbox = try ProcessSandbox()
+        try #require(try await sandbox.prefs("write", "s", "a", "-int", "0").status == 0)
+        let before = try LoadAllOrNothingTests.tree(sandbox)
+        let file = try sandbox.directory.write("doc.json", document)
+        let run = try await sandbox.prefs("import", "s", file)
         #expect(run.status == 65, "\(run.error)")
         #expect(run.error.hasPrefix("prefs: \(file): ") && run.error.contains(message) && run.error.split(separator: "\n").count == 1, "\(run.error)")
-        #expect(try LoadAllOrNothingTests.tree(box) == before)
+        #expect(try LoadAllOrNothingTests.tree(sandbox) == before)
     }
 }

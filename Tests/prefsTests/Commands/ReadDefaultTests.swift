@@ -4,7 +4,7 @@ import Testing
 @testable import prefs
 
 /// `read DOMAIN KEY --default [TYPE] VALUE`: the fallback a script needs, without hiding real errors.
-@Suite struct ReadDefaultTests {
+@Suite(.runsProcesses) struct ReadDefaultTests {
     @Test(arguments: [
         (["--default", "30"], "30\n"),
         (["--default", "-int", "30"], "30\n"),
@@ -20,56 +20,56 @@ import Testing
         (["--default", "x", "--default", "-int", "7"], "7\n"),
     ])
     func anAbsentKeyPrintsTheDefault(options: [String], output: String) throws {
-        let box = Sandbox()
-        box.run("write", "app", "other", "1")
-        #expect(box.run(["read", "app", "timeout"] + options) == (.success, output, ""))
+        let home = InMemoryHome()
+        home.run("write", "app", "other", "1")
+        #expect(home.run(["read", "app", "timeout"] + options) == (.success, output, ""))
         // A suite that is not there at all: the key is absent too.
-        #expect(box.run(["read", "nosuch", "timeout"] + options) == (.success, output, ""))
+        #expect(home.run(["read", "nosuch", "timeout"] + options) == (.success, output, ""))
     }
 
     @Test func aStoredValueWinsOverTheDefault() throws {
-        let box = Sandbox()
-        box.run("write", "app", "timeout", "-int", "60")
-        #expect(box.run("read", "app", "timeout", "--default", "-int", "30") == (.success, "60\n", ""))
-        box.run("register", "app", "theme", "light")
-        #expect(box.run("read", "app", "theme", "--default", "dark") == (.success, "light\n", ""))
-        #expect(box.run("read", "app", "theme", "--default", "dark", "--origin").output.hasPrefix("registered:"))
+        let home = InMemoryHome()
+        home.run("write", "app", "timeout", "-int", "60")
+        #expect(home.run("read", "app", "timeout", "--default", "-int", "30") == (.success, "60\n", ""))
+        home.run("register", "app", "theme", "light")
+        #expect(home.run("read", "app", "theme", "--default", "dark") == (.success, "light\n", ""))
+        #expect(home.run("read", "app", "theme", "--default", "dark", "--origin").output.hasPrefix("registered:"))
     }
 
     @Test func theDefaultWorksWithTheOutputOptions() throws {
-        let box = Sandbox()
-        #expect(box.run("read", "app", "k", "--default", "-int", "5", "--json") == (.success, "5\n", ""))
-        #expect(box.run("read", "app", "k", "--default", "-int", "5", "--origin") == (.success, "command-line\t5\n", ""))
-        #expect(box.run("read", "app", ":a:b", "--default", "x", "--raw") == (.success, "x", ""))
-        #expect(box.run("read", "app", "k", "--default", "-int", "5", "--raw").status == .dataError)
-        #expect(box.run("read", "app", "k", "--default", "{ a = 1; b = 2; }", "--keys") == (.success, "a\nb\n", ""))
+        let home = InMemoryHome()
+        #expect(home.run("read", "app", "k", "--default", "-int", "5", "--json") == (.success, "5\n", ""))
+        #expect(home.run("read", "app", "k", "--default", "-int", "5", "--origin") == (.success, "command-line\t5\n", ""))
+        #expect(home.run("read", "app", ":a:b", "--default", "x", "--raw") == (.success, "x", ""))
+        #expect(home.run("read", "app", "k", "--default", "-int", "5", "--raw").status == .dataError)
+        #expect(home.run("read", "app", "k", "--default", "{ a = 1; b = 2; }", "--keys") == (.success, "a\nb\n", ""))
     }
 
     /// Real errors still fail: a bad default (65, before anything is read), a malformed suite (65), a
     /// path through a scalar (65), a file named by its path that is missing (66).
     @Test func realErrorsStillFail() throws {
-        let box = Sandbox()
-        box.run("write", "app", "s", "text")
-        #expect(box.run("read", "app", "s", "--default", "-int", "abc") ==
+        let home = InMemoryHome()
+        home.run("write", "app", "s", "text")
+        #expect(home.run("read", "app", "s", "--default", "-int", "abc") ==
             (.dataError, "", "prefs: --default -int \"abc\": not a decimal integer from -9223372036854775808 to 18446744073709551615\n"))
-        #expect(box.run("read", "app", ":s:inner", "--default", "x").status == .dataError)
-        try box.fileSystem.createDirectory("/home/u/.config", mode: 0o700)
-        try box.fileSystem.replace("/home/u/.config/broken.plist", with: Array("<plist><dict>".utf8), newFileMode: 0o600)
-        #expect(box.run("read", "broken", "k", "--default", "x").status == .dataError)
-        #expect(box.run("read", "/home/u/missing.plist", "k", "--default", "x").status == .noInput)
-        #expect(box.run("read", "app", "k", "--default", "-int").status == .usage)
+        #expect(home.run("read", "app", ":s:inner", "--default", "x").status == .dataError)
+        try home.fileSystem.createDirectory("/home/u/.config", mode: 0o700)
+        try home.fileSystem.replace("/home/u/.config/broken.plist", with: Array("<plist><dict>".utf8), newFileMode: 0o600)
+        #expect(home.run("read", "broken", "k", "--default", "x").status == .dataError)
+        #expect(home.run("read", "/home/u/missing.plist", "k", "--default", "x").status == .noInput)
+        #expect(home.run("read", "app", "k", "--default", "-int").status == .usage)
     }
 
     /// Scripts: the value, the default, or a real failure told apart by the exit status.
-    @Test func theReadmeIdiomFailsOnARealError() throws {
-        let box = try ProcessSandbox()
+    @Test func theReadmeIdiomFailsOnARealError() async throws {
+        let sandbox = try ProcessSandbox()
         let script = #"timeout=$(prefs read com.example.app timeout --default -int 30) && echo "timeout $timeout" || echo "failed $?""#
-        #expect(try box.shell(script).outputText == "timeout 30\n")
-        try box.prefs("write", "com.example.app", "timeout", "-int", "60")
-        #expect(try box.shell(script).outputText == "timeout 60\n")
-        try FileManager.default.removeItem(atPath: box.config + "/com.example.app.plist")
-        try "<plist><dict>".write(toFile: box.config + "/com.example.app.plist", atomically: true, encoding: .utf8)
-        #expect(try box.shell(script).outputText == "failed 65\n")
+        #expect(try await sandbox.shell(script).outputText == "timeout 30\n")
+        try await sandbox.prefs("write", "com.example.app", "timeout", "-int", "60")
+        #expect(try await sandbox.shell(script).outputText == "timeout 60\n")
+        try FileManager.default.removeItem(atPath: sandbox.config + "/com.example.app.plist")
+        try "<plist><dict>".write(toFile: sandbox.config + "/com.example.app.plist", atomically: true, encoding: .utf8)
+        #expect(try await sandbox.shell(script).outputText == "failed 65\n")
     }
 
     @Test(arguments: [

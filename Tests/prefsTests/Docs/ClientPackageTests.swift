@@ -6,10 +6,13 @@ import PrefsTestSupport
 /// git repository of its own, and a client package in Swift 6 language mode that depends on it by
 /// version (`.package(url:from:)`, which SwiftPM refuses when a library target carries unsafe
 /// flags). The client uses both library products, PrefsCore and PrefsFoundation; it is built from
-/// scratch (minutes: PrefsCore is compiled again), and must build with no warning and run.
-@Suite(.serialized) struct ClientPackageTests {
-    @Test func aClientDependingOnPrefsCoreByVersionBuildsWithoutWarningsAndRuns() throws {
-        let client = try ClientPackage(main: """
+/// scratch (minutes: PrefsCore is compiled again, once for both tests: the client has a program for
+/// each), and must build with no warning and run.
+@Suite(.serialized, .runsProcesses) struct ClientPackageTests {
+    /// The client package, built: `Client` (the smallest program) and `ReadmeClient` (the README's
+    /// Swift section, when it has one; its own test fails otherwise).
+    static let client = Task { () async throws -> (package: ClientPackage, printed: String) in
+        var programs = ["Client": """
             import Foundation
             import PrefsCore
             import PrefsFoundation
@@ -23,8 +26,16 @@ import PrefsTestSupport
             try suite.set(Prefs.Key<Int>("n", default: 0), 7)
             let found = try suite.store.value(at: PrefKeyPath(["n"]), in: .suite("com.example.client"))
             print(found.value == 7, found.origin, try suite.store.delete(PrefKeyPath(["n"]), in: .suite("com.example.client")).changed)
-            """)
-        let run = try client.buildAndRun()
+            """]
+        programs["ReadmeClient"] = try? readmeSwift().code
+        let client = try await ClientPackage(programs: programs)
+        return (client, try await client.build())
+    }
+
+    @Test func aClientDependingOnPrefsCoreByVersionBuildsWithoutWarningsAndRuns() async throws {
+        let (client, printed) = try await Self.client.value
+        #expect(!printed.contains("warning:"), "\(printed)")
+        let run = try await client.run("Client")
         #expect(run.outputText == "dictionary 1 com.example.app: no key retries\ntrue stored true\n", "\(run.error)")
     }
 
@@ -32,18 +43,19 @@ import PrefsTestSupport
     /// client's `main.swift`, run with the built `prefs` on its `PATH`, and what it prints is what
     /// their `// prints:` comments say. A block preceded by `<!-- not compiled: REASON -->` is left
     /// out (which ones are is checked too).
-    @Test func theReadmesSwiftSectionBuildsAndPrintsWhatItSays() throws {
+    @Test func theReadmesSwiftSectionBuildsAndPrintsWhatItSays() async throws {
         let (code, notCompiled) = try ClientPackageTests.readmeSwift()
         #expect(notCompiled == ["a client's Package.swift (ClientPackageTests builds one like it)"])
         let expected = code.split(separator: "\n").compactMap { line in
             line.range(of: "// prints: ").map { String(line[$0.upperBound...]) }
         }
         #expect(expected.count >= 8)
-        let client = try ClientPackage(main: code)
-        let home = client.box.path
+        let (client, printed) = try await Self.client.value
+        #expect(!printed.contains("warning:"), "\(printed)")
+        let home = client.directory.path
         for directory in ["config", "data"] { try FileManager.default.createDirectory(atPath: home + "/" + directory, withIntermediateDirectories: true) }
-        let run = try client.buildAndRun(environment: ["XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data", "XDG_DATA_DIRS": home + "/none",
-                                                       "XDG_CONFIG_DIRS": home + "/none", "PATH": Paths.products + ":/usr/bin:/bin"])
+        let run = try await client.run("ReadmeClient", environment: ["XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data", "XDG_DATA_DIRS": home + "/none",
+                                                                     "XDG_CONFIG_DIRS": home + "/none", "PATH": Paths.products + ":/usr/bin:/bin"])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.outputText.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) == expected, "\(run.error)")
     }
@@ -75,35 +87,39 @@ import PrefsTestSupport
 }
 
 /// A client package in a temporary directory, depending by version on a tagged copy of this checkout.
-struct ClientPackage {
-    let box: TemporaryDirectory
+struct ClientPackage: Sendable {
+    let directory: TemporaryDirectory
     let swift: String
 
-    /// `main`: the client's `main.swift`.
-    init(main: String) throws {
-        box = try TemporaryDirectory()
+    /// `programs`: the client's executable targets, by name, and the `main.swift` of each.
+    init(programs: [String: String]) async throws {
+        directory = try TemporaryDirectory()
         swift = try requireProgram("swift", install: "the Swift toolchain")
-        let repository = box.file("prefs")
-        try ClientPackage.tagCopy(of: Fixtures.packageRoot, at: repository)
-        try FileManager.default.createDirectory(atPath: box.file("client/Sources/Client"), withIntermediateDirectories: true)
-        try box.write("client/Package.swift", """
+        let repository = directory.file("prefs")
+        try await ClientPackage.tagCopy(of: Fixtures.packageRoot, at: repository)
+        try FileManager.default.createDirectory(atPath: directory.file("client"), withIntermediateDirectories: true)
+        let targets = programs.keys.sorted().map {
+            #".executableTarget(name: "\#($0)", dependencies: [.product(name: "PrefsCore", package: "prefs"), .product(name: "PrefsFoundation", package: "prefs")])"#
+        }
+        try directory.write("client/Package.swift", """
             // swift-tools-version: 6.0
             import PackageDescription
 
             let package = Package(
                 name: "Client",
                 dependencies: [.package(url: "file://\(repository)", from: "1.0.0")],
-                targets: [.executableTarget(name: "Client", dependencies: [
-                    .product(name: "PrefsCore", package: "prefs"), .product(name: "PrefsFoundation", package: "prefs"),
-                ])]
+                targets: [\(targets.joined(separator: ", "))]
             )
             """)
-        try box.write("client/Sources/Client/main.swift", main)
+        for (name, main) in programs {
+            try FileManager.default.createDirectory(atPath: directory.file("client/Sources/\(name)"), withIntermediateDirectories: true)
+            try directory.write("client/Sources/\(name)/main.swift", main)
+        }
     }
 
     /// The files of the checkout as git sees them (tracked, and new ones not ignored, as they are
     /// now), committed to a new repository at `destination` and tagged 1.0.0.
-    static func tagCopy(of root: String, at destination: String) throws {
+    static func tagCopy(of root: String, at destination: String) async throws {
         let script = """
             set -eu
             mkdir -p '\(destination)'
@@ -114,7 +130,7 @@ struct ClientPackage {
             git -c user.name=test -c user.email=test@example.com commit -q -m 1.0.0
             git tag 1.0.0
             """
-        let run = try runProcess("/bin/sh", ["-c", script], environment: ClientPackage.environment(home: destination + "/.."))
+        let run = try await runProcess("/bin/sh", ["-c", script], environment: ClientPackage.environment(home: destination + "/.."))
         guard run.status == 0 else { throw TestFailure("tagging a copy of the checkout failed: \(run.error)") }
     }
 
@@ -124,17 +140,20 @@ struct ClientPackage {
         return environment
     }
 
-    /// Builds the client (everything SwiftPM prints checked for warnings), then runs it.
-    func buildAndRun(environment extra: [String: String] = [:]) throws -> ProcessResult {
-        let scratch = box.file("build")
-        let build = try runProcess(swift, ["build", "--package-path", box.file("client"), "--scratch-path", scratch,
-                                           "--cache-path", box.file("cache"), "--config-path", box.file("config"),
-                                           "--security-path", box.file("security")],
-                                   environment: ClientPackage.environment(home: box.path), timeout: 1800)
+    /// Builds the client's programs; gives everything SwiftPM printed (to be checked for warnings).
+    func build() async throws -> String {
+        let build = try await runProcess(swift, ["build", "--package-path", directory.file("client"), "--scratch-path", directory.file("build"),
+                                                 "--cache-path", directory.file("cache"), "--config-path", directory.file("config"),
+                                                 "--security-path", directory.file("security")],
+                                         environment: ClientPackage.environment(home: directory.path), timeout: 1800)
         let printed = build.outputText + build.error
         guard build.status == 0 else { throw TestFailure("the client did not build:\n\(printed.suffix(4000))") }
-        #expect(!printed.contains("warning:"), "\(printed)")
-        let environment = ClientPackage.environment(home: box.path).merging(extra) { $1 }
-        return try runProcess(scratch + "/debug/Client", [], environment: environment)
+        return printed
+    }
+
+    /// Runs one of the built programs.
+    func run(_ program: String, environment extra: [String: String] = [:]) async throws -> ProcessResult {
+        let environment = ClientPackage.environment(home: directory.path).merging(extra) { $1 }
+        return try await runProcess(directory.file("build") + "/debug/" + program, [], environment: environment)
     }
 }

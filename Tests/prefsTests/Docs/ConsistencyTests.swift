@@ -5,7 +5,7 @@ import Testing
 
 /// The command table is the source of truth; the man page, the completions and the README must
 /// name every verb and option it has, and the README's exit-status table must match ExitStatus.
-@Suite struct ConsistencyTests {
+@Suite(.runsProcesses) struct ConsistencyTests {
     static let documents = ["man/prefs.1", "completions/prefs.bash", "completions/prefs.zsh", "completions/prefs.fish", "README.md"]
 
     /// How `--name` (or `-name`) is spelled in each document (roff escapes its dashes).
@@ -123,12 +123,12 @@ import Testing
     }
 
     /// The man page renders and is clean under `mandoc -Tlint` (no warnings, not even style ones).
-    @Test func manPageIsCleanUnderMandoc() throws {
+    @Test func manPageIsCleanUnderMandoc() async throws {
         let mandoc = try requireProgram("mandoc", install: "apt-get install mandoc")
         let page = Fixtures.packageRoot + "/man/prefs.1"
-        let lint = try runProcess(mandoc, ["-Tlint", "-W", "style", page])
+        let lint = try await runProcess(mandoc, ["-Tlint", "-W", "style", page])
         #expect(lint.status == 0 && lint.outputText.isEmpty && lint.error.isEmpty, "\(lint.outputText)\(lint.error)")
-        let rendered = try runProcess(mandoc, ["-Tutf8", page])
+        let rendered = try await runProcess(mandoc, ["-Tutf8", page])
         #expect(rendered.status == 0)
         // Section headings are the lines that start at the margin (bold is drawn with backspaces).
         let text = rendered.outputText.replacingOccurrences(of: "(.)\u{8}", with: "", options: .regularExpression)

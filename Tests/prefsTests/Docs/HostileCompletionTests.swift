@@ -8,15 +8,15 @@ import Testing
 /// backslashes, $, newlines, tabs, glob characters, echo flags, a leading ~, non-ASCII), for a
 /// suite, a suite whose name has a space, and a file named by its path. A file that one of them
 /// would create must never appear.
-@Suite struct HostileCompletionTests {
+@Suite(.runsProcesses) struct HostileCompletionTests {
     /// A sandbox with the suites `hostile` and `my suite` holding every key of `keys`, suites with
     /// hostile names (holding the key `k`), the file `work/downloaded.json` with the same keys, `work` the
     /// shell's directory, and `eval` (where the lines are run) holding files a glob would match.
     struct Fixture {
-        let box: ProcessSandbox
-        var work: String { box.directory.file("work") }
-        var eval: String { box.directory.file("eval") }
-        var pwned: String { box.directory.file("pwned") }
+        let sandbox: ProcessSandbox
+        var work: String { sandbox.directory.file("work") }
+        var eval: String { sandbox.directory.file("eval") }
+        var pwned: String { sandbox.directory.file("pwned") }
 
         var keys: [String] {
             ["$(touch \(pwned)-dollar)", "`touch \(pwned)-backquote`", "(touch \(pwned)-fish)", "a b", "it's", "back\\slash",
@@ -26,26 +26,26 @@ import Testing
         static let suites = ["my suite", "it's", "$(touch pwned-suite)", "`touch pwned-suite2`", "dollar$HOME", "~tilde", "ключ",
                              "semi;colon", "*", "-n", "--weird", "plain"]
 
-        init() throws {
-            box = try ProcessSandbox()
+        init() async throws {
+            sandbox = try ProcessSandbox()
             for directory in [work, eval] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
-            for decoy in ["x", "ab"] { try box.directory.write("eval/" + decoy, "") }
-            for suite in Fixture.suites where suite != "my suite" { try #require(try prefs(["write", "--", suite, "k", "1"]).status == 0) }
+            for decoy in ["x", "ab"] { try sandbox.directory.write("eval/" + decoy, "") }
+            for suite in Fixture.suites where suite != "my suite" { try #require(try await prefs(["write", "--", suite, "k", "1"]).status == 0) }
             for suite in ["hostile", "my suite"] {
-                let write = try prefs(["write", suite, "--"] + keys.flatMap { [$0, "1"] })
+                let write = try await prefs(["write", suite, "--"] + keys.flatMap { [$0, "1"] })
                 try #require(write.status == 0, "\(write.error)")
             }
-            try #require(try prefs(["export", "hostile", work + "/downloaded.json", "--format", "json"]).status == 0)
+            try #require(try await prefs(["export", "hostile", work + "/downloaded.json", "--format", "json"]).status == 0)
         }
 
-        func prefs(_ arguments: [String]) throws -> ProcessResult {
-            try runProcess(Paths.binary, arguments, environment: box.environment)
+        func prefs(_ arguments: [String]) async throws -> ProcessResult {
+            try await runProcess(Paths.binary, arguments, environment: sandbox.environment)
         }
 
         /// Every file under the sandbox whose name says it should never have been created (the
         /// keys' touch commands name pwned-…; the suites' create pwned-suite… where they run).
         func pwnedFiles() throws -> [String] {
-            try FileManager.default.subpathsOfDirectory(atPath: box.directory.path).filter { ($0 as NSString).lastPathComponent.hasPrefix("pwned") }
+            try FileManager.default.subpathsOfDirectory(atPath: sandbox.directory.path).filter { ($0 as NSString).lastPathComponent.hasPrefix("pwned") }
         }
     }
 
@@ -62,9 +62,9 @@ import Testing
 
     /// The words each offer is: bash offers quoted words, evaluated here (a `--` before an option-like
     /// name is a word of its own); zsh and fish offer the names.
-    static func words(_ result: CompletionResult, _ shell: CompletionShell, _ fixture: Fixture) throws -> [[String]] {
+    static func words(_ result: CompletionResult, _ shell: CompletionShell, _ fixture: Fixture) async throws -> [[String]] {
         guard shell == .bash else { return result.offers.map { [$0] } }
-        return try shell.words(of: result.offers, in: fixture.box, directory: fixture.eval)
+        return try await shell.words(of: result.offers, in: fixture.sandbox, directory: fixture.eval)
     }
 
     /// `name` as it should be offered: after a `--` in bash when prefs would take it for an option.
@@ -77,12 +77,12 @@ import Testing
     }
 
     @Test(arguments: CompletionShell.allCases)
-    func everyNameIsOfferedExactlyOnce(shell: CompletionShell) throws {
-        let fixture = try Fixture()
+    func everyNameIsOfferedExactlyOnce(shell: CompletionShell) async throws {
+        let fixture = try await Fixture()
         let keys = fixture.keys
         let domains = ["hostile", "downloaded.json", "'my suite'", "my\\ suite"]
         let lines = ["prefs read "] + domains.map { "prefs read \($0) " } + ["prefs read hostile -- ", "prefs read hostile \\~"]
-        let results = try shell.complete(lines.map { ($0, .single) }, in: fixture.box, directory: fixture.work)
+        let results = try await shell.complete(lines.map { ($0, .single) }, in: fixture.sandbox, directory: fixture.work)
         // A DOMAIN is a suite or a file: the work directory's file is offered too.
         let suites = HostileCompletionTests.offerable(Fixture.suites + ["hostile", "-g", "NSGlobalDomain"], shell) + ["downloaded.json"]
         var expected = [HostileCompletionTests.expected(suites, shell)]
@@ -90,7 +90,7 @@ import Testing
         expected.append(HostileCompletionTests.expected(HostileCompletionTests.offerable(keys, shell, dashdash: true), shell, dashdash: true))
         expected.append(HostileCompletionTests.offerable(keys.filter { $0.hasPrefix("~") }, shell, tilde: true).map { [$0] })
         for (line, (result, wanted)) in zip(lines, zip(results, expected)) {
-            let offered = try HostileCompletionTests.words(result, shell, fixture)
+            let offered = try await HostileCompletionTests.words(result, shell, fixture)
             #expect(HostileCompletionTests.sorted(offered) == HostileCompletionTests.sorted(wanted), "\(shell) '\(line)': \(result.offers)")
         }
         #expect(try fixture.pwnedFiles() == [])
@@ -99,12 +99,12 @@ import Testing
     /// bash's insert-completions and zsh's insert=all put every match on the line, quoted as each
     /// is when it is the only one; run, the line is the command and exactly those names, each once.
     @Test(arguments: [CompletionShell.bash, .zsh])
-    func insertingEveryMatchGivesEachNameAsOneWord(shell: CompletionShell) throws {
-        let fixture = try Fixture()
+    func insertingEveryMatchGivesEachNameAsOneWord(shell: CompletionShell) async throws {
+        let fixture = try await Fixture()
         let domains = [("hostile", "hostile"), ("downloaded.json", "downloaded.json"), ("'my suite'", "my suite")]
         let lines = domains.map { "prefs read \($0.0) " } + ["prefs read "]
-        let results = try shell.complete(lines.map { ($0, .all) }, in: fixture.box, directory: fixture.work)
-        let words = try shell.words(of: results.map(\.line), in: fixture.box, directory: fixture.eval)
+        let results = try await shell.complete(lines.map { ($0, .all) }, in: fixture.sandbox, directory: fixture.work)
+        let words = try await shell.words(of: results.map(\.line), in: fixture.sandbox, directory: fixture.eval)
         let keys = HostileCompletionTests.expected(fixture.keys, .bash).flatMap { $0 }
         let suites = HostileCompletionTests.expected(Fixture.suites + ["hostile", "-g", "NSGlobalDomain", "downloaded.json"], .bash)
         let expected = domains.map { ["prefs", "read", $0.1] + keys } + [["prefs", "read"] + suites.flatMap { $0 }]
@@ -129,14 +129,14 @@ import Testing
     /// Typing the start of a name (escaped as the shell escapes it, or in quotes) and TAB leaves
     /// the name on the line, once, with its closing quote: run, the line is exactly that command.
     @Test(arguments: CompletionShell.allCases)
-    func acceptingACompletionGivesExactlyTheName(shell: CompletionShell) throws {
-        let fixture = try Fixture()
+    func acceptingACompletionGivesExactlyTheName(shell: CompletionShell) async throws {
+        let fixture = try await Fixture()
         let keys = HostileCompletionTests.offerable(fixture.keys, shell).filter { !$0.hasPrefix("~") }
             + HostileCompletionTests.offerable(fixture.keys.filter { $0.hasPrefix("~") }, shell, tilde: true)
         let suites = HostileCompletionTests.offerable(Fixture.suites, shell) + HostileCompletionTests.offerable(["~tilde"], shell, tilde: true)
         let keyPrefixes = HostileCompletionTests.uniquePrefixes(keys, among: fixture.keys)
         let suitePrefixes = HostileCompletionTests.uniquePrefixes(suites, among: Fixture.suites + ["hostile", "-g", "NSGlobalDomain", "downloaded.json"])
-        let escaped = try shell.quoted((keyPrefixes + suitePrefixes).map(\.prefix), in: fixture.box)
+        let escaped = try await shell.quoted((keyPrefixes + suitePrefixes).map(\.prefix), in: fixture.sandbox)
         var cases = zip(escaped, keyPrefixes).map { ("prefs read hostile " + $0.0, ["prefs", "read", "hostile", $0.1.name]) }
         cases += zip(escaped.dropFirst(keyPrefixes.count), suitePrefixes).map { ("prefs read " + $0.0, ["prefs", "read", $0.1.name]) }
         // Quotes opened, a break character of bash's, an escaped quote, and a suite typed in quotes.
@@ -146,8 +146,8 @@ import Testing
             .map { ($0.0.hasPrefix("prefs") ? $0.0 : "prefs read hostile " + $0.0, ["prefs", "read", "hostile", $0.1]) }
         cases += [("prefs read 'my s", ["prefs", "read", "my suite"]), ("prefs read my\\ s", ["prefs", "read", "my suite"]),
                   ("prefs read 'my suite' pl", ["prefs", "read", "my suite", "plain"])]
-        let results = try shell.complete(cases.map { ($0.0, .single) }, in: fixture.box, directory: fixture.work)
-        let words = try shell.words(of: results.map(\.line), in: fixture.box, directory: fixture.eval)
+        let results = try await shell.complete(cases.map { ($0.0, .single) }, in: fixture.sandbox, directory: fixture.work)
+        let words = try await shell.words(of: results.map(\.line), in: fixture.sandbox, directory: fixture.eval)
         for ((line, wanted), (result, got)) in zip(cases, zip(results, words)) {
             #expect(got == wanted, "\(shell) '\(line)' left '\(result.line)'")
         }

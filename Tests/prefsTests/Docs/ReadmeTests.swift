@@ -6,7 +6,7 @@ import Testing
 /// its own, `prefs` on PATH), each command exiting 0 and printing exactly the lines its comments
 /// show (`#   ` then the line). A block preceded by `<!-- not run: REASON -->` is left out; which
 /// ones are is checked too, so none is left out silently.
-@Suite struct ReadmeTests {
+@Suite(.runsProcesses) struct ReadmeTests {
     struct Step {
         let line: Int
         let command: String
@@ -89,7 +89,7 @@ import Testing
         return (parentheses, quote)
     }
 
-    @Test func theReadmeRunsAsWritten() throws {
+    @Test func theReadmeRunsAsWritten() async throws {
         let readme = try Paths.text("README.md")
         let (steps, notRun) = ReadmeTests.steps(readme)
         #expect(notRun == ["it downloads and installs a Swift toolchain",
@@ -100,17 +100,17 @@ import Testing
                            "it needs an etcd cluster (EtcdTests run these verbs against one)",
                            "it runs the whole test suite"])
         #expect(steps.count > 40)
-        let box = try TemporaryDirectory()
-        let home = box.path + "/home/ada"
+        let directory = try TemporaryDirectory()
+        let home = directory.path + "/home/ada"
         try FileManager.default.createDirectory(atPath: home + "/work", withIntermediateDirectories: true)
         var script = "cd ~/work\n"
         for (i, step) in steps.enumerated() {
             script += "printf '\\001STEP \(i)\\001'\n\(step.command)\nprintf '\\001STATUS %d\\001' $?\n"
         }
         // This machine's host ID is spelled HOSTID, as the README spells it.
-        let environment = ["HOME": home, "XDG_DATA_DIRS": box.path + "/packages", "PATH": Paths.products + ":/usr/bin:/bin", "LC_ALL": "C.UTF-8",
+        let environment = ["HOME": home, "XDG_DATA_DIRS": directory.path + "/packages", "PATH": Paths.products + ":/usr/bin:/bin", "LC_ALL": "C.UTF-8",
                            "PREFS_HOST_ID": "HOSTID"]
-        let run = try runProcess("/bin/bash", ["-c", script], environment: environment, timeout: 300)
+        let run = try await runProcess("/bin/bash", ["-c", script], environment: environment, timeout: 300)
         let output = run.outputText.replacingOccurrences(of: home, with: "/home/ada")
         let parts = output.components(separatedBy: "\u{1}")
         for (i, step) in steps.enumerated() {

@@ -5,7 +5,7 @@ import Testing
 
 /// The completions offer, as the value of a key whose schema gives it choices, exactly those
 /// choices (from `prefs describe --choices --null`), in each shell; a key without choices gets none.
-@Suite struct SchemaCompletionTests {
+@Suite(.runsProcesses) struct SchemaCompletionTests {
     static let cases: [(line: String, expected: [String])] = [
         ("prefs write com.example.app level ", ["debug", "info", "two words"]),
         ("prefs write com.example.app level -string ", ["debug", "info", "two words"]),
@@ -17,15 +17,15 @@ import Testing
     ]
 
     @Test(arguments: CompletionShell.allCases)
-    func aKeysChoicesAreOfferedAsItsValues(shell: CompletionShell) throws {
-        let (box, work) = try ShellCompletionTests.sandbox()
-        let schema = try box.directory.write("schema.json", #"""
+    func aKeysChoicesAreOfferedAsItsValues(shell: CompletionShell) async throws {
+        let (sandbox, work) = try await ShellCompletionTests.sandbox()
+        let schema = try sandbox.directory.write("schema.json", #"""
             {"keys": {"level": {"type": "string", "choices": ["debug", "info", "two words"]}, "flag": {"type": "boolean"}}}
             """#)
-        try #require(box.prefs("register", "com.example.app", "--schema", schema).status == 0)
-        let results = try shell.complete(SchemaCompletionTests.cases.map { ($0.line, .single) }, in: box, directory: work)
+        try #require(await sandbox.prefs("register", "com.example.app", "--schema", schema).status == 0)
+        let results = try await shell.complete(SchemaCompletionTests.cases.map { ($0.line, .single) }, in: sandbox, directory: work)
         for ((line, expected), result) in zip(SchemaCompletionTests.cases, results) {
-            var offered = try ShellCompletionTests.names(shell, result, in: box)
+            var offered = try await ShellCompletionTests.names(shell, result, in: sandbox)
             // fish offers the type flags at a value position too, whatever the word typed so far.
             if shell == .fish { offered = offered.filter { TypeFlag.named($0) == nil } }
             #expect(offered.sorted() == expected.sorted(), "\(shell) '\(line)': \(result.offers)")

@@ -7,27 +7,27 @@ import Testing
 /// of the command table and, for each verb, its options exactly as the table declares them; type
 /// flags, values, suite names and keys. Sets are compared exactly, so an offer missing or too many
 /// fails (ShellSession.swift drives the shells).
-@Suite struct ShellCompletionTests {
+@Suite(.runsProcesses) struct ShellCompletionTests {
     /// A sandbox holding the suite `com.example.app` with keys `alpha` and `beta`, and an empty
     /// working directory for the shell (bash offers file names where a path may go).
-    static func sandbox() throws -> (ProcessSandbox, String) {
-        let box = try ProcessSandbox()
-        try #require(box.prefs("write", "com.example.app", "alpha", "1", "beta", "-bool", "true").status == 0)
-        let work = box.directory.file("work")
+    static func sandbox() async throws -> (ProcessSandbox, String) {
+        let sandbox = try ProcessSandbox()
+        try #require(await sandbox.prefs("write", "com.example.app", "alpha", "1", "beta", "-bool", "true").status == 0)
+        let work = sandbox.directory.file("work")
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        return (box, work)
+        return (sandbox, work)
     }
 
     /// What completing each line offers, in one session of `shell`, and the line left.
-    static func offers(_ shell: CompletionShell, _ lines: [String]) throws -> [CompletionResult] {
-        let (box, work) = try sandbox()
-        return try shell.complete(lines.map { ($0, .single) }, in: box, directory: work)
+    static func offers(_ shell: CompletionShell, _ lines: [String]) async throws -> [CompletionResult] {
+        let (sandbox, work) = try await Self.sandbox()
+        return try await shell.complete(lines.map { ($0, .single) }, in: sandbox, directory: work)
     }
 
     /// The names offered, as the shell reads them: bash offers words quoted for the command line.
-    static func names(_ shell: CompletionShell, _ result: CompletionResult, in box: ProcessSandbox) throws -> [String] {
+    static func names(_ shell: CompletionShell, _ result: CompletionResult, in sandbox: ProcessSandbox) async throws -> [String] {
         guard shell == .bash else { return result.offers }
-        return try shell.words(of: result.offers, in: box, directory: box.directory.path).map { $0.joined(separator: " ") }
+        return try await shell.words(of: result.offers, in: sandbox, directory: sandbox.directory.path).map { $0.joined(separator: " ") }
     }
 
     static let verbs = CommandTable.verbs.map(\.name)
@@ -38,8 +38,8 @@ import Testing
     }
 
     @Test(arguments: CompletionShell.allCases)
-    func everyVerbIsOfferedExactly(shell: CompletionShell) throws {
-        let results = try ShellCompletionTests.offers(shell, ["prefs ", "prefs help ", "prefs -"])
+    func everyVerbIsOfferedExactly(shell: CompletionShell) async throws {
+        let results = try await ShellCompletionTests.offers(shell, ["prefs ", "prefs help ", "prefs -"])
         // fish keeps words that start with - for when the word typed does.
         let first = results[0].offers.filter { !$0.hasPrefix("-") }
         #expect(first.sorted() == ShellCompletionTests.verbs.sorted(), "\(shell) prefs: \(results[0].offers)")
@@ -51,9 +51,9 @@ import Testing
     /// `prefs VERB --` offers the verb's options, exactly; `prefs VERB -` offers the short
     /// spellings (`-0`) of the verbs that have them, and no other verb's.
     @Test(arguments: CompletionShell.allCases)
-    func everyVerbOffersItsOptionsExactly(shell: CompletionShell) throws {
+    func everyVerbOffersItsOptionsExactly(shell: CompletionShell) async throws {
         let verbs = CommandTable.verbs
-        let results = try ShellCompletionTests.offers(shell, verbs.flatMap { ["prefs \($0.name) --", "prefs \($0.name) -"] })
+        let results = try await ShellCompletionTests.offers(shell, verbs.flatMap { ["prefs \($0.name) --", "prefs \($0.name) -"] })
         for (verb, pair) in zip(verbs, stride(from: 0, to: results.count, by: 2).map { (results[$0], results[$0 + 1]) }) {
             #expect(pair.0.offers.sorted() == ShellCompletionTests.options(verb).sorted(), "\(shell) \(verb.name) --: \(pair.0.offers)")
             let shorts = verb.options.compactMap(\.short).map { "-\($0)" }
@@ -91,11 +91,11 @@ import Testing
     ]
 
     @Test(arguments: CompletionShell.allCases)
-    func typeFlagsValuesSuitesAndKeys(shell: CompletionShell) throws {
-        let (box, work) = try ShellCompletionTests.sandbox()
-        let results = try shell.complete(ShellCompletionTests.cases.map { ($0.line, .single) }, in: box, directory: work)
+    func typeFlagsValuesSuitesAndKeys(shell: CompletionShell) async throws {
+        let (sandbox, work) = try await ShellCompletionTests.sandbox()
+        let results = try await shell.complete(ShellCompletionTests.cases.map { ($0.line, .single) }, in: sandbox, directory: work)
         for ((line, expected), result) in zip(ShellCompletionTests.cases, results) {
-            let offered = try ShellCompletionTests.names(shell, result, in: box)
+            let offered = try await ShellCompletionTests.names(shell, result, in: sandbox)
             // zsh's _sequence offers the items not in the list yet, without the list typed.
             let wanted = shell == .zsh && line.hasSuffix(",") ? ["beta"] : expected
             #expect(offered.sorted() == wanted.sorted(), "\(shell) '\(line)': \(result.offers)")
@@ -104,15 +104,15 @@ import Testing
 
     /// A VALUE read from a file: after -string-file its name, after -data or -json an @ and its name.
     @Test(arguments: CompletionShell.allCases)
-    func filesAsValues(shell: CompletionShell) throws {
-        let (box, work) = try ShellCompletionTests.sandbox()
-        try box.directory.write("work/data.bin", "x")
+    func filesAsValues(shell: CompletionShell) async throws {
+        let (sandbox, work) = try await ShellCompletionTests.sandbox()
+        try sandbox.directory.write("work/data.bin", "x")
         let lines = ["prefs write com.example.app blob -string-file ", "prefs write com.example.app blob -data @", "prefs write com.example.app j -json @da"]
-        let results = try shell.complete(lines.map { ($0, .single) }, in: box, directory: work)
+        let results = try await shell.complete(lines.map { ($0, .single) }, in: sandbox, directory: work)
         // zsh offers the name once the @ is set aside (compset -P @), and puts it back.
         let at = shell == .zsh ? "data.bin" : "@data.bin"
         for ((line, expected), result) in zip(zip(lines, [["data.bin"], [at], [at]]), results) {
-            #expect(try ShellCompletionTests.names(shell, result, in: box) == expected, "\(shell) '\(line)': \(result.offers)")
+            #expect(try await ShellCompletionTests.names(shell, result, in: sandbox) == expected, "\(shell) '\(line)': \(result.offers)")
         }
         #expect(results[1].line.hasSuffix(" -data @data.bin ") || results[1].line.hasSuffix(" -data @data.bin"), "\(shell): \(results[1].line)")
     }

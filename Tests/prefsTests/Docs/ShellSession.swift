@@ -91,7 +91,7 @@ extension CompletionShell {
 
     /// Types each input, then the completion key, then ^T (fish: first ^Y, to record the
     /// candidates), in one interactive session in `directory`; at most 60 seconds.
-    func complete(_ inputs: [(text: String, key: Key)], in box: ProcessSandbox, directory: String) throws -> [CompletionResult] {
+    func complete(_ inputs: [(text: String, key: Key)], in sandbox: ProcessSandbox, directory: String) async throws -> [CompletionResult] {
         let session = try TemporaryDirectory()
         let records = session.file("records")
         let completion = Fixtures.packageRoot + "/completions/prefs." + rawValue
@@ -106,8 +106,8 @@ extension CompletionShell {
         let inputFile = try session.write("inputs", Array(typed.map { $0 + "\0" }.joined().utf8))
         let driver = try session.write("drive.zsh", CompletionShell.driver)
         let zsh = try requireProgram("zsh", install: "apt-get install zsh")
-        let run = try runProcess("/usr/bin/timeout", ["-k", "5", "60", zsh, "-f", driver, directory, inputFile]
-                                    + (try command(setup: setup, directory: session.path)), environment: CompletionShell.environment(box))
+        let run = try await runProcess("/usr/bin/timeout", ["-k", "5", "60", zsh, "-f", driver, directory, inputFile]
+                                    + (try command(setup: setup, directory: session.path)), environment: CompletionShell.environment(sandbox))
         guard run.status == 0 else { throw TestFailure("\(self) session failed (\(run.status)): \(run.outputText) \(run.error)") }
         let results = try parse(records: Fixtures.bytes(records))
         guard results.count == inputs.count else {
@@ -117,8 +117,8 @@ extension CompletionShell {
     }
 
     /// The sandbox's environment, with a terminal and a UTF-8 locale.
-    static func environment(_ box: ProcessSandbox) -> [String: String] {
-        box.environment.merging(["TERM": "xterm", "LANG": "C.UTF-8"]) { _, new in new }
+    static func environment(_ sandbox: ProcessSandbox) -> [String: String] {
+        sandbox.environment.merging(["TERM": "xterm", "LANG": "C.UTF-8"]) { _, new in new }
     }
 
     /// The records: `add COUNT NAME…` for each batch of offers, `line TEXT` after each input (fish's
@@ -164,7 +164,7 @@ extension CompletionShell {
 
     /// Each text quoted as the shell itself quotes a word: bash `printf %q`, zsh `${(q)…}`, fish
     /// `string escape`.
-    func quoted(_ texts: [String], in box: ProcessSandbox) throws -> [String] {
+    func quoted(_ texts: [String], in sandbox: ProcessSandbox) async throws -> [String] {
         let scratch = try TemporaryDirectory()
         let input = try scratch.write("texts", Array(texts.map { $0 + "\0" }.joined().utf8))
         let arguments: [String]
@@ -179,7 +179,7 @@ extension CompletionShell {
             arguments = [try requireProgram("fish", install: "apt-get install fish"), "--no-config", "-c",
                          #"for text in (string split0 < $argv[1]); printf '%s\0' (string escape --no-quoted -- $text); end"#, input]
         }
-        let run = try runProcess("/usr/bin/timeout", ["-k", "5", "30"] + arguments, environment: CompletionShell.environment(box))
+        let run = try await runProcess("/usr/bin/timeout", ["-k", "5", "30"] + arguments, environment: CompletionShell.environment(sandbox))
         let quoted = run.output.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
         guard quoted.count == texts.count else { throw TestFailure("\(self) quoted \(quoted.count) of \(texts.count): \(run.error)") }
         return quoted
@@ -187,7 +187,7 @@ extension CompletionShell {
 
     /// The words each text is, as this shell reads it when the line is run (so a text that would
     /// run a command runs it, in `directory`): bash and zsh `eval "set -- TEXT"`, fish `eval set`.
-    func words(of texts: [String], in box: ProcessSandbox, directory: String) throws -> [[String]] {
+    func words(of texts: [String], in sandbox: ProcessSandbox, directory: String) async throws -> [[String]] {
         let scratch = try TemporaryDirectory()
         let input = try scratch.write("texts", Array(texts.map { $0 + "\0" }.joined().utf8))
         let script: String
@@ -203,8 +203,8 @@ extension CompletionShell {
             script = #"for text in (string split0 < $argv[1]); eval "set -g words $text"; printf '%s\0' (count $words) $words; end"#
             arguments = [try requireProgram("fish", install: "apt-get install fish"), "--no-config", "-c", script, input]
         }
-        let run = try runProcess("/usr/bin/timeout", ["-k", "5", "30", "/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", directory] + arguments,
-                                 environment: CompletionShell.environment(box))
+        let run = try await runProcess("/usr/bin/timeout", ["-k", "5", "30", "/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", directory] + arguments,
+                                 environment: CompletionShell.environment(sandbox))
         var fields = run.output.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }[...]
         var words: [[String]] = []
         while let count = fields.popFirst().flatMap(Int.init), fields.count >= count {

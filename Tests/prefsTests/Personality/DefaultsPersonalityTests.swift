@@ -7,32 +7,32 @@ import Testing
 /// a `.macos`-style script of `defaults write` lines — every type flag, every domain form, both host
 /// options, the escapes — leaves in the files exactly the values macOS stores (read back by CPython's
 /// plistlib), and reads, messages and exit statuses are those of `defaults`.
-@Suite struct DefaultsPersonalityTests {
+@Suite(.runsProcesses) struct DefaultsPersonalityTests {
     static let host = "3d1219c7c4c5404aaa1f6d2a48adfda4"
 
     /// A sandbox with `defaults` (and `prefs`) linked to the built binary; HOME is the sandbox and
     /// `~/Library/Preferences` exists, as on a Mac.
     final class Mac {
-        let box: ProcessSandbox
-        var home: String { box.directory.path }
+        let sandbox: ProcessSandbox
+        var home: String { sandbox.directory.path }
 
         init() throws {
-            box = try ProcessSandbox()
-            box.extraEnvironment["PREFS_HOST_ID"] = DefaultsPersonalityTests.host
-            try FileManager.default.createSymbolicLink(atPath: box.directory.file("defaults"), withDestinationPath: Paths.binary)
+            sandbox = try ProcessSandbox()
+            sandbox.extraEnvironment["PREFS_HOST_ID"] = DefaultsPersonalityTests.host
+            try FileManager.default.createSymbolicLink(atPath: sandbox.directory.file("defaults"), withDestinationPath: Paths.binary)
             try FileManager.default.createDirectory(atPath: home + "/Library/Preferences", withIntermediateDirectories: true)
         }
 
         /// Runs `program` (defaults or prefs) with `$HOME` in the arguments replaced by the home.
-        func run(_ arguments: [String], as program: String = "defaults", input: [UInt8] = []) throws -> ProcessResult {
-            let executable = program == "defaults" ? box.directory.file("defaults") : Paths.binary
-            return try runProcess(executable, arguments.map { $0.replacingOccurrences(of: "$HOME", with: home) }, input: input,
-                                  environment: box.environment)
+        func run(_ arguments: [String], as program: String = "defaults", input: [UInt8] = []) async throws -> ProcessResult {
+            let executable = program == "defaults" ? sandbox.directory.file("defaults") : Paths.binary
+            return try await runProcess(executable, arguments.map { $0.replacingOccurrences(of: "$HOME", with: home) }, input: input,
+                                  environment: sandbox.environment)
         }
     }
 
     /// Checks with plistlib that each line left its value; fails naming every difference.
-    static func checkWithPlistlib(_ lines: [Line], home: String, config: String) throws {
+    static func checkWithPlistlib(_ lines: [Line], home: String, config: String) async throws {
         let python = try requireProgram("python3", install: "python3")
         var program = """
             import datetime, plistlib, struct, sys
@@ -61,7 +61,7 @@ import Testing
             program += "check(\(pythonString(file)), \(line.key.map(pythonString) ?? "None"), \(line.python))\n"
         }
         program += "sys.exit(1 if failures else 0)\n"
-        let checked = try runProcess(python, ["-c", program])
+        let checked = try await runProcess(python, ["-c", program])
         #expect(checked.status == 0, "\(checked.outputText)\(checked.error)")
     }
 
@@ -69,24 +69,24 @@ import Testing
         "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
     }
 
-    @Test func aDefaultsScriptStoresWhatMacOSStores() throws {
+    @Test func aDefaultsScriptStoresWhatMacOSStores() async throws {
         let mac = try Mac()
         for line in DefaultsPersonalityTests.script {
-            let run = try mac.run(line.arguments)
+            let run = try await mac.run(line.arguments)
             #expect(run.status == 0 && run.output.isEmpty && run.error.isEmpty, "defaults \(line.arguments): \(run.status) \(run.error)")
         }
-        try DefaultsPersonalityTests.checkWithPlistlib(DefaultsPersonalityTests.script, home: mac.home, config: mac.box.config)
+        try await DefaultsPersonalityTests.checkWithPlistlib(DefaultsPersonalityTests.script, home: mac.home, config: mac.sandbox.config)
     }
 
     /// The lines that do not depend on the personality store the same through prefs itself.
-    @Test func prefsStoresTheSameForTheLinesItShares() throws {
+    @Test func prefsStoresTheSameForTheLinesItShares() async throws {
         let mac = try Mac()
         let shared = DefaultsPersonalityTests.script.filter(\.prefsToo)
         for line in shared {
-            let run = try mac.run(line.arguments, as: "prefs")
+            let run = try await mac.run(line.arguments, as: "prefs")
             #expect(run.status == 0 && run.output.isEmpty && run.error.isEmpty, "prefs \(line.arguments): \(run.status) \(run.error)")
         }
-        try DefaultsPersonalityTests.checkWithPlistlib(shared, home: mac.home, config: mac.box.config)
+        try await DefaultsPersonalityTests.checkWithPlistlib(shared, home: mac.home, config: mac.sandbox.config)
     }
 
     // MARK: What a script reading through `defaults` sees
@@ -213,8 +213,8 @@ import Testing
         Expected(arguments: ["printHostIdentifier"], output: host + "\n"),
     ]
 
-    static func run(_ mac: Mac, _ expected: Expected) throws {
-        let run = try mac.run(expected.arguments)
+    static func run(_ mac: Mac, _ expected: Expected) async throws {
+        let run = try await mac.run(expected.arguments)
         let home = { (text: String) in text.replacingOccurrences(of: "$HOME", with: mac.home) }
         #expect(run.status == expected.status, "\(expected.arguments): \(run.status) \(run.error)")
         #expect(run.outputText == home(expected.output), "\(expected.arguments)")
@@ -227,27 +227,27 @@ import Testing
         #expect(String(run.error[prefix.range.upperBound...]) == message + (message.hasSuffix("\n") ? "" : "\n"), "\(expected.arguments)")
     }
 
-    @Test func aScriptReadingThroughDefaultsSeesWhatMacOSShows() throws {
+    @Test func aScriptReadingThroughDefaultsSeesWhatMacOSShows() async throws {
         let mac = try Mac()
-        for line in DefaultsPersonalityTests.script { try #require(try mac.run(line.arguments).status == 0) }
-        for expected in DefaultsPersonalityTests.reads { try DefaultsPersonalityTests.run(mac, expected) }
+        for line in DefaultsPersonalityTests.script { try #require(try await mac.run(line.arguments).status == 0) }
+        for expected in DefaultsPersonalityTests.reads { try await DefaultsPersonalityTests.run(mac, expected) }
     }
 
     /// Run as prefs, the same binary and suites are prefs: every layer, its own text.
-    @Test func invokedAsPrefsNothingChanges() throws {
+    @Test func invokedAsPrefsNothingChanges() async throws {
         let mac = try Mac()
-        for line in DefaultsPersonalityTests.script.prefix(20) { try #require(try mac.run(line.arguments).status == 0) }
-        #expect(try mac.run(["read", "com.apple.dock", "autohide"], as: "prefs").outputText == "true\n")
-        #expect(try mac.run(["read", "com.apple.dock", "AppleInterfaceStyle"], as: "prefs").outputText == "Dark\n")
-        #expect(try mac.run(["read", "com.apple.dock", "autohide"]).outputText == "1\n")
-        #expect(try mac.run(["read-type", "com.apple.dock", "autohide"], as: "prefs").outputText == "boolean\n")
-        #expect(try mac.run(["READ", "com.apple.dock"], as: "prefs").status == 64)
-        #expect(try mac.run(["domains"], as: "prefs").outputText.split(separator: "\n").count > 1)
+        for line in DefaultsPersonalityTests.script.prefix(20) { try #require(try await mac.run(line.arguments).status == 0) }
+        #expect(try await mac.run(["read", "com.apple.dock", "autohide"], as: "prefs").outputText == "true\n")
+        #expect(try await mac.run(["read", "com.apple.dock", "AppleInterfaceStyle"], as: "prefs").outputText == "Dark\n")
+        #expect(try await mac.run(["read", "com.apple.dock", "autohide"]).outputText == "1\n")
+        #expect(try await mac.run(["read-type", "com.apple.dock", "autohide"], as: "prefs").outputText == "boolean\n")
+        #expect(try await mac.run(["READ", "com.apple.dock"], as: "prefs").status == 64)
+        #expect(try await mac.run(["domains"], as: "prefs").outputText.split(separator: "\n").count > 1)
     }
 
-    @Test func changesKeepTheirMeaning() throws {
+    @Test func changesKeepTheirMeaning() async throws {
         let mac = try Mac()
-        for line in DefaultsPersonalityTests.script { try #require(try mac.run(line.arguments).status == 0) }
+        for line in DefaultsPersonalityTests.script { try #require(try await mac.run(line.arguments).status == 0) }
         for expected in [
             Expected(arguments: ["remove", "com.example", "upper"]),
             Expected(arguments: ["read", "com.example", "upper"], logged: "\nThe domain/default pair of (com.example, upper) does not exist\n", status: 1),
@@ -258,34 +258,34 @@ import Testing
             Expected(arguments: ["-currentHost", "delete", "com.apple.screensaver", "idleTime"]),
             Expected(arguments: ["read", "-app", "Safari"], logged: "Couldn't find an application named \"Safari\"; defaults unchanged "
                      + "(there are no application bundles on Linux: name the domain instead)", status: 1),
-        ] { try DefaultsPersonalityTests.run(mac, expected) }
-        #expect(try mac.box.suite("com.example.replace") == nil)
-        let byHost = mac.box.config + "/ByHost/com.apple.screensaver.\(DefaultsPersonalityTests.host).plist"
+        ] { try await DefaultsPersonalityTests.run(mac, expected) }
+        #expect(try mac.sandbox.suite("com.example.replace") == nil)
+        let byHost = mac.sandbox.config + "/ByHost/com.apple.screensaver.\(DefaultsPersonalityTests.host).plist"
         #expect(try PropertyList.decode(try Fixtures.bytes(byHost)).value == [:])
     }
 
     /// `export D FILE` writes a binary plist, `export D -` XML; `import` merges a plist (not JSON).
-    @Test func exportAndImportAsMacOSDoes() throws {
+    @Test func exportAndImportAsMacOSDoes() async throws {
         let mac = try Mac()
-        for line in DefaultsPersonalityTests.script.prefix(10) { try #require(try mac.run(line.arguments).status == 0) }
-        let dock = try #require(try mac.box.suite("com.apple.dock"))
-        let xml = try mac.run(["export", "com.apple.dock", "-"])
+        for line in DefaultsPersonalityTests.script.prefix(10) { try #require(try await mac.run(line.arguments).status == 0) }
+        let dock = try #require(try mac.sandbox.suite("com.apple.dock"))
+        let xml = try await mac.run(["export", "com.apple.dock", "-"])
         #expect(xml.status == 0 && xml.outputText.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE plist"))
         #expect(try PropertyList.decode(xml.output) == (dock, .xml))
-        #expect(try mac.run(["export", "com.apple.dock", "$HOME/dock.plist"]).status == 0)
+        #expect(try await mac.run(["export", "com.apple.dock", "$HOME/dock.plist"]).status == 0)
         #expect(try PropertyList.decode(try Fixtures.bytes(mac.home + "/dock.plist")) == (dock, .binary))
-        try mac.box.directory.write("in.plist", try PropertyList.encode(["tilesize": 64, "magnification": true], as: .xml))
-        #expect(try mac.run(["import", "com.apple.dock", "$HOME/in.plist"]).status == 0)
+        try mac.sandbox.directory.write("in.plist", try PropertyList.encode(["tilesize": 64, "magnification": true], as: .xml))
+        #expect(try await mac.run(["import", "com.apple.dock", "$HOME/in.plist"]).status == 0)
         var merged = try #require(dock.dictionary)
         merged["tilesize"] = 64
         merged["magnification"] = true
-        #expect(try mac.box.suite("com.apple.dock") == .dictionary(merged))
-        let fromInput = try mac.run(["import", "com.apple.dock", "-"], input: Array("{ orientation = bottom; }".utf8))
+        #expect(try mac.sandbox.suite("com.apple.dock") == .dictionary(merged))
+        let fromInput = try await mac.run(["import", "com.apple.dock", "-"], input: Array("{ orientation = bottom; }".utf8))
         #expect(fromInput.status == 0)
-        #expect(try mac.box.suite("com.apple.dock")?.dictionary?["orientation"] == "bottom")
-        try mac.box.directory.write("in.json", "{\"tilesize\": 1}")
-        let json = try mac.run(["import", "com.apple.dock", "$HOME/in.json"])
+        #expect(try mac.sandbox.suite("com.apple.dock")?.dictionary?["orientation"] == "bottom")
+        try mac.sandbox.directory.write("in.json", "{\"tilesize\": 1}")
+        let json = try await mac.run(["import", "com.apple.dock", "$HOME/in.json"])
         #expect(json.status == 1 && json.error.contains("Could not parse property list from \(mac.home)/in.json due to "))
-        #expect(try mac.box.suite("com.apple.dock")?.dictionary?["tilesize"] == 64)
+        #expect(try mac.sandbox.suite("com.apple.dock")?.dictionary?["tilesize"] == 64)
     }
 }

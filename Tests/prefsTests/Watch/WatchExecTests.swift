@@ -7,7 +7,7 @@ import Testing
 /// `watch --exec COMMAND`: COMMAND runs through /bin/sh after each change, the change in
 /// PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW (never in COMMAND's text), runs never overlap,
 /// changes during a run are coalesced per key, and a failing run is reported while the watch goes on.
-@Suite struct WatchExecTests {
+@Suite(.runsProcesses) struct WatchExecTests {
     /// A script that records what it was given (NUL-separated, `(absent)` for an unset variable)
     /// and says so on standard output.
     static func reporter(_ work: TemporaryDirectory) throws -> String {
@@ -23,13 +23,8 @@ import Testing
     }
 
     /// Waits (at most 10 s) until the watch's standard error holds `text`.
-    static func waitForError(_ watch: WatchProcess, _ text: String) -> Bool {
-        let end = Date().addingTimeInterval(10)
-        while !watch.errorText.contains(text) {
-            guard Date() < end else { return false }
-            usleep(5_000)
-        }
-        return true
+    static func waitForError(_ watch: WatchProcess, _ text: String) async -> Bool {
+        await watch.waitForError(timeout: 10) { $0.contains(text) }
     }
 
     static func recorded(_ work: TemporaryDirectory) throws -> [String] {
@@ -39,16 +34,16 @@ import Testing
     /// Hostile keys and values reach COMMAND exactly, as `read` prints them, and nothing in them runs,
     /// whichever shell reads them (bash, dash).
     @Test(arguments: ["/bin/bash", "/bin/dash"])
-    func hostileChangesReachTheCommandAndRunNothing(shell: String) throws {
-        let box = try ProcessSandbox()
+    func hostileChangesReachTheCommandAndRunNothing(shell: String) async throws {
+        let sandbox = try ProcessSandbox()
         let work = try TemporaryDirectory()
         let script = try WatchExecTests.reporter(work)
-        try box.prefs("write", "s", "ready", "1")
+        try await sandbox.prefs("write", "s", "ready", "1")
         // Inherited variables of the same names never leak into a run.
-        let watch = try WatchProcess(box, ["s", "--initial", "--exec", "cd \(work.path) && \(shell) \(script) \(work.path)"],
+        let watch = try WatchProcess(sandbox, ["s", "--initial", "--exec", "cd \(work.path) && \(shell) \(script) \(work.path)"],
                                      environment: ["PREFS_OLD": "inherited", "PREFS_NEW": "inherited"])
         // --initial: a first run for the current value, once the watch is set up.
-        #expect(watch.nextLine(timeout: 30) == "ran")
+        #expect(await watch.nextLine(timeout: 30) == "ran")
         #expect(try WatchExecTests.recorded(work) == ["s", "ready", "(absent)", "1"])
         let changes: [(key: String, write: [String], old: String, new: String)] = [
             ("$(touch pwned)", ["-string", "`touch pwned` 'q' \"d\"\nline2\\"], "(absent)", "`touch pwned` 'q' \"d\"\nline2\\"),
@@ -58,12 +53,12 @@ import Testing
             ("window", ["-dict", "w", "-int", "640"], "(absent)", "{\n    w = 640;\n}"),
         ]
         for change in changes {
-            try WatchExecTests.check(runProcess(Paths.binary, ["write", "s", change.key] + change.write, environment: box.environment))
-            #expect(watch.nextLine() == "ran")
+            try WatchExecTests.check(await runProcess(Paths.binary, ["write", "s", change.key] + change.write, environment: sandbox.environment))
+            #expect(await watch.nextLine() == "ran")
             #expect(try WatchExecTests.recorded(work) == ["s", change.key, change.old, change.new], "\(change.key)")
         }
-        try box.prefs("delete", "s", "flag")
-        #expect(watch.nextLine() == "ran")
+        try await sandbox.prefs("delete", "s", "flag")
+        #expect(await watch.nextLine() == "ran")
         #expect(try WatchExecTests.recorded(work) == ["s", "flag", "true", "(absent)"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: work.path).sorted() == ["out", "report.sh"], "something ran")
         #expect(watch.errorText.isEmpty, "\(watch.errorText)")
@@ -72,7 +67,7 @@ import Testing
     /// A FIFO the test holds open for reading and writing, so that neither the test's open nor a
     /// run's waits for the other: a run's `read line < FIFO` waits for the test's line, and the test
     /// waits for a run's line (`nextLine`), each on the event, never on a clock.
-    final class Channel {
+    final class Channel: @unchecked Sendable {
         let path: String
         private let descriptor: Int32
         private var pending: [UInt8] = []
@@ -91,8 +86,13 @@ import Testing
         }
 
         /// The next line written to the FIFO; nil when none came within `timeout` (a bound on a
-        /// failure, not the time a line takes).
-        func nextLine(timeout: Double = 20) -> String? {
+        /// failure, not the time a line takes). Waited for on a thread of its own (`poll` blocks),
+        /// one caller at a time.
+        func nextLine(timeout: Double = 20) async -> String? {
+            (try? await onOwnThread { self.waitForLine(timeout: timeout) }) ?? nil
+        }
+
+        private func waitForLine(timeout: Double) -> String? {
             let end = Date().addingTimeInterval(timeout)
             while true {
                 if let newline = pending.firstIndex(of: 0x0A) {
@@ -113,7 +113,7 @@ import Testing
     /// before the first to the value after the last (a key back where it was runs nothing), and run
     /// in the order their keys came once the run in progress ends. Submitted in process, so the test
     /// knows they are all queued when it lets the held run end.
-    @Test func changesDuringARunAreCoalescedPerKey() throws {
+    @Test func changesDuringARunAreCoalescedPerKey() async throws {
         let work = try TemporaryDirectory()
         let started = try Channel(work.file("started")), go = try Channel(work.file("go"))
         let command = "echo \"$PREFS_KEY ${PREFS_OLD-(absent)} ${PREFS_NEW-(absent)}\" > \(started.path); read line < \(go.path)"
@@ -121,43 +121,43 @@ import Testing
         let runner = ChangeCommand(command: command, suite: "s", report: { line in reports.withLock { $0.append(line) } })
         try runner.start()
         runner.submit([WatchChange(key: "a", old: 0, new: 1)])
-        #expect(started.nextLine() == "a 0 1")
+        #expect(await started.nextLine() == "a 0 1")
         runner.submit([WatchChange(key: "a", old: 1, new: 2), WatchChange(key: "b", old: nil, new: "x")])
         runner.submit([WatchChange(key: "a", old: 2, new: 3)])
         runner.submit([WatchChange(key: "b", old: "x", new: nil), WatchChange(key: "c", old: nil, new: 5)])
         for expected in ["a 1 3", "c (absent) 5"] {
             go.send("go")
-            #expect(started.nextLine() == expected)
+            #expect(await started.nextLine() == expected)
         }
         go.send("go")
         runner.finish()
-        #expect(started.nextLine(timeout: 0) == nil, "b, back where it was, ran")
+        #expect(await started.nextLine(timeout: 0) == nil, "b, back where it was, ran")
         #expect(reports.withLock { $0 }.isEmpty)
     }
 
     /// The watch hands the changes written while a run holds to the runs that follow, which never
     /// overlap: each key's last run shows its last value (how the writes fall into runs depends on
     /// when the watch reads them; `changesDuringARunAreCoalescedPerKey` checks the merging).
-    @Test func changesDuringARunWaitAndRunsNeverOverlap() throws {
-        let box = try ProcessSandbox()
+    @Test func changesDuringARunWaitAndRunsNeverOverlap() async throws {
+        let sandbox = try ProcessSandbox()
         let work = try TemporaryDirectory()
         let go = try Channel(work.file("go"))
-        try box.prefs("write", "s", "a", "0")
+        try await sandbox.prefs("write", "s", "a", "0")
         // Each run holds until the test sends a line; a second run at once would find `busy`.
         let command = "mkdir \(work.path)/busy || echo OVERLAP; echo \"start $PREFS_KEY ${PREFS_NEW-(absent)}\"; "
             + "read line < \(go.path); rmdir \(work.path)/busy"
-        let watch = try WatchProcess(box, ["s", "--initial", "--exec", command])
-        #expect(watch.nextLine(timeout: 30) == "start a 0")
+        let watch = try WatchProcess(sandbox, ["s", "--initial", "--exec", command])
+        #expect(await watch.nextLine(timeout: 30) == "start a 0")
         go.send("go")
-        try box.prefs("write", "s", "a", "1")
-        #expect(watch.nextLine() == "start a 1")
+        try await sandbox.prefs("write", "s", "a", "1")
+        #expect(await watch.nextLine() == "start a 1")
         for arguments in [["write", "s", "a", "2"], ["write", "s", "b", "x"], ["write", "s", "a", "3"], ["delete", "s", "b"], ["write", "s", "c", "5"]] {
-            try WatchExecTests.check(runProcess(Paths.binary, arguments, environment: box.environment))
+            try WatchExecTests.check(await runProcess(Paths.binary, arguments, environment: sandbox.environment))
         }
         var runs: [String] = []
         while !(runs.contains("start a 3") && runs.contains("start c 5")) {
             go.send("go")
-            guard let line = watch.nextLine() else { break }
+            guard let line = await watch.nextLine() else { break }
             runs.append(line)
         }
         let a = runs.filter { $0.hasPrefix("start a ") }, b = runs.filter { $0.hasPrefix("start b ") }
@@ -165,24 +165,24 @@ import Testing
         #expect(b.isEmpty || b == ["start b x", "start b (absent)"], "\(runs)")
         #expect(Set(runs).isSubset(of: ["start a 2", "start a 3", "start b x", "start b (absent)", "start c 5"]), "\(runs)")
         go.send("go")
-        try box.prefs("write", "s", "d", "1")
-        #expect(watch.nextLine() == "start d 1")
+        try await sandbox.prefs("write", "s", "d", "1")
+        #expect(await watch.nextLine() == "start d 1")
         go.send("go")
         #expect(!watch.unread.contains("OVERLAP"))
     }
 
     /// A failing run is reported on standard error, naming the key, and the watch goes on.
-    @Test func aFailingCommandIsReportedAndTheWatchGoesOn() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "s", "k", "0")
-        let watch = try WatchProcess(box, ["s", "k", "--initial", "--exec", "[ \"$PREFS_NEW\" != bad ] || exit 7; [ \"$PREFS_NEW\" != killed ] || kill -KILL $$; echo \"ok $PREFS_NEW\""])
-        #expect(watch.nextLine(timeout: 30) == "ok 0")
-        try box.prefs("write", "s", "k", "bad")
-        #expect(WatchExecTests.waitForError(watch, "prefs: watch: COMMAND exited with status 7 (s: k); watching on\n"))
-        try box.prefs("write", "s", "k", "killed")
-        #expect(WatchExecTests.waitForError(watch, "prefs: watch: COMMAND was killed by signal 9 (s: k); watching on\n"))
-        try box.prefs("write", "s", "k", "good")
-        #expect(watch.nextLine() == "ok good")
+    @Test func aFailingCommandIsReportedAndTheWatchGoesOn() async throws {
+        let sandbox = try ProcessSandbox()
+        try await sandbox.prefs("write", "s", "k", "0")
+        let watch = try WatchProcess(sandbox, ["s", "k", "--initial", "--exec", "[ \"$PREFS_NEW\" != bad ] || exit 7; [ \"$PREFS_NEW\" != killed ] || kill -KILL $$; echo \"ok $PREFS_NEW\""])
+        #expect(await watch.nextLine(timeout: 30) == "ok 0")
+        try await sandbox.prefs("write", "s", "k", "bad")
+        #expect(await WatchExecTests.waitForError(watch, "prefs: watch: COMMAND exited with status 7 (s: k); watching on\n"))
+        try await sandbox.prefs("write", "s", "k", "killed")
+        #expect(await WatchExecTests.waitForError(watch, "prefs: watch: COMMAND was killed by signal 9 (s: k); watching on\n"))
+        try await sandbox.prefs("write", "s", "k", "good")
+        #expect(await watch.nextLine() == "ok good")
         #expect(watch.errorText == """
             prefs: watch: COMMAND exited with status 7 (s: k); watching on
             prefs: watch: COMMAND was killed by signal 9 (s: k); watching on
@@ -191,35 +191,35 @@ import Testing
     }
 
     /// `--once` exits 0 once the run for the first change has ended; `--initial` runs for the current values.
-    @Test func onceAndInitial() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "s", "k", "v")
-        let watch = try WatchProcess(box, ["s", "--exec", "echo \"$PREFS_KEY=$PREFS_NEW\"", "--initial", "--once"])
-        #expect(watch.nextLine(timeout: 30) == "k=v")
-        try box.prefs("write", "s", "k", "w")
-        #expect(watch.nextLine() == "k=w")
-        #expect(watch.wait() == 0)
+    @Test func onceAndInitial() async throws {
+        let sandbox = try ProcessSandbox()
+        try await sandbox.prefs("write", "s", "k", "v")
+        let watch = try WatchProcess(sandbox, ["s", "--exec", "echo \"$PREFS_KEY=$PREFS_NEW\"", "--initial", "--once"])
+        #expect(await watch.nextLine(timeout: 30) == "k=v")
+        try await sandbox.prefs("write", "s", "k", "w")
+        #expect(await watch.nextLine() == "k=w")
+        #expect(await watch.wait() == 0)
     }
 
     /// On etcd too: each change, from any writer, runs COMMAND with the change.
-    @Test func worksOnEtcd() throws {
-        let box = try EtcdTests.Box(try EtcdCluster(members: 1))
-        try #require(box.prefs("write", "s", "k", "v").status == 0)
-        let watch = try WatchProcess(box.sandbox, ["s", "--initial", "--exec", "printf '%s|%s|%s\\n' \"$PREFS_KEY\" \"$PREFS_OLD\" \"$PREFS_NEW\""],
-                                     environment: ["PREFS_STORE": box.url, "PREFS_ETCD_TIMEOUT": "5"])
-        #expect(watch.nextLine(timeout: 30) == "k||v")
-        let hostile = try box.prefs("write", "s", "k", "-string", "$(touch pwned)")
+    @Test func worksOnEtcd() async throws {
+        let fleet = try FleetSandbox(try await SharedCluster.oneMember.get())
+        try #require(await fleet.prefs("write", "s", "k", "v").status == 0)
+        let watch = try WatchProcess(fleet.sandbox, ["s", "--initial", "--exec", "printf '%s|%s|%s\\n' \"$PREFS_KEY\" \"$PREFS_OLD\" \"$PREFS_NEW\""],
+                                     environment: ["PREFS_STORE": fleet.url, "PREFS_ETCD_TIMEOUT": "5"])
+        #expect(await watch.nextLine(timeout: 30) == "k||v")
+        let hostile = try await fleet.prefs("write", "s", "k", "-string", "$(touch pwned)")
         try #require(hostile.status == 0, "\(hostile.error)")
-        #expect(watch.nextLine() == "k|v|$(touch pwned)")
-        try #require(box.prefs("write", "s", "k", "w").status == 0)
-        #expect(watch.nextLine() == "k|$(touch pwned)|w")
+        #expect(await watch.nextLine() == "k|v|$(touch pwned)")
+        try #require(await fleet.prefs("write", "s", "k", "w").status == 0)
+        #expect(await watch.nextLine() == "k|$(touch pwned)|w")
     }
 
     @Test(arguments: ["--json", "--compact"])
-    func printingOptionsDoNotGoWithExec(option: String) throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "s", "k", "v")
-        let run = try box.prefs("watch", "s", "--exec", "true", option)
+    func printingOptionsDoNotGoWithExec(option: String) async throws {
+        let sandbox = try ProcessSandbox()
+        try await sandbox.prefs("write", "s", "k", "v")
+        let run = try await sandbox.prefs("watch", "s", "--exec", "true", option)
         #expect(run.status == 64)
         #expect(run.error == "prefs: watch: --exec runs COMMAND instead of printing: --json and --compact do not go with it\n")
     }

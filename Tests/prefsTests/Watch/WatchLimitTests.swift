@@ -7,17 +7,17 @@ import Testing
 /// EMFILE). The limits are reached for real in a user namespace of the test's own: its
 /// `/proc/sys/user/max_inotify_*` apply to it alone (counted per user namespace, under the
 /// machine's), so lowering them there to 0 touches no other process.
-@Suite struct WatchLimitTests {
+@Suite(.runsProcesses) struct WatchLimitTests {
     @Test(arguments: [
         ("max_inotify_watches", "watch limit (fs.inotify.max_user_watches)"),
         ("max_inotify_instances", "instance limit (fs.inotify.max_user_instances)"),
     ])
-    func watchAtAnInotifyLimitNamesIt(file: String, named: String) throws {
+    func watchAtAnInotifyLimitNamesIt(file: String, named: String) async throws {
         let unshare = try requireProgram("unshare", install: "apt-get install util-linux")
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "k", "v")
+        let sandbox = try ProcessSandbox()
+        try await sandbox.prefs("write", "app", "k", "v")
         let script = "echo 0 > /proc/sys/user/\(file) || exit 99; exec \"$0\" watch app --timeout 0"
-        let run = try runProcess(unshare, ["--user", "--map-root-user", "/bin/sh", "-c", script, Paths.binary], environment: box.environment)
+        let run = try await runProcess(unshare, ["--user", "--map-root-user", "/bin/sh", "-c", script, Paths.binary], environment: sandbox.environment)
         try #require(run.status != 99, "could not lower \(file) in a user namespace: \(run.error)")
         #expect(run.status == 74)
         #expect(run.error.hasPrefix("prefs: "), "\(run.error)")
@@ -27,15 +27,15 @@ import Testing
     }
 
     /// The watch limit's message names the directory that could not be watched.
-    @Test func theWatchLimitNamesTheDirectory() throws {
+    @Test func theWatchLimitNamesTheDirectory() async throws {
         let unshare = try requireProgram("unshare", install: "apt-get install util-linux")
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "k", "v")
+        let sandbox = try ProcessSandbox()
+        try await sandbox.prefs("write", "app", "k", "v")
         let script = "echo 0 > /proc/sys/user/max_inotify_watches || exit 99; exec \"$0\" watch app --timeout 0"
-        let run = try runProcess(unshare, ["--user", "--map-root-user", "/bin/sh", "-c", script, Paths.binary], environment: box.environment)
+        let run = try await runProcess(unshare, ["--user", "--map-root-user", "/bin/sh", "-c", script, Paths.binary], environment: sandbox.environment)
         try #require(run.status != 99, "could not lower max_inotify_watches in a user namespace: \(run.error)")
         let path = String(run.error.dropFirst("prefs: ".count).prefix { $0 != ":" })
-        #expect(path.hasPrefix(box.directory.path), "\(run.error)")
+        #expect(path.hasPrefix(sandbox.directory.path), "\(run.error)")
     }
 
     /// Below the process: the errno values inotify gives at its limits, and only those, become the

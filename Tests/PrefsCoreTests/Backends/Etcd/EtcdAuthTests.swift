@@ -2,13 +2,19 @@ import Testing
 @testable import PrefsCore
 
 /// Logging in to a cluster with auth enabled: good and bad passwords, no credentials, a user without
-/// permission, and a token the member forgot (it restarted).
-@Suite struct EtcdAuthTests {
+/// permission, and a token the member forgot (it restarted). The tests share one cluster, one after
+/// the other (one turns auth off and on, and restarts the member).
+@Suite(.serialized, .blocking) struct EtcdAuthTests {
+    static let authCluster = SharedCluster {
+        let cluster = try EtcdCluster(members: 1, extraArguments: EtcdCluster.sharedTiming)
+        try cluster.enableAuth(rootPassword: "s3cret")
+        return cluster
+    }
+
     let cluster: EtcdCluster
 
     init() throws {
-        cluster = try EtcdCluster(members: 1)
-        try cluster.enableAuth(rootPassword: "s3cret")
+        cluster = try Self.authCluster.get()
     }
 
     @Test func theRightPasswordWorksAndTheTokenIsSent() throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// Endpoints that are dead, silent or killed: the client moves on, remembers the one that answered,
 /// and gives up with `.unavailable` at its timeout, never later.
-@Suite struct EtcdFailoverTests {
+@Suite(.blocking) struct EtcdFailoverTests {
     /// A loopback port that accepts connections (the kernel completes them) and never answers.
     final class SilentListener {
         let fd: Int32

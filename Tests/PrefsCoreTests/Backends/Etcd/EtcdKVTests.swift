@@ -3,7 +3,7 @@ import Testing
 @testable import PrefsCore
 
 /// Range, put, delete, transactions and leases against a real etcd member.
-@Suite struct EtcdKVTests {
+@Suite(.blocking) struct EtcdKVTests {
     /// Keys and values that are not text: NUL, 0xFF, high bytes, an empty value.
     static let binaryPairs: [([UInt8], [UInt8])] = [
         ([0x00], [0x00, 0x00]),

@@ -4,7 +4,7 @@ import Testing
 /// How long one range request takes over loopback, in-process: on an open connection, and from a
 /// new client (connect included). Printed for the record; the bounds only catch a gross regression
 /// (a Nagle delay of 40 ms, a connection per request) on a loaded test machine.
-@Suite struct EtcdLatencyTests {
+@Suite(.blocking) struct EtcdLatencyTests {
     static func median(_ samples: [Double]) -> Double {
         let sorted = samples.sorted()
         return sorted[sorted.count / 2]

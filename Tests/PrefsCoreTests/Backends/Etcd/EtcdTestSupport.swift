@@ -3,22 +3,12 @@ import Synchronization
 import Testing
 @testable import PrefsCore
 
-/// One single-member cluster shared by the tests that only read and write keys (each under a
-/// prefix of its own); tests that kill members, enable auth or compact start their own. It is
-/// stopped when the test process exits (its guardian sees the process go).
+/// The single-member cluster the tests that only read and write keys share (each under a prefix of
+/// its own), with the command's tests: `SharedCluster.oneMember`. Tests that kill members, enable
+/// auth or compact start their own. It is stopped when the test process exits (its guardians see
+/// the process go).
 enum SharedEtcd {
-    private static let shared = Mutex<Result<EtcdCluster, TestFailure>?>(nil)
-
-    static func cluster() throws -> EtcdCluster {
-        try shared.withLock { state in
-            if state == nil {
-                do { state = .success(try EtcdCluster(members: 1)) } catch {
-                    state = .failure(TestFailure("starting etcd: \(error)"))
-                }
-            }
-            return try state!.get()
-        }
-    }
+    static func cluster() throws -> EtcdCluster { try SharedCluster.oneMember.get() }
 
     static func client(timeout: Double = 5) throws -> EtcdClient {
         EtcdClient(endpoints: try cluster().endpoints, timeout: timeout)
@@ -55,4 +45,25 @@ func prefsError(_ body: () throws -> Void, sourceLocation: SourceLocation = #_so
 /// A loopback endpoint nothing listens on (connections are refused at once).
 func deadEndpoint() throws -> EtcdEndpoint {
     EtcdEndpoint(host: "127.0.0.1", port: try EtcdCluster.freePorts(1)[0])
+}
+
+/// A suite whose synchronous tests block on the network (a client waiting out a timeout, a member
+/// killed and restarted, an election): each test runs on a thread of its own (`ThreadPerJobExecutor`)
+/// instead of on one of the cooperative pool's (one per core), once it has a place among the
+/// `TestConcurrency.tests` that run at once. The test is the same task, so what it records is still
+/// its own.
+struct Blocking: SuiteTrait, TestTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        guard testCase != nil else { return try await function() }
+        try await TestConcurrency.tests.run {
+            try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { try await function() }
+        }
+    }
+}
+
+extension Trait where Self == Blocking {
+    /// The suite's tests block: see `Blocking`.
+    static var blocking: Self { Self() }
 }

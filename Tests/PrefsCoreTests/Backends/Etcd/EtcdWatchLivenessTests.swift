@@ -5,7 +5,7 @@ import Testing
 
 /// A quiet watch checks that its member still answers (on a second connection, every half of the
 /// client's timeout): a healthy member keeps the stream, a frozen one is left for another member.
-@Suite struct EtcdWatchLivenessTests {
+@Suite(.blocking) struct EtcdWatchLivenessTests {
     /// Four checks and more pass on a quiet stream: it stays on its one connection, and the checks
     /// share one more.
     @Test func aQuietWatchOnAHealthyMemberKeepsItsStream() throws {

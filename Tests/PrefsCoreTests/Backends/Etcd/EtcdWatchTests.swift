@@ -4,7 +4,7 @@ import Testing
 @testable import PrefsCore
 
 /// Watches against real members: order, history, stopping, and resuming across a member restart.
-@Suite struct EtcdWatchTests {
+@Suite(.blocking) struct EtcdWatchTests {
     /// What a watch delivered: its events in order, and the revision given with each batch.
     final class Recorder: @unchecked Sendable {
         let lock = NSLock()

@@ -4,7 +4,7 @@ import Testing
 
 /// The HTTP/1.1 response reader, fed canned responses over a socket pair: framing, keep-alive,
 /// limits, malformed input, deadlines and the stop descriptor.
-@Suite struct HTTPConnectionTests {
+@Suite(.blocking) struct HTTPConnectionTests {
     /// A connection reading from one end of a socket pair; the test writes the other end.
     final class Pair: @unchecked Sendable {
         let connection: HTTPConnection

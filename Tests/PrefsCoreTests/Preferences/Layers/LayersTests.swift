@@ -48,60 +48,60 @@ final class LayerFixture {
     @Test(arguments: FileSystemKind.allCases)
     func theHighestLayerThatHasTheKeyAnswers(kind: FileSystemKind) throws {
         for subset in 1..<(1 << LayersTests.order.count) {
-            let box = try LayerFixture(kind)
+            let fixture = try LayerFixture(kind)
             for (i, layer) in LayersTests.order.enumerated() {
                 // Every layer exists (so the suite does); only those in the subset hold `k`.
                 var contents: PrefDictionary = ["other\(i)": .integer(Int64(i))]
                 if subset & (1 << i) != 0 { contents["k"] = .string(layer.file) }
-                try box.put(layer.file, contents)
+                try fixture.put(layer.file, contents)
             }
-            let layers = try box.layers(defaults: ["cli1.json", "cli2.plist"])
+            let layers = try fixture.layers(defaults: ["cli1.json", "cli2.plist"])
             let highest = LayersTests.order.indices.first { subset & (1 << $0) != 0 }!
             let found = try #require(try layers.value(at: PrefKeyPath(["k"])))
             #expect(found.value == .string(LayersTests.order[highest].file), "subset \(subset)")
-            #expect("\(found.origin)" == LayersTests.order[highest].origin.replacingOccurrences(of: "ROOT", with: box.root))
-            let stored = try box.layers(storedOnly: true).value(at: PrefKeyPath(["k"]))
+            #expect("\(found.origin)" == LayersTests.order[highest].origin.replacingOccurrences(of: "ROOT", with: fixture.root))
+            let stored = try fixture.layers(storedOnly: true).value(at: PrefKeyPath(["k"]))
             #expect(stored?.origin == (subset & 1 != 0 ? .stored : nil), "subset \(subset)")
         }
     }
 
     @Test(arguments: FileSystemKind.allCases)
     func theMergedSuiteTakesEachKeyFromItsHighestLayerAndNeverMergesDictionaries(kind: FileSystemKind) throws {
-        let box = try LayerFixture(kind)
-        try box.put("config/app.plist", ["theme": "light", "window": ["width": 800]])
-        try box.put("config/.GlobalPreferences.plist", ["AppleLocale": "en_GB", "theme": "global"])
-        try box.put("data/prefs/defaults/app.plist", ["size": 10])
-        try box.put("pkg1/prefs/defaults/app.json", ["size": 12, "window": ["width": 640, "height": 480], "shipped": true])
-        let resolved = try box.layers().resolved()
+        let fixture = try LayerFixture(kind)
+        try fixture.put("config/app.plist", ["theme": "light", "window": ["width": 800]])
+        try fixture.put("config/.GlobalPreferences.plist", ["AppleLocale": "en_GB", "theme": "global"])
+        try fixture.put("data/prefs/defaults/app.plist", ["size": 10])
+        try fixture.put("pkg1/prefs/defaults/app.json", ["size": 12, "window": ["width": 640, "height": 480], "shipped": true])
+        let resolved = try fixture.layers().resolved()
         #expect(resolved.values == ["AppleLocale": "en_GB", "shipped": true, "size": 10, "theme": "light", "window": ["width": 800]])
         #expect(resolved.origins.map(\.description) == [
-            "global", "registered:\(box.root)/pkg1/prefs/defaults/app.json", "registered:\(box.root)/data/prefs/defaults/app.plist",
+            "global", "registered:\(fixture.root)/pkg1/prefs/defaults/app.json", "registered:\(fixture.root)/data/prefs/defaults/app.plist",
             "stored", "stored",
         ])
-        #expect(try box.layers().value(at: PrefKeyPath(["window", "height"])) == nil)
-        #expect(try box.layers(storedOnly: true).resolved().values == ["theme": "light", "window": ["width": 800]])
+        #expect(try fixture.layers().value(at: PrefKeyPath(["window", "height"])) == nil)
+        #expect(try fixture.layers(storedOnly: true).resolved().values == ["theme": "light", "window": ["width": 800]])
         // The global suite's own layers: its stored values over its registered defaults.
-        try box.put("pkg2/prefs/defaults/NSGlobalDomain.plist", ["AppleLocale": "fr_FR", "AppleMetric": true])
-        #expect(try box.layers(.global).resolved().values == ["AppleLocale": "en_GB", "AppleMetric": true, "theme": "global"])
+        try fixture.put("pkg2/prefs/defaults/NSGlobalDomain.plist", ["AppleLocale": "fr_FR", "AppleMetric": true])
+        #expect(try fixture.layers(.global).resolved().values == ["AppleLocale": "en_GB", "AppleMetric": true, "theme": "global"])
         // A later --defaults file wins over an earlier one, and both over the files.
-        try box.put("a.plist", ["size": 1, "a": "a"])
-        try box.put("b.plist", ["size": 2])
-        let withCommandLine = try box.layers(defaults: ["a.plist", "b.plist"]).resolved()
+        try fixture.put("a.plist", ["size": 1, "a": "a"])
+        try fixture.put("b.plist", ["size": 2])
+        let withCommandLine = try fixture.layers(defaults: ["a.plist", "b.plist"]).resolved()
         #expect(withCommandLine.values["size"] == 2 && withCommandLine.values["a"] == "a")
     }
 
     @Test(arguments: FileSystemKind.allCases)
     func aDomainExistsThroughItsFileOrItsRegisteredDefaultsButNotThroughTheGlobalSuite(kind: FileSystemKind) throws {
-        let box = try LayerFixture(kind)
-        try box.put("config/.GlobalPreferences.plist", ["g": 1])
+        let fixture = try LayerFixture(kind)
+        try fixture.put("config/.GlobalPreferences.plist", ["g": 1])
         // A key still answers from the global suite, as UserDefaults(suiteName:) would.
-        #expect(try box.origin(of: "g", box.layers()) == "global")
-        #expect(throws: PrefsError.suiteNotFound(domain: "app")) { try box.layers().value(at: PrefKeyPath(["missing"])) }
-        #expect(throws: PrefsError.suiteNotFound(domain: "app")) { try box.layers().resolved() }
-        try box.put("pkg2/prefs/defaults/app.json", ["r": 2])
-        #expect(try box.origin(of: "g", box.layers()) == "global")
-        #expect(try box.layers().value(at: PrefKeyPath(["missing"])) == nil)
-        #expect(throws: PrefsError.suiteNotFound(domain: "app")) { try box.layers(storedOnly: true).value(at: PrefKeyPath(["r"])) }
+        #expect(try fixture.origin(of: "g", fixture.layers()) == "global")
+        #expect(throws: PrefsError.suiteNotFound(domain: "app")) { try fixture.layers().value(at: PrefKeyPath(["missing"])) }
+        #expect(throws: PrefsError.suiteNotFound(domain: "app")) { try fixture.layers().resolved() }
+        try fixture.put("pkg2/prefs/defaults/app.json", ["r": 2])
+        #expect(try fixture.origin(of: "g", fixture.layers()) == "global")
+        #expect(try fixture.layers().value(at: PrefKeyPath(["missing"])) == nil)
+        #expect(throws: PrefsError.suiteNotFound(domain: "app")) { try fixture.layers(storedOnly: true).value(at: PrefKeyPath(["r"])) }
     }
 
     /// A malformed registration file fails every read that goes through it, even when a higher layer
@@ -109,33 +109,33 @@ final class LayerFixture {
     @Test(arguments: FileSystemKind.allCases)
     func aMalformedRegistrationFileFailsTheReadWithADataError(kind: FileSystemKind) throws {
         for bad in ["<plist><dict><key>k</key></dict></plist>", "{\"k\": 1,}", "(1, 2)"] {
-            let box = try LayerFixture(kind)
-            try box.put("config/app.plist", ["k": "stored"])
-            try box.put("pkg1/prefs/defaults/app.plist", ["k": "shipped"])
-            try box.fixture.put("pkg2/prefs/defaults/app.json", Array(bad.utf8))
-            for read in [{ _ = try box.layers().value(at: PrefKeyPath(["k"])) }, { _ = try box.layers().resolved() }] {
+            let fixture = try LayerFixture(kind)
+            try fixture.put("config/app.plist", ["k": "stored"])
+            try fixture.put("pkg1/prefs/defaults/app.plist", ["k": "shipped"])
+            try fixture.fixture.put("pkg2/prefs/defaults/app.json", Array(bad.utf8))
+            for read in [{ _ = try fixture.layers().value(at: PrefKeyPath(["k"])) }, { _ = try fixture.layers().resolved() }] {
                 do {
                     try read()
                     Issue.record("\(bad) was trusted")
                 } catch let error as PrefsError {
                     #expect(error.exitStatus == .dataError)
                     guard case .malformed(let source, _, _) = error else { Issue.record("\(error)"); continue }
-                    #expect(source == box.root + "/pkg2/prefs/defaults/app.json", "\(error)")
+                    #expect(source == fixture.root + "/pkg2/prefs/defaults/app.json", "\(error)")
                 }
             }
-            #expect(try box.layers(storedOnly: true).value(at: PrefKeyPath(["k"]))?.value == "stored")
+            #expect(try fixture.layers(storedOnly: true).value(at: PrefKeyPath(["k"]))?.value == "stored")
         }
     }
 
     @Test func commandLineDefaultsMustExistAndNeedASuite() throws {
-        let box = try LayerFixture(.memory)
-        try box.put("config/app.plist", ["k": 1])
-        #expect(throws: PrefsError.fileNotFound(path: box.root + "/nope.plist")) { try box.layers(defaults: ["nope.plist"]).resolved() }
-        #expect(throws: PrefsError.self) { try box.layers(.file(box.root + "/x.plist"), defaults: ["a.plist"]) }
-        #expect(throws: PrefsError.self) { try box.layers(defaults: ["a.plist"], storedOnly: true) }
+        let fixture = try LayerFixture(.memory)
+        try fixture.put("config/app.plist", ["k": 1])
+        #expect(throws: PrefsError.fileNotFound(path: fixture.root + "/nope.plist")) { try fixture.layers(defaults: ["nope.plist"]).resolved() }
+        #expect(throws: PrefsError.self) { try fixture.layers(.file(fixture.root + "/x.plist"), defaults: ["a.plist"]) }
+        #expect(throws: PrefsError.self) { try fixture.layers(defaults: ["a.plist"], storedOnly: true) }
         // A file domain is only itself.
-        try box.put("x.plist", ["k": 2])
-        #expect(try box.layers(.file(box.root + "/x.plist")).value(at: PrefKeyPath(["k"]))?.origin == .stored)
+        try fixture.put("x.plist", ["k": 2])
+        #expect(try fixture.layers(.file(fixture.root + "/x.plist")).value(at: PrefKeyPath(["k"]))?.origin == .stored)
     }
 
     @Test func registrationFilesAreListedMostImportantFirst() throws {
@@ -157,15 +157,15 @@ final class LayerFixture {
     }
 
     @Test func theUserRegistrationFileKeepsAnExistingJSONFile() throws {
-        let box = try LayerFixture(.memory)
-        func path(_ domain: Domain) throws -> String { try box.store.files.path(of: try box.store.registrationTarget(for: domain).location) }
-        #expect(try path(.suite("app")) == box.root + "/data/prefs/defaults/app.plist")
-        try box.put("data/prefs/defaults/app.json", ["a": 1])
-        #expect(try path(.suite("app")) == box.root + "/data/prefs/defaults/app.json")
-        try box.put("data/prefs/defaults/app.plist", ["a": 1])
-        #expect(try path(.suite("app")) == box.root + "/data/prefs/defaults/app.plist")
-        #expect(try path(.global) == box.root + "/data/prefs/defaults/NSGlobalDomain.plist")
-        #expect(throws: PrefsError.self) { try box.store.registrationTarget(for: .file("/x.plist")) }
+        let fixture = try LayerFixture(.memory)
+        func path(_ domain: Domain) throws -> String { try fixture.store.files.path(of: try fixture.store.registrationTarget(for: domain).location) }
+        #expect(try path(.suite("app")) == fixture.root + "/data/prefs/defaults/app.plist")
+        try fixture.put("data/prefs/defaults/app.json", ["a": 1])
+        #expect(try path(.suite("app")) == fixture.root + "/data/prefs/defaults/app.json")
+        try fixture.put("data/prefs/defaults/app.plist", ["a": 1])
+        #expect(try path(.suite("app")) == fixture.root + "/data/prefs/defaults/app.plist")
+        #expect(try path(.global) == fixture.root + "/data/prefs/defaults/NSGlobalDomain.plist")
+        #expect(throws: PrefsError.self) { try fixture.store.registrationTarget(for: .file("/x.plist")) }
     }
 }
 

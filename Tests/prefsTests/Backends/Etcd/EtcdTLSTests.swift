@@ -7,11 +7,13 @@ import Testing
 /// certificate fault — unknown CA, another name, expired, no client certificate, a plain-text server
 /// — as one line naming the endpoint and exit 77, with nothing written. Faulty server certificates are
 /// served by `openssl s_server` (the client fails in the handshake, before any request).
-@Suite(.serialized) struct EtcdTLSTests {
+@Suite(.serialized, .runsProcesses) struct EtcdTLSTests {
     static let certificates = Result { try TestCertificates() }
-    static let cluster = Result { try EtcdCluster(members: 3, tls: EtcdCluster.TLS(try certificates.get())) }
+    static let cluster = SharedCluster { try EtcdCluster(members: 3, tls: EtcdCluster.TLS(try certificates.get()), extraArguments: EtcdCluster.sharedTiming) }
 
-    struct Box {
+    /// A `ProcessSandbox` whose processes reach `url` (`etcds://`, a prefix of their own) with the
+    /// test CA's certificates, unless a test gives others.
+    struct TLSSandbox {
         let sandbox: ProcessSandbox
         let url: String
         let prefix = "tls" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
@@ -30,150 +32,150 @@ import Testing
         }
 
         @discardableResult
-        func prefs(_ arguments: String..., environment extra: [String: String]? = nil) throws -> ProcessResult {
+        func prefs(_ arguments: String..., environment extra: [String: String]? = nil) async throws -> ProcessResult {
             let environment = sandbox.environment.merging(["PREFS_STORE": url, "PREFS_ETCD_TIMEOUT": "5"]) { $1 }
                 .merging(extra ?? credentials) { $1 }
-            return try runProcess(Paths.binary, arguments, environment: environment)
+            return try await runProcess(Paths.binary, arguments, environment: environment)
         }
     }
 
-    @Test func theVerbsWorkOverMutualTLS() throws {
-        let cluster = try Self.cluster.get()
-        let box = try Box(url: cluster.url)
-        #expect(box.url.hasPrefix("etcds://127.0.0.1:"))
-        let written = try box.prefs("write", "app", "n", "-int", "1", "s", "hello")
+    @Test func theVerbsWorkOverMutualTLS() async throws {
+        let cluster = try await Self.cluster.get()
+        let fleet = try TLSSandbox(url: cluster.url)
+        #expect(fleet.url.hasPrefix("etcds://127.0.0.1:"))
+        let written = try await fleet.prefs("write", "app", "n", "-int", "1", "s", "hello")
         #expect(written.status == 0, "\(written.error)")
-        #expect(try box.prefs("write", "app", "n", "-int-add", "41").outputText == "42\n")
-        #expect(try box.prefs("read", "app", "s").outputText == "hello\n")
-        let blob = try box.sandbox.directory.write("blob", (0..<1_500_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
-        #expect(try box.prefs("write", "app", "big", "-data", "@" + blob).status == 0, "a value kept in chunks")
-        #expect(try box.prefs("read-type", "app", "big").outputText == "data\n")
-        #expect(try box.prefs("check", "app").status == 0)
-        #expect(try box.prefs("domains").outputText == "app\n")
+        #expect(try await fleet.prefs("write", "app", "n", "-int-add", "41").outputText == "42\n")
+        #expect(try await fleet.prefs("read", "app", "s").outputText == "hello\n")
+        let blob = try fleet.sandbox.directory.write("blob", (0..<1_500_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        #expect(try await fleet.prefs("write", "app", "big", "-data", "@" + blob).status == 0, "a value kept in chunks")
+        #expect(try await fleet.prefs("read-type", "app", "big").outputText == "data\n")
+        #expect(try await fleet.prefs("check", "app").status == 0)
+        #expect(try await fleet.prefs("domains").outputText == "app\n")
         // etcdctl, with the same files, reads what prefs wrote.
-        #expect(try cluster.etcdctl("get", "--print-value-only", box.prefix + "/app/n").utf8.count > 8)
-        #expect(try box.prefs("delete", "app", "s").status == 0)
-        #expect(try box.prefs("read", "app", "s").status == 1)
+        #expect(try await cluster.etcdctl("get", "--print-value-only", fleet.prefix + "/app/n").utf8.count > 8)
+        #expect(try await fleet.prefs("delete", "app", "s").status == 0)
+        #expect(try await fleet.prefs("read", "app", "s").status == 1)
     }
 
-    @Test func aWatchOverTLSPrintsEachChange() throws {
-        let box = try Box(url: try Self.cluster.get().url)
-        #expect(try box.prefs("write", "w", "n", "-int", "0").status == 0)
-        let watch = try WatchProcess(box.sandbox, ["w", "n", "--initial"], environment: ["PREFS_STORE": box.url].merging(box.credentials) { $1 })
+    @Test func aWatchOverTLSPrintsEachChange() async throws {
+        let fleet = try TLSSandbox(url: try await Self.cluster.get().url)
+        #expect(try await fleet.prefs("write", "w", "n", "-int", "0").status == 0)
+        let watch = try WatchProcess(fleet.sandbox, ["w", "n", "--initial"], environment: ["PREFS_STORE": fleet.url].merging(fleet.credentials) { $1 })
         defer { watch.process.terminate() }
-        try #require(watch.nextLine(timeout: 30) == "n (absent) -> 0")
-        #expect(try box.prefs("write", "w", "n", "-int", "1").status == 0)
-        #expect(watch.nextLine(timeout: 30) == "n 0 -> 1")
+        try #require(await watch.nextLine(timeout: 30) == "n (absent) -> 0")
+        #expect(try await fleet.prefs("write", "w", "n", "-int", "1").status == 0)
+        #expect(await watch.nextLine(timeout: 30) == "n 0 -> 1")
     }
 
-    @Test func withoutAClientCertificateTheClusterRefusesAndNothingIsWritten() throws {
-        let cluster = try Self.cluster.get()
-        let box = try Box(url: cluster.url)
-        let run = try box.prefs("write", "app", "k", "v", environment: ["PREFS_ETCD_CACERT": box.certificates.ca])
+    @Test func withoutAClientCertificateTheClusterRefusesAndNothingIsWritten() async throws {
+        let cluster = try await Self.cluster.get()
+        let fleet = try TLSSandbox(url: cluster.url)
+        let run = try await fleet.prefs("write", "app", "k", "v", environment: ["PREFS_ETCD_CACERT": fleet.certificates.ca])
         #expect(run.status == 77)
         #expect(run.error.hasPrefix("prefs: 127.0.0.1:") && run.error.contains("TLS: ") && run.error.contains("PREFS_ETCD_CERT"), "\(run.error)")
         #expect(run.error.split(separator: "\n").count == 1)
         // A client certificate from another CA is refused the same way.
-        let other = box.certificates.otherCAServer
-        let foreign = try box.prefs("write", "app", "k", "v",
-                                    environment: ["PREFS_ETCD_CACERT": box.certificates.ca, "PREFS_ETCD_CERT": other.certificate, "PREFS_ETCD_KEY": other.key])
+        let other = fleet.certificates.otherCAServer
+        let foreign = try await fleet.prefs("write", "app", "k", "v",
+                                    environment: ["PREFS_ETCD_CACERT": fleet.certificates.ca, "PREFS_ETCD_CERT": other.certificate, "PREFS_ETCD_KEY": other.key])
         #expect(foreign.status == 77, "\(foreign.error)")
-        #expect(try cluster.etcdctl("get", "--prefix", "--keys-only", box.prefix + "/") == "", "nothing was written")
+        #expect(try await cluster.etcdctl("get", "--prefix", "--keys-only", fleet.prefix + "/") == "", "nothing was written")
     }
 
-    @Test func aServerCertificateFromAnUnknownCAIsRefused() throws {
-        let cluster = try Self.cluster.get()
-        let box = try Box(url: cluster.url)
-        var credentials = box.credentials
-        credentials["PREFS_ETCD_CACERT"] = box.certificates.directory.file("other-ca.pem")
-        let run = try box.prefs("write", "app", "k", "v", environment: credentials)
+    @Test func aServerCertificateFromAnUnknownCAIsRefused() async throws {
+        let cluster = try await Self.cluster.get()
+        let fleet = try TLSSandbox(url: cluster.url)
+        var credentials = fleet.credentials
+        credentials["PREFS_ETCD_CACERT"] = fleet.certificates.directory.file("other-ca.pem")
+        let run = try await fleet.prefs("write", "app", "k", "v", environment: credentials)
         #expect(run.status == 77)
         #expect(run.error.contains("TLS: the server's certificate was refused: unable to get local issuer certificate"), "\(run.error)")
         // Without PREFS_ETCD_CACERT the system's trust store is used, which does not know the test CA.
         credentials["PREFS_ETCD_CACERT"] = nil
-        #expect(try box.prefs("read", "app", "k", environment: credentials).status == 77)
-        #expect(try cluster.etcdctl("get", "--prefix", "--keys-only", box.prefix + "/") == "", "nothing was written")
+        #expect(try await fleet.prefs("read", "app", "k", environment: credentials).status == 77)
+        #expect(try await cluster.etcdctl("get", "--prefix", "--keys-only", fleet.prefix + "/") == "", "nothing was written")
     }
 
     @Test(arguments: [("wrong-name", "localhost", "hostname mismatch"), ("wrong-name", "127.0.0.1", "IP address mismatch"),
                       ("expired", "127.0.0.1", "certificate has expired"), ("other-server", "localhost", "unable to get local issuer certificate")])
-    func aFaultyServerCertificateIsRefused(name: String, host: String, reason: String) throws {
+    func aFaultyServerCertificateIsRefused(name: String, host: String, reason: String) async throws {
         let certificates = try Self.certificates.get()
-        let server = try TLSServer(certificate: certificates.directory.file("\(name).pem"), key: certificates.directory.file("\(name).key"))
-        let box = try Box { "etcds://\(host):\(server.port)/" + $0 }
-        let run = try box.prefs("read", "app", "k")
+        let server = try await TLSServer(certificate: certificates.directory.file("\(name).pem"), key: certificates.directory.file("\(name).key"))
+        let fleet = try TLSSandbox { "etcds://\(host):\(server.port)/" + $0 }
+        let run = try await fleet.prefs("read", "app", "k")
         #expect(run.status == 77)
         #expect(run.error == "prefs: \(host):\(server.port): TLS: the server's certificate was refused: \(reason)\n")
     }
 
     /// The name or address as written is what the certificate must hold: localhost is in it,
     /// 127.0.0.2 is not (the same server, listening on every loopback address).
-    @Test func theEndpointIsCheckedAsWritten() throws {
+    @Test func theEndpointIsCheckedAsWritten() async throws {
         let certificates = try Self.certificates.get()
-        let server = try TLSServer(certificate: certificates.server.certificate, key: certificates.server.key)
-        let named = try Box { "etcds://localhost:\(server.port)/" + $0 }.prefs("read", "app", "k")
+        let server = try await TLSServer(certificate: certificates.server.certificate, key: certificates.server.key)
+        let named = try await TLSSandbox { "etcds://localhost:\(server.port)/" + $0 }.prefs("read", "app", "k")
         #expect(named.status != 77 && !named.error.contains("TLS"), "the handshake succeeds (s_server is no etcd): \(named.error)")
-        let other = try Box { "etcds://127.0.0.2:\(server.port)/" + $0 }.prefs("read", "app", "k")
+        let other = try await TLSSandbox { "etcds://127.0.0.2:\(server.port)/" + $0 }.prefs("read", "app", "k")
         #expect(other.status == 77)
         #expect(other.error == "prefs: 127.0.0.2:\(server.port): TLS: the server's certificate was refused: IP address mismatch\n")
     }
 
-    @Test func aPlainTextServerBehindEtcdsIsRefused() throws {
-        let plain = try EtcdTests.cluster.get()
-        let box = try Box { "etcds://\(plain.clientEndpoints[0])/" + $0 }
-        let run = try box.prefs("write", "app", "k", "v")
+    @Test func aPlainTextServerBehindEtcdsIsRefused() async throws {
+        let plain = try await EtcdTests.cluster.get()
+        let fleet = try TLSSandbox { "etcds://\(plain.clientEndpoints[0])/" + $0 }
+        let run = try await fleet.prefs("write", "app", "k", "v")
         #expect(run.status == 77)
         // etcd's plain port closes the connection at the ClientHello; another HTTP server answers in
         // plain text, which OpenSSL reads as a wrong version number.
         #expect(run.error.contains("TLS: the server closed the connection in the handshake: it may not speak TLS") && run.error.contains("etcd://"),
                 "\(run.error)")
-        #expect(try plain.etcdctl("get", "--prefix", "--keys-only", box.prefix + "/") == "", "no fallback to plain text")
+        #expect(try await plain.etcdctl("get", "--prefix", "--keys-only", fleet.prefix + "/") == "", "no fallback to plain text")
     }
 
     /// With auth on, etcd 3.4's JSON gateway refuses a client certificate that has a CN (it takes
     /// CNs as users over gRPC only): 77 saying what to do; a certificate without one, with a user
     /// and password, works, and a user without a role is refused.
-    @Test func withAuthOnTheGatewayTakesACertificateWithoutACN() throws {
+    @Test func withAuthOnTheGatewayTakesACertificateWithoutACN() async throws {
         let certificates = try Self.certificates.get()
-        let cluster = try EtcdCluster(members: 1, tls: EtcdCluster.TLS(certificates))
-        try cluster.etcdctl("user", "add", "alice:pw")
-        try cluster.enableAuth(rootPassword: "s3cret")
-        let box = try Box(url: cluster.url)
-        let withCN = try box.prefs("write", "app", "k", "v")
+        let cluster = try await EtcdCluster.start(members: 1, tls: EtcdCluster.TLS(certificates))
+        try await cluster.etcdctl("user", "add", "alice:pw")
+        try await cluster.enableAuth(rootPassword: "s3cret")
+        let fleet = try TLSSandbox(url: cluster.url)
+        let withCN = try await fleet.prefs("write", "app", "k", "v")
         #expect(withCN.status == 77)
         #expect(withCN.error.contains("refuses a client certificate that has a CommonName") && withCN.error.contains("PREFS_ETCD_USER"), "\(withCN.error)")
         let anonymous = certificates.client("anonymous")
         var environment = ["PREFS_ETCD_CACERT": certificates.ca, "PREFS_ETCD_CERT": anonymous.certificate, "PREFS_ETCD_KEY": anonymous.key,
                            "PREFS_ETCD_USER": "root", "PREFS_ETCD_PASSWORD": "s3cret"]
-        let asRoot = try box.prefs("write", "app", "k", "v", environment: environment)
+        let asRoot = try await fleet.prefs("write", "app", "k", "v", environment: environment)
         #expect(asRoot.status == 0, "\(asRoot.error)")
-        #expect(try box.prefs("read", "app", "k", environment: environment).outputText == "v\n")
+        #expect(try await fleet.prefs("read", "app", "k", environment: environment).outputText == "v\n")
         (environment["PREFS_ETCD_USER"], environment["PREFS_ETCD_PASSWORD"]) = ("alice", "pw")
-        let asAlice = try box.prefs("write", "app", "k", "w", environment: environment)
+        let asAlice = try await fleet.prefs("write", "app", "k", "w", environment: environment)
         #expect(asAlice.status == 77)
         #expect(asAlice.error.contains("permission denied"), "\(asAlice.error)")
     }
 
-    @Test func unusableCertificateFilesAreNamed() throws {
-        let box = try Box(url: try Self.cluster.get().url)
-        let ca = box.certificates.ca, client = box.certificates.client("root")
+    @Test func unusableCertificateFilesAreNamed() async throws {
+        let fleet = try TLSSandbox(url: try await Self.cluster.get().url)
+        let ca = fleet.certificates.ca, client = fleet.certificates.client("root")
         let cases: [([String: String], Int32, String)] = [
             (["PREFS_ETCD_CACERT": "/dev/zero"], 65, "prefs: /dev/zero: larger than 4194304 bytes; not a PEM file\n"),
             (["PREFS_ETCD_CACERT": client.key], 65, "prefs: PREFS_ETCD_CACERT \(client.key): no PEM certificate in it\n"),
-            (["PREFS_ETCD_CACERT": ca, "PREFS_ETCD_CERT": client.certificate, "PREFS_ETCD_KEY": box.certificates.server.key], 65,
-             "prefs: PREFS_ETCD_KEY \(box.certificates.server.key): key values mismatch\n"),
+            (["PREFS_ETCD_CACERT": ca, "PREFS_ETCD_CERT": client.certificate, "PREFS_ETCD_KEY": fleet.certificates.server.key], 65,
+             "prefs: PREFS_ETCD_KEY \(fleet.certificates.server.key): key values mismatch\n"),
             (["PREFS_ETCD_CACERT": ca, "PREFS_ETCD_CERT": client.certificate], 64, ""),
-            (["PREFS_ETCD_CACERT": box.sandbox.directory.file("missing.pem")], 66, ""),
+            (["PREFS_ETCD_CACERT": fleet.sandbox.directory.file("missing.pem")], 66, ""),
         ]
         for (environment, status, message) in cases {
-            let run = try box.prefs("read", "app", "k", environment: environment)
+            let run = try await fleet.prefs("read", "app", "k", environment: environment)
             #expect(run.status == status, "\(environment): \(run.error)")
             if !message.isEmpty { #expect(run.error == message) }
         }
     }
 
-    @Test func versionSaysWhichTLSLibraryIsBuiltIn() throws {
-        let run = try runProcess(Paths.binary, ["--version"])
+    @Test func versionSaysWhichTLSLibraryIsBuiltIn() async throws {
+        let run = try await runProcess(Paths.binary, ["--version"])
         #expect(run.outputText.contains("TLS for etcds:// stores: OpenSSL 3."), "\(run.outputText)")
     }
 }
@@ -183,7 +185,7 @@ final class TLSServer {
     let process = Process()
     let port: UInt16
 
-    init(certificate: String, key: String) throws {
+    init(certificate: String, key: String) async throws {
         port = try EtcdCluster.freePorts(1)[0]
         process.executableURL = URL(fileURLWithPath: TestCertificates.opensslPath)
         process.arguments = ["s_server", "-accept", "\(port)", "-cert", certificate, "-key", key, "-www", "-quiet"]
@@ -192,10 +194,9 @@ final class TLSServer {
         process.standardError = FileHandle.nullDevice
         try process.run()
         // Ready once it accepts a connection.
-        let until = Date().addingTimeInterval(30)
-        while !TLSServer.accepts(port) {
-            guard process.isRunning, Date() < until else { throw TestFailure("openssl s_server did not start on port \(port)") }
-            Thread.sleep(forTimeInterval: 0.02)
+        let (process, port) = (process, port)
+        guard await eventually(timeout: 30, interval: 0.02, { TLSServer.accepts(port) || !process.isRunning }), process.isRunning else {
+            throw TestFailure("openssl s_server did not start on port \(port)")
         }
     }
 

@@ -6,13 +6,13 @@ import Testing
 /// values depend on, not what other suites write; a member that freezes under a quiet watch is left
 /// within `PREFS_ETCD_TIMEOUT`; a watch disconnected while etcd compacted its history carries on
 /// from the latest values. Real processes against real clusters, each test its own.
-@Suite struct EtcdWatchScaleTests {
+@Suite(.runsProcesses) struct EtcdWatchScaleTests {
     /// The bytes the sockets of process `pid` have received, as `ss -tinp` reports them (the TCP
     /// connections it has open now).
-    static func bytesReceived(by pid: Int32) throws -> Int {
+    static func bytesReceived(by pid: Int32) async throws -> Int {
         let ss = ["/usr/bin/ss", "/bin/ss", "/usr/sbin/ss", "/sbin/ss"].first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let ss else { throw TestFailure("ss not found (Debian: iproute2)") }
-        let output = try runProcess(ss, ["-tinpH"]).outputText
+        let output = try await runProcess(ss, ["-tinpH"]).outputText
         var total = 0, ours = false
         for line in output.split(separator: "\n") {
             if !line.hasPrefix("\t") && !line.hasPrefix(" ") {
@@ -30,20 +30,20 @@ import Testing
 
     /// 4 MiB written to another suite (in chunks) reach the watcher as one marker event at most:
     /// before, every chunk came down its stream.
-    @Test func aWatcherReceivesNothingOfAnotherSuitesLargeValue() throws {
-        let cluster = try EtcdCluster(members: 1)
-        let box = try EtcdTests.Box(cluster)
-        #expect(try box.prefs("write", "watched", "n", "-int", "0").status == 0)
-        let watch = try WatchProcess(box.sandbox, ["watched", "n", "--initial"], environment: box.environment)
-        try #require(watch.nextLine(timeout: 30) == "n (absent) -> 0")
-        let before = try Self.bytesReceived(by: watch.process.processIdentifier)
+    @Test func aWatcherReceivesNothingOfAnotherSuitesLargeValue() async throws {
+        let cluster = try await SharedCluster.oneMember.get()
+        let fleet = try FleetSandbox(cluster)
+        #expect(try await fleet.prefs("write", "watched", "n", "-int", "0").status == 0)
+        let watch = try WatchProcess(fleet.sandbox, ["watched", "n", "--initial"], environment: fleet.environment)
+        try #require(await watch.nextLine(timeout: 30) == "n (absent) -> 0")
+        let before = try await Self.bytesReceived(by: watch.process.processIdentifier)
         let big = "{\"big\": \"" + String(repeating: "x", count: 4 << 20) + "\"}"
-        let imported = try box.prefs("import", "other", "-", input: Array(big.utf8))
+        let imported = try await fleet.prefs("import", "other", "-", input: Array(big.utf8))
         try #require(imported.status == 0, "\(imported.error)")
         // A change of the watched suite after it: once it is printed, the watcher has had the rest.
-        try #require(box.prefs("write", "watched", "n", "-int", "1").status == 0)
-        #expect(watch.nextLine(timeout: 30) == "n 0 -> 1")
-        let received = try Self.bytesReceived(by: watch.process.processIdentifier) - before
+        try #require(await fleet.prefs("write", "watched", "n", "-int", "1").status == 0)
+        #expect(await watch.nextLine(timeout: 30) == "n 0 -> 1")
+        let received = try await Self.bytesReceived(by: watch.process.processIdentifier) - before
         watch.process.terminate()
         #expect(received <= 64 << 10, "the watcher received \(received) bytes while 4 MiB were written to another suite")
     }
@@ -51,26 +51,26 @@ import Testing
     /// The member a quiet watch is connected to is stopped (SIGSTOP): the watch notices within
     /// about `PREFS_ETCD_TIMEOUT`, moves to another member, and prints a change written meanwhile;
     /// when the member runs again, no change is lost or printed twice.
-    @Test func aWatchLeavesAFrozenMemberWithinItsTimeout() throws {
-        let cluster = try EtcdCluster(members: 3)
-        let box = try EtcdTests.Box(cluster)
-        #expect(try box.prefs("write", "s", "n", "-int", "0").status == 0)
-        let prefix = String(box.url.split(separator: "/").last!)
+    @Test func aWatchLeavesAFrozenMemberWithinItsTimeout() async throws {
+        let cluster = try await EtcdCluster.start(members: 3)
+        let fleet = try FleetSandbox(cluster)
+        #expect(try await fleet.prefs("write", "s", "n", "-int", "0").status == 0)
+        let prefix = String(fleet.url.split(separator: "/").last!)
         let others = "etcd://" + cluster.clientEndpoints.dropFirst().joined(separator: ",") + "/" + prefix
         // Member 0 comes first: the watch's stream is on it.
-        let watch = try WatchProcess(box.sandbox, ["s", "n", "--initial"], environment: box.environment.merging(["PREFS_ETCD_TIMEOUT": "2"]) { $1 })
-        try #require(watch.nextLine(timeout: 30) == "n (absent) -> 0")
-        try cluster.pause(member: 0)
+        let watch = try WatchProcess(fleet.sandbox, ["s", "n", "--initial"], environment: fleet.environment.merging(["PREFS_ETCD_TIMEOUT": "2"]) { $1 })
+        try #require(await watch.nextLine(timeout: 30) == "n (absent) -> 0")
+        try await cluster.pause(member: 0)
         defer { try? cluster.resume(member: 0) }
-        try #require(box.prefs("write", "s", "n", "-int", "1", environment: ["PREFS_STORE": others]).status == 0)
+        try #require(await fleet.prefs("write", "s", "n", "-int", "1", environment: ["PREFS_STORE": others]).status == 0)
         // A generous bound: before, the watch waited for the member as long as it was stopped.
-        #expect(watch.nextLine(timeout: 20) == "n 0 -> 1")
-        try #require(box.prefs("write", "s", "n", "-int", "2", environment: ["PREFS_STORE": others]).status == 0)
+        #expect(await watch.nextLine(timeout: 20) == "n 0 -> 1")
+        try #require(await fleet.prefs("write", "s", "n", "-int", "2", environment: ["PREFS_STORE": others]).status == 0)
         try cluster.resume(member: 0)
-        try #require(box.prefs("write", "s", "n", "-int", "3").status == 0)
+        try #require(await fleet.prefs("write", "s", "n", "-int", "3").status == 0)
         var lines: [String] = []
-        while lines.count < 2, let line = watch.nextLine(timeout: 20) { lines.append(line) }
-        #expect(watch.nextLine(timeout: 0.5) == nil)
+        while lines.count < 2, let line = await watch.nextLine(timeout: 20) { lines.append(line) }
+        #expect(await watch.nextLine(timeout: 0.5) == nil)
         watch.process.terminate()
         #expect(lines == ["n 1 -> 2", "n 2 -> 3"], "no change lost or printed twice")
     }
@@ -78,25 +78,25 @@ import Testing
     /// The watcher is stopped while its member restarts (its connection is gone), changes are
     /// written and etcd compacts them away: when it runs again it cannot resume from its revision,
     /// so it reports the latest values as one change and carries on (before: 65).
-    @Test func aWatchResumingPastACompactionReportsTheLatestValuesAndGoesOn() throws {
-        let cluster = try EtcdCluster(members: 1)
-        let box = try EtcdTests.Box(cluster)
-        #expect(try box.prefs("write", "s", "m", "a", "n", "-int", "0").status == 0)
-        let watch = try WatchProcess(box.sandbox, ["s", "--initial"], environment: box.environment)
-        try #require(watch.lines(2, timeout: 30) == ["m (absent) -> a", "n (absent) -> 0"])
+    @Test func aWatchResumingPastACompactionReportsTheLatestValuesAndGoesOn() async throws {
+        let cluster = try await EtcdCluster.start(members: 1)
+        let fleet = try FleetSandbox(cluster)
+        #expect(try await fleet.prefs("write", "s", "m", "a", "n", "-int", "0").status == 0)
+        let watch = try WatchProcess(fleet.sandbox, ["s", "--initial"], environment: fleet.environment)
+        try #require(await watch.lines(2, timeout: 30) == ["m (absent) -> a", "n (absent) -> 0"])
         let pid = watch.process.processIdentifier
         // Stopped for sure before the restart: one still running would resume and see each change.
-        try stopProcess(pid)
+        try await stopProcess(pid)
         defer { kill(pid, SIGCONT) }
-        try cluster.restart(member: 0)
+        try await cluster.restart(member: 0)
         for arguments in [["n", "-int", "1"], ["n", "-int", "2"], ["m", "b"]] {
-            try #require(box.prefs(["write", "s"] + arguments).status == 0)
+            try #require(await fleet.prefs(["write", "s"] + arguments).status == 0)
         }
-        try cluster.etcdctl("compaction", String(try Self.revision(cluster)))
+        try await cluster.etcdctl("compaction", String(try Self.revision(cluster)))
         try #require(kill(pid, SIGCONT) == 0)
-        #expect(watch.lines(2, timeout: 20) == ["m a -> b", "n 0 -> 2"])
-        try #require(box.prefs("write", "s", "n", "-int", "3").status == 0)
-        #expect(watch.nextLine(timeout: 20) == "n 2 -> 3")
+        #expect(await watch.lines(2, timeout: 20) == ["m a -> b", "n 0 -> 2"])
+        try #require(await fleet.prefs("write", "s", "n", "-int", "3").status == 0)
+        #expect(await watch.nextLine(timeout: 20) == "n 2 -> 3")
         #expect(watch.process.isRunning)
         watch.process.terminate()
     }

@@ -4,12 +4,12 @@ import Testing
 
 /// Real processes at once: writers never lose each other's writes, readers never see a partial
 /// file, a held lock ends in 75, and a writer killed at any moment leaves a suite that parses.
-@Suite(.serialized) struct ConcurrencyTests {
+@Suite(.serialized, .runsProcesses) struct ConcurrencyTests {
     /// The reader checks every read it makes: before the suite's file first appears a read may only
     /// say the suite does not exist (exit 1, that one line); once the file is there, every read must
     /// exit 0 and print nothing on stderr. A partial or missing file would show as exit 65 or 1.
-    @Test func eightWritersLoseNothingAndReadersNeverSeeAPartialFile() throws {
-        let box = try ProcessSandbox()
+    @Test func eightWritersLoseNothingAndReadersNeverSeeAPartialFile() async throws {
+        let sandbox = try ProcessSandbox()
         // What is checked is that no write is lost, not how long one waits: with both cores busy, a
         // writer waited out the 10 s default behind the seven others and exited 75.
         let script = """
@@ -41,55 +41,55 @@ import Testing
             wait $reader
             """
         // 2000 durable writes and a reader: minutes on a loaded machine.
-        let run = try box.shell(script, timeout: 300)
+        let run = try await sandbox.shell(script, timeout: 300)
         #expect(run.status == 0)
         #expect(run.error.isEmpty, "\(run.error.prefix(500))")
-        let suite = try #require(try box.suite("shared")?.dictionary, "no suite")
+        let suite = try #require(try sandbox.suite("shared")?.dictionary, "no suite")
         #expect(suite.count == 2000)
         for w in 1...8 {
             for i in [1, 125, 250] { #expect(suite["k\(w)-\(i)"] == .integer(Int64(i)), "k\(w)-\(i)") }
         }
-        let readErrors = try String(contentsOfFile: box.directory.path + "/read-errors", encoding: .utf8)
+        let readErrors = try String(contentsOfFile: sandbox.directory.path + "/read-errors", encoding: .utf8)
         #expect(readErrors.isEmpty, "\(readErrors.prefix(1000))")
         // Proof that the reader ran while the writers did, and read the suite they were writing.
-        let counts = try String(contentsOfFile: box.directory.path + "/reads", encoding: .utf8).split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let counts = try String(contentsOfFile: sandbox.directory.path + "/reads", encoding: .utf8).split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         try #require(counts.count == 2)
         #expect(counts[1] >= 10, "reads, and reads that found the suite: \(counts)")
-        #expect(try box.files() == ["shared.plist"])
+        #expect(try sandbox.files() == ["shared.plist"])
     }
 
-    @Test func atomicAddsUnderTheLockAreExact() throws {
-        let box = try ProcessSandbox()
+    @Test func atomicAddsUnderTheLockAreExact() async throws {
+        let sandbox = try ProcessSandbox()
         // Every write re-reads the file under the lock, so -array-add from many processes keeps all items.
-        let run = try box.shell("""
+        let run = try await sandbox.shell("""
             for w in 1 2 3 4; do ( for i in $(seq 1 25); do prefs write list items -array-add "$w-$i" || exit 1; done ) & done; wait
             """)
         #expect(run.status == 0, "\(run.error)")
-        let items = try #require(try box.suite("list")?.dictionary?["items"]?.array, "no list")
+        let items = try #require(try sandbox.suite("list")?.dictionary?["items"]?.array, "no list")
         #expect(items.count == 100)
         #expect(Set(items.compactMap { if case .string(let s) = $0 { return s } else { return nil } }).count == 100)
     }
 
     /// The lost-update test every peer fails (read, add in the shell, write back): `-int-add` adds
     /// under the lock, so 8 processes × 250 increments end at exactly 2000.
-    @Test func eightProcessesCountingWithIntAddLoseNoIncrement() throws {
-        let box = try ProcessSandbox()
-        let run = try box.shell("""
+    @Test func eightProcessesCountingWithIntAddLoseNoIncrement() async throws {
+        let sandbox = try ProcessSandbox()
+        let run = try await sandbox.shell("""
             for w in 1 2 3 4 5 6 7 8; do
               ( for i in $(seq 1 250); do prefs write counters hits -int-add 1 >/dev/null || echo "writer $w failed at $i" >&2; done ) &
             done
             wait
             """, timeout: 300)
         #expect(run.error.isEmpty, "\(run.error.prefix(500))")
-        #expect(try box.suite("counters") == ["hits": 2000])
+        #expect(try sandbox.suite("counters") == ["hits": 2000])
     }
 
     /// Compare-and-set from the shell: each process reads, computes and writes with --if-equals,
     /// retrying when another won (exit 4); no increment is lost and none is counted twice.
-    @Test func compareAndSetLoopsLoseNoUpdate() throws {
-        let box = try ProcessSandbox()
-        try #require(box.prefs("write", "cas", "n", "-int", "0").status == 0)
-        let run = try box.shell("""
+    @Test func compareAndSetLoopsLoseNoUpdate() async throws {
+        let sandbox = try ProcessSandbox()
+        try #require(await sandbox.prefs("write", "cas", "n", "-int", "0").status == 0)
+        let run = try await sandbox.shell("""
             for w in 1 2 3 4; do
               ( done=0
                 while [ $done -lt 25 ]; do
@@ -101,60 +101,60 @@ import Testing
             wait
             """)
         #expect(run.error.isEmpty, "\(run.error.prefix(500))")
-        #expect(try box.suite("cas") == ["n": 100])
+        #expect(try sandbox.suite("cas") == ["n": 100])
     }
 
-    @Test func aHeldLockEndsIn75AndChangesNothing() throws {
-        let box = try ProcessSandbox()
-        try box.prefs("write", "app", "k", "v")
-        let before = try Fixtures.bytes(box.config + "/app.plist")
+    @Test func aHeldLockEndsIn75AndChangesNothing() async throws {
+        let sandbox = try ProcessSandbox()
+        try await sandbox.prefs("write", "app", "k", "v")
+        let before = try Fixtures.bytes(sandbox.config + "/app.plist")
         // A writer locks the suite's file itself.
-        let directory = open(box.config + "/app.plist", O_RDONLY)
+        let directory = open(sandbox.config + "/app.plist", O_RDONLY)
         defer { close(directory) }
         try #require(flock(directory, LOCK_EX) == 0)
-        var environment = box.environment
+        var environment = sandbox.environment
         environment["PREFS_LOCK_TIMEOUT"] = "0.3"
-        let blocked = try runProcess(Paths.binary, ["write", "app", "k", "changed"], environment: environment)
+        let blocked = try await runProcess(Paths.binary, ["write", "app", "k", "changed"], environment: environment)
         #expect(blocked.status == 75)
-        #expect(blocked.error == "prefs: \(box.config)/app.plist: another writer held the lock for 0.3 s; try again (or set PREFS_LOCK_TIMEOUT)\n")
-        #expect(try Fixtures.bytes(box.config + "/app.plist") == before)
+        #expect(blocked.error == "prefs: \(sandbox.config)/app.plist: another writer held the lock for 0.3 s; try again (or set PREFS_LOCK_TIMEOUT)\n")
+        #expect(try Fixtures.bytes(sandbox.config + "/app.plist") == before)
         // Reading needs no lock.
-        #expect(try runProcess(Paths.binary, ["read", "app", "k"], environment: environment).outputText == "v\n")
+        #expect(try await runProcess(Paths.binary, ["read", "app", "k"], environment: environment).outputText == "v\n")
         flock(directory, LOCK_UN)
-        #expect(try runProcess(Paths.binary, ["write", "app", "k", "changed"], environment: environment).status == 0)
+        #expect(try await runProcess(Paths.binary, ["write", "app", "k", "changed"], environment: environment).status == 0)
     }
 
     /// A 240-byte suite name, too long for `.NAME.plist.prefs-RANDOM` in a file name: it is written
     /// and rewritten, and the temporary file of a writer killed in the middle of a write (an 8 MB
     /// value kept in the suite) is removed by the next write.
-    @Test func aLongSuiteNameIsWrittenAndAKilledWritersTemporaryRemoved() throws {
-        let box = try ProcessSandbox()
-        box.extraEnvironment["PREFS_EXTERNAL_THRESHOLD"] = "1G"
+    @Test func aLongSuiteNameIsWrittenAndAKilledWritersTemporaryRemoved() async throws {
+        let sandbox = try ProcessSandbox()
+        sandbox.extraEnvironment["PREFS_EXTERNAL_THRESHOLD"] = "1G"
         let name = String(repeating: "n", count: 240)
         for value in ["1", "2"] {
-            let run = try box.prefs("write", name, "k", value)
+            let run = try await sandbox.prefs("write", name, "k", value)
             #expect(run.status == 0 && run.error.isEmpty, "\(run.status) \(run.error)")
         }
-        #expect(try box.prefs("read", name, "k").outputText == "2\n")
-        let big = try box.directory.write("big", [UInt8](repeating: 0x41, count: 8_000_000))
+        #expect(try await sandbox.prefs("read", name, "k").outputText == "2\n")
+        let big = try sandbox.directory.write("big", [UInt8](repeating: 0x41, count: 8_000_000))
         let writer = Process()
         writer.executableURL = URL(fileURLWithPath: Paths.binary)
         writer.arguments = ["write", name, "big", "-data", "@" + big]
-        writer.environment = box.environment
+        writer.environment = sandbox.environment
         try writer.run()
         var temporaries: [String] = []
         for _ in 0..<20_000 where temporaries.isEmpty && writer.isRunning {
-            temporaries = try box.files().filter { $0.hasPrefix(".") }
-            if temporaries.isEmpty { usleep(500) }
+            temporaries = try sandbox.files().filter { $0.hasPrefix(".") }
+            if temporaries.isEmpty { try await Task.sleep(for: .microseconds(500)) }
         }
         kill(writer.processIdentifier, SIGKILL)
-        writer.waitUntilExit()
+        await writer.exited()
         try #require(temporaries.count == 1 && temporaries[0].utf8.count <= 255, "no temporary file seen: \(temporaries)")
-        let left = try box.files()
+        let left = try sandbox.files()
         try #require(left == [temporaries[0], name + ".plist"].sorted(), "\(left)")
-        #expect(try box.prefs("write", name, "k", "3").status == 0)
-        #expect(try box.files() == [name + ".plist"])
-        let suite = try box.suite(name)
+        #expect(try await sandbox.prefs("write", name, "k", "3").status == 0)
+        #expect(try sandbox.files() == [name + ".plist"])
+        let suite = try sandbox.suite(name)
         #expect(suite == ["k": "3"], "\(String(describing: suite))")
     }
 
@@ -165,10 +165,10 @@ import Testing
     /// strace, which holds each rename 200 ms, and is killed once a temporary file is there: so
     /// some kills surely land between a write's temporary file and its rename. (Random kills alone
     /// missed that window in all 200 rounds of a loaded run, on tmpfs where it lasts microseconds.)
-    @Test func killedWritersLeaveAParsableSuite() throws {
-        let box = try ProcessSandbox()
+    @Test func killedWritersLeaveAParsableSuite() async throws {
+        let sandbox = try ProcessSandbox()
         let strace = try requireProgram("strace", install: "Debian: strace")
-        try #require(box.prefs("write", "crash", "counter", "-int", "0", "payload", "-string", String(repeating: "0", count: 1000)).status == 0)
+        try #require(await sandbox.prefs("write", "crash", "counter", "-int", "0", "payload", "-string", String(repeating: "0", count: 1000)).status == 0)
         // Only prefs is forked in the loop, so most kills land inside a write.
         let writer = """
             i=$START
@@ -182,7 +182,7 @@ import Testing
         var killsInsideAWrite = 0
         for round in 1...200 {
             let held = round % 4 == 0
-            var environment = box.environment
+            var environment = sandbox.environment
             environment["START"] = String(round * 1000)
             environment["TRACE"] = held ? "\(strace) -qq -o /dev/null -e trace=rename -e inject=rename:delay_enter=200000" : ""
             let process = Process()
@@ -197,38 +197,38 @@ import Testing
             try #require(getpgid(process.processIdentifier) == process.processIdentifier)
             // Wait for this round's first write, however loaded the machine, then kill at random.
             var waited = 0
-            while try box.counter() < Int64(round * 1000) && process.isRunning && waited < 10_000 {
-                usleep(1_000)
+            while try sandbox.counter() < Int64(round * 1000) && process.isRunning && waited < 10_000 {
+                try await Task.sleep(for: .milliseconds(1))
                 waited += 1
             }
-            let wrote = try box.counter() >= Int64(round * 1000)
+            let wrote = try sandbox.counter() >= Int64(round * 1000)
             if held {
                 // The next write's temporary file, held there until its rename.
                 waited = 0
-                while try !box.files().contains(where: { $0.hasPrefix(".crash.plist.prefs-") }) && process.isRunning && waited < 10_000 {
-                    usleep(1_000)
+                while try !sandbox.files().contains(where: { $0.hasPrefix(".crash.plist.prefs-") }) && process.isRunning && waited < 10_000 {
+                    try await Task.sleep(for: .milliseconds(1))
                     waited += 1
                 }
             } else {
-                usleep(useconds_t.random(in: 0...20_000))
+                try await Task.sleep(for: .microseconds(Int.random(in: 0...20_000)))
             }
             kill(-process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            await process.exited()
             try #require(wrote, "round \(round): the writer never wrote")
             // The group's last process may still be dying: wait until none can write any more.
-            try #require(waitForProcessGroupToEnd(process.processIdentifier), "round \(round): the writers outlived SIGKILL")
-            let suite = try #require(try box.suite("crash")?.dictionary, "round \(round): no suite")
+            try #require(await waitForProcessGroupToEnd(process.processIdentifier), "round \(round): the writers outlived SIGKILL")
+            let suite = try #require(try sandbox.suite("crash")?.dictionary, "round \(round): no suite")
             guard case .integer(let counter)? = suite["counter"], case .string(let payload)? = suite["payload"] else {
                 Issue.record("round \(round): the suite lost a key: \(suite)")
                 return
             }
             #expect(payload == String(repeating: "\(counter) ", count: 200), "round \(round): payload of another write")
-            let temporaries = try box.files().filter { $0.hasPrefix(".crash.plist.prefs-") }.count
+            let temporaries = try sandbox.files().filter { $0.hasPrefix(".crash.plist.prefs-") }.count
             if temporaries > 0 { killsInsideAWrite += 1 }
             maximumTemporaries = max(maximumTemporaries, temporaries)
         }
-        try #require(box.prefs("write", "crash", "after", "-bool", "true").status == 0)
-        #expect(try box.files() == ["crash.plist"])
+        try #require(await sandbox.prefs("write", "crash", "after", "-bool", "true").status == 0)
+        #expect(try sandbox.files() == ["crash.plist"])
         #expect(maximumTemporaries <= 1, "a write left more than its own temporary file")
         // Proof that the kills hit writes in the middle, not just the shell between them: at least
         // the held rounds did.

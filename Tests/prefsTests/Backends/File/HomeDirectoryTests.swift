@@ -7,7 +7,7 @@ import Testing
 /// NSS: a static `prefs` cannot load the modules `/etc/nsswitch.conf` names (it crashed with SIGSEGV
 /// on a user `files` does not know, once glibc went on to `systemd`). An unknown user is a usage
 /// error (64) naming the path and the user, and nothing is written.
-@Suite struct HomeDirectoryTests {
+@Suite(.runsProcesses) struct HomeDirectoryTests {
     @Test func aUserIsFoundInThePasswordFileAndAnUnknownOneIsAUsageError() throws {
         let directory = try TemporaryDirectory()
         let passwd = try directory.write("passwd", """
@@ -34,23 +34,23 @@ import Testing
     /// user of that file is found and an unknown user is 64 with one line, as `prefs` and as
     /// `defaults`, for `write` and `read`, and nothing is created.
     @Test(.enabled(if: getuid() == 0, "needs root: unshare -m and mount --bind"))
-    func noNameServiceIsConsulted() throws {
-        let box = try ProcessSandbox()
-        let home = box.directory.path + "/home/prefsuser"
+    func noNameServiceIsConsulted() async throws {
+        let sandbox = try ProcessSandbox()
+        let home = sandbox.directory.path + "/home/prefsuser"
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        let nsswitch = try box.directory.write("nsswitch.conf", "passwd: prefsnosuchmodule\ngroup: prefsnosuchmodule\n")
-        let passwd = try box.directory.write("passwd", "root:x:0:0:root:/root:/bin/bash\nprefsuser:x:4242:4242::\(home):/bin/sh\n")
-        try FileManager.default.createSymbolicLink(atPath: box.directory.file("defaults"), withDestinationPath: Paths.binary)
+        let nsswitch = try sandbox.directory.write("nsswitch.conf", "passwd: prefsnosuchmodule\ngroup: prefsnosuchmodule\n")
+        let passwd = try sandbox.directory.write("passwd", "root:x:0:0:root:/root:/bin/bash\nprefsuser:x:4242:4242::\(home):/bin/sh\n")
+        try FileManager.default.createSymbolicLink(atPath: sandbox.directory.file("defaults"), withDestinationPath: Paths.binary)
         let script = """
             mount --bind '\(nsswitch)' /etc/nsswitch.conf && mount --bind '\(passwd)' /etc/passwd || exit 99
             prefs write '~prefsuser/s' a -int 1; echo "write $?"
             prefs read '~prefsuser/s' a; echo "read $?"
             prefs write '~nosuchuser/x' a -int 1; echo "write $?"
             prefs read '~nosuchuser/x' a; echo "read $?"
-            '\(box.directory.file("defaults"))' read '~nosuchuser/x' a; echo "defaults read $?"
-            '\(box.directory.file("defaults"))' write '~nosuchuser/x' a -int 1; echo "defaults write $?"
+            '\(sandbox.directory.file("defaults"))' read '~nosuchuser/x' a; echo "defaults read $?"
+            '\(sandbox.directory.file("defaults"))' write '~nosuchuser/x' a -int 1; echo "defaults write $?"
             """
-        let run = try runProcess("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/bash", "-c", script], environment: box.environment)
+        let run = try await runProcess("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/bash", "-c", script], environment: sandbox.environment)
         #expect(run.outputText == "write 0\n1\nread 0\nwrite 64\nread 64\ndefaults read 1\ndefaults write 1\n", "\(run.outputText) \(run.error)")
         let lines = run.error.split(separator: "\n")
         #expect(lines.count == 4, "\(run.error)")
