@@ -1,5 +1,6 @@
 import Foundation
 import PrefsCore
+import Synchronization
 
 /// Real etcd members on loopback for the tests: `EtcdCluster(members: 1)` or `(members: 3)`.
 ///
@@ -311,18 +312,28 @@ extension EtcdCluster {
     /// `bind(0)` comes from that range, and so does the local port of every outgoing connection — the
     /// members of a cluster dial each other as they start — so such a port could be taken again
     /// before etcd binds it, or while a killed member waits to be restarted on it ("address already
-    /// in use"). Below the range only another listener can take it, and listeners here pick at random.
+    /// in use"). Below the range only another listener can take it, and no port is handed out twice in
+    /// the life of the test process: two clusters starting at once checked the same port free before
+    /// either bound it, and a killed member's port, free until its restart, could go to another.
     package static func freePorts(_ count: Int) throws -> [UInt16] {
         let ephemeralLow = ephemeralRangeLow()
         let range = UInt16(max(1_024, Int(ephemeralLow) - 16_384))..<ephemeralLow
-        var ports: [UInt16] = []
-        for _ in 0..<10_000 where ports.count < count {
-            let port = UInt16.random(in: range)
-            if !ports.contains(port), try canBind(port) { ports.append(port) }
+        return try handedOut.withLock { handedOut in
+            var ports: [UInt16] = []
+            for _ in 0..<10_000 where ports.count < count {
+                let port = UInt16.random(in: range)
+                if !handedOut.contains(port), try canBind(port) {
+                    ports.append(port)
+                    handedOut.insert(port)
+                }
+            }
+            guard ports.count == count else { throw TestFailure("no \(count) free loopback ports in \(range)") }
+            return ports
         }
-        guard ports.count == count else { throw TestFailure("no \(count) free loopback ports in \(range)") }
-        return ports
     }
+
+    /// Every port `freePorts` has given.
+    private static let handedOut = Mutex<Set<UInt16>>([])
 
     /// The first port of the kernel's ephemeral range (32768 unless configured otherwise).
     static func ephemeralRangeLow() -> UInt16 {
