@@ -14,6 +14,12 @@ import PrefsTestSupport
     /// third and from half of the way (`XMLPlistSpeculation`): all three must say the same.
     static func streamed(_ bytes: [UInt8], _ key: String, bufferSize: Int = 1 << 17,
                          sourceLocation: SourceLocation = #_sourceLocation) throws -> StreamedLookup {
+        // The format is told from the first 4 KiB as the store tells it (`PropertyList.lookup(_:reading:)`):
+        // text that starts as UTF-16 or UTF-32 (a NUL in its first bytes) is left to the whole-document reader.
+        switch Array(bytes.prefix(4096)).withUnsafeBufferPointer({ try? PropertyList.detect($0) }) {
+        case .xml?, .binary?: break
+        default: return .undecided
+        }
         if bytes.starts(with: Array("bplist".utf8)) {
             return try bytes.withUnsafeBufferPointer { buffer in
                 do { return .found(try BinaryPlistFileLookup.lookup(key, in: FileReader(buffer))) } catch is Undecided { return .undecided }
@@ -115,7 +121,7 @@ import PrefsTestSupport
     }
 
     /// Damaged copies (bytes changed, cut, inserted) are never answered differently.
-    @Test(arguments: [UInt64(22), UInt64.random(in: 1...UInt64.max)])
+    @Test(arguments: [UInt64(22), 17057385686378110210, UInt64.random(in: 1...UInt64.max)])
     func damagedDocumentsNeverGetAnotherAnswer(seed: UInt64) throws {
         var random = RandomValues(seed: seed)
         for i in 0..<300 {
