@@ -31,9 +31,9 @@ bench_copy() {
 }
 
 # bench_build_core SOURCES-ROOT OUTPUT SWIFT-FILE... — the PrefsCore sources under SOURCES-ROOT and
-# the given files compiled as one module (whole-module, -O), as `swift build -c release` builds it,
-# with this checkout's C target compiled the way SwiftPM does (no -m flags) and reached through a
-# module map of our own: a harness that times PrefsCore in process.
+# the given files compiled as one module (whole-module, -O, Swift 6 mode), as `swift build -c
+# release` builds it, with this checkout's C target compiled the way SwiftPM does (no -m flags) and
+# reached through a module map of our own: a harness that times PrefsCore in process.
 bench_build_core() {
   local sources_root=$1 output=$2
   shift 2
@@ -47,7 +47,7 @@ bench_build_core() {
     printf 'module %s {\n  header "%s"\n  export *\n}\n' "$target" "$root/Sources/$target/include/$target.h" >>"$objects/module.modulemap"
   done
   mapfile -t sources < <(find "$sources_root/Sources/PrefsCore" -name '*.swift' | sort)
-  swiftc -O -wmo -parse-as-library -module-name PrefsCore -package-name prefs -Xcc -fmodule-map-file="$objects/module.modulemap" \
+  swiftc -O -wmo -swift-version 6 -parse-as-library -module-name PrefsCore -package-name prefs -Xcc -fmodule-map-file="$objects/module.modulemap" \
     "${sources[@]}" "$@" "$objects"/*.o -lssl -lcrypto -o "$output"
   rm -rf "$objects"
 }
