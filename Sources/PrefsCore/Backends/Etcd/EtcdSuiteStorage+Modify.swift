@@ -132,7 +132,7 @@ extension EtcdSuiteStorage {
     static func reason(of error: PrefsError) -> String? {
         switch error {
         case .unavailable(_, let reason): return reason
-        case .storeRefused(let endpoint, _, let message): return "\(endpoint): \(message)"
+        case .storeRefused(let endpoint, _, let message, _): return "\(endpoint): \(message)"
         default: return nil
         }
     }

@@ -16,12 +16,15 @@ import Synchronization
 /// slow to answer — a unary call throws it at once (the second round, a quarter second later, lets
 /// a restarting member come back); a watch reconnecting keeps trying until its timeout.
 ///
-/// Any other error etcd sends is `PrefsError.storeRefused` with its gRPC code and message (a refused
-/// login, or a request without one while auth is on, is code 16: exit 77; a full quota, code 8
-/// "database space exceeded": exit 73). An answer that has not the shape etcd gives (a missing
-/// field, fewer responses than operations, a key outside the range asked for) is
-/// `PrefsError.malformed` naming the endpoint, never taken for an absence and never retried; so is
-/// a response over the limits (64 KiB of head, 64 MiB of body), never an allocation.
+/// What etcd's errors mean is `EtcdRefusal.verdict`'s table: a member shutting down (HTTP 408,
+/// gRPC CANCELED), an internal error or a method a member lacks moves on to the next endpoint;
+/// the cluster's answer (a refused login, a full quota, a request too large…) is
+/// `PrefsError.storeRefused` with its gRPC code, message and exit status. An answer that has not
+/// the shape etcd gives (a missing field, fewer responses than operations, a key outside the
+/// range asked for) is `PrefsError.malformed` naming the endpoint, never taken for an absence and
+/// never retried; so is a response over the limits (64 KiB of head, 64 MiB of body), never an
+/// allocation. A plain-text endpoint that speaks TLS only, or a TLS handshake cut short, is a
+/// failure of that endpoint: the next one is tried.
 ///
 /// With credentials, the client logs in before its first request and sends the token with every
 /// request; a token the member does not know (it expired, auth was turned off and on, the member
@@ -176,20 +179,17 @@ package final class EtcdClient: Sendable {
             if case .tls(let reason) = failure { throw PrefsError.tlsRefused(endpoint: endpoint.description, reason: reason) }
             lastFailure = "\(endpoint): \(failure)"
             return false
-        case let refusal as EtcdRefusal where !refusal.fromGateway:
-            lastFailure = "\(endpoint) \(refusal.message)"
-            return false
         case let refusal as EtcdRefusal:
             if refusal.asksToLogIn && credentials != nil && !loggedInAgain {
                 forgetToken()
                 loggedInAgain = true
                 return true
             }
-            guard refusal.isRetryable else {
+            if case .answer = refusal.verdict {
                 remember(endpoint)
-                throw PrefsError.storeRefused(endpoint: endpoint.description, code: refusal.normalized.code, message: refusal.message)
+                throw refusal.error(at: endpoint.description)
             }
-            lastFailure = "\(endpoint): \(refusal.message)"
+            lastFailure = "\(endpoint)\(refusal.fromGateway ? ":" : "") \(refusal.message)"
             return false
         default:
             throw error
