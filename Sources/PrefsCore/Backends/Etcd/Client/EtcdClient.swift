@@ -155,12 +155,14 @@ package final class EtcdClient: Sendable {
     }
 
     /// A failure that says the endpoint cannot serve at all, at once: nothing listens on its port
-    /// (ECONNREFUSED), or what answers is no etcd gateway. Not a timeout, a reset or "no leader",
-    /// which a member slow or between leaders gives.
+    /// (ECONNREFUSED), what answers is no etcd gateway or a member that cannot serve the request
+    /// (`EtcdRefusal.Verdict.memberFault`), or it speaks TLS to plain text, or the other way round.
+    /// Not a timeout, a reset or "no leader", which a member slow or between leaders gives.
     static func isRefusal(_ error: Error) -> Bool {
         switch error {
         case NetworkFailure.system(let doing, let code): return code == ECONNREFUSED && doing == "connecting"
-        case let refusal as EtcdRefusal: return !refusal.fromGateway
+        case NetworkFailure.speaksTLS, NetworkFailure.tlsBroken: return true
+        case let refusal as EtcdRefusal: return refusal.verdict == .memberFault
         default: return false
         }
     }
@@ -224,11 +226,12 @@ package final class EtcdClient: Sendable {
     }
 
     /// One request and its response on a connection to `endpoint`: an idle one when there is one
-    /// (tried again on a new connection if the server had closed it meanwhile), else a new one.
+    /// (tried again on a new connection if the server had closed it meanwhile), else a new one. A
+    /// new plain-text connection closed without a byte of answer is a member going away, or a TLS
+    /// port (`TLSProbe`): that one is `.speaksTLS`.
     func roundTrip(_ endpoint: EtcdEndpoint, _ path: String, _ body: [UInt8], headers: [(String, String)],
                    deadline: Double, sending: () -> Void = {}) throws(NetworkFailure) -> (status: Int, body: [UInt8]) {
         var connection = checkOutIdle(endpoint)
-        let reused = connection != nil
         while true {
             let current: HTTPConnection
             if let connection { current = connection } else { current = try open(endpoint, deadline: deadline) }
@@ -238,7 +241,11 @@ package final class EtcdClient: Sendable {
                 if current.reusable { checkIn(current, endpoint) }
                 return response
             } catch {
-                guard reused, connection != nil, !current.receivedAny, error.isConnectionLoss else { throw error }
+                guard !current.receivedAny, error.isConnectionLoss else { throw error }
+                guard connection != nil else {
+                    if tls == nil && TLSProbe.answersHandshake(endpoint, deadline: deadline) { throw .speaksTLS }
+                    throw error
+                }
                 connection = nil
             }
         }
