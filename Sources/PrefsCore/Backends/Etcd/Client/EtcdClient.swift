@@ -206,10 +206,12 @@ package final class EtcdClient: Sendable {
     }
 
     /// `call`, telling `decode` whether the request was sent more than once (to any endpoint, or
-    /// again on a new connection): an earlier send may have been applied.
-    func call<T>(_ path: String, _ fields: EtcdRequestBody.Fields, streamed: Bool = false, _ decode: (EtcdMessage, _ resent: Bool) throws -> T) throws -> T {
+    /// again on a new connection): an earlier send may have been applied. `deadline`: when to give
+    /// up (nil: `timeout` from now).
+    func call<T>(_ path: String, _ fields: EtcdRequestBody.Fields, streamed: Bool = false, deadline: Double? = nil,
+                 _ decode: (EtcdMessage, _ resent: Bool) throws -> T) throws -> T {
         let body = try EtcdRequestBody.encode(fields)
-        let deadline = MonotonicClock.now() + timeout
+        let deadline = deadline ?? MonotonicClock.now() + timeout
         var sends = 0
         return try withEndpoints(deadline: deadline, failFast: true) { endpoint, attemptDeadline in
             let source = "etcd \(endpoint) \(path)"
