@@ -336,6 +336,7 @@ int prefs_tls_handshake(prefs_tls_session *session, int *system_error, char *err
     if (result == 1) return 0;
     long step = outcome(session->ssl, result, system_error, error, error_size);
     if (step == 0) {
+        // OpenSSL's words for a connection closed in the handshake; TLSFailure.explained says it plainly.
         put(error, error_size, "unexpected eof while reading");
         return PREFS_TLS_BROKEN;
     }

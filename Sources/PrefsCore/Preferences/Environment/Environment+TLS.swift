@@ -5,9 +5,9 @@ extension Environment {
     /// `$PREFS_ETCD_CACERT`, `$PREFS_ETCD_CERT` and `$PREFS_ETCD_KEY`, read from `fileSystem`: PEM
     /// files, as etcdctl's `--cacert`, `--cert` and `--key`. Without a CA file the system's trust
     /// store is used; a certificate needs its key and a key its certificate (64 naming the one
-    /// missing). A file that is missing is 66, unreadable 74; one that is not a regular file (a FIFO
-    /// with no writer would hang the command, a device never ends) or larger than `pemFileLimit` 65,
-    /// before anything is read from it.
+    /// missing). A file that is missing is 66, unreadable 74; one that is not a regular file is 65
+    /// before it is opened (a FIFO with no writer would hang the command, a device never ends), and
+    /// so is one larger than `pemFileLimit`.
     package func etcdTLS(fileSystem: any FileSystem) throws -> TLSCredentials {
         let (ca, certificate, key) = (try self["PREFS_ETCD_CACERT"], try self["PREFS_ETCD_CERT"], try self["PREFS_ETCD_KEY"])
         switch (certificate, key) {
