@@ -102,18 +102,37 @@ static int add_trust(SSL_CTX *ssl, const void *pem, size_t size) {
     return added;
 }
 
+/// Whether `text` occurs in the `size` bytes at `pem`.
+static int contains(const char *pem, size_t size, const char *text) {
+    size_t length = strlen(text);
+    for (size_t at = 0; at + length <= size; at++) {
+        if (memcmp(pem + at, text, length) == 0) return 1;
+    }
+    return 0;
+}
+
 /// The key type a PEM private key names in its first line, if it names one ("EC PRIVATE KEY").
 static const char *key_type(const char *pem, size_t size) {
     static const struct { const char *line; const char *type; } types[] = {
         {"-----BEGIN EC PRIVATE KEY-----", "EC"}, {"-----BEGIN RSA PRIVATE KEY-----", "RSA"},
     };
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
-        size_t length = strlen(types[i].line);
-        for (size_t at = 0; at + length <= size; at++) {
-            if (memcmp(pem + at, types[i].line, length) == 0) return types[i].type;
-        }
+        if (contains(pem, size, types[i].line)) return types[i].type;
     }
     return NULL;
+}
+
+/// Whether the PEM private key is encrypted: PKCS#8's "ENCRYPTED PRIVATE KEY", or the older form's
+/// "Proc-Type: 4,ENCRYPTED" header.
+static int is_encrypted(const char *pem, size_t size) {
+    return contains(pem, size, "-----BEGIN ENCRYPTED PRIVATE KEY-----") || contains(pem, size, "Proc-Type: 4,ENCRYPTED");
+}
+
+/// The passphrase asked for by a decoder: none, ever (OpenSSL would otherwise ask the terminal).
+static int no_passphrase(char *pass, size_t size, size_t *length, const OSSL_PARAM params[], void *arg) {
+    (void)pass, (void)size, (void)params, (void)arg;
+    *length = 0;
+    return 0;
 }
 
 /// The private key in PEM text. OpenSSL 3.0 sets up a decoder for every key type it knows unless it
@@ -124,7 +143,8 @@ static EVP_PKEY *read_key(const void *pem, size_t size) {
     OSSL_DECODER_CTX *decoder = OSSL_DECODER_CTX_new_for_pkey(&pkey, "PEM", NULL, key_type(pem, size), 0, NULL, NULL);
     const unsigned char *data = pem;
     size_t left = size;
-    int decoded = decoder && OSSL_DECODER_from_data(decoder, &data, &left) == 1;
+    int decoded = decoder && OSSL_DECODER_CTX_set_passphrase_cb(decoder, no_passphrase, NULL) == 1
+        && OSSL_DECODER_from_data(decoder, &data, &left) == 1;
     OSSL_DECODER_CTX_free(decoder);
     if (!decoded) {
         EVP_PKEY_free(pkey);
@@ -151,6 +171,11 @@ static int use_identity(SSL_CTX *ssl, const void *cert, size_t cert_size, const 
     }
     ERR_clear_error(); // the end of the file reads as "no start line"
     BIO_free(bio);
+    if (is_encrypted(key, key_size)) {
+        put(error, error_size, "the private key is encrypted; prefs takes an unencrypted key, as etcdctl does "
+                               "(openssl pkey -in KEY -out PLAIN.key writes one)");
+        return -1;
+    }
     EVP_PKEY *pkey = read_key(key, key_size);
     if (!pkey) {
         reason(error, error_size, "no PEM private key in it");
@@ -254,7 +279,24 @@ void prefs_tls_session_free(prefs_tls_session *session) {
     free(session);
 }
 
-/// What a failed call on `ssl` (which returned `result`) asks for, with the reason of a failure.
+/// Whether an error of OpenSSL's queue is an alert by which the server refused a certificate: its
+/// own is fine, ours is not (unknown CA, expired, revoked…), or it wants one and got none.
+static int is_certificate_alert(unsigned long code) {
+    if (ERR_GET_LIB(code) != ERR_LIB_SSL || ERR_GET_REASON(code) < SSL_AD_REASON_OFFSET) return 0;
+    switch (ERR_GET_REASON(code) - SSL_AD_REASON_OFFSET) {
+    case SSL_AD_HANDSHAKE_FAILURE: case SSL_AD_BAD_CERTIFICATE: case SSL_AD_UNSUPPORTED_CERTIFICATE:
+    case SSL_AD_CERTIFICATE_REVOKED: case SSL_AD_CERTIFICATE_EXPIRED: case SSL_AD_CERTIFICATE_UNKNOWN:
+    case SSL_AD_UNKNOWN_CA: case SSL_AD_ACCESS_DENIED: case SSL_AD_DECRYPT_ERROR: case SSL_AD_CERTIFICATE_REQUIRED:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/// What a failed call on `ssl` (which returned `result`) asks for, with the reason of a failure:
+/// PREFS_TLS_ERROR for a certificate refused (the server's, by the verification; ours, by the
+/// server's alert), PREFS_TLS_BROKEN for any other failure of the session (the connection ended,
+/// or what came is not TLS).
 static long outcome(SSL *ssl, int result, int *system_error, char *error, size_t error_size) {
     int saved = errno;
     *system_error = 0;
@@ -283,8 +325,9 @@ static long outcome(SSL *ssl, int result, int *system_error, char *error, size_t
         snprintf(error, error_size, "the server's certificate was refused: %s", X509_verify_cert_error_string(verified));
         return PREFS_TLS_ERROR;
     }
+    int refused = is_certificate_alert(ERR_peek_error());
     reason(error, error_size, "TLS failed");
-    return PREFS_TLS_ERROR;
+    return refused ? PREFS_TLS_ERROR : PREFS_TLS_BROKEN;
 }
 
 int prefs_tls_handshake(prefs_tls_session *session, int *system_error, char *error, size_t error_size) {
@@ -293,8 +336,9 @@ int prefs_tls_handshake(prefs_tls_session *session, int *system_error, char *err
     if (result == 1) return 0;
     long step = outcome(session->ssl, result, system_error, error, error_size);
     if (step == 0) {
-        put(error, error_size, "the server closed the connection in the handshake: it may not speak TLS (a plain-text endpoint is etcd://)");
-        return PREFS_TLS_ERROR;
+        // OpenSSL's words for a connection closed in the handshake; TLSFailure.explained says it plainly.
+        put(error, error_size, "unexpected eof while reading");
+        return PREFS_TLS_BROKEN;
     }
     return (int)step;
 }

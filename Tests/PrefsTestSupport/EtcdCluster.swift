@@ -352,7 +352,7 @@ extension EtcdCluster {
         }
     }
 
-    static func loopback(port: UInt16) -> sockaddr_in {
+    package static func loopback(port: UInt16) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian

@@ -11,8 +11,12 @@
 /// then call again.
 #define PREFS_TLS_WANT_READ (-2)
 #define PREFS_TLS_WANT_WRITE (-3)
-/// The call failed; the reason is in the error buffer.
+/// The call failed; the reason is in the error buffer: a certificate was refused (the server's by
+/// the verification, ours by the server's alert), or the socket failed (`*system_error` set).
 #define PREFS_TLS_ERROR (-1)
+/// The session broke off otherwise: the server closed the connection (in the handshake too), or
+/// what came is not TLS. The reason is in the error buffer.
+#define PREFS_TLS_BROKEN (-4)
 
 typedef struct prefs_tls_context prefs_tls_context;
 typedef struct prefs_tls_session prefs_tls_session;
@@ -34,16 +38,16 @@ void prefs_tls_context_free(prefs_tls_context *context);
 prefs_tls_session *prefs_tls_session_new(prefs_tls_context *context, int fd, const char *host, char *error, size_t error_size);
 void prefs_tls_session_free(prefs_tls_session *session);
 
-/// One step of the handshake: 0 when it is complete, PREFS_TLS_WANT_READ or _WANT_WRITE, or
-/// PREFS_TLS_ERROR with the reason (why the server's certificate was refused, the alert it sent, …).
-/// `*system_error` is the errno when the socket itself failed (0 otherwise).
+/// One step of the handshake: 0 when it is complete, PREFS_TLS_WANT_READ or _WANT_WRITE,
+/// PREFS_TLS_ERROR with the reason (why the server's certificate was refused, the alert it sent, …),
+/// or PREFS_TLS_BROKEN. `*system_error` is the errno when the socket itself failed (0 otherwise).
 int prefs_tls_handshake(prefs_tls_session *session, int *system_error, char *error, size_t error_size);
 
-/// Bytes read (> 0), 0 when the server closed the connection, PREFS_TLS_WANT_READ or _WANT_WRITE, or
-/// PREFS_TLS_ERROR (`*system_error` as for the handshake).
+/// Bytes read (> 0), 0 when the server closed the connection, PREFS_TLS_WANT_READ or _WANT_WRITE,
+/// PREFS_TLS_ERROR (`*system_error` as for the handshake) or PREFS_TLS_BROKEN.
 long prefs_tls_read(prefs_tls_session *session, void *buffer, size_t count, int *system_error, char *error, size_t error_size);
 
-/// Bytes written (> 0), PREFS_TLS_WANT_READ or _WANT_WRITE, or PREFS_TLS_ERROR.
+/// Bytes written (> 0), PREFS_TLS_WANT_READ or _WANT_WRITE, PREFS_TLS_ERROR or PREFS_TLS_BROKEN.
 long prefs_tls_write(prefs_tls_session *session, const void *buffer, size_t count, int *system_error, char *error, size_t error_size);
 
 /// Decrypted bytes already held by the session (readable without waiting on the socket).

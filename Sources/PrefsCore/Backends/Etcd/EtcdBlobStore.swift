@@ -82,7 +82,7 @@ struct EtcdBlobStore: BlobStore {
     static func renewing<T>(_ expired: PrefsError, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch PrefsError.storeRefused(_, 5, let message) where message.contains("lease not found") {
+        } catch PrefsError.storeRefused(_, 5, let message, _) where message.contains("lease not found") {
             throw expired
         }
     }

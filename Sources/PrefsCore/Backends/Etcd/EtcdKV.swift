@@ -3,6 +3,9 @@
 package protocol EtcdKV: Sendable {
     func range(_ key: [UInt8], rangeEnd: [UInt8]?, limit: Int64, keysOnly: Bool, countOnly: Bool, revision: Int64) throws -> EtcdRange
     func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation]) throws -> EtcdTxnResult
+    /// `txn`, given up (`.unavailable`) at `deadline` (CLOCK_MONOTONIC seconds) rather than after the
+    /// client's whole timeout; a store without a network has no deadline to keep.
+    func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation], deadline: Double) throws -> EtcdTxnResult
     func grantLease(ttl: Int64) throws -> Int64
     func revokeLease(_ id: Int64) throws
     /// Renews a lease; returns its TTL. An expired or revoked lease is `storeRefused` code 5.
@@ -34,6 +37,10 @@ extension EtcdKV {
 
     func txn(compare: [EtcdCompare] = [], success: [EtcdOperation]) throws -> EtcdTxnResult {
         try txn(compare: compare, success: success, failure: [])
+    }
+
+    package func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation], deadline: Double) throws -> EtcdTxnResult {
+        try txn(compare: compare, success: success, failure: failure)
     }
 }
 

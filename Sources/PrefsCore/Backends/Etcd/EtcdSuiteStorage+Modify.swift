@@ -79,15 +79,18 @@ extension EtcdSuiteStorage {
     /// keeps the suite writes `tag` into the marker: the earlier send committed when the marker's
     /// first change after the snapshot wrote it (the marker is followed back through its revisions).
     /// A removal (`tag` nil) leaves no tag: it counts as committed when the marker the snapshot
-    /// read is gone and nothing wrote it since. When no endpoint answers, `settle` finds out.
+    /// read is gone and nothing wrote it since. When no endpoint answers within three quarters of
+    /// the timeout, `settle` finds out within the rest: an unknown outcome (76) comes when the
+    /// timeout has passed, as for any request, not twice that.
     func commit(_ operations: [EtcdOperation], compares: [EtcdCompare], place: [UInt8], snapshot: Snapshot, tag: [UInt8]?,
                 location: SuiteLocation) throws -> Bool {
         let marker = layout.marker(of: place)
+        let (sent, timeout) = (MonotonicClock.now(), try environment.etcdTimeout())
         let result: EtcdTxnResult
         do {
-            result = try etcd.txn(compare: compares, success: operations, failure: [.range(key: marker)])
+            result = try etcd.txn(compare: compares, success: operations, failure: [.range(key: marker)], deadline: sent + timeout * 0.75)
         } catch let error as PrefsError where error.exitStatus == .unavailable {
-            return try settle(place: place, snapshot: snapshot, tag: tag, location: location, after: error)
+            return try settle(place: place, snapshot: snapshot, tag: tag, location: location, after: error, deadline: sent + timeout)
         }
         if result.succeeded { return true }
         guard result.resent else { return false }
@@ -113,14 +116,14 @@ extension EtcdSuiteStorage {
     /// can never commit after it: not applied (false, to be retried). If it fails, the change
     /// committed when the marker's history holds its tag. If that transaction gets no answer either,
     /// the outcome is unknown (76): never reported as "nothing applied" (69), which scripts retry.
-    func settle(place: [UInt8], snapshot: Snapshot, tag: [UInt8]?, location: SuiteLocation, after error: PrefsError) throws -> Bool {
+    func settle(place: [UInt8], snapshot: Snapshot, tag: [UInt8]?, location: SuiteLocation, after error: PrefsError, deadline: Double) throws -> Bool {
         let marker = layout.marker(of: place)
         let fence: EtcdOperation = snapshot.marker == nil
             ? .delete(key: layout.staging(of: place) + Array("/.fence".utf8))
             : .put(key: marker, value: Generation.marker(tag: EtcdSuiteStorage.newNonce(), generation: snapshot.generation))
         do {
             let result = try etcd.txn(compare: [.modRevision(key: marker, op: .equal, snapshot.marker?.modRevision ?? 0)],
-                                      success: [fence], failure: [.range(key: marker)])
+                                      success: [fence], failure: [.range(key: marker)], deadline: deadline)
             if result.succeeded { return false }
             return try isOwnCommit(result.ranges.first?.kvs.first, place: place, snapshot: snapshot, tag: tag)
         } catch let again as PrefsError where again.exitStatus == .unavailable {
@@ -132,7 +135,7 @@ extension EtcdSuiteStorage {
     static func reason(of error: PrefsError) -> String? {
         switch error {
         case .unavailable(_, let reason): return reason
-        case .storeRefused(let endpoint, _, let message): return "\(endpoint): \(message)"
+        case .storeRefused(let endpoint, _, let message, _): return "\(endpoint): \(message)"
         default: return nil
         }
     }

@@ -35,7 +35,7 @@ package final class EtcdWatcher: ValueWatcher {
         }
         do {
             return try read(storage.at(revision: revision))
-        } catch PrefsError.storeRefused(_, 11, _) where revision != 0 {
+        } catch PrefsError.storeRefused(_, 11, _, _) where revision != 0 {
             return try read(storage)
         }
     }
@@ -75,7 +75,7 @@ package final class EtcdWatcher: ValueWatcher {
                     }
                     return try revisions.allSatisfy { try reader.report(at: $0, onChanges, onError) }
                 }
-            } catch PrefsError.storeRefused(_, 11, _) {
+            } catch PrefsError.storeRefused(_, 11, _, _) {
                 // Compacted past the revision to resume from: the latest values, as one change.
                 start = try latestRevision()
                 guard try reader.report(at: start, onChanges, onError) else { return .handlerStopped }

@@ -53,7 +53,7 @@ package final class InMemoryEtcd: EtcdKV {
         /// No history is kept: a read of an earlier revision is refused as etcd refuses one it compacted.
         func check(revision asked: Int64) throws {
             guard asked == 0 || asked >= revision else {
-                throw PrefsError.storeRefused(endpoint: "memory", code: 11, message: "etcdserver: mvcc: required revision has been compacted")
+                throw EtcdRefusal(code: 11, message: "etcdserver: mvcc: required revision has been compacted").error(at: "memory")
             }
         }
 
@@ -98,11 +98,11 @@ package final class InMemoryEtcd: EtcdKV {
     package func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation]) throws -> EtcdTxnResult {
         // etcd's --max-txn-ops (128 by default) bounds each list of a transaction.
         guard max(compare.count, success.count, failure.count) <= 128 else {
-            throw PrefsError.storeRefused(endpoint: "memory", code: 3, message: "etcdserver: too many operations in txn request")
+            throw EtcdRefusal(code: 3, message: "etcdserver: too many operations in txn request").error(at: "memory")
         }
         // And its --max-request-bytes (1.5 MiB by default) each request.
         guard EtcdSuiteStorage.bytes(success) + EtcdSuiteStorage.bytes(failure) <= EtcdSuiteStorage.maxRequestBytes else {
-            throw PrefsError.storeRefused(endpoint: "memory", code: 3, message: "etcdserver: request is too large")
+            throw EtcdRefusal(code: 3, message: "etcdserver: request is too large").error(at: "memory")
         }
         return try state.withLock { state in
             state.requests += 1
@@ -126,7 +126,7 @@ package final class InMemoryEtcd: EtcdKV {
     @discardableResult
     package func keepAlive(_ id: Int64) throws -> Int64 {
         guard state.withLock({ $0.leases.contains(id) }) else {
-            throw PrefsError.storeRefused(endpoint: "memory", code: 5, message: "etcdserver: requested lease not found")
+            throw EtcdRefusal(code: 5, message: "etcdserver: requested lease not found").error(at: "memory")
         }
         return 60
     }

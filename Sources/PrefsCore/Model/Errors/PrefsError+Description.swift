@@ -53,7 +53,7 @@ extension PrefsError: CustomStringConvertible {
             return "no store endpoint answered (\(endpoints.joined(separator: ", "))): \(reason)"
         case .outcomeUnknown(let domain, let reason):
             return "\(domain): the change was sent and no answer came back (\(reason)): it may or may not have been applied; read it back before trying again"
-        case .storeRefused(let endpoint, _, let message):
+        case .storeRefused(let endpoint, _, let message, _):
             return "\(endpoint): \(message)"
         case .tlsRefused(let endpoint, let reason):
             return "\(endpoint): TLS: \(reason)"

@@ -51,8 +51,9 @@ public enum PrefsError: Error, Equatable, Sendable {
     /// last one failed.
     case unavailable(endpoints: [String], reason: String)
     /// A store on the network refused a request: its gRPC status `code` and message (a request too
-    /// large, too many operations in one transaction, bad credentials, no leader…).
-    case storeRefused(endpoint: String, code: Int, message: String)
+    /// large, too many operations in one transaction, bad credentials…), and the `status` its client
+    /// gives that refusal (etcd's table of codes is its client's: `EtcdRefusal.verdict`).
+    case storeRefused(endpoint: String, code: Int, message: String, status: ExitStatus)
     /// TLS with an `etcds://` endpoint failed for a reason no retry mends: its certificate was
     /// refused (unknown issuer, another name, expired), it refused ours or wanted one, or it does not
     /// speak TLS. Nothing was sent to it.
@@ -91,14 +92,7 @@ public enum PrefsError: Error, Equatable, Sendable {
         case .lockUnavailable, .leaseExpired: return .lockUnavailable
         case .unavailable: return .unavailable
         case .outcomeUnknown: return .outcomeUnknown
-        case .storeRefused(_, let code, let message):
-            switch code {
-            case 8 where message.hasSuffix("database space exceeded"): return .cannotWrite  // the quota is full
-            case 3, 8, 11: return .dataError         // INVALID_ARGUMENT, RESOURCE_EXHAUSTED, OUT_OF_RANGE
-            case 7, 16: return .noPermission         // PERMISSION_DENIED, UNAUTHENTICATED
-            case 4, 14: return .unavailable          // DEADLINE_EXCEEDED, UNAVAILABLE (no leader)
-            default: return .internalError
-            }
+        case .storeRefused(_, _, _, let status): return status
         case .tlsRefused, .managedKey: return .noPermission
         case .internalError: return .internalError
         }

@@ -5,8 +5,9 @@ extension Environment {
     /// `$PREFS_ETCD_CACERT`, `$PREFS_ETCD_CERT` and `$PREFS_ETCD_KEY`, read from `fileSystem`: PEM
     /// files, as etcdctl's `--cacert`, `--cert` and `--key`. Without a CA file the system's trust
     /// store is used; a certificate needs its key and a key its certificate (64 naming the one
-    /// missing). A file that is missing is 66, unreadable 74, larger than `pemFileLimit` (however it
-    /// is read: a pipe or a device never ends) 65.
+    /// missing). A file that is missing is 66, unreadable 74; one that is not a regular file is 65
+    /// before it is opened (a FIFO with no writer would hang the command, a device never ends), and
+    /// so is one larger than `pemFileLimit`.
     package func etcdTLS(fileSystem: any FileSystem) throws -> TLSCredentials {
         let (ca, certificate, key) = (try self["PREFS_ETCD_CACERT"], try self["PREFS_ETCD_CERT"], try self["PREFS_ETCD_KEY"])
         switch (certificate, key) {
@@ -14,8 +15,12 @@ extension Environment {
         case (_?, nil): throw PrefsError.badEnvironment(name: "PREFS_ETCD_KEY", value: "", accepted: "the private key of PREFS_ETCD_CERT")
         default: break
         }
-        func read(_ path: String?) throws -> [UInt8]? {
+        func read(_ path: String?, _ variable: String) throws -> [UInt8]? {
             guard let path else { return nil }
+            guard let status = try fileSystem.status(of: path) else { throw PrefsError.fileNotFound(path: path) }
+            if status.isSpecial {
+                throw PrefsError.malformed(source: "\(variable) \(path)", format: nil, reason: "not a regular file (a FIFO, a device or a socket); give a PEM file")
+            }
             var bytes: [UInt8] = []
             try fileSystem.withReader(of: path) { read in
                 var chunk = [UInt8](repeating: 0, count: 64 * 1024)
@@ -30,7 +35,8 @@ extension Environment {
             }
             return bytes
         }
-        return TLSCredentials(trusted: try read(ca), certificate: try read(certificate), key: try read(key))
+        return TLSCredentials(trusted: try read(ca, "PREFS_ETCD_CACERT"), certificate: try read(certificate, "PREFS_ETCD_CERT"),
+                              key: try read(key, "PREFS_ETCD_KEY"))
     }
 
     /// The environment variable whose file a TLS context's failure names ("CA file: …"), and the

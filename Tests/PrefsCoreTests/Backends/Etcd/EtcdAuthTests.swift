@@ -31,13 +31,13 @@ import Testing
         let client = EtcdClient(endpoints: cluster.endpoints, timeout: 5, credentials: ("root", "wrong"))
         let error = prefsError { _ = try client.range(bytes("k")) }
         #expect(error == .storeRefused(endpoint: cluster.clientEndpoints[0], code: 16,
-                                       message: "etcdserver: authentication failed, invalid user ID or password"))
+                                       message: "etcdserver: authentication failed, invalid user ID or password", status: .noPermission))
         #expect(error?.exitStatus == .noPermission)
     }
 
     @Test func noCredentialsIsRefusedWithExitStatus77() throws {
         let error = prefsError { _ = try EtcdClient(endpoints: cluster.endpoints, timeout: 5).range(bytes("k")) }
-        #expect(error == .storeRefused(endpoint: cluster.clientEndpoints[0], code: 16, message: "etcdserver: user name is empty"))
+        #expect(error == .storeRefused(endpoint: cluster.clientEndpoints[0], code: 16, message: "etcdserver: user name is empty", status: .noPermission))
         #expect(error?.exitStatus == .noPermission)
     }
 
@@ -49,7 +49,7 @@ import Testing
         let client = EtcdClient(endpoints: cluster.endpoints, timeout: 5, credentials: ("alice", "pw"))
         #expect(try client.range(bytes("public/x")).count == 0)
         let error = prefsError { try client.put(bytes("public/x"), [1]) }
-        #expect(error == .storeRefused(endpoint: cluster.clientEndpoints[0], code: 7, message: "etcdserver: permission denied"))
+        #expect(error == .storeRefused(endpoint: cluster.clientEndpoints[0], code: 7, message: "etcdserver: permission denied", status: .noPermission))
         #expect(error?.exitStatus == .noPermission)
     }
 

@@ -23,6 +23,14 @@ final class HookedEtcd: EtcdKV, @unchecked Sendable {
         return try hook(compare, success, pass)
     }
 
+    /// When each transaction given a deadline was asked for, and its deadline (CLOCK_MONOTONIC).
+    let deadlines = Mutex<[(asked: Double, deadline: Double)]>([])
+
+    func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation], deadline: Double) throws -> EtcdTxnResult {
+        deadlines.withLock { $0.append((MonotonicClock.now(), deadline)) }
+        return try txn(compare: compare, success: success, failure: failure)
+    }
+
     func grantLease(ttl: Int64) throws -> Int64 { try inner.grantLease(ttl: ttl) }
     /// Leases are not revoked (a killed process revokes none).
     let killed = Mutex(false)
@@ -202,11 +210,19 @@ final class HookedEtcd: EtcdKV, @unchecked Sendable {
 
     @Test func noAnswerToTheSettlingTransactionEitherIsAnUnknownOutcome() throws {
         #expect(try store.update(.suite("c")) { $0["n"] = 0 })
+        etcd.deadlines.withLock { $0 = [] }
         etcd.set { compare, success, pass in
             guard HookedEtcd.isCommit(success) || compare.count == 1 else { return try pass() }
             throw PrefsError.unavailable(endpoints: ["m1"], reason: "m1: connection reset")
         }
         let error = prefsError { try store.update(.suite("c"), keys: ["n"]) { $0["n"] = 1 } }
         #expect(error?.exitStatus == .outcomeUnknown && error?.exitStatus.rawValue == 76, "\(String(describing: error))")
+        // The change and the transaction settling it share the timeout (5 s by default): 76 comes
+        // when it has passed since the change was sent, not twice that.
+        let sent = etcd.deadlines.withLock { $0 }
+        #expect(sent.count == 2, "the change's transaction, then the settling one: \(sent)")
+        if sent.count == 2 {
+            #expect(sent[0].deadline < sent[1].deadline && sent[1].deadline <= sent[0].asked + 5, "\(sent)")
+        }
     }
 }

@@ -153,9 +153,9 @@ import Testing
         try client.revokeLease(lease)
         #expect(try client.range(key).count == 0)
         let gone = prefsError { try client.keepAlive(lease) }
-        #expect(gone == .storeRefused(endpoint: try SharedEtcd.cluster().clientEndpoints[0], code: 5, message: "etcdserver: requested lease not found"))
+        #expect(gone == .storeRefused(endpoint: try SharedEtcd.cluster().clientEndpoints[0], code: 5, message: "etcdserver: requested lease not found", status: .dataError))
         let revoked = prefsError { try client.revokeLease(lease) }
-        if case .storeRefused(_, let code, let message)? = revoked {
+        if case .storeRefused(_, let code, let message, _)? = revoked {
             #expect(code == 5)
             #expect(message.contains("lease not found"))
         } else {
@@ -168,17 +168,17 @@ import Testing
         let endpoint = try SharedEtcd.cluster().clientEndpoints[0]
         // An empty key is refused by etcd with INVALID_ARGUMENT.
         let empty = prefsError { try client.put([], [1]) }
-        #expect(empty == .storeRefused(endpoint: endpoint, code: 3, message: "etcdserver: key is not provided"))
+        #expect(empty == .storeRefused(endpoint: endpoint, code: 3, message: "etcdserver: key is not provided", status: .dataError))
         #expect(empty?.exitStatus == .dataError)
         // More operations than --max-txn-ops (128).
         let many = (0..<129).map { EtcdOperation.put(key: uniquePrefix() + [UInt8($0)], value: []) }
         let tooMany = prefsError { _ = try client.txn(compare: [], success: many) }
-        if case .storeRefused(_, 3, let message)? = tooMany { #expect(message.contains("too many operations")) } else {
+        if case .storeRefused(_, 3, let message, .dataError)? = tooMany { #expect(message.contains("too many operations")) } else {
             Issue.record("129 operations: \(String(describing: tooMany))")
         }
         // A lease that does not exist.
         let noLease = prefsError { try client.put(uniquePrefix(), [1], lease: 12345) }
-        #expect(noLease == .storeRefused(endpoint: endpoint, code: 5, message: "etcdserver: requested lease not found"))
+        #expect(noLease == .storeRefused(endpoint: endpoint, code: 5, message: "etcdserver: requested lease not found", status: .dataError))
     }
 
     @Test func aLargeValueRoundTripsAndATooLargeRequestIsRefused() throws {
@@ -189,7 +189,7 @@ import Testing
         try client.put(key, large)
         #expect(try client.range(key).kvs.first?.value == large)
         let error = prefsError { try client.put(key, large + large) }
-        guard case .storeRefused(_, let code, let message)? = error else { Issue.record("\(String(describing: error))"); return }
+        guard case .storeRefused(_, let code, let message, .dataError)? = error else { Issue.record("\(String(describing: error))"); return }
         #expect(code == 8 || code == 3, "\(code): \(message)")
         #expect(message.contains("too large") || message.contains("larger than max"), "\(message)")
         #expect(error?.exitStatus == .dataError)

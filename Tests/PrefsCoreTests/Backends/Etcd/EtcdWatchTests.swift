@@ -119,7 +119,7 @@ import Testing
         try cluster.etcdctl("compaction", String(latest))
         let error = prefsError { _ = try client.watch(bytes("k"), fromRevision: first, deadline: MonotonicClock.now() + 5) { _, _ in true } }
         #expect(error == .storeRefused(endpoint: cluster.clientEndpoints[0], code: 11,
-                                       message: "etcdserver: mvcc: required revision has been compacted (compacted to \(latest))"))
+                                       message: "etcdserver: mvcc: required revision has been compacted (compacted to \(latest))", status: .dataError))
     }
 
     /// The member the watch is connected to is killed and restarted while changes go on: the watch

@@ -4,8 +4,8 @@ import Testing
 
 /// `etcds://`: the verbs over TLS against a real 3-member etcd whose client URLs are https and that
 /// requires client certificates, with certificates `openssl` makes for the test; and every
-/// certificate fault — unknown CA, another name, expired, no client certificate, a plain-text server
-/// — as one line naming the endpoint and exit 77, with nothing written. Faulty server certificates are
+/// certificate fault — unknown CA, another name, expired, no client certificate — as one line naming
+/// the endpoint and exit 77, with nothing written; a plain-text server is 69 (it cannot serve TLS). Faulty server certificates are
 /// served by `openssl s_server` (the client fails in the handshake, before any request).
 @Suite(.serialized, .runsProcesses) struct EtcdTLSTests {
     static let certificates = Result { try TestCertificates() }
@@ -120,15 +120,17 @@ import Testing
         #expect(other.error == "prefs: 127.0.0.2:\(server.port): TLS: the server's certificate was refused: IP address mismatch\n")
     }
 
-    @Test func aPlainTextServerBehindEtcdsIsRefused() async throws {
+    /// No certificate was refused: the endpoint cannot serve TLS, as one going away cannot (69,
+    /// the next endpoint first), and the message says what a plain-text endpoint is.
+    @Test func aPlainTextServerBehindEtcdsIsUnavailable() async throws {
         let plain = try await EtcdTests.cluster.get()
         let fleet = try TLSSandbox { "etcds://\(plain.clientEndpoints[0])/" + $0 }
         let run = try await fleet.prefs("write", "app", "k", "v")
-        #expect(run.status == 77)
+        #expect(run.status == 69, "\(run.error)")
         // etcd's plain port closes the connection at the ClientHello; another HTTP server answers in
         // plain text, which OpenSSL reads as a wrong version number.
-        #expect(run.error.contains("TLS: the server closed the connection in the handshake: it may not speak TLS") && run.error.contains("etcd://"),
-                "\(run.error)")
+        #expect(run.error.contains("TLS: the server closed the connection in the handshake") && run.error.contains("a plain-text endpoint is etcd://")
+                && run.error.split(separator: "\n").count == 1, "\(run.error)")
         #expect(try await plain.etcdctl("get", "--prefix", "--keys-only", fleet.prefix + "/") == "", "no fallback to plain text")
     }
 
@@ -160,7 +162,7 @@ import Testing
         let fleet = try TLSSandbox(url: try await Self.cluster.get().url)
         let ca = fleet.certificates.ca, client = fleet.certificates.client("root")
         let cases: [([String: String], Int32, String)] = [
-            (["PREFS_ETCD_CACERT": "/dev/zero"], 65, "prefs: /dev/zero: larger than 4194304 bytes; not a PEM file\n"),
+            (["PREFS_ETCD_CACERT": "/dev/zero"], 65, "prefs: PREFS_ETCD_CACERT /dev/zero: not a regular file (a FIFO, a device or a socket); give a PEM file\n"),
             (["PREFS_ETCD_CACERT": client.key], 65, "prefs: PREFS_ETCD_CACERT \(client.key): no PEM certificate in it\n"),
             (["PREFS_ETCD_CACERT": ca, "PREFS_ETCD_CERT": client.certificate, "PREFS_ETCD_KEY": fleet.certificates.server.key], 65,
              "prefs: PREFS_ETCD_KEY \(fleet.certificates.server.key): key values mismatch\n"),

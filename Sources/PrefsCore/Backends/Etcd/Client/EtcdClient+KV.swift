@@ -32,7 +32,12 @@ extension EtcdClient {
     /// inside the range asked for; a transaction without comparisons says it succeeded (etcd leaves
     /// `succeeded` out when false, so its absence is taken as false only where a comparison could fail).
     package func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation] = []) throws -> EtcdTxnResult {
-        try call("/v3/kv/txn", EtcdRequestBody.txn(compare: compare, success: success, failure: failure)) { message, resent in
+        try txn(compare: compare, success: success, failure: failure, deadline: MonotonicClock.now() + timeout)
+    }
+
+    /// `txn`, given up at `deadline` (CLOCK_MONOTONIC seconds).
+    package func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation], deadline: Double) throws -> EtcdTxnResult {
+        try call("/v3/kv/txn", EtcdRequestBody.txn(compare: compare, success: success, failure: failure), deadline: deadline) { message, resent in
             try message.requireHeader()
             let revision = try message.headerRevision()
             let succeeded = try message.bool("succeeded")

@@ -52,16 +52,14 @@ extension EtcdClient {
             } catch let failure as NetworkFailure {
                 if let deadline, MonotonicClock.now() >= deadline { return .timedOut }
                 if case .tooLarge = failure {
-                    throw PrefsError.storeRefused(endpoint: stream.endpoint.description, code: 8, message: failure.description)
+                    throw PrefsError.storeRefused(endpoint: stream.endpoint.description, code: 8, message: failure.description, status: .dataError)
                 }
                 return nil
             }
             let result = try message.object("result")
             if let refusal = try message.refusal() ?? result.flatMap(stream.cancellation) {
-                // No leader, a member stopping: connect again. Anything else is the answer.
-                guard refusal.isRetryable else {
-                    throw PrefsError.storeRefused(endpoint: stream.endpoint.description, code: refusal.normalized.code, message: refusal.message)
-                }
+                // No leader, a member stopping or failing: connect again. The cluster's answer ends the watch.
+                if case .answer = refusal.verdict { throw refusal.error(at: stream.endpoint.description) }
                 return nil
             }
             guard let result else { continue }

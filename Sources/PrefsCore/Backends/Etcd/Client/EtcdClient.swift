@@ -16,12 +16,15 @@ import Synchronization
 /// slow to answer — a unary call throws it at once (the second round, a quarter second later, lets
 /// a restarting member come back); a watch reconnecting keeps trying until its timeout.
 ///
-/// Any other error etcd sends is `PrefsError.storeRefused` with its gRPC code and message (a refused
-/// login, or a request without one while auth is on, is code 16: exit 77; a full quota, code 8
-/// "database space exceeded": exit 73). An answer that has not the shape etcd gives (a missing
-/// field, fewer responses than operations, a key outside the range asked for) is
-/// `PrefsError.malformed` naming the endpoint, never taken for an absence and never retried; so is
-/// a response over the limits (64 KiB of head, 64 MiB of body), never an allocation.
+/// What etcd's errors mean is `EtcdRefusal.verdict`'s table: a member shutting down (HTTP 408,
+/// gRPC CANCELED), an internal error or a method a member lacks moves on to the next endpoint;
+/// the cluster's answer (a refused login, a full quota, a request too large…) is
+/// `PrefsError.storeRefused` with its gRPC code, message and exit status. An answer that has not
+/// the shape etcd gives (a missing field, fewer responses than operations, a key outside the
+/// range asked for) is `PrefsError.malformed` naming the endpoint, never taken for an absence and
+/// never retried; so is a response over the limits (64 KiB of head, 64 MiB of body), never an
+/// allocation. A plain-text endpoint that speaks TLS only, or a TLS handshake cut short, is a
+/// failure of that endpoint: the next one is tried.
 ///
 /// With credentials, the client logs in before its first request and sends the token with every
 /// request; a token the member does not know (it expired, auth was turned off and on, the member
@@ -152,12 +155,14 @@ package final class EtcdClient: Sendable {
     }
 
     /// A failure that says the endpoint cannot serve at all, at once: nothing listens on its port
-    /// (ECONNREFUSED), or what answers is no etcd gateway. Not a timeout, a reset or "no leader",
-    /// which a member slow or between leaders gives.
+    /// (ECONNREFUSED), what answers is no etcd gateway or a member that cannot serve the request
+    /// (`EtcdRefusal.Verdict.memberFault`), or it speaks TLS to plain text, or the other way round.
+    /// Not a timeout, a reset or "no leader", which a member slow or between leaders gives.
     static func isRefusal(_ error: Error) -> Bool {
         switch error {
         case NetworkFailure.system(let doing, let code): return code == ECONNREFUSED && doing == "connecting"
-        case let refusal as EtcdRefusal: return !refusal.fromGateway
+        case NetworkFailure.speaksTLS, NetworkFailure.tlsBroken: return true
+        case let refusal as EtcdRefusal: return refusal.verdict == .memberFault
         default: return false
         }
     }
@@ -176,20 +181,17 @@ package final class EtcdClient: Sendable {
             if case .tls(let reason) = failure { throw PrefsError.tlsRefused(endpoint: endpoint.description, reason: reason) }
             lastFailure = "\(endpoint): \(failure)"
             return false
-        case let refusal as EtcdRefusal where !refusal.fromGateway:
-            lastFailure = "\(endpoint) \(refusal.message)"
-            return false
         case let refusal as EtcdRefusal:
             if refusal.asksToLogIn && credentials != nil && !loggedInAgain {
                 forgetToken()
                 loggedInAgain = true
                 return true
             }
-            guard refusal.isRetryable else {
+            if case .answer = refusal.verdict {
                 remember(endpoint)
-                throw PrefsError.storeRefused(endpoint: endpoint.description, code: refusal.normalized.code, message: refusal.message)
+                throw refusal.error(at: endpoint.description)
             }
-            lastFailure = "\(endpoint): \(refusal.message)"
+            lastFailure = "\(endpoint)\(refusal.fromGateway ? ":" : "") \(refusal.message)"
             return false
         default:
             throw error
@@ -204,10 +206,12 @@ package final class EtcdClient: Sendable {
     }
 
     /// `call`, telling `decode` whether the request was sent more than once (to any endpoint, or
-    /// again on a new connection): an earlier send may have been applied.
-    func call<T>(_ path: String, _ fields: EtcdRequestBody.Fields, streamed: Bool = false, _ decode: (EtcdMessage, _ resent: Bool) throws -> T) throws -> T {
+    /// again on a new connection): an earlier send may have been applied. `deadline`: when to give
+    /// up (nil: `timeout` from now).
+    func call<T>(_ path: String, _ fields: EtcdRequestBody.Fields, streamed: Bool = false, deadline: Double? = nil,
+                 _ decode: (EtcdMessage, _ resent: Bool) throws -> T) throws -> T {
         let body = try EtcdRequestBody.encode(fields)
-        let deadline = MonotonicClock.now() + timeout
+        let deadline = deadline ?? MonotonicClock.now() + timeout
         var sends = 0
         return try withEndpoints(deadline: deadline, failFast: true) { endpoint, attemptDeadline in
             let source = "etcd \(endpoint) \(path)"
@@ -224,11 +228,12 @@ package final class EtcdClient: Sendable {
     }
 
     /// One request and its response on a connection to `endpoint`: an idle one when there is one
-    /// (tried again on a new connection if the server had closed it meanwhile), else a new one.
+    /// (tried again on a new connection if the server had closed it meanwhile), else a new one. A
+    /// new plain-text connection closed without a byte of answer is a member going away, or a TLS
+    /// port (`TLSProbe`): that one is `.speaksTLS`.
     func roundTrip(_ endpoint: EtcdEndpoint, _ path: String, _ body: [UInt8], headers: [(String, String)],
                    deadline: Double, sending: () -> Void = {}) throws(NetworkFailure) -> (status: Int, body: [UInt8]) {
         var connection = checkOutIdle(endpoint)
-        let reused = connection != nil
         while true {
             let current: HTTPConnection
             if let connection { current = connection } else { current = try open(endpoint, deadline: deadline) }
@@ -238,7 +243,11 @@ package final class EtcdClient: Sendable {
                 if current.reusable { checkIn(current, endpoint) }
                 return response
             } catch {
-                guard reused, connection != nil, !current.receivedAny, error.isConnectionLoss else { throw error }
+                guard !current.receivedAny, error.isConnectionLoss else { throw error }
+                guard connection != nil else {
+                    if tls == nil && TLSProbe.answersHandshake(endpoint, deadline: deadline) { throw .speaksTLS }
+                    throw error
+                }
                 connection = nil
             }
         }

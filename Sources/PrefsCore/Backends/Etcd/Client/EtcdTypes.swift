@@ -62,8 +62,8 @@ package struct EtcdRange: Sendable, Equatable {
 
 extension EtcdRange {
     /// This answer, after checking it could be etcd's to a range of [key, rangeEnd) (just `key`
-    /// without `rangeEnd`): every key inside, in increasing order, no more than `limit` (0: any),
-    /// none with `countOnly`. Else `.malformed`, from `message`'s endpoint: a key outside would be
+    /// without `rangeEnd`): every key inside, in increasing order, no more than `limit` (0: any, and
+    /// then as many as it counts), none with `countOnly`. Else `.malformed`, from `message`'s endpoint: a key outside would be
     /// cut as if it were inside (`zzzz/evil` shown as a key of the suite asked for).
     func checked(asked key: [UInt8], rangeEnd: [UInt8]?, limit: Int64 = 0, countOnly: Bool = false, by message: EtcdMessage) throws -> EtcdRange {
         if countOnly, !kvs.isEmpty { throw message.unexpected("a count-only range returned keys") }
@@ -78,7 +78,13 @@ extension EtcdRange {
             }
             previous = kv.key
         }
-        if Int64(kvs.count) > count, !countOnly { throw message.unexpected("a range returned \(kvs.count) keys and counted \(count)") }
+        // Without a limit, every key in the range comes: an answer that counts more, or says more
+        // follow, left some out (a listing of suites that would be silently short).
+        let whole = limit == 0 && !countOnly
+        if Int64(kvs.count) > count || (whole && Int64(kvs.count) != count), !countOnly {
+            throw message.unexpected("a range returned \(kvs.count) keys and counted \(count)")
+        }
+        if whole && more { throw message.unexpected("a range without a limit said more keys follow") }
         return self
     }
 }

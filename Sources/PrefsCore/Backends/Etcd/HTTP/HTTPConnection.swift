@@ -96,10 +96,16 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     /// The response's status line and headers (any 1xx interim response skipped); the body is then
-    /// read with `readBody` or `nextBodyPiece`.
+    /// read with `readBody` or `nextBodyPiece`. A response that starts as a TLS record (a TLS server
+    /// alerting a plain-text request) is `.speaksTLS`.
     func readHead(deadline: Double?) throws(NetworkFailure) -> HTTPResponseHead {
         while true {
-            let lines = try readHeadLines(deadline: deadline)
+            let lines: [ArraySlice<UInt8>]
+            do {
+                lines = try readHeadLines(deadline: deadline)
+            } catch {
+                throw TLSProbe.looksLikeTLS(buffer[position...]) ? .speaksTLS : error
+            }
             let head = try HTTPResponseHead.parse(lines)
             if head.status >= 100 && head.status < 200 { continue }
             body = switch head.framing {

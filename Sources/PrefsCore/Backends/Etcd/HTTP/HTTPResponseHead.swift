@@ -50,6 +50,7 @@ extension HTTPResponseHead {
     }
 
     private static func parseStatusLine(_ line: ArraySlice<UInt8>) throws(NetworkFailure) -> (String, Int) {
+        if TLSProbe.looksLikeTLS(line) { throw .speaksTLS }
         let parts = line.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count >= 2 else { throw .malformed("bad status line") }
         let version = String(decoding: parts[0], as: UTF8.self)

@@ -1,7 +1,8 @@
 import Glibc
 
 /// Why talking to one endpoint failed. The client moves on to the next endpoint for every case but
-/// `tooLarge` (the same answer would come from any member) and `stopped` (the caller asked to end).
+/// `tooLarge` (the same answer would come from any member), `stopped` (the caller asked to end) and
+/// `tls` (a certificate refused).
 enum NetworkFailure: Error, Equatable, CustomStringConvertible {
     /// The host name did not resolve (the resolver's message).
     case resolve(String)
@@ -17,8 +18,14 @@ enum NetworkFailure: Error, Equatable, CustomStringConvertible {
     case tooLarge(what: String, limit: Int)
     /// The descriptor watched for a hang-up hung up.
     case stopped
-    /// TLS failed: a certificate was refused (either side's), or the server does not speak TLS.
+    /// TLS failed for a reason no retry mends: a certificate was refused (either side's).
     case tls(String)
+    /// A TLS handshake or session broke off (the server closed the connection or reset it, as a
+    /// member going away does) or what came is not TLS (a plain-text server): the next endpoint.
+    case tlsBroken(String)
+    /// A plain-text request was answered in TLS (an alert), or the endpoint answers a TLS
+    /// handshake: it speaks TLS only.
+    case speaksTLS
 
     var description: String {
         switch self {
@@ -29,14 +36,16 @@ enum NetworkFailure: Error, Equatable, CustomStringConvertible {
         case .malformed(let reason): return "not an HTTP response: \(reason)"
         case .tooLarge(let what, let limit): return "\(what) is over the limit of \(limit) bytes"
         case .stopped: return "stopped"
-        case .tls(let reason): return "TLS: \(reason)"
+        case .tls(let reason), .tlsBroken(let reason): return "TLS: \(reason)"
+        case .speaksTLS:
+            return "the server speaks TLS: use etcds:// (with PREFS_ETCD_CACERT, and PREFS_ETCD_CERT and PREFS_ETCD_KEY if it asks for a client certificate)"
         }
     }
 
     /// A connection refused or reset, an unreachable network: the member is down or going.
     var isConnectionLoss: Bool {
         switch self {
-        case .closed: return true
+        case .closed, .tlsBroken: return true
         case .system(_, let code): return [ECONNREFUSED, ECONNRESET, EPIPE, ECONNABORTED, ENETUNREACH, EHOSTUNREACH].contains(code)
         default: return false
         }

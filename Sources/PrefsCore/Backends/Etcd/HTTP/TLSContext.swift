@@ -52,7 +52,8 @@ package enum TLSLibrary {
 }
 
 /// Why TLS with one endpoint failed: the server's certificate was refused (unknown issuer, another
-/// name, expired), the server refused ours or asked for one we do not have, or it does not speak TLS.
+/// name, expired), the server refused ours or asked for one we do not have, it does not speak TLS,
+/// or it closed the connection.
 struct TLSFailure: Error, Equatable {
     let reason: String
 
@@ -64,9 +65,9 @@ struct TLSFailure: Error, Equatable {
     }
 
     /// OpenSSL's reason, said so that the fix shows: the alerts of a server that refused the
-    /// client's certificate or wanted one, and the record-layer complaints about a server that
-    /// answers in plain text.
-    var explained: String {
+    /// client's certificate or wanted one, the record-layer complaints about a server that answers
+    /// in plain text, and a connection closed in the handshake (`handshake`).
+    func explained(handshake: Bool) -> String {
         let refusedOurs = ["alert bad certificate", "alert certificate required", "alert handshake failure", "alert unknown ca",
                            "alert certificate expired", "alert certificate unknown", "alert access denied"]
         if refusedOurs.contains(where: reason.contains) {
@@ -74,6 +75,10 @@ struct TLSFailure: Error, Equatable {
         }
         if ["wrong version number", "packet length too long", "record layer failure", "http request"].contains(where: reason.contains) {
             return "the server does not speak TLS (\(reason)); a plain-text endpoint is etcd://"
+        }
+        if handshake && reason.contains("unexpected eof") {
+            return "the server closed the connection in the handshake (a member going away, or a server that does not speak TLS: "
+                + "a plain-text endpoint is etcd://)"
         }
         return reason
     }
@@ -105,16 +110,19 @@ final class TLSSession {
         switch result {
         case Int(PREFS_TLS_WANT_READ): return .wantRead
         case Int(PREFS_TLS_WANT_WRITE): return .wantWrite
-        case Int(PREFS_TLS_ERROR):
+        case Int(PREFS_TLS_ERROR), Int(PREFS_TLS_BROKEN):
             if systemError != 0 { return .failed(.system(doing, errno: systemError)) }
-            return .failed(.tls(TLSFailure(reason: TLSFailure.text(error)).explained))
+            let reason = TLSFailure(reason: TLSFailure.text(error)).explained(handshake: doing == TLSSession.handshaking)
+            return .failed(result == Int(PREFS_TLS_BROKEN) ? .tlsBroken(reason) : .tls(reason))
         default: return .done(result)
         }
     }
 
+    static let handshaking = "making the TLS handshake"
+
     func handshake() -> Step {
         var systemError: Int32 = 0
-        return step(Int(prefs_tls_handshake(raw, &systemError, &error, error.count)), systemError: systemError, doing: "making the TLS handshake")
+        return step(Int(prefs_tls_handshake(raw, &systemError, &error, error.count)), systemError: systemError, doing: TLSSession.handshaking)
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Step {
