@@ -103,7 +103,7 @@ final class ChangeCommand: @unchecked Sendable {
             report("watch: \(suite): \(change.key): \(bad.0) would hold a NUL byte, which no environment value can hold; COMMAND not run")
             return
         }
-        switch Spawn.shell(command, environment: variables, clearing: ChangeCommand.variableNames) {
+        switch Spawn.run(["/bin/sh", "-c", command], environment: variables, clearing: ChangeCommand.variableNames) {
         case .exited(0): return
         case .exited(let status): report("watch: COMMAND exited with status \(status) (\(suite): \(change.key)); watching on")
         case .signalled(let signal): report("watch: COMMAND was killed by signal \(signal) (\(suite): \(change.key)); watching on")
@@ -115,57 +115,5 @@ final class ChangeCommand: @unchecked Sendable {
     static func text(_ value: PrefValue) -> String {
         let bytes = (try? ValueOutput.text(value, json: false)) ?? Array(ValueOutput.line(value).utf8)
         return String(decoding: bytes.last == 0x0A ? bytes.dropLast() : bytes[...], as: UTF8.self)
-    }
-}
-
-/// Starting a program and waiting for it.
-enum Spawn {
-    enum Outcome: Equatable {
-        case exited(Int32)
-        case signalled(Int32)
-        case failed(Int32)
-    }
-
-    /// `/bin/sh -c COMMAND` with this environment plus `environment`, less the `clearing` names not
-    /// given.
-    static func shell(_ command: String, environment: [(String, String)], clearing: [String]) -> Outcome {
-        run(["/bin/sh", "-c", command], environment: environment, clearing: clearing)
-    }
-
-    /// The program `words[0]` (a path) with arguments, this environment plus `environment`, less the
-    /// `clearing` names not given; SIGPIPE as prefs was started with it. Waits for it to end.
-    static func run(_ words: [String], environment: [(String, String)], clearing: [String]) -> Outcome {
-        let given = Set(environment.map(\.0))
-        var entries: [String] = []
-        var i = 0
-        while let entry = environ[i] {
-            let text = String(cString: entry)
-            let name = String(text.prefix { $0 != "=" })
-            if !given.contains(name) && !clearing.contains(name) { entries.append(text) }
-            i += 1
-        }
-        entries += environment.map { "\($0.0)=\($0.1)" }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        if !Signals.pipeWasIgnored {
-            var defaults = sigset_t()
-            sigemptyset(&defaults)
-            sigaddset(&defaults, SIGPIPE)
-            posix_spawnattr_setsigdefault(&attributes, &defaults)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
-        }
-        var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        var envp: [UnsafeMutablePointer<CChar>?] = entries.map { strdup($0) } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid = pid_t()
-        let started = posix_spawn(&pid, words[0], nil, &attributes, &argv, &envp)
-        guard started == 0 else { return .failed(started) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { return .failed(errno) }
-        }
-        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.
-        return status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signalled(status & 0x7F)
     }
 }

@@ -144,10 +144,14 @@ extension HelpText {
 
     static let execDetails = """
                 Each key of each DOMAIN (what an application sees) becomes a variable, named and written
-                as export --format sh does; a later DOMAIN wins on a name. A key the suite stores that is
-                not a variable name, or a value with a NUL byte, is refused (65) before anything runs; a
-                key from another layer (the global suite, defaults) that is no name is left out. COMMAND
-                replaces prefs: its exit status and signals are its own; not found 127, not runnable 126.
+                as export --format sh does; a later DOMAIN wins on a name. Only the named suites: a key
+                whose value comes from the global suite is left out unless -g is a DOMAIN or --keys
+                names it. A name that changes how a program or shell runs (LD_*, BASH_ENV, ENV, PATH,
+                IFS, PS4... see the man page) is refused unless --keys names it. A key the suite stores
+                that is not a variable name, a value with a NUL byte or too large for an environment is
+                refused (65) before anything runs; a key from another layer (managed values, defaults)
+                that is no name is left out, counted on standard error. COMMAND replaces prefs: its exit
+                status and signals are its own; not found 127, not runnable 126.
                 """
 
     static let dumpDetails = """

@@ -10,9 +10,11 @@ extension SuiteStore {
     /// merged; a file in any format, or standard input — keeping only `keys` when given.
     /// `keepingOthers`: with `effective`, whether a top-level key whose value is not the suite's own
     /// (stored, or for this host) but comes from another layer (managed, the global suite, system
-    /// or registered defaults, the schema) is kept; the suite's own keys always are.
+    /// or registered defaults, the schema; given as its origin) is kept; the suite's own keys
+    /// always are. A key left out is not looked for further down: its value is not the one an
+    /// application sees.
     package func exportedValue(of domain: Domain, effective: Bool, defaults: [String], keys: [PrefKeyPath]?,
-                              keepingOthers: (String) -> Bool = { _ in true }) throws -> PrefValue {
+                              keepingOthers: (String, Origin) -> Bool = { _, _ in true }) throws -> PrefValue {
         guard effective || defaults.isEmpty else { throw PrefsError.usage("export: --defaults needs --effective") }
         let layers = try layers(of: domain, scope: ReadScope(defaults: defaults))
         var value: PrefValue
@@ -21,7 +23,7 @@ extension SuiteStore {
             if effective {
                 let resolved = try layers.resolved()
                 let kept = zip(resolved.values.entries, resolved.origins).filter { entry, origin in
-                    origin == .stored || origin == .byHost || keepingOthers(entry.key)
+                    origin == .stored || origin == .byHost || keepingOthers(entry.key, origin)
                 }
                 value = .dictionary(PrefDictionary(sortedEntries: kept.map(\.0)))
             } else {
