@@ -460,7 +460,7 @@ complete -c prefs -n '__prefs_verb watch' -l json -d 'print each change as a JSO
 complete -c prefs -n '__prefs_verb watch' -l compact -d 'the same as --json (each object is on one line)'
 complete -c prefs -n '__prefs_verb watch' -l initial -d 'print the current values first'
 complete -c prefs -n '__prefs_verb watch' -l once -d 'exit after the first change'
-complete -c prefs -n '__prefs_verb watch' -l timeout -x -d 'stop after SECONDS (with --once: exit 1 if no change came)'
+complete -c prefs -n '__prefs_verb watch' -l timeout -x -d 'stop after SECONDS, a running --exec COMMAND too (with --once: exit 1 if no change came)'
 complete -c prefs -n '__prefs_verb watch' -l exec -x -d 'instead of printing, run COMMAND with /bin/sh -c after each change of a key, the change in PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW'
 complete -c prefs -n '__prefs_verb exec' -l keys -x -a '(__prefs_key_list 0 | string split0)' -d 'only these top-level keys, from whichever DOMAIN or layer has them, the global suite\'s and deny-listed names too (comma-separated; repeatable)'
 complete -c prefs -n '__prefs_verb describe' -l schema -r -F -d 'describe the schema FILE instead of the suite\'s'

@@ -375,7 +375,7 @@ _prefs_verb() {
                 --compact flag 'the same as --json (each object is on one line)'
                 --initial flag 'print the current values first'
                 --once flag 'exit after the first change'
-                --timeout text 'stop after SECONDS (with --once: exit 1 if no change came)'
+                --timeout text 'stop after SECONDS, a running --exec COMMAND too (with --once: exit 1 if no change came)'
                 --exec text 'instead of printing, run COMMAND with /bin/sh -c after each change of a key, the change in PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW'
                 --help flag 'show help for this verb'
             )

@@ -129,9 +129,12 @@ extension HelpText {
                 changes one counts. A write that changes nothing prints nothing; a file that cannot be
                 read is reported on standard error and the watch goes on. Exits 0 on SIGINT or SIGTERM
                 and when the reader of standard output goes away. --exec runs COMMAND (/bin/sh -c) once
-                per changed key instead, with PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW (unset for
-                no value) in its environment, never in its text; runs never overlap, and the changes
-                that come during one are coalesced per key into the next.
+                per changed key instead, in a process group of its own, with PREFS_SUITE, PREFS_KEY,
+                PREFS_OLD and PREFS_NEW (unset for no value) in its environment, never in its text; runs
+                never overlap, and the changes that come during one are coalesced per key into the next.
+                --timeout holds while COMMAND runs. A run cut short (the timeout, SIGINT, SIGTERM) gets
+                the signal in its whole group (SIGTERM for the timeout), SIGKILL after 5 s; the changes
+                still waiting are dropped and said on standard error. A signal then exits 128+N.
                 """
 
     static let editDetails = """
