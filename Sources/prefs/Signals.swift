@@ -61,17 +61,22 @@ enum Signals {
         }
         signal(SIGINT, pass)
         signal(SIGTERM, pass)
+        // SIGHUP too (the terminal went away: COMMAND, in a process group of its own, would not
+        // hear of it), unless prefs was started with it ignored (nohup).
+        let hangUp = signal(SIGHUP, pass)
+        if let hangUp, unsafeBitCast(hangUp, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { signal(SIGHUP, SIG_IGN) }
         unblockStopSignals()
     }
 
     nonisolated(unsafe) private static var stoppedRunner: ChangeCommand?
 
-    /// A parent may have started us with SIGINT and SIGTERM blocked (the mask is inherited).
+    /// A parent may have started us with SIGINT, SIGTERM and SIGHUP blocked (the mask is inherited).
     private static func unblockStopSignals() {
         var stopSignals = sigset_t()
         sigemptyset(&stopSignals)
         sigaddset(&stopSignals, SIGINT)
         sigaddset(&stopSignals, SIGTERM)
+        sigaddset(&stopSignals, SIGHUP)
         pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
     }
 }

@@ -55,11 +55,15 @@ enum ExecCommand: Command {
         let wanted = keys.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         var variables: [String: String] = [:]
         var order: [String] = [], leftOut: [(OtherLayerKeys, String)] = []
-        for argument in arguments {
-            let domain = try Domain(argument: argument)
+        let domains = try arguments.map { try Domain(argument: $0) }
+        // The global suite is read when it is asked for: named as a DOMAIN (then every suite is
+        // what an application sees), or for the keys --keys names.
+        let globalSuite = !wanted.isEmpty || domains.contains(.global)
+        for domain in domains {
             guard domain != .standardInput else { throw PrefsError.usage("exec: name a suite or a file, not standard input") }
-            let others = OtherLayerKeys(named: !wanted.isEmpty)
-            var value = try context.store.exportedValue(of: domain, effective: true, defaults: [], keys: nil, keepingOthers: others.keeps)
+            let others = OtherLayerKeys(named: !wanted.isEmpty, domain: domain)
+            var value = try context.store.exportedValue(of: domain, effective: true, defaults: [], keys: nil, globalSuite: globalSuite,
+                                                        keeping: others.keeps)
             leftOut.append((others, domain.displayName))
             if !wanted.isEmpty, case .dictionary(let dictionary) = value {
                 value = .dictionary(PrefDictionary(dictionary.filter { wanted.contains($0.key) }.map { ($0.key, $0.value) }))

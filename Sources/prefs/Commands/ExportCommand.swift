@@ -41,9 +41,9 @@ enum ExportCommand: Command {
         let domain = try Domain(argument: operands[0])
         let encode = try encoder(values, path: operands[1])
         let keys = values.keys.isEmpty ? nil : try KeyList.parse(values.keys, option: "keys")
-        let others = values.format?.environment == nil ? nil : OtherLayerKeys(named: keys != nil)
+        let others = values.format?.environment == nil ? nil : OtherLayerKeys(named: keys != nil, domain: domain)
         let value = try context.store.exportedValue(of: domain, effective: values.effective, defaults: values.defaults, keys: keys,
-                                                    keepingOthers: { others?.keeps($0, $1) ?? true })
+                                                    globalSuite: others == nil || keys != nil, keeping: { others?.keeps($0, $1) ?? true })
         let bytes = try encode(value, domain)
         others?.report("export", domain: domain.displayName, context)
         if operands[1] == "-" {

@@ -99,11 +99,17 @@ final class ChangeCommand: @unchecked Sendable {
         pthread_mutex_unlock(lock)
     }
 
-    /// SIGINT or SIGTERM: stops as `stop` does with that signal, says what was stopped, and ends
-    /// prefs with 128 + the signal. Never returns.
+    /// SIGINT, SIGTERM or SIGHUP: stops as `stop` does with that signal, says what was stopped, and
+    /// ends prefs with 128 + the signal. Never returns.
     func stopOnSignal(_ signal: Int32) -> Never {
         locked { signalled = signal }
-        if let what = stop(signal) { report("watch: \(signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"): \(what)") }
+        let name = switch signal {
+        case SIGINT: "SIGINT"
+        case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP"
+        default: "signal \(signal)"
+        }
+        if let what = stop(signal) { report("watch: \(name): \(what)") }
         _exit(128 + signal)
     }
 

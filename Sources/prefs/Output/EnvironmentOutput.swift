@@ -57,19 +57,28 @@ enum EnvironmentOutput {
     }
 }
 
-/// Which keys from layers other than a suite's own (stored, this host's) become variables: none
-/// from the global suite (`-g` names it as a DOMAIN of its own), and none that is no name — those
-/// are counted, and said once. Every key when the user named them (`--keys`: picked afterwards).
+/// Which keys become variables: a suite's own (stored, this host's) always — one that is no name is
+/// then refused — and from its other layers (managed values, defaults; the global suite's are not
+/// read, `-g` names it as a DOMAIN of its own) only names: the others are counted, and said once.
+/// The global suite named as a DOMAIN is shared by every program (a Mac's holds keys such as
+/// `com.apple.swipescrolldirection`), so its own keys that are no names are left out too (and not
+/// counted again where they show in another DOMAIN's layers). Every key
+/// when the user named them (`--keys`: picked afterwards).
 final class OtherLayerKeys {
     let named: Bool
+    let sharedSuite: Bool
     private(set) var leftOut = 0
 
-    init(named: Bool) { self.named = named }
+    init(named: Bool, domain: Domain) {
+        self.named = named
+        sharedSuite = domain == .global
+    }
 
     func keeps(_ key: String, _ origin: Origin) -> Bool {
-        if named { return true }
-        if origin == .global || origin == .globalByHost { return false }
+        if named || (origin == .stored || origin == .byHost) && !sharedSuite { return true }
         if EnvironmentOutput.isName(key) { return true }
+        // Read into a suite's layers because -g is a DOMAIN too, which counts it.
+        if origin == .global || origin == .globalByHost { return false }
         leftOut += 1
         return false
     }

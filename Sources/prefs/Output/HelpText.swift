@@ -132,7 +132,7 @@ extension HelpText {
                 per changed key instead, in a process group of its own, with PREFS_SUITE, PREFS_KEY,
                 PREFS_OLD and PREFS_NEW (unset for no value) in its environment, never in its text; runs
                 never overlap, and the changes that come during one are coalesced per key into the next.
-                --timeout holds while COMMAND runs. A run cut short (the timeout, SIGINT, SIGTERM) gets
+                --timeout holds while COMMAND runs. A run cut short (the timeout, SIGINT, SIGTERM, SIGHUP) gets
                 the signal in its whole group (SIGTERM for the timeout), SIGKILL after 5 s; the changes
                 still waiting are dropped and said on standard error. A signal then exits 128+N.
                 """

@@ -196,4 +196,24 @@ import Testing
                 "\(run.error)")
         #expect(!FileManager.default.fileExists(atPath: work.file("ran")))
     }
+
+    /// Without the global suite, a key it holds shows the suite's own registered default, as an
+    /// application that never read the global suite would see it, and the global suite named as a
+    /// DOMAIN (`-g`) leaves out its keys that are no names (a Mac's `com.apple.…`), counted, where a
+    /// suite's own such key is refused.
+    @Test func withoutTheGlobalSuiteTheSuitesOwnDefaultsShow() async throws {
+        let sandbox = try ProcessSandbox()
+        let work = try TemporaryDirectory()
+        let defaults = try work.write("defaults.json", #"{"theme": "light"}"#)
+        try EnvironmentTrustTests.check(await EnvironmentTrustTests.run(sandbox, ["register", "app", defaults]))
+        try EnvironmentTrustTests.check(await EnvironmentTrustTests.run(sandbox, ["write", "-g", "theme", "dark", "com.apple.swipescrolldirection", "-bool", "false"]))
+        let script = #"printf '%s' "${theme-unset}""#
+        let plain = try await EnvironmentTrustTests.run(sandbox, ["exec", "app", "--", "/bin/sh", "-c", script])
+        #expect(plain.status == 0 && plain.outputText == "light", "\(plain.outputText) \(plain.error)")
+        let exported = try await EnvironmentTrustTests.run(sandbox, ["export", "app", "-", "--effective", "--format", "env"])
+        #expect(exported.status == 0 && exported.outputText == "theme=light\n", "\(exported.outputText) \(exported.error)")
+        let global = try await EnvironmentTrustTests.run(sandbox, ["exec", "-g", "app", "--", "/bin/sh", "-c", script])
+        #expect(global.status == 0 && global.outputText == "dark", "\(global.outputText) \(global.error)")
+        #expect(global.error == "prefs: exec: 1 key of NSGlobalDomain is no variable name and was left out\n")
+    }
 }

@@ -288,21 +288,22 @@ import Testing
         #expect(watch.errorText == "prefs: watch: --timeout reached: the running COMMAND (s: \(run.key)) \(stopped); 1 queued change was not run\n")
     }
 
-    /// SIGTERM and SIGINT reach the run's whole process group (its shell's trap runs, its
-    /// background child goes too); the watch waits for it, says what it dropped, and exits 128+N.
-    @Test(arguments: [SIGTERM, SIGINT])
+    /// SIGTERM, SIGINT and SIGHUP (the terminal went away) reach the run's whole process group (its
+    /// shell's trap runs, its background child goes too); the watch waits for it, says what it
+    /// dropped, and exits 128+N.
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
     func aSignalReachesTheRunAndEndsTheWatch(signal: Int32) async throws {
         let sandbox = try ProcessSandbox()
         let work = try TemporaryDirectory()
         try await sandbox.prefs("write", "s", "a", "1", "b", "2")
-        let command = "trap 'echo trapped > \(work.path)/trapped.$PREFS_KEY; exit 3' INT TERM; echo \"started $PREFS_KEY $$\"; sleep 1000 & wait"
+        let command = "trap 'echo trapped > \(work.path)/trapped.$PREFS_KEY; exit 3' INT TERM HUP; echo \"started $PREFS_KEY $$\"; sleep 1000 & wait"
         let watch = try WatchProcess(sandbox, ["s", "--initial", "--exec", command])
         let run = try await WatchExecTests.started(watch)
         kill(watch.process.processIdentifier, signal)
         #expect(await watch.wait(timeout: 60) == 128 + signal && watch.process.terminationReason == .exit)
         #expect((try? String(contentsOfFile: work.file("trapped.\(run.key)"), encoding: .utf8)) == "trapped\n")
         #expect(await eventually(timeout: 10) { WatchExecTests.liveMembers(of: run.group).isEmpty }, "\(WatchExecTests.liveMembers(of: run.group))")
-        let name = signal == SIGTERM ? "SIGTERM" : "SIGINT"
+        let name = signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "SIGINT" : "SIGHUP"
         #expect(watch.errorText == "prefs: watch: \(name): the running COMMAND (s: \(run.key)) was stopped; 1 queued change was not run\n")
     }
 
