@@ -313,8 +313,8 @@ _prefs_verb() {
         (export)
             verb_options=(
                 --format 'choice binary xml openstep json typed-json sh env github' 'xml, binary, openstep, json or typed-json (default: by PATH'\''s extension, .json JSON, .plist xml; else json with --compact or --lossy, else xml); sh, env or github: the keys as environment variables'
-                --keys 'key-list 0...' 'only these keys (comma-separated KEYs or :key:paths; repeatable)'
-                --effective flag 'export what an application sees (stored, global and registered values), not just the stored ones'
+                --keys 'key-list 0...' 'only these keys (comma-separated KEYs or :key:paths; repeatable); as environment, the global suite'\''s and deny-listed names too'
+                --effective flag 'export what an application sees (stored, global and registered values), not just the stored ones; as environment, not the global suite'\''s'
                 --defaults file... 'registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)'
                 --lossy flag 'with JSON, write dates as ISO 8601 strings and data as base64 (else they are refused: JSON has no such types)'
                 --compact flag 'write JSON (or typed JSON) on one line; with no format given, JSON'
@@ -375,7 +375,7 @@ _prefs_verb() {
                 --compact flag 'the same as --json (each object is on one line)'
                 --initial flag 'print the current values first'
                 --once flag 'exit after the first change'
-                --timeout text 'stop after SECONDS (with --once: exit 1 if no change came)'
+                --timeout text 'stop after SECONDS, a running --exec COMMAND too (with --once: exit 1 if no change came)'
                 --exec text 'instead of printing, run COMMAND with /bin/sh -c after each change of a key, the change in PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW'
                 --help flag 'show help for this verb'
             )
@@ -383,7 +383,7 @@ _prefs_verb() {
             ;;
         (exec)
             verb_options=(
-                --keys 'key-list 0...' 'only these top-level keys, from whichever DOMAIN has them (comma-separated; repeatable)'
+                --keys 'key-list 0...' 'only these top-level keys, from whichever DOMAIN or layer has them, the global suite'\''s and deny-listed names too (comma-separated; repeatable)'
                 --help flag 'show help for this verb'
             )
             kinds=(domain...)

@@ -1,4 +1,5 @@
 import Glibc
+import PrefsCore
 
 /// How signals end prefs.
 enum Signals {
@@ -23,11 +24,59 @@ enum Signals {
         signal(SIGPIPE, SIG_IGN)
         signal(SIGINT) { _ in _exit(0) }
         signal(SIGTERM) { _ in _exit(0) }
-        // A parent may have started us with them blocked (the mask is inherited).
+        unblockStopSignals()
+    }
+
+    /// The write end of the pipe that SIGINT and SIGTERM are passed through (`stopCommandsOnSignals`).
+    nonisolated(unsafe) private static var stopPipe: Int32 = -1
+
+    /// `watch --exec`: SIGINT and SIGTERM are passed to a thread of their own, which stops `runner`
+    /// (`ChangeCommand.stopOnSignal`: the run in progress gets the signal, what waits is dropped and
+    /// said) and ends prefs with 128 + the signal. Called before `runner` starts, so that its runs do
+    /// not inherit the signals blocked.
+    static func stopCommandsOnSignals(_ runner: ChangeCommand) throws {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            throw PrefsError.internalError("watch --exec: cannot make a pipe (\(PrefsError.describe(errno: errno)))")
+        }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        // A handler never blocks on a full pipe: one byte in it is enough.
+        _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
+        stopPipe = ends[1]
+        stoppedRunner = runner
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { context in
+            let reading = Int32(Int(bitPattern: context))
+            var signal: UInt8 = 0
+            while read(reading, &signal, 1) != 1 {}
+            Signals.stoppedRunner?.stopOnSignal(Int32(signal))
+            return nil
+        }, UnsafeMutableRawPointer(bitPattern: Int(ends[0])))
+        guard started == 0 else { throw PrefsError.internalError("watch --exec: cannot start a thread (\(PrefsError.describe(errno: started)))") }
+        signal(SIGPIPE, SIG_IGN)
+        // glibc's signal(): the handler stays, and interrupted calls restart.
+        let pass: @convention(c) (Int32) -> Void = { signal in
+            var byte = UInt8(signal)
+            _ = write(Signals.stopPipe, &byte, 1)
+        }
+        signal(SIGINT, pass)
+        signal(SIGTERM, pass)
+        // SIGHUP too (the terminal went away: COMMAND, in a process group of its own, would not
+        // hear of it), unless prefs was started with it ignored (nohup).
+        let hangUp = signal(SIGHUP, pass)
+        if let hangUp, unsafeBitCast(hangUp, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { signal(SIGHUP, SIG_IGN) }
+        unblockStopSignals()
+    }
+
+    nonisolated(unsafe) private static var stoppedRunner: ChangeCommand?
+
+    /// A parent may have started us with SIGINT, SIGTERM and SIGHUP blocked (the mask is inherited).
+    private static func unblockStopSignals() {
         var stopSignals = sigset_t()
         sigemptyset(&stopSignals)
         sigaddset(&stopSignals, SIGINT)
         sigaddset(&stopSignals, SIGTERM)
+        sigaddset(&stopSignals, SIGHUP)
         pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
     }
 }

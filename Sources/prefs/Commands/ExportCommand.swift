@@ -6,7 +6,8 @@ import PrefsCore
 /// PATH's extension, `.json` JSON and `.plist` XML, else JSON with `--compact` or `--lossy`, else
 /// XML) to PATH, atomically, or to standard output. JSON refuses dates and data unless `--lossy`.
 /// `sh`, `env` and `github` write the suite as environment variables (see `EnvironmentOutput`);
-/// with `--effective`, a key from a layer other than the suite's own that is no name is left out.
+/// with `--effective`, a key from the global suite, or from another layer and no name, is left out
+/// unless `--keys` names it (`OtherLayerKeys`).
 enum ExportCommand: Command {
     /// A document format, or an environment-file form.
     enum Format: String, CaseIterable, Sendable {
@@ -30,8 +31,8 @@ enum ExportCommand: Command {
 
     static let options: [Option<Values>] = [
         .choice("format", "FORMAT", "xml, binary, openstep, json or typed-json (default: by PATH's extension, .json JSON, .plist xml; else json with --compact or --lossy, else xml); sh, env or github: the keys as environment variables") { $0.format = $1 },
-        .list("keys", "LIST", "only these keys (comma-separated KEYs or :key:paths; repeatable)", completing: .keyList(operand: 0)) { $0.keys = $1 },
-        .flag("effective", "export what an application sees (stored, global and registered values), not just the stored ones") { $0.effective = $1 },
+        .list("keys", "LIST", "only these keys (comma-separated KEYs or :key:paths; repeatable); as environment, the global suite's and deny-listed names too", completing: .keyList(operand: 0)) { $0.keys = $1 },
+        .flag("effective", "export what an application sees (stored, global and registered values), not just the stored ones; as environment, not the global suite's") { $0.effective = $1 },
         .list("defaults", "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)", completing: .file) { $0.defaults = $1 },
         .lossy, .compact,
     ]
@@ -40,11 +41,11 @@ enum ExportCommand: Command {
         let domain = try Domain(argument: operands[0])
         let encode = try encoder(values, path: operands[1])
         let keys = values.keys.isEmpty ? nil : try KeyList.parse(values.keys, option: "keys")
-        // As environment, a key from a layer other than the suite's own that is no name is left out.
-        let leavesOut = values.format?.environment != nil && keys == nil
+        let others = values.format?.environment == nil ? nil : OtherLayerKeys(named: keys != nil, domain: domain)
         let value = try context.store.exportedValue(of: domain, effective: values.effective, defaults: values.defaults, keys: keys,
-                                                    keepingOthers: { !leavesOut || EnvironmentOutput.isName($0) })
+                                                    globalSuite: others == nil || keys != nil, keeping: { others?.keeps($0, $1) ?? true })
         let bytes = try encode(value, domain)
+        others?.report("export", domain: domain.displayName, context)
         if operands[1] == "-" {
             context.writeOutput(bytes)
         } else {
@@ -61,7 +62,9 @@ enum ExportCommand: Command {
                 throw PrefsError.usage("export: --\(values.lossy ? "lossy" : "compact") is for --format json and typed-json, not \(environment.rawValue)")
             }
             return { value, domain in
-                try environment.encode(EnvironmentOutput.variables(value, domain: domain.displayName), domain: domain.displayName)
+                let variables = try EnvironmentOutput.variables(value, domain: domain.displayName, named: !values.keys.isEmpty)
+                try EnvironmentPolicy.checkTotal(variables, others: 0, domain: domain.displayName)
+                return try environment.encode(variables, domain: domain.displayName)
             }
         }
         let implied: PlistFormat = values.compact || values.lossy ? .json : .xml

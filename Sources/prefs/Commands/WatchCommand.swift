@@ -5,7 +5,8 @@ import PrefsCore
 /// `KEY OLD -> NEW` in `read`'s bare forms, or a JSON object per line. Ends with 0 on SIGINT or
 /// SIGTERM or when standard output's reader goes away; `--once` after the first change, and with
 /// `--timeout` 1 when none came in time. `--exec COMMAND` runs COMMAND for each change instead of
-/// printing it (see `ChangeCommand`).
+/// printing it (see `ChangeCommand`); `--timeout` then stops a run in progress, and SIGINT or
+/// SIGTERM stops it and ends the watch with 128+N (`Signals.stopCommandsOnSignals`).
 enum WatchCommand: Command {
     struct Values: CommandValues {
         var json = false, initial = false, once = false
@@ -23,7 +24,7 @@ enum WatchCommand: Command {
         .flag("compact", "the same as --json (each object is on one line)") { $0.json = $1 },
         .flag("initial", "print the current values first") { $0.initial = $1 },
         .flag("once", "exit after the first change") { $0.once = $1 },
-        .seconds("timeout", "stop after SECONDS (with --once: exit 1 if no change came)") { $0.timeout = $1 },
+        .seconds("timeout", "stop after SECONDS, a running --exec COMMAND too (with --once: exit 1 if no change came)") { $0.timeout = $1 },
         .text("exec", "COMMAND", "instead of printing, run COMMAND with /bin/sh -c after each change of a key, the change in PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW") { $0.exec = $1 },
     ]
 
@@ -38,10 +39,16 @@ enum WatchCommand: Command {
         let layers = try Layers(domain, in: context.store)
         let missing = try !layers.exists()
         let watcher = try layers.watcher(keys: keys.isEmpty ? nil : keys)
-        Signals.endWatchOnSignals()
+        // --timeout holds while a command runs: the watch ends at this time whatever it is doing.
+        let deadline = values.timeout.map { Monotonic.now + $0 }
         let runner = values.exec.map { ChangeCommand(command: $0, suite: domain.displayName, report: { context.printError($0) }) }
-        try runner?.start()
-        defer { runner?.finish() }
+        if let runner {
+            try Signals.stopCommandsOnSignals(runner)
+            try runner.start()
+        } else {
+            Signals.endWatchOnSignals()
+        }
+        defer { runner?.finish(until: deadline) }
         let print = { (changes: [WatchChange]) in
             if let runner { return runner.submit(changes) }
             context.writeOutput(Array(changes.map { (values.json ? WatchOutput.jsonLine($0, domain: domain) : WatchOutput.line($0)) + "\n" }.joined().utf8))

@@ -2,21 +2,25 @@ import Glibc
 import PrefsCore
 
 /// `watch --exec COMMAND`: COMMAND runs through `/bin/sh -c` once per changed key, on a thread of
-/// its own, with the change in its environment (`PREFS_SUITE`, `PREFS_KEY`, and `PREFS_OLD` and
-/// `PREFS_NEW` as `read` prints the values, each absent when there is no value) — never in COMMAND's
-/// text. Two runs never overlap: changes that arrive meanwhile wait, coalesced per key (from the
-/// value before the first to the value after the last; a key back where it was runs nothing), and
-/// run when the run in progress ends. A run that fails is reported on standard error; the watch
-/// goes on.
+/// its own, in a process group of its own, with the change in its environment (`PREFS_SUITE`,
+/// `PREFS_KEY`, and `PREFS_OLD` and `PREFS_NEW` as `read` prints the values, each absent when there
+/// is no value) — never in COMMAND's text. Two runs never overlap: changes that arrive meanwhile
+/// wait, coalesced per key (from the value before the first to the value after the last; a key back
+/// where it was runs nothing), and run when the run in progress ends. A run that fails is reported
+/// on standard error; the watch goes on. `stop` ends it all: the run in progress gets a signal (its
+/// whole group; SIGKILL after `grace`), and what waits is dropped and said.
 final class ChangeCommand: @unchecked Sendable {
     /// The variables COMMAND gets (prefs reads none of them).
     static let variableNames = ["PREFS_SUITE", "PREFS_KEY", "PREFS_OLD", "PREFS_NEW"]
+    /// How long a stopped run has to end after its signal before its process group is killed.
+    static let grace = 5.0
 
     let command: String
     let suite: String
     let report: @Sendable (String) -> Void
     private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let wake = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Broadcast on every change of the state below.
+    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     /// A change of one key: its value before (nil: none) and after.
     struct Change {
         let key: String
@@ -26,7 +30,11 @@ final class ChangeCommand: @unchecked Sendable {
 
     /// Changes not run yet, one per key, in the order they came.
     private var pending: [Change] = []
-    private var finishing = false
+    private var finishing = false, stopping = false, done = false
+    /// The run in progress: its process, the leader of its own group, not yet collected.
+    private var running: (pid: pid_t, change: Change)?
+    /// The signal that is ending prefs, once one is.
+    private var signalled: Int32 = 0
     private var thread: pthread_t?
 
     init(command: String, suite: String, report: @escaping @Sendable (String) -> Void) {
@@ -34,14 +42,18 @@ final class ChangeCommand: @unchecked Sendable {
         self.suite = suite
         self.report = report
         pthread_mutex_init(lock, nil)
-        pthread_cond_init(wake, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(changed, &attributes)
+        pthread_condattr_destroy(&attributes)
     }
 
     deinit {
-        pthread_cond_destroy(wake)
+        pthread_cond_destroy(changed)
         pthread_mutex_destroy(lock)
         lock.deallocate()
-        wake.deallocate()
+        changed.deallocate()
     }
 
     /// Starts the thread that runs COMMAND.
@@ -58,52 +70,128 @@ final class ChangeCommand: @unchecked Sendable {
 
     /// Queues changes, each merged with a change of the same key still waiting.
     func submit(_ changes: [WatchChange]) {
-        pthread_mutex_lock(lock)
-        for change in changes {
-            if let i = pending.firstIndex(where: { $0.key.utf8.elementsEqual(change.key.utf8) }) {
-                pending[i] = Change(key: change.key, old: pending[i].old, new: change.new)
-            } else {
-                pending.append(Change(key: change.key, old: change.old, new: change.new))
+        locked {
+            for change in changes {
+                if let i = pending.firstIndex(where: { $0.key.utf8.elementsEqual(change.key.utf8) }) {
+                    pending[i] = Change(key: change.key, old: pending[i].old, new: change.new)
+                } else {
+                    pending.append(Change(key: change.key, old: change.old, new: change.new))
+                }
             }
         }
-        pthread_cond_signal(wake)
+    }
+
+    /// Runs what is waiting, then ends the thread; what is still running or waiting at `deadline`
+    /// (monotonic seconds, `--timeout`) is stopped as `stop` does, and said.
+    func finish(until deadline: Double? = nil) {
+        pthread_mutex_lock(lock)
+        finishing = true
+        pthread_cond_broadcast(changed)
+        var late = false
+        while !done && !late { late = !waitForChange(until: deadline) }
+        pthread_mutex_unlock(lock)
+        if late, let what = stop(SIGTERM) { report("watch: --timeout reached: \(what)") }
+        if let thread { pthread_join(thread, nil) }
+        thread = nil
+        // A signal is ending prefs (`stopOnSignal`): that thread exits, not this one.
+        pthread_mutex_lock(lock)
+        while signalled != 0 { pthread_cond_wait(changed, lock) }
         pthread_mutex_unlock(lock)
     }
 
-    /// Runs what is waiting, then ends the thread.
-    func finish() {
+    /// SIGINT, SIGTERM or SIGHUP: stops as `stop` does with that signal, says what was stopped, and
+    /// ends prefs with 128 + the signal. Never returns.
+    func stopOnSignal(_ signal: Int32) -> Never {
+        locked { signalled = signal }
+        let name = switch signal {
+        case SIGINT: "SIGINT"
+        case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP"
+        default: "signal \(signal)"
+        }
+        if let what = stop(signal) { report("watch: \(name): \(what)") }
+        _exit(128 + signal)
+    }
+
+    /// Drops the changes waiting and sends `signal` to the run in progress's process group; waits
+    /// until it has ended (killing the group after `grace`). Says what it stopped and dropped, or
+    /// nil when nothing was.
+    func stop(_ signal: Int32) -> String? {
         pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        stopping = true
         finishing = true
-        pthread_cond_signal(wake)
-        pthread_mutex_unlock(lock)
-        if let thread { pthread_join(thread, nil) }
-        thread = nil
+        let dropped = pending.count
+        pending = []
+        let stopped = running?.change
+        if let running { kill(-running.pid, signal) }
+        let deadline = Monotonic.now + ChangeCommand.grace
+        var killed = false
+        while let running {
+            if !killed && !waitForChange(until: deadline) {
+                kill(-running.pid, SIGKILL)
+                killed = true
+            } else if killed {
+                pthread_cond_wait(changed, lock)
+            }
+        }
+        pthread_cond_broadcast(changed)
+        var what: [String] = []
+        if let stopped {
+            what.append("the running COMMAND (\(suite): \(stopped.key)) " + (killed ? "did not end within \(Int(ChangeCommand.grace)) s and was killed" : "was stopped"))
+        }
+        if dropped > 0 { what.append("\(dropped) queued change\(dropped == 1 ? " was" : "s were") not run") }
+        return what.isEmpty ? nil : what.joined(separator: "; ")
     }
 
     private func work() {
+        while let change = next() { run(change) }
+    }
+
+    /// The next change to run (a key back where it was is skipped); nil once finishing or stopping
+    /// and nothing waits. The run is started under the lock, so `stop` sees it.
+    private func next() -> Change? {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
         while true {
-            pthread_mutex_lock(lock)
-            while pending.isEmpty && !finishing { pthread_cond_wait(wake, lock) }
-            let batch = pending
-            pending = []
-            pthread_mutex_unlock(lock)
-            if batch.isEmpty { return }
-            for change in batch where change.old != change.new { run(change) }
+            while pending.isEmpty && !finishing { pthread_cond_wait(changed, lock) }
+            guard !stopping, !pending.isEmpty else {
+                done = true
+                pthread_cond_broadcast(changed)
+                return nil
+            }
+            let change = pending.removeFirst()
+            if change.old != change.new { return change }
         }
     }
 
-    /// One run for one change: spawned, waited for, and reported unless it exits 0.
+    /// One run for one change: spawned, waited for, and reported unless it exits 0 or was stopped.
     private func run(_ change: Change) {
         var variables = [("PREFS_SUITE", suite), ("PREFS_KEY", change.key)]
         for (name, value) in [("PREFS_OLD", change.old), ("PREFS_NEW", change.new)] {
             guard let value else { continue }
             variables.append((name, ChangeCommand.text(value)))
         }
-        if let bad = variables.first(where: { $0.1.utf8.contains(0) }) {
-            report("watch: \(suite): \(change.key): \(bad.0) would hold a NUL byte, which no environment value can hold; COMMAND not run")
+        if let refusal = ChangeCommand.refusal(variables) {
+            report("watch: \(suite): \(change.key): \(refusal); COMMAND not run")
             return
         }
-        switch Spawn.shell(command, environment: variables, clearing: ChangeCommand.variableNames) {
+        guard let started = launch(change, variables) else { return }
+        let outcome: Spawn.Outcome
+        switch started {
+        case .failure(let failure): outcome = .failed(failure.code)
+        case .success(let pid):
+            Spawn.awaitEnd(pid)
+            // Stopped: whatever the run left in its group goes too (its ID is still held).
+            let wasStopped = locked {
+                if stopping { kill(-pid, SIGKILL) }
+                running = nil
+                return stopping
+            }
+            outcome = Spawn.collect(pid)
+            if wasStopped { return }
+        }
+        switch outcome {
         case .exited(0): return
         case .exited(let status): report("watch: COMMAND exited with status \(status) (\(suite): \(change.key)); watching on")
         case .signalled(let signal): report("watch: COMMAND was killed by signal \(signal) (\(suite): \(change.key)); watching on")
@@ -111,61 +199,68 @@ final class ChangeCommand: @unchecked Sendable {
         }
     }
 
+    /// Starts the run, recorded as the run in progress; nil when stopping.
+    private func launch(_ change: Change, _ variables: [(String, String)]) -> Result<pid_t, Spawn.Failure>? {
+        locked {
+            guard !stopping else { return nil }
+            let started = Spawn.start(["/bin/sh", "-c", command], environment: variables, clearing: ChangeCommand.variableNames, ownGroup: true)
+            if case .success(let pid) = started { running = (pid, change) }
+            return started
+        }
+    }
+
+    /// Why these variables cannot be given (a NUL byte; more than one variable can hold), or nil.
+    static func refusal(_ variables: [(String, String)]) -> String? {
+        if let bad = variables.first(where: { $0.1.utf8.contains(0) }) {
+            return "\(bad.0) would hold a NUL byte, which no environment value can hold"
+        }
+        for (name, value) in variables {
+            let size = name.utf8.count + value.utf8.count + 2
+            if size > EnvironmentPolicy.variableLimit {
+                return "\(name) would be \(size) bytes, more than one environment variable can hold (128 KiB)"
+            }
+        }
+        return nil
+    }
+
     /// A value as `read` prints it, without the final newline.
     static func text(_ value: PrefValue) -> String {
         let bytes = (try? ValueOutput.text(value, json: false)) ?? Array(ValueOutput.line(value).utf8)
         return String(decoding: bytes.last == 0x0A ? bytes.dropLast() : bytes[...], as: UTF8.self)
     }
+
+    /// `body` under the lock; every change it makes is broadcast.
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(lock)
+        defer {
+            pthread_cond_broadcast(changed)
+            pthread_mutex_unlock(lock)
+        }
+        return body()
+    }
+
+    /// Waits (the lock held) for a broadcast; false once `deadline` (monotonic seconds) has passed.
+    private func waitForChange(until deadline: Double?) -> Bool {
+        guard let deadline else {
+            pthread_cond_wait(changed, lock)
+            return true
+        }
+        guard Monotonic.now < deadline else { return false }
+        var end = Monotonic.absolute(deadline)
+        return pthread_cond_timedwait(changed, lock, &end) != ETIMEDOUT || Monotonic.now < deadline
+    }
 }
 
-/// Starting a program and waiting for it.
-enum Spawn {
-    enum Outcome: Equatable {
-        case exited(Int32)
-        case signalled(Int32)
-        case failed(Int32)
+/// CLOCK_MONOTONIC, in seconds.
+enum Monotonic {
+    static var now: Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
-    /// `/bin/sh -c COMMAND` with this environment plus `environment`, less the `clearing` names not
-    /// given.
-    static func shell(_ command: String, environment: [(String, String)], clearing: [String]) -> Outcome {
-        run(["/bin/sh", "-c", command], environment: environment, clearing: clearing)
-    }
-
-    /// The program `words[0]` (a path) with arguments, this environment plus `environment`, less the
-    /// `clearing` names not given; SIGPIPE as prefs was started with it. Waits for it to end.
-    static func run(_ words: [String], environment: [(String, String)], clearing: [String]) -> Outcome {
-        let given = Set(environment.map(\.0))
-        var entries: [String] = []
-        var i = 0
-        while let entry = environ[i] {
-            let text = String(cString: entry)
-            let name = String(text.prefix { $0 != "=" })
-            if !given.contains(name) && !clearing.contains(name) { entries.append(text) }
-            i += 1
-        }
-        entries += environment.map { "\($0.0)=\($0.1)" }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        if !Signals.pipeWasIgnored {
-            var defaults = sigset_t()
-            sigemptyset(&defaults)
-            sigaddset(&defaults, SIGPIPE)
-            posix_spawnattr_setsigdefault(&attributes, &defaults)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
-        }
-        var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        var envp: [UnsafeMutablePointer<CChar>?] = entries.map { strdup($0) } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid = pid_t()
-        let started = posix_spawn(&pid, words[0], nil, &attributes, &argv, &envp)
-        guard started == 0 else { return .failed(started) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { return .failed(errno) }
-        }
-        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.
-        return status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signalled(status & 0x7F)
+    static func absolute(_ seconds: Double) -> timespec {
+        let whole = seconds.rounded(.down)
+        return timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9))
     }
 }

@@ -4,19 +4,21 @@ import PrefsCore
 ///
 /// Each top-level key is one variable of the same name, so a key must be a valid name (letters,
 /// digits and `_`, not starting with a digit); any other key is refused, naming it (`--keys` picks
-/// the ones wanted). Keys the suite does not hold itself are left out before this when they are no
-/// names (`exec`, `export --effective`): a global key such as `com.apple.swipescrolldirection`. A value is its text as `read` prints it bare — strings as they are, numbers,
-/// `true`/`false`, dates ISO 8601 UTC, data lowercase hex — and a container is JSON on one line, as
-/// `read --json --compact` prints it. A value holding a NUL byte, which no environment can hold, is
-/// refused.
+/// the ones wanted). A name on `EnvironmentPolicy`'s deny list (`LD_PRELOAD`, `BASH_ENV`, `PATH`…)
+/// is refused unless the user named it in `--keys`, and so is a variable too large for an
+/// environment. Keys the suite does not hold itself are chosen before this (`OtherLayerKeys`). A
+/// value is its text as `read` prints it bare — strings as they are, numbers, `true`/`false`, dates
+/// ISO 8601 UTC, data lowercase hex — and a container is JSON on one line, as `read --json
+/// --compact` prints it. A value holding a NUL byte, which no environment can hold, is refused.
 enum EnvironmentOutput {
     struct Variable: Equatable {
         let name: String
         let value: String
     }
 
-    /// The variables of a suite's value (a dictionary), in its order.
-    static func variables(_ value: PrefValue, domain: String) throws -> [Variable] {
+    /// The variables of a suite's value (a dictionary), in its order. `named`: the user named the
+    /// keys (`--keys`), so none is denied for its name.
+    static func variables(_ value: PrefValue, domain: String, named: Bool) throws -> [Variable] {
         guard case .dictionary(let dictionary) = value else {
             throw PrefsError.invalidValue(domain: domain, key: nil, flag: nil, given: nil, reason: "is not a dictionary of keys")
         }
@@ -25,9 +27,12 @@ enum EnvironmentOutput {
             guard isName(entry.key) else {
                 throw refusal(domain, entry.key, "not a valid environment variable name (letters, digits and _, not starting with a digit); pick keys with --keys")
             }
+            if !named, let denied = EnvironmentPolicy.check(entry.key, domain: domain) { throw denied }
             let text = try self.text(entry.value, domain: domain, key: entry.key)
             guard !text.utf8.contains(0) else { throw refusal(domain, entry.key, "holds a NUL byte, which no environment value can hold") }
-            variables.append(Variable(name: entry.key, value: text))
+            let variable = Variable(name: entry.key, value: text)
+            try EnvironmentPolicy.checkSize(variable, domain: domain)
+            variables.append(variable)
         }
         return variables
     }
@@ -49,6 +54,40 @@ enum EnvironmentOutput {
 
     static func refusal(_ domain: String, _ key: String, _ reason: String) -> PrefsError {
         .invalidValue(domain: domain, key: key, flag: nil, given: nil, reason: reason)
+    }
+}
+
+/// Which keys become variables: a suite's own (stored, this host's) always — one that is no name is
+/// then refused — and from its other layers (managed values, defaults; the global suite's are not
+/// read, `-g` names it as a DOMAIN of its own) only names: the others are counted, and said once.
+/// The global suite named as a DOMAIN is shared by every program (a Mac's holds keys such as
+/// `com.apple.swipescrolldirection`), so its own keys that are no names are left out too (and not
+/// counted again where they show in another DOMAIN's layers). Every key
+/// when the user named them (`--keys`: picked afterwards).
+final class OtherLayerKeys {
+    let named: Bool
+    let sharedSuite: Bool
+    private(set) var leftOut = 0
+
+    init(named: Bool, domain: Domain) {
+        self.named = named
+        sharedSuite = domain == .global
+    }
+
+    func keeps(_ key: String, _ origin: Origin) -> Bool {
+        if named || (origin == .stored || origin == .byHost) && !sharedSuite { return true }
+        if EnvironmentOutput.isName(key) { return true }
+        // Read into a suite's layers because -g is a DOMAIN too, which counts it.
+        if origin == .global || origin == .globalByHost { return false }
+        leftOut += 1
+        return false
+    }
+
+    /// `VERB: N keys of DOMAIN are no variable names and were left out`, when some were.
+    func report(_ verb: String, domain: String, _ context: CommandContext) {
+        guard leftOut > 0 else { return }
+        let are = leftOut == 1 ? "key of \(domain) is no variable name and was" : "keys of \(domain) are no variable names and were"
+        context.printError("\(verb): \(leftOut) \(are) left out")
     }
 }
 
@@ -94,8 +133,13 @@ enum EnvironmentFormat: String {
             throw refuse("starts or ends with whitespace")
         }
         if scalars.contains(where: { $0.value == 0xFEFF || isNoncharacter($0) }) { throw refuse("holds U+FEFF or a Unicode noncharacter") }
-        return "\(variable.name)=\(variable.value)\n"
+        let line = "\(variable.name)=\(variable.value)"
+        if line.utf8.count > envLineLimit { throw refuse("is a line of \(line.utf8.count) bytes, longer than docker's --env-file reads (\(envLineLimit))") }
+        return line + "\n"
     }
+
+    /// The longest line docker's `--env-file` reads: Go's bufio.Scanner takes 64 KiB, the newline included.
+    static let envLineLimit = 64 * 1024 - 1
 
     static func isNoncharacter(_ scalar: Unicode.Scalar) -> Bool {
         (0xFDD0...0xFDEF).contains(scalar.value) || scalar.value & 0xFFFE == 0xFFFE

@@ -129,9 +129,12 @@ extension HelpText {
                 changes one counts. A write that changes nothing prints nothing; a file that cannot be
                 read is reported on standard error and the watch goes on. Exits 0 on SIGINT or SIGTERM
                 and when the reader of standard output goes away. --exec runs COMMAND (/bin/sh -c) once
-                per changed key instead, with PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW (unset for
-                no value) in its environment, never in its text; runs never overlap, and the changes
-                that come during one are coalesced per key into the next.
+                per changed key instead, in a process group of its own, with PREFS_SUITE, PREFS_KEY,
+                PREFS_OLD and PREFS_NEW (unset for no value) in its environment, never in its text; runs
+                never overlap, and the changes that come during one are coalesced per key into the next.
+                --timeout holds while COMMAND runs. A run cut short (the timeout, SIGINT, SIGTERM, SIGHUP) gets
+                the signal in its whole group (SIGTERM for the timeout), SIGKILL after 5 s; the changes
+                still waiting are dropped and said on standard error. A signal then exits 128+N.
                 """
 
     static let editDetails = """
@@ -144,10 +147,14 @@ extension HelpText {
 
     static let execDetails = """
                 Each key of each DOMAIN (what an application sees) becomes a variable, named and written
-                as export --format sh does; a later DOMAIN wins on a name. A key the suite stores that is
-                not a variable name, or a value with a NUL byte, is refused (65) before anything runs; a
-                key from another layer (the global suite, defaults) that is no name is left out. COMMAND
-                replaces prefs: its exit status and signals are its own; not found 127, not runnable 126.
+                as export --format sh does; a later DOMAIN wins on a name. Only the named suites: a key
+                whose value comes from the global suite is left out unless -g is a DOMAIN or --keys
+                names it. A name that changes how a program or shell runs (LD_*, BASH_ENV, ENV, PATH,
+                IFS, PS4... see the man page) is refused unless --keys names it. A key the suite stores
+                that is not a variable name, a value with a NUL byte or too large for an environment is
+                refused (65) before anything runs; a key from another layer (managed values, defaults)
+                that is no name is left out, counted on standard error. COMMAND replaces prefs: its exit
+                status and signals are its own; not found 127, not runnable 126.
                 """
 
     static let dumpDetails = """

@@ -215,6 +215,98 @@ import Testing
         #expect(await watch.nextLine() == "k|$(touch pwned)|w")
     }
 
+    /// Keys named as variables a shell obeys (BASH_ENV, ENV) reach COMMAND only as PREFS_KEY and
+    /// PREFS_NEW: the variables themselves are never set, whichever shell COMMAND starts.
+    @Test(arguments: ["/bin/bash", "/bin/dash"])
+    func keysNamedAsShellVariablesSetNothing(shell: String) async throws {
+        let sandbox = try ProcessSandbox()
+        let work = try TemporaryDirectory()
+        let evil = try work.write("evil.sh", "touch \(work.file("ran"))\n")
+        try await sandbox.prefs("write", "s", "ready", "1")
+        // bash reads $BASH_ENV for a script, dash $ENV only when interactive.
+        let start = shell.hasSuffix("dash") ? "\(shell) -i -c : </dev/null 2>/dev/null" : "\(shell) -c :"
+        let watch = try WatchProcess(sandbox, ["s", "--initial", "--exec", "env -0 > \(work.path)/env.$PREFS_KEY; \(start); echo \"ran $PREFS_KEY\""])
+        #expect(await watch.nextLine(timeout: 30) == "ran ready")
+        for key in ["BASH_ENV", "ENV"] {
+            try await sandbox.prefs("write", "s", key, "-string", evil)
+            #expect(await watch.nextLine() == "ran \(key)")
+            let environment = ExecTests.environment(try Fixtures.bytes(work.file("env.\(key)")))
+            #expect(environment["PREFS_KEY"] == key && environment["PREFS_NEW"] == evil)
+            #expect(environment["BASH_ENV"] == nil && environment["ENV"] == nil, "\(key)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: work.file("ran")), "a start-up file ran")
+    }
+
+    /// A value too large for an environment variable is reported, naming the key, and COMMAND does
+    /// not run for it; the watch goes on.
+    @Test func anOversizedValueIsReportedAndTheWatchGoesOn() async throws {
+        let sandbox = try ProcessSandbox()
+        let work = try TemporaryDirectory()
+        try await sandbox.prefs("write", "s", "k", "0")
+        let watch = try WatchProcess(sandbox, ["s", "--initial", "--exec", "echo \"ok $PREFS_KEY $PREFS_NEW\""])
+        #expect(await watch.nextLine(timeout: 30) == "ok k 0")
+        let big = try work.write("big.json", #"{"big": "\#(String(repeating: "x", count: 200_000))"}"#)
+        try await sandbox.prefs("import", "s", big)
+        #expect(await WatchExecTests.waitForError(watch, "\n"))
+        #expect(watch.errorText == "prefs: watch: s: big: PREFS_NEW would be 200011 bytes, more than one environment variable can hold (128 KiB); COMMAND not run\n")
+        try await sandbox.prefs("write", "s", "k", "1")
+        #expect(await watch.nextLine() == "ok k 1")
+    }
+
+    /// The processes of process group `group` still alive (zombies not counted), from /proc.
+    static func liveMembers(of group: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { pid_t($0) }.filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let end = stat.lastIndex(of: ")") else { return false }
+            // After the command's name: state, parent, process group.
+            let fields = stat[stat.index(after: end)...].split(separator: " ")
+            return fields.count > 2 && fields[0] != "Z" && fields[2] == "\(group)"
+        }
+    }
+
+    /// A run's first line, `started KEY PID` (PID: its shell, the leader of its process group).
+    static func started(_ watch: WatchProcess) async throws -> (key: String, group: pid_t) {
+        let line = try #require(await watch.nextLine(timeout: 30), "no run started: \(watch.errorText)")
+        let words = line.split(separator: " ")
+        guard words.count == 3, words[0] == "started", let group = pid_t(words[2]) else { throw TestFailure("unexpected line \(line)") }
+        return (String(words[1]), group)
+    }
+
+    /// --timeout holds while COMMAND runs: the watch ends, exiting 0, with the run's whole process
+    /// group gone (SIGTERM; SIGKILL after 5 s when it ignores that), and says it stopped the run and
+    /// dropped the change still waiting (two keys, --initial: one runs, one waits).
+    @Test(arguments: [false, true])
+    func theTimeoutHoldsWhileACommandRuns(ignoringTerm: Bool) async throws {
+        let sandbox = try ProcessSandbox()
+        try await sandbox.prefs("write", "s", "a", "1", "b", "2")
+        let trap = ignoringTerm ? "trap '' TERM; " : ""
+        let watch = try WatchProcess(sandbox, ["s", "--initial", "--timeout", "10", "--exec", trap + "echo \"started $PREFS_KEY $$\"; sleep 1000"])
+        let run = try await WatchExecTests.started(watch)
+        #expect(await watch.wait(timeout: 60) == 0 && watch.process.terminationReason == .exit)
+        #expect(await eventually(timeout: 10) { WatchExecTests.liveMembers(of: run.group).isEmpty }, "\(WatchExecTests.liveMembers(of: run.group))")
+        let stopped = ignoringTerm ? "did not end within 5 s and was killed" : "was stopped"
+        #expect(watch.errorText == "prefs: watch: --timeout reached: the running COMMAND (s: \(run.key)) \(stopped); 1 queued change was not run\n")
+    }
+
+    /// SIGTERM, SIGINT and SIGHUP (the terminal went away) reach the run's whole process group (its
+    /// shell's trap runs, its background child goes too); the watch waits for it, says what it
+    /// dropped, and exits 128+N.
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
+    func aSignalReachesTheRunAndEndsTheWatch(signal: Int32) async throws {
+        let sandbox = try ProcessSandbox()
+        let work = try TemporaryDirectory()
+        try await sandbox.prefs("write", "s", "a", "1", "b", "2")
+        let command = "trap 'echo trapped > \(work.path)/trapped.$PREFS_KEY; exit 3' INT TERM HUP; echo \"started $PREFS_KEY $$\"; sleep 1000 & wait"
+        let watch = try WatchProcess(sandbox, ["s", "--initial", "--exec", command])
+        let run = try await WatchExecTests.started(watch)
+        kill(watch.process.processIdentifier, signal)
+        #expect(await watch.wait(timeout: 60) == 128 + signal && watch.process.terminationReason == .exit)
+        #expect((try? String(contentsOfFile: work.file("trapped.\(run.key)"), encoding: .utf8)) == "trapped\n")
+        #expect(await eventually(timeout: 10) { WatchExecTests.liveMembers(of: run.group).isEmpty }, "\(WatchExecTests.liveMembers(of: run.group))")
+        let name = signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "SIGINT" : "SIGHUP"
+        #expect(watch.errorText == "prefs: watch: \(name): the running COMMAND (s: \(run.key)) was stopped; 1 queued change was not run\n")
+    }
+
     @Test(arguments: ["--json", "--compact"])
     func printingOptionsDoNotGoWithExec(option: String) async throws {
         let sandbox = try ProcessSandbox()

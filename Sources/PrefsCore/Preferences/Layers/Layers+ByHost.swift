@@ -20,6 +20,7 @@ extension Layers {
         case .suite(let name):
             if let host { layers.append(Layer(origin: .byHost, location: .byHost(suite: name, host: host))) }
             layers.append(Layer(origin: .stored, location: .suite(name)))
+            guard globalSuite else { break }
             if let host { layers.append(Layer(origin: .globalByHost, location: .byHost(suite: nil, host: host))) }
             layers.append(Layer(origin: .global, location: .global))
         case .global:

@@ -11,6 +11,6 @@ extension Layers {
 
     /// The same layers read through another store.
     func on(_ store: SuiteStore) throws -> Layers {
-        try Layers(domain, in: store, defaults: commandLineDefaults, storedOnly: storedOnly)
+        try Layers(domain, in: store, defaults: commandLineDefaults, storedOnly: storedOnly, globalSuite: globalSuite)
     }
 }

@@ -52,10 +52,14 @@ package struct Layers: Sendable {
     package let domain: Domain
     let commandLineDefaults: [String]
     let storedOnly: Bool
+    /// Whether a suite's layers take the global suite's values (false for what is handed to another
+    /// program, `exec` and `export --format sh`: another user may write the global suite).
+    let globalSuite: Bool
 
     /// `defaults`: the `--defaults FILE`s in the order given. `storedOnly`: just the domain's own file.
+    /// `globalSuite` false: a suite's layers without the global suite's.
     /// A name that could escape the store is refused first (`Domain.checkName`, 64).
-    package init(_ domain: Domain, in store: SuiteStore, defaults: [String] = [], storedOnly: Bool = false) throws {
+    package init(_ domain: Domain, in store: SuiteStore, defaults: [String] = [], storedOnly: Bool = false, globalSuite: Bool = true) throws {
         try domain.checkName()
         if !defaults.isEmpty {
             guard domain.registrationName != nil else {
@@ -67,6 +71,7 @@ package struct Layers: Sendable {
         self.domain = domain
         commandLineDefaults = defaults
         self.storedOnly = storedOnly
+        self.globalSuite = globalSuite
     }
 
     struct Layer {

@@ -8,21 +8,23 @@ package struct FindMatch: Sendable, Equatable {
 extension SuiteStore {
     /// `export`: what a domain holds — a suite's stored values, or with `effective` every layer
     /// merged; a file in any format, or standard input — keeping only `keys` when given.
-    /// `keepingOthers`: with `effective`, whether a top-level key whose value is not the suite's own
-    /// (stored, or for this host) but comes from another layer (managed, the global suite, system
-    /// or registered defaults, the schema) is kept; the suite's own keys always are.
-    package func exportedValue(of domain: Domain, effective: Bool, defaults: [String], keys: [PrefKeyPath]?,
-                              keepingOthers: (String) -> Bool = { _ in true }) throws -> PrefValue {
+    /// `keeping`: with `effective`, whether a top-level key is kept, given the layer its value comes
+    /// from (the suite's own, stored or for this host; managed, the global suite, system or
+    /// registered defaults, the schema). A key left out is not looked for further down: its value is
+    /// not the one an application sees. `globalSuite` false: a suite's layers without the global suite's (what is
+    /// handed to another program), so a key the global suite holds shows the suite's own defaults.
+    package func exportedValue(of domain: Domain, effective: Bool, defaults: [String], keys: [PrefKeyPath]?, globalSuite: Bool = true,
+                              keeping: (String, Origin) -> Bool = { _, _ in true }) throws -> PrefValue {
         guard effective || defaults.isEmpty else { throw PrefsError.usage("export: --defaults needs --effective") }
-        let layers = try layers(of: domain, scope: ReadScope(defaults: defaults))
+        var scope = ReadScope(defaults: defaults)
+        scope.globalSuite = globalSuite
+        let layers = try layers(of: domain, scope: scope)
         var value: PrefValue
         switch domain {
         case .suite, .global:
             if effective {
                 let resolved = try layers.resolved()
-                let kept = zip(resolved.values.entries, resolved.origins).filter { entry, origin in
-                    origin == .stored || origin == .byHost || keepingOthers(entry.key)
-                }
+                let kept = zip(resolved.values.entries, resolved.origins).filter { entry, origin in keeping(entry.key, origin) }
                 value = .dictionary(PrefDictionary(sortedEntries: kept.map(\.0)))
             } else {
                 guard let suite = try loadMaterialized(domain) else { throw PrefsError.suiteNotFound(domain: domain.displayName) }

@@ -3,6 +3,8 @@
 public struct ReadScope: Sendable {
     public var storedOnly = false
     public var defaults: [String] = []
+    /// Whether a suite's layers take the global suite's values (false for what `exec` hands to a program).
+    package var globalSuite = true
 
     public init(storedOnly: Bool = false, defaults: [String] = []) {
         self.storedOnly = storedOnly
@@ -16,7 +18,7 @@ extension SuiteStore {
     /// The layers a read sees.
     package func layers(of domain: Domain, scope: ReadScope = ReadScope()) throws -> Layers {
         guard !scope.defaults.contains("-") else { throw PrefsError.usage("--defaults takes a file, not standard input") }
-        return try Layers(domain, in: self, defaults: scope.defaults, storedOnly: scope.storedOnly)
+        return try Layers(domain, in: self, defaults: scope.defaults, storedOnly: scope.storedOnly, globalSuite: scope.globalSuite)
     }
 
     /// Every key a domain has, with where each value came from: its layers merged, or the dictionary
