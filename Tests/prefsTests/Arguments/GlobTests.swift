@@ -45,4 +45,74 @@ import Testing
         let misuse = home.run("read", "org.other", "--match", "x")
         #expect(misuse.status == .usage && misuse.error == "prefs: read: --match needs --keys\n")
     }
+
+    /// Patterns of many unclosed `[` (each a literal) compile with work linear in their length: each
+    /// set member is read a bounded number of times, not once for every `[` before it (a scan from
+    /// each `[` to the pattern's end took 86 s for 120,000 of them). The check counts the work
+    /// (`Glob.steps`), not the time, so the machine's load cannot change it.
+    @Test(arguments: [("[", true), ("[!", true), ("[a-", true), ("[\\]", false), ("[]", false)])
+    func unclosedBracketsCompileInLinearWork(unit: String, literal: Bool) {
+        let pattern = String(repeating: unit, count: 120_000 / unit.unicodeScalars.count)
+        let glob = Glob(pattern)
+        #expect(glob.steps <= 3 * pattern.unicodeScalars.count, "\(glob.steps) steps for \(pattern.unicodeScalars.count) scalars")
+        // Unclosed, each `[` is itself: the pattern matches its own text.
+        #expect(glob.matches(pattern) == literal)
+    }
+
+    /// The sets found are exactly those of a plain scan from each `[` to its `]` (`plainTokens`, the
+    /// quadratic compiler this one replaced), on random patterns of the characters that matter.
+    @Test func setsAreThoseOfAPlainScan() {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var generator = SeededGenerator(seed: seed)
+        let alphabet: [Unicode.Scalar] = ["[", "]", "\\", "-", "!", "^", "a", "b", "*"]
+        for _ in 0..<20_000 {
+            let count = Int.random(in: 0...12, using: &generator)
+            let pattern = String(String.UnicodeScalarView((0..<count).map { _ in alphabet.randomElement(using: &generator)! }))
+            #expect(Glob(pattern).tokens == GlobTests.plainTokens(pattern), "seed \(seed): \(pattern)")
+        }
+    }
+
+    /// The tokens of a pattern found by scanning from each `[` until its set closes or the pattern ends.
+    static func plainTokens(_ pattern: String) -> [Glob.Token] {
+        let scalars = Array(pattern.unicodeScalars)
+        var tokens: [Glob.Token] = []
+        var i = 0
+        while i < scalars.count {
+            let scalar = scalars[i]
+            i += 1
+            switch scalar {
+            case "*": if tokens.last != .anyRun { tokens.append(.anyRun) }
+            case "?": tokens.append(.any)
+            case "\\" where i < scalars.count:
+                tokens.append(.literal(scalars[i]))
+                i += 1
+            case "[":
+                var j = i
+                let negated = j < scalars.count && (scalars[j] == "!" || scalars[j] == "^")
+                if negated { j += 1 }
+                var ranges: [ClosedRange<Unicode.Scalar>] = [], first = true, closed = false
+                while j < scalars.count {
+                    if scalars[j] == "]" && !first { closed = true; break }
+                    first = false
+                    var low = scalars[j]
+                    if low == "\\" && j + 1 < scalars.count { j += 1; low = scalars[j] }
+                    if j + 2 < scalars.count && scalars[j + 1] == "-" && scalars[j + 2] != "]" {
+                        ranges.append(low...max(low, scalars[j + 2]))
+                        j += 3
+                    } else {
+                        ranges.append(low...low)
+                        j += 1
+                    }
+                }
+                if closed {
+                    tokens.append(.set(ranges, negated: negated))
+                    i = j + 1
+                } else {
+                    tokens.append(.literal(scalar))
+                }
+            default: tokens.append(.literal(scalar))
+            }
+        }
+        return tokens
+    }
 }
