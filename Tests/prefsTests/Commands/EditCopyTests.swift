@@ -5,9 +5,9 @@ import Testing
 @testable import prefs
 
 /// What an editor may leave in the place of `edit`'s copy: a new file renamed over it (how vim and
-/// emacs save) is read; a symlink (to another file's text), a FIFO or a file over 256 MiB is refused
-/// (65, nothing stored, no hang, nothing large read); the copy's directory goes with whatever the
-/// editor left in it. A SIGINT or SIGQUIT to the terminal's process group is the editor's: prefs
+/// emacs save) is read; a symlink or a hard link (to another file's text), a FIFO or a file over
+/// 256 MiB is refused (65, nothing stored, no hang, nothing large read); the copy's directory goes
+/// with whatever the editor left in it. A SIGINT or SIGQUIT to the terminal's process group is the editor's: prefs
 /// still applies what the editor saves afterwards. The editors are shell scripts, in `$TMPDIR` of
 /// their own so that what is left there can be seen.
 @Suite(.runsProcesses) struct EditCopyTests {
@@ -48,6 +48,14 @@ import Testing
         #expect(run.error.contains(".json: not a regular file (the editor left a symlink there); nothing is read through it; the edited copy is kept: "), "\(run.error)")
         #expect(suite?["n"] == .integer(1), "nothing stored")
         #expect(left.count == 2, "the copy is kept, as after any failure: \(left)")
+    }
+
+    /// A hard link to another file in the copy's place: its text is not stored either.
+    @Test func aHardLinkInTheCopysPlaceIsRefused() async throws {
+        let script = EditCopyTests.edited.replacingOccurrences(of: "\"$2\"", with: "\"$PWD/elsewhere.json\"") + #"; rm "$1"; ln "$PWD/elsewhere.json" "$1""#
+        let (run, suite, _, _) = try await EditCopyTests.edit(script: script)
+        #expect(run.status == 65 && run.error.contains(".json: not a regular file (the editor left a hard link there)"), "\(run.error)")
+        #expect(suite?["n"] == .integer(1), "nothing stored")
     }
 
     /// A FIFO in the copy's place is refused at once (its reading would wait for a writer for ever).

@@ -4,7 +4,7 @@ import Glibc
 /// under `base` (`$TMPDIR` or /tmp). Editors save in their own ways — in place, or a new file renamed
 /// over the copy (vim, emacs), with a backup (`NAME.json~`) or a swap file beside it — and whatever
 /// they leave, the copy is read back only as a regular file at its name: never through a symlink
-/// (another file's text would be stored), never a FIFO (the read would block) or a device (it may
+/// or a hard link (another file's text would be stored), never a FIFO (the read would block) or a device (it may
 /// never end), and at most `DocumentInput.maximumSize` bytes, like every document.
 package struct EditedCopy: Sendable {
     package let directory: String
@@ -26,8 +26,8 @@ package struct EditedCopy: Sendable {
         }
     }
 
-    /// What the editor left at the copy's name: a regular file, opened without following a symlink
-    /// or waiting for a FIFO's writer, refused (65) when it is anything else or larger than
+    /// What the editor left at the copy's name: a regular file of one name, opened without following
+    /// a symlink or waiting for a FIFO's writer, refused (65) when it is anything else or larger than
     /// `DocumentInput.maximumSize` (checked before reading, and again as it is read, for a file still
     /// growing).
     package func read() throws -> [UInt8] {
@@ -42,6 +42,8 @@ package struct EditedCopy: Sendable {
         let info: stat
         do { info = try file.status() } catch { throw PrefsError.cannotRead(path: path, errno: error.code) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw notRegular(info.st_mode & S_IFMT == S_IFDIR ? "a directory" : "a FIFO, socket or device") }
+        // A second name for the file: a hard link to another file, whose text would be stored.
+        guard info.st_nlink == 1 else { throw notRegular("a hard link") }
         let limit = DocumentInput.maximumSize
         guard info.st_size.asInt <= limit else { throw DocumentInput.tooLarge(path, limit: limit, what: "document") }
         let bytes: [UInt8]
