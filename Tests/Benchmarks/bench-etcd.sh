@@ -88,11 +88,11 @@ for round in $(seq "$rounds"); do
   commands=("env PREFS_STORE= $prefs read files key5")
   [ -n "$before" ] && commands+=("env PREFS_STORE= $before read files key5")
   hyperfine -N -w 2 -r "$runs" --export-json "$work/f.json" "${commands[@]}" >/dev/null
-  times "$work/f.json" | paste -d' ' <(printf 'files-read\nfiles-read-before\n' | head -${#commands[@]}) - >>"$work/times"
+  times "$work/f.json" | paste -d' ' <(printf 'files-read\nfiles-read-before\n' | sed -n "1,${#commands[@]}p") - >>"$work/times"
   commands=("env PREFS_STORE= $prefs write files key5 changed")
   [ -n "$before" ] && commands+=("env PREFS_STORE= $before write files key5 changed")
   hyperfine -N -w 2 -r "$runs" --prepare "env PREFS_STORE= $prefs write files key5 other" --export-json "$work/f.json" "${commands[@]}" >/dev/null
-  times "$work/f.json" | paste -d' ' <(printf 'files-write\nfiles-write-before\n' | head -${#commands[@]}) - >>"$work/times"
+  times "$work/f.json" | paste -d' ' <(printf 'files-write\nfiles-write-before\n' | sed -n "1,${#commands[@]}p") - >>"$work/times"
 done
 python3 - "$work/times" <<'PY'
 import collections, statistics, sys
