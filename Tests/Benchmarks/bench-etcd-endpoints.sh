@@ -21,51 +21,20 @@ for tool in etcd etcdctl openssl hyperfine; do
 done
 . "$root/Tests/Benchmarks/common.sh"
 bench_prefs
-work=$(mktemp -d)
-data=$(mktemp -d -p "$( [ -d /dev/shm ] && echo /dev/shm || echo /tmp)")
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do { kill -9 "$pid" && wait "$pid"; } 2>/dev/null || true; done
-  [ -d "$work/before" ] && git -C "$root" worktree remove --force "$work/before"
-  rm -rf "$work" "$data"
-}
-trap cleanup EXIT
-trap 'exit 1' TERM INT
-before=${BEFORE_BINARY:-}
-if [ -n "${BEFORE:-}" ]; then
-  git -C "$root" worktree add -q --detach "$work/before" "$BEFORE"
-  (cd "$work/before" && "${release_build[@]}")
-  before=$(bench_copy "$work/before/.build/release/prefs" prefs-before)
-fi
-
-mkdir "$work/certs"
-(cd "$work/certs" && "$root/Tests/Tools/make-certificates.sh" >/dev/null)
-certs=$work/certs
-read -r -a ports < <(bench_free_ports 9)
-cluster=""
-for i in 0 1 2; do cluster+="${cluster:+,}m$i=http://127.0.0.1:${ports[$((3 + i))]}"; done
-for i in 0 1 2; do
-  clients="http://127.0.0.1:${ports[$i]},https://127.0.0.1:${ports[$((6 + i))]}"
-  etcd --name "m$i" --data-dir "$data/m$i" --listen-client-urls "$clients" --advertise-client-urls "$clients" \
-    --cert-file "$certs/server.pem" --key-file "$certs/server.key" --client-cert-auth --trusted-ca-file "$certs/ca.pem" \
-    --listen-peer-urls "http://127.0.0.1:${ports[$((3 + i))]}" --initial-advertise-peer-urls "http://127.0.0.1:${ports[$((3 + i))]}" \
-    --initial-cluster "$cluster" --initial-cluster-state new --initial-cluster-token "endpoints$$" >"$work/m$i.log" 2>&1 &
-  pids+=($!)
-done
-all="127.0.0.1:${ports[0]},127.0.0.1:${ports[1]},127.0.0.1:${ports[2]}"
+bench_scratch
+bench_before
+bench_etcd_cluster
 export ETCDCTL_API=3
-for _ in $(seq 100); do etcdctl --endpoints "$all" endpoint health >/dev/null 2>&1 && break; sleep 0.1; done
-etcdctl --endpoints "$all" endpoint health >/dev/null 2>&1 || { cat "$work"/m*.log >&2; exit 1; }
 
 # A follower first in the URL (a stopped leader would hold every read until an election).
-leader=$(etcdctl --endpoints "$all" endpoint status -w json | python3 -c '
+leader=$(etcdctl --endpoints "$endpoints" endpoint status -w json | python3 -c '
 import json, sys
 for i, s in enumerate(json.load(sys.stdin)):
     if s["Status"]["leader"] == s["Status"]["header"]["member_id"]: print(i)')
 first=$(((leader + 1) % 3))
 order=("$first" $(((first + 1) % 3)) $(((first + 2) % 3)))
-plain="etcd://127.0.0.1:${ports[${order[0]}]},127.0.0.1:${ports[${order[1]}]},127.0.0.1:${ports[${order[2]}]}/bench"
-tls="etcds://127.0.0.1:${ports[$((6 + order[0]))]},127.0.0.1:${ports[$((6 + order[1]))]},127.0.0.1:${ports[$((6 + order[2]))]}/bench"
+plain="etcd://127.0.0.1:${plain_ports[${order[0]}]},127.0.0.1:${plain_ports[${order[1]}]},127.0.0.1:${plain_ports[${order[2]}]}/bench"
+tls="etcds://127.0.0.1:${tls_ports[${order[0]}]},127.0.0.1:${tls_ports[${order[1]}]},127.0.0.1:${tls_ports[${order[2]}]}/bench"
 export XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
 export PREFS_ETCD_CACERT=$certs/ca.pem PREFS_ETCD_CERT=$certs/client-root.pem PREFS_ETCD_KEY=$certs/client-root.key
 mkdir -p "$XDG_CONFIG_HOME" && mkdir -m 700 "$work/run"
@@ -90,7 +59,7 @@ labels=("healthy, XDG_RUNTIME_DIR" "healthy, no XDG_RUNTIME_DIR") commands=("$(r
 [ -n "$before" ] && labels+=("healthy, build before") commands+=("$(read_with "$plain" "$before")")
 measure "${labels[@]}" -- "${commands[@]}"
 
-kill -STOP "${pids[$first]}"
+kill -STOP "${member_pids[$first]}"
 # The first command after the stop learns it (not timed), then each after it uses what it learnt.
 PREFS_STORE=$plain XDG_RUNTIME_DIR=$work/run "$prefs" read s k >/dev/null
 PREFS_STORE=$tls XDG_RUNTIME_DIR=$work/run "$prefs" read s k >/dev/null
@@ -103,4 +72,4 @@ if [ -n "$before" ]; then
   commands+=("$(read_with "$plain" "$before")" "$(read_with "$tls" "$before")")
 fi
 measure "${labels[@]}" -- "${commands[@]}"
-kill -CONT "${pids[$first]}"
+kill -CONT "${member_pids[$first]}"

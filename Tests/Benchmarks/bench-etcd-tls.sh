@@ -3,12 +3,14 @@
 # (the same count whatever else the machine does), with the client key in each form OpenSSL writes:
 # PKCS#8 (`openssl req -nodes`, `genpkey`), SEC1 for an EC key (`ecparam -genkey`), PKCS#1 for RSA
 # (`genrsa -traditional`); for ECDSA P-256, RSA 2048 and Ed25519 client certificates. Beside the
-# total, where it goes (inclusive instructions under OpenSSL's entry points, so parts overlap their
-# callers): making the TLS context (`SSL_CTX_new`: OpenSSL's set-up, its providers' algorithms),
-# reading the client key, the certificates, the handshake, and prefs without OpenSSL. Then the wall
+# total, where it goes: making the TLS context, and of that `SSL_CTX_new` (OpenSSL's set-up: every
+# cipher and digest fetched from its default provider), the CA and client certificates, the client
+# key; the handshake; the rest (prefs itself, the request over TLS). Then the wall
 # time of a TLS one-key read against `etcdctl get` over TLS with the same certificates (PKCS#8 key),
 # a new connection and handshake per process on both sides, in interleaved hyperfine rounds (goal:
-# ≤ 0.35×). One member with `--client-cert-auth` on loopback. Not a test: figures only.
+# ≤ 0.35×). Beside them, the floor: the same OpenSSL calls from a C program that makes them and
+# nothing else (Tools/tls-read.c). One member with `--client-cert-auth` on loopback. Not a test:
+# figures only.
 #   Tests/Benchmarks/bench-etcd-tls.sh [ROUNDS | --smoke]    (needs etcd, etcdctl, openssl, hyperfine, valgrind)
 # --smoke: ECDSA only, one round of two runs.
 set -euo pipefail
@@ -19,17 +21,9 @@ for tool in etcd etcdctl openssl hyperfine; do
   command -v $tool >/dev/null || { echo "needs $tool (apt-get install etcd-server etcd-client openssl hyperfine)" >&2; exit 1; }
 done
 . "$root/Tests/Benchmarks/common.sh"
-bench_need valgrind:valgrind python3:python3
+bench_need valgrind:valgrind python3:python3 gcc:gcc
 bench_prefs
-work=$(mktemp -d)
-data=$(mktemp -d -p "$( [ -d /dev/shm ] && echo /dev/shm || echo /tmp)")
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do { kill -9 "$pid" && wait "$pid"; } 2>/dev/null || true; done
-  rm -rf "$work" "$data"
-}
-trap cleanup EXIT
-trap 'exit 1' TERM INT
+bench_scratch
 # valgrind cannot read the DWARF 5 that clang writes for the C target: count a copy without it.
 strip --strip-debug -o "$work/prefs" "$prefs"
 
@@ -52,8 +46,7 @@ pids+=($!)
 endpoint=127.0.0.1:${ports[0]}
 etcdctl=(etcdctl --endpoints "https://$endpoint" --cacert "$certs/ca.pem" --cert "$certs/client-root.pem" --key "$certs/client-root.key")
 export ETCDCTL_API=3
-for _ in $(seq 100); do "${etcdctl[@]}" endpoint health >/dev/null 2>&1 && break; sleep 0.1; done
-"${etcdctl[@]}" endpoint health >/dev/null 2>&1 || { cat "$work/m0.log" >&2; exit 1; }
+bench_etcd_healthy "https://$endpoint" "${etcdctl[@]:3}"
 
 export PREFS_STORE="etcds://$endpoint/bench" PREFS_ETCD_CACERT=$certs/ca.pem XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data \
   XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
@@ -61,11 +54,15 @@ unset XDG_RUNTIME_DIR
 PREFS_ETCD_CERT=$certs/client-root.pem PREFS_ETCD_KEY=$certs/client-root.key "$prefs" write s k -int 1
 "${etcdctl[@]}" put plain/k 1 >/dev/null
 
-# count LABEL CERT KEY: instructions of a TLS one-key read, and where they go.
+# count LABEL CERT KEY [COMMAND...]: instructions of a TLS one-key read (by prefs, or COMMAND), and
+# where they go.
 count() {
-  PREFS_ETCD_CERT=$2 PREFS_ETCD_KEY=$3 valgrind --tool=callgrind --callgrind-out-file="$work/cg" "$work/prefs" read s k >/dev/null 2>"$work/err" \
+  local label=$1 cert=$2 key=$3
+  shift 3
+  [ $# -gt 0 ] || set -- "$work/prefs" read s k
+  PREFS_ETCD_CERT=$cert PREFS_ETCD_KEY=$key valgrind --tool=callgrind --callgrind-out-file="$work/cg" "$@" >/dev/null 2>"$work/err" \
     || { cat "$work/err" >&2; return 1; }
-  python3 - "$work/cg" "$1" <<'PY'
+  python3 - "$work/cg" "$label" <<'PY'
 import re, subprocess, sys
 out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", sys.argv[1]], capture_output=True, text=True).stdout
 cost = {}
@@ -77,20 +74,26 @@ for line in out.splitlines():
     m = re.match(r"\s*([\d,]+) .*PROGRAM TOTALS", line)
     if m: cost["total"] = int(m.group(1).replace(",", ""))
 def part(*names): return sum(cost.get(n, 0) for n in names)
-total = cost["total"]
-context, key = part("prefs_tls_context_new"), part("read_key")
-certs = part("PEM_read_bio_X509_AUX", "PEM_read_bio_X509", "PEM_X509_INFO_read_bio", "add_trust")
-handshake = part("SSL_connect", "SSL_do_handshake")
-print(f"{sys.argv[2]:<28}{total / 1e6:>9.2f}{context / 1e6:>9.2f}{key / 1e6:>8.2f}{certs / 1e6:>8.2f}{handshake / 1e6:>11.2f}{(total - context - handshake) / 1e6:>9.2f}")
+total, context, handshake = cost["total"], part("prefs_tls_context_new"), part("prefs_tls_handshake")
+setup, key = part("SSL_CTX_new"), part("prefs_tls_read_key", "read_key")
+certs = part("PEM_read_bio_X509_AUX", "PEM_read_bio_X509", "PEM_X509_INFO_read_bio")
+print(f"{sys.argv[2]:<22}" + "".join(f"{v / 1e6:>10.2f}" for v in (total, context, setup, certs, key, handshake, total - context - handshake)))
 PY
 }
-echo "TLS one-key read, instructions (millions; a part includes what it calls)"
-printf '%-28s%9s%9s%8s%8s%11s%9s\n' "client key" total context key certs handshake rest
+echo "TLS one-key read, instructions (millions): the context (of it: SSL_CTX_new, the certificates, the key), the handshake, the rest"
+printf '%-22s%10s%10s%10s%10s%10s%10s%10s\n' "client key" total context setup certs key handshake rest
 for algorithm in "${algorithms[@]}"; do
   for form in pkcs8 traditional; do
     [ -f "$certs/client-$algorithm-$form.key" ] || continue
     count "$algorithm $form" "$certs/client-$algorithm.pem" "$certs/client-$algorithm-$form.key"
   done
+done
+# The floor: the same OpenSSL calls from a C program that does nothing else (Tools/tls-read.c).
+gcc -O2 -static -I "$root/Sources/CPrefsTLS/include" "$root/Tests/Benchmarks/Tools/tls-read.c" "$root"/Sources/CPrefsTLS/*.c \
+  -lssl -lcrypto -lpthread -o "$work/tls-read" 2>/dev/null
+for form in pkcs8 traditional; do
+  key=$certs/client-ec-$form.key
+  count "C, ec $form" "$certs/client-ec.pem" "$key" "$work/tls-read" "$certs/ca.pem" "$certs/client-ec.pem" "$key" "${endpoint#*:}"
 done
 
 # Wall time against etcdctl, both with the ECDSA certificate and its PKCS#8 key.
