@@ -74,6 +74,24 @@ import Testing
         #expect(received(silent).utf8.first == 0x16)
     }
 
+    /// One that failed lately is never started beside one that is only slow (a loaded member):
+    /// only once every other connection has failed.
+    @Test func anEndpointThatFailedLatelyIsStartedOnlyWhenNoOtherIsLeft() throws {
+        let silent = try SilentListener()
+        let live = try SharedEtcd.cluster().endpoints[0]
+        let client = EtcdClient(endpoints: [silent.endpoint, live], timeout: 30)
+        let slow = EtcdAttempt(silent.endpoint, alternatives: [live], failing: [live], deadline: MonotonicClock.now() + 1)
+        #expect(throws: NetworkFailure.timedOut("waiting for the response")) {
+            _ = try client.exchange(slow, "/v3/kv/range", try rangeBody(uniquePrefix()), headers: [], idempotent: true)
+        }
+        #expect(slow.alternatives == [live])
+        #expect(client.state.withLock { $0.connectAttempts } == [silent.endpoint: 1])
+        let dead = try deadEndpoint()
+        let refused = EtcdAttempt(dead, alternatives: [live], failing: [live], deadline: MonotonicClock.now() + 30)
+        #expect(try client.exchange(refused, "/v3/kv/range", try rangeBody(uniquePrefix()), headers: [], idempotent: true).status == 200)
+        #expect(refused.endpoint == live)
+    }
+
     @Test func theNextClientTriesTheEndpointThatFailedLast() throws {
         let silent = try SilentListener()
         let live = try SharedEtcd.cluster().endpoints[0]

@@ -25,6 +25,15 @@ extension EtcdClient {
     /// lately after all the others.
     func rotation() -> [EtcdEndpoint] { health().order(endpoints) }
 
+    /// `rotation`, and the endpoints that failed lately: a race starts them only when every other
+    /// one has failed, never beside one that is merely slow (`EtcdAttempt.failing`). None when all
+    /// failed: then nothing says which to prefer.
+    func plan() -> (order: [EtcdEndpoint], failing: Set<EtcdEndpoint>) {
+        let health = health()
+        let failing = Set(endpoints.filter { health.failed[$0] != nil })
+        return (health.order(endpoints), failing.count < endpoints.count ? failing : [])
+    }
+
     /// `endpoint` answered.
     func remember(_ endpoint: EtcdEndpoint) {
         EtcdClient.lastAnswered.withLock { $0[endpoints] = endpoint }

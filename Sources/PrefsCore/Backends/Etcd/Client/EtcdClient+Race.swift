@@ -7,15 +7,26 @@ final class EtcdAttempt {
     var endpoint: EtcdEndpoint
     /// The endpoints of the round not tried yet, in order; a race takes them from the front.
     var alternatives: [EtcdEndpoint]
+    /// Those of them that failed lately (they come last): started only when no other connection is
+    /// left, never beside one that is merely slow.
+    let failing: Set<EtcdEndpoint>
     let deadline: Double
     /// The endpoints that failed in this try, and how: those of a race too, including the ones that
     /// had not answered when one started later did.
     var failures: [(endpoint: EtcdEndpoint, error: NetworkFailure)] = []
 
-    init(_ endpoint: EtcdEndpoint, alternatives: [EtcdEndpoint] = [], deadline: Double) {
+    init(_ endpoint: EtcdEndpoint, alternatives: [EtcdEndpoint] = [], failing: Set<EtcdEndpoint> = [], deadline: Double) {
         self.endpoint = endpoint
         self.alternatives = alternatives
+        self.failing = failing
         self.deadline = deadline
+    }
+
+    /// The next endpoint a race may start beside the connections it has (`alongside`), or once it
+    /// has none left.
+    func next(alongside: Bool) -> EtcdEndpoint? {
+        guard let next = alternatives.first, !(alongside && failing.contains(next)) else { return nil }
+        return next
     }
 }
 
@@ -31,7 +42,8 @@ extension EtcdClient {
     /// A request and its response, at `attempt.endpoint` first: over an idle connection when there
     /// is one (tried again on a new one if the server had closed it meanwhile), else a new one. When
     /// the connection (and its TLS handshake) is not made within `hedgeDelay`, the next of
-    /// `attempt.alternatives` is started beside it, and so on; the request goes over the first
+    /// `attempt.alternatives` is started beside it, and so on (not one that failed lately: that one
+    /// only when every other connection has failed); the request goes over the first
     /// connection made. A request that changes nothing (`idempotent`: a range, a login) is also
     /// sent over each later connection while no answer has begun, and the first answer wins;
     /// a change is sent once, and only then awaited (a member may apply what it received:

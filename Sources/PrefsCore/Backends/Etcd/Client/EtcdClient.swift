@@ -136,12 +136,12 @@ package final class EtcdClient: Sendable {
         var pause = 0.025
         var refusedRounds = 0
         while true {
-            let order = rotation()
+            let (order, failing) = plan()
             var untried = order[...]
             // The endpoints that failed in this round, and whether each refused.
             var refused: [EtcdEndpoint: Bool] = [:]
             while let endpoint = untried.first, MonotonicClock.now() < deadline {
-                let attempt = EtcdAttempt(endpoint, alternatives: Array(untried.dropFirst()),
+                let attempt = EtcdAttempt(endpoint, alternatives: Array(untried.dropFirst()), failing: failing,
                                           deadline: EtcdClient.attemptDeadline(deadline, endpointsLeft: untried.count))
                 var outcome: Result<T, Error>
                 do { outcome = .success(try exchange(attempt)) } catch { outcome = .failure(error) }

@@ -39,7 +39,7 @@ struct EtcdRace {
         try start(attempt.endpoint, reusing: true, send)
         while true {
             if legs.isEmpty {
-                guard mayStartAnother, let next = attempt.alternatives.first else {
+                guard mayStartAnother, let next = attempt.next(alongside: false) else {
                     attempt.endpoint = lastFailed
                     throw lastFailure
                 }
@@ -49,12 +49,13 @@ struct EtcdRace {
             }
             let now = MonotonicClock.now()
             if now >= attempt.deadline { try giveUp() }
-            if mayStartAnother, now >= nextStart, let next = attempt.alternatives.first {
+            let hedge = mayStartAnother ? attempt.next(alongside: true) : nil
+            if let hedge, now >= nextStart {
                 attempt.alternatives.removeFirst()
-                try start(next, reusing: true, send)
+                try start(hedge, reusing: true, send)
                 continue
             }
-            let wake = mayStartAnother && !attempt.alternatives.isEmpty ? min(nextStart, attempt.deadline) : attempt.deadline
+            let wake = hedge != nil ? min(nextStart, attempt.deadline) : attempt.deadline
             // One leg at a time: moving one on may drop the others.
             if let index = try ready(until: wake).first, let answer = try advance(index, send) { return answer }
         }
