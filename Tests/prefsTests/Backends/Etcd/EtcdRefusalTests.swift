@@ -43,11 +43,12 @@ import Testing
         Answer(code: 42, http: 500, message: "no code etcd sends", status: 65),
     ]
 
-    /// The environment that reaches the fake (then `next`, when given) under a prefix of its own.
+    /// The environment that reaches the fake (then `next`, when given) under a prefix of its own. The
+    /// fake answers at once: the timeout only bounds a hang (1 s timed out under load).
     func environment(_ fake: EtcdProxy, then next: String? = nil) -> [String: String] {
         let prefix = "r" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
         return ["PREFS_STORE": "etcd://" + ([fake.endpoint] + (next.map { [$0] } ?? [])).joined(separator: ",") + "/" + prefix,
-                "PREFS_ETCD_TIMEOUT": "1"]
+                "PREFS_ETCD_TIMEOUT": "10"]
     }
 
     @Test(arguments: table)
