@@ -8,9 +8,12 @@
 #      whole prefix: what prefs did before) and `etcdctl watch PREFIX/.suites/watched` (the floor);
 #   2. COUNT watchers on COUNT suites, then one write to one suite: bytes delivered to all of them
 #      and the members' CPU over the same window (WINDOW s), with no write (idle) and with one;
+#      for the write, the events the members sent to watchers (etcd_debugging_mvcc_events_total,
+#      summed over the members: the written suite's watcher needs 1, the others 0) and the bytes
+#      received by the written suite's watcher and by the COUNT-1 others;
 #      `prefs watch sI` against `etcdctl watch --prefix PREFIX2/sI/`, each on its own prefix;
-#      prefs with the default PREFS_ETCD_TIMEOUT (5 s: a check of its member every 2.5 s of quiet)
-#      and with 3600 (no check in the window).
+#      prefs with the default PREFS_ETCD_TIMEOUT (5 s: a check of its member every 2.5 s of quiet,
+#      whose answers are bytes too) and with 3600 (no check in the window: what the watch costs).
 # Not a test: figures only. Stops by itself and kills everything it started.
 #   Tests/Benchmarks/bench-etcd-watch.sh [--smoke]    (needs etcd, etcdctl and python3; installs iproute2 for ss)
 # --smoke: SIZE 1, COUNT 5, WINDOW 1 (CI runs it so). Else SIZE 20, COUNT 200, WINDOW 3.
@@ -85,6 +88,17 @@ wait_for() {
   for _ in $(seq 600); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
   echo "timed out waiting for '$2' in $1" >&2; return 1
 }
+# events — the events the members have sent to watchers so far.
+events() {
+  python3 -c '
+import sys, urllib.request
+total = 0
+for port in sys.argv[1:]:
+    for line in urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read().decode().splitlines():
+        if line.startswith("etcd_debugging_mvcc_events_total "):
+            total += int(float(line.split()[1]))
+print(total)' "${ports[@]:0:3}"
+}
 mib() { python3 -c 'import sys; print("%.2f MiB" % (int(sys.argv[1]) / 1048576))' "$1"; }
 kib() { python3 -c 'import sys; print("%.1f KiB" % (int(sys.argv[1]) / 1024))' "$1"; }
 
@@ -128,19 +142,21 @@ in_batches() {
 }
 write_suite() { "$prefs" write "s$1" k -int 0; }
 in_batches write_suite
-# measure NAME WRITE... — bytes all watchers received and the members' CPU over the window, idle
-# then with one write (run as the window starts).
+# measure NAME RELATED WRITE... — bytes all watchers received and the members' CPU over the
+# window, idle then with one write (run as the window starts); for the write, the events sent to
+# watchers and the bytes received by the watcher RELATED (a PID: the written suite's) and the others.
 measure() {
-  local name=$1; shift
+  local name=$1 related=$2; shift 2
   sleep 1
-  local b0 c0 b1 c1 b2 c2
+  local b0 c0 b1 c1 b2 c2 e1 e2 r1 r2
   b0=$(received "${watchers[@]}") c0=$(cpu); sleep "$window"
-  b1=$(received "${watchers[@]}") c1=$(cpu)
+  b1=$(received "${watchers[@]}") c1=$(cpu) e1=$(events) r1=$(received "$related")
   "$@" >/dev/null; sleep "$window"
-  b2=$(received "${watchers[@]}") c2=$(cpu)
-  printf '%-48s %12s %12s %14s %14s\n' "$name" "$(kib $((b1 - b0)))" "$((c1 - c0)) ms" "$(kib $((b2 - b1)))" "$((c2 - c1)) ms"
+  b2=$(received "${watchers[@]}") c2=$(cpu) e2=$(events) r2=$(received "$related")
+  printf '%-44s %10s %8s %12s %8s %7s %11s %13s\n' "$name" "$(kib $((b1 - b0)))" "$((c1 - c0)) ms" "$(kib $((b2 - b1)))" \
+    "$((c2 - c1)) ms" "$((e2 - e1))" "$((r2 - r1)) B" "$(( (b2 - b1) - (r2 - r1) )) B"
 }
-printf '%-48s %12s %12s %14s %14s\n' "$count watchers" "idle bytes" "idle CPU" "1 write bytes" "1 write CPU"
+printf '%-44s %10s %8s %12s %8s %7s %11s %13s\n' "$count watchers" "idle bytes" "idle CPU" "1 write bytes" "CPU" "events" "its watcher" "$((count - 1)) others"
 # prefs_watchers TIMEOUT VALUE — COUNT `prefs watch sI k` with PREFS_ETCD_TIMEOUT=TIMEOUT (each asks
 # its member whether it still answers every TIMEOUT/2 s of quiet), measured with a write of VALUE.
 prefs_watchers() {
@@ -148,7 +164,7 @@ prefs_watchers() {
   for i in $(seq "$count"); do PREFS_ETCD_TIMEOUT=$1 "$prefs" watch "s$i" k --initial >"$work/w$i.out" 2>&1 & watchers+=($!); done
   # Each has read its suite once it prints the value (its watch starts from there).
   for i in $(seq "$count"); do wait_for "$work/w$i.out" "k (absent) -> "; done
-  measure "prefs watch sI k, PREFS_ETCD_TIMEOUT=$1" "$prefs" write "s$count" k -int "$2"
+  measure "prefs watch sI k, PREFS_ETCD_TIMEOUT=$1" "${watchers[$((count - 1))]}" "$prefs" write "s$count" k -int "$2"
   wait_for "$work/w$count.out" " -> $2"
   stop_watchers
 }
@@ -161,6 +177,6 @@ sleep 1
 put_key() { etcdctl --endpoints "$endpoints" put "bench2/s$1/k" 0; }
 in_batches put_key
 for i in $(seq "$count"); do wait_for "$work/e$i.out" "bench2/s$i/k"; done
-measure "etcdctl watch --prefix bench2/sI/" etcdctl --endpoints "$endpoints" put "bench2/s$count/k" 2
+measure "etcdctl watch --prefix bench2/sI/" "${watchers[$((count - 1))]}" etcdctl --endpoints "$endpoints" put "bench2/s$count/k" 2
 wait_for "$work/e$count.out" "bench2/s$count/k"
 stop_watchers

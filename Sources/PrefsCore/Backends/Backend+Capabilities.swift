@@ -39,6 +39,8 @@ extension SuiteStorage {
 
     package func managedLocations(for name: String) throws -> [SuiteLocation] { [] }
 
+    package func abandonedChanges(in location: SuiteLocation, removing: Bool) throws -> [AbandonedChange] { [] }
+
     package var holdsManagedValues: Bool { false }
 
     package func watcher(for layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws -> any ValueWatcher {

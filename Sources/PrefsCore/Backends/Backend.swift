@@ -115,6 +115,11 @@ package protocol SuiteStorage: Sendable {
     /// sorted by code point, and what was skipped finding them.
     func suiteNames(onHost host: String) throws -> SuiteListing
 
+    /// What changes too large for one request left in a suite when their writer stopped before
+    /// committing (killed, or its hold ran out): keys no reader reads. With `removing` (while
+    /// changes are held), they are removed too. None by default.
+    func abandonedChanges(in location: SuiteLocation, removing: Bool) throws -> [AbandonedChange]
+
     /// Where the store keeps managed values of its own for a suite (`NSGlobalDomain` for the global
     /// suite's: a fleet's, which its administrator sets), most important first: a read takes them
     /// with the suite's other layers (one request), no change of a user touches them; none by

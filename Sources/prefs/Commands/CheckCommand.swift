@@ -15,7 +15,8 @@ enum CheckCommand: Command {
                            summary: "verify the external values of suites: every blob present with its recorded size and SHA-256; list orphan blobs",
                            operandCount: 0...Int.max, details: """
                                Checks the named suites, or every suite. Prints one line per problem (a missing or damaged
-                               blob, a malformed reference, a blob no reference names) and exits 65 if there is one.
+                               blob, a malformed reference, a blob no reference names, in the etcd store what a change too
+                               large for one transaction left when its writer stopped) and exits 65 if there is one.
                                A suite's stored values are also checked against its schema (or --schema FILE): one
                                line per value of the wrong type, out of range, not one of the choices, or undeclared
                                in a suite whose schema allows no other keys.

@@ -1,7 +1,8 @@
 import PrefsCore
 
 /// `prefs gc [DOMAIN…] [--dry-run] [--grace SECONDS]` — removes the blobs no reference names that are
-/// older than the grace period (default an hour), one line per blob; never one a write still holds.
+/// older than the grace period (default an hour), one line per blob; never one a write still holds;
+/// and what an unfinished large change left in the etcd store, one line each.
 enum GCCommand: Command {
     struct Values: CommandValues, ChangeOptions {
         var grace: Double?
@@ -11,7 +12,9 @@ enum GCCommand: Command {
     static let verb = Verb(name: "gc", operands: "[DOMAIN...]", summary: "remove orphan blobs from external storage", operandCount: 0...Int.max,
                            details: """
                                Removes the blobs of the named suites (or of every suite) that no reference names and that
-                               are older than the grace period: what writers killed mid-write leave behind.
+                               are older than the grace period: what writers killed mid-write leave behind. In the etcd
+                               store, also what a change too large for one transaction left when its writer stopped
+                               before committing (its keys, bytes and age are printed), whatever its age.
                                """)
 
     static let operandKinds: [WordKind] = [.suite]
@@ -25,6 +28,10 @@ enum GCCommand: Command {
         var removed = false, problems = false
         for domain in try ExternalDomains.named(operands, context, verb: "gc") {
             let report = try context.store.collectGarbage(domain, grace: values.grace ?? 3600, dryRun: values.dryRun)
+            for change in report.abandoned {
+                context.print("\(values.dryRun ? "would remove" : "removed") \(domain.displayName): \(change.description)")
+                removed = true
+            }
             for blob in report.removed {
                 context.print("\(values.dryRun ? "would remove" : "removed") \(domain.displayName): \(blob.name) (\(blob.size) bytes)")
                 removed = true

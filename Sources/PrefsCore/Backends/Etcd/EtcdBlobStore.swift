@@ -117,17 +117,24 @@ struct EtcdBlobStore: BlobStore {
         _ = try? removeUnlessPending(suite, reference.directory, reference.uuid)
     }
 
-    /// Deletes a blob's header, start key and chunks in one transaction, unless its pending key is held.
+    /// What else a removal requires, while `gc` runs where it cannot hold the suite (over etcd's
+    /// quota: `EtcdSuiteStorage.withChangesHeld`): its marker as it was when `gc` began.
+    @TaskLocal static var removalGuards: [EtcdCompare] = []
+
+    /// Deletes a blob's header, start key and chunks in one transaction, unless its pending key is
+    /// held (or a removal guard fails).
     func removeUnlessPending(_ suite: String, _ directory: String, _ uuid: String) throws -> Bool {
         let chunks = key(".chunks", suite, directory, uuid) + [0x2F]
-        return try etcd.txn(compare: [.version(key: key(".pending", suite, directory, uuid), op: .equal, 0)],
+        return try etcd.txn(compare: [.version(key: key(".pending", suite, directory, uuid), op: .equal, 0)] + EtcdBlobStore.removalGuards,
                             success: [.delete(key: key(".external", suite, directory, uuid)), .delete(key: key(".started", suite, directory, uuid)),
                                       .delete(key: chunks, rangeEnd: EtcdClient.prefixEnd(chunks))]).succeeded
     }
 
+    /// The suites with blobs, and those a change too large for one transaction wrote for
+    /// (`.staged`): what `gc` may find to remove there, even in a suite that does not exist.
     func suites() throws -> [String] {
         var names = Set<String>()
-        for area in [".external", ".chunks", ".started"] {
+        for area in [".external", ".chunks", ".started", ".staged"] {
             let prefix = layout.area(area)
             for kv in try etcd.range(prefix, rangeEnd: EtcdClient.prefixEnd(prefix), keysOnly: true).kvs {
                 let rest = kv.key.dropFirst(prefix.count)

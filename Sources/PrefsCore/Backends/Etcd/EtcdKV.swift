@@ -14,8 +14,8 @@ package protocol EtcdKV: Sendable {
     /// Whether `watch` works here: etcd's watch stream over the network does; the in-memory fake has
     /// none (false by default), so its store cannot be watched.
     var canWatch: Bool { get }
-    /// Watches [key, rangeEnd) from `fromRevision` (see `EtcdClient.watch`).
-    func watch(_ key: [UInt8], rangeEnd: [UInt8]?, fromRevision: Int64, deadline: Double?, stopWhenReadable: Int32?,
+    /// Watches `keys` from `fromRevision`, their events in revision order (see `EtcdClient.watch(keys:…)`).
+    func watch(keys: [[UInt8]], fromRevision: Int64, deadline: Double?, stopWhenReadable: Int32?,
                _ onEvents: ([EtcdWatchEvent], Int64) throws -> Bool) throws -> EtcdClient.WatchStop
 }
 
@@ -26,7 +26,7 @@ extension EtcdClient: EtcdKV {
 extension EtcdKV {
     package var canWatch: Bool { false }
 
-    package func watch(_ key: [UInt8], rangeEnd: [UInt8]?, fromRevision: Int64, deadline: Double?, stopWhenReadable: Int32?,
+    package func watch(keys: [[UInt8]], fromRevision: Int64, deadline: Double?, stopWhenReadable: Int32?,
                       _ onEvents: ([EtcdWatchEvent], Int64) throws -> Bool) throws -> EtcdClient.WatchStop {
         throw PrefsError.internalError("this etcd has no watch")
     }

@@ -17,6 +17,9 @@
 ///                                          bytes), then `/1` or `/2` when the values are in that generation
 ///     PREFIX/.staging/PLACE                held (on a lease) by a change too large for one transaction
 ///                                          while it writes its generation
+///     PREFIX/.staged/PLACE                 what that change has written so far: when it began, its
+///                                          generation, keys and bytes (a binary property list); gone
+///                                          once it commits, or once `gc` removes what it left
 ///     PREFIX/.locks/PLACE                  held (on a lease) by `gc` while no change may commit
 ///     PREFIX/.external/SUITE/KEYDIR/UUID   a blob's header (size, SHA-256, chunks, time written)
 ///     PREFIX/.chunks/SUITE/KEYDIR/UUID/N   its bytes, up to 1 MiB per chunk (N: 8 decimal digits)
@@ -34,8 +37,15 @@
 /// that compares the marker, points it at the new generation and deletes the other generations (a
 /// delete of a range is one operation whatever it removes). A one-key read is one transaction: the
 /// marker and the key in each generation; a whole suite, the marker and each generation's range.
-/// A watch is one watch on the markers (`PREFIX/.suites/`). The size rule: any number of keys; each
-/// value must fit one request (1.5 MiB with the rest of it), else the change is refused whole (65).
+/// A watch is one etcd watch per marker its values depend on (the suite's, the global suite's, its
+/// registered defaults', schema's and managed values'), on one stream, their events merged in
+/// revision order (`EtcdClient.watch(keys:…)`): a change of another suite sends it nothing. The
+/// size rule: any number of keys; each value must fit one request (1.5 MiB with the rest of it),
+/// else the change is refused whole (65).
+///
+/// Over its quota etcd takes no write, only reads and deletes: a change that only deletes then
+/// deletes the marker instead of rewriting it, which is still a revision readers, watchers and
+/// concurrent writers see (`EtcdSuiteStorage+Quota.swift`), and `gc` runs without its lock.
 ///
 /// The store at `PREFIX/.managed` is the administrator's view of the fleet's managed values: its
 /// suite NAME is `PREFIX/.managed/NAME/KEY` as above, and everything it writes is under
@@ -150,6 +160,8 @@ struct EtcdLayout: Sendable {
     }
 
     func staging(of place: [UInt8]) -> [UInt8] { join(Array(".staging".utf8), place) }
+
+    func staged(of place: [UInt8]) -> [UInt8] { join(Array(".staged".utf8), place) }
 
     func marker(of place: [UInt8]) -> [UInt8] { markerRoot + [0x2F] + place }
 

@@ -31,6 +31,7 @@ extension EtcdSuiteStorage {
             .delete(key: EtcdClient.prefixEnd(directory), rangeEnd: EtcdClient.prefixEnd(values)),
             .put(key: layout.marker(of: place), value: tag),
             .delete(key: layout.staging(of: place)),
+            .delete(key: layout.staged(of: place)),
         ]
         var compares = compares(snapshot, place: place, keys: nil)
         compares.append(.createRevision(key: layout.staging(of: place), op: .equal, stage.revision))
@@ -38,9 +39,10 @@ extension EtcdSuiteStorage {
         return try commit(operations, compares: compares, place: place, snapshot: snapshot, tag: tag, location: location)
     }
 
-    /// Takes the suite's staging key on a new lease, and clears `generation`, in one transaction that
-    /// commits only if the marker is as the snapshot read it (so `generation` is not the suite's);
-    /// waits while another change holds the key. Nil when the marker moved.
+    /// Takes the suite's staging key on a new lease, clears `generation` and records the change's
+    /// start (`StagedRecord`), in one transaction that commits only if the marker is as the
+    /// snapshot read it (so `generation` is not the suite's); waits while another change holds the
+    /// key. Nil when the marker moved.
     func takeStaging(_ place: [UInt8], generation: Generation, snapshot: Snapshot, location: SuiteLocation) throws -> Stage? {
         let key = layout.staging(of: place), marker = layout.marker(of: place)
         let directory = layout.values(of: place, generation: generation)
@@ -49,7 +51,8 @@ extension EtcdSuiteStorage {
         while true {
             let result = try etcd.txn(
                 compare: [.version(key: key, op: .equal, 0), .modRevision(key: marker, op: .equal, snapshot.marker?.modRevision ?? 0)],
-                success: [.put(key: key, value: [], lease: lease), .delete(key: directory, rangeEnd: EtcdClient.prefixEnd(directory))],
+                success: [.put(key: key, value: [], lease: lease), .delete(key: directory, rangeEnd: EtcdClient.prefixEnd(directory)),
+                          .put(key: layout.staged(of: place), value: try StagedRecord(generation: generation).encoded())],
                 failure: [.range(key: key), .range(key: marker)])
             if result.succeeded { return Stage(lease: lease, revision: result.revision) }
             // Sent twice, the first send may have taken it.
@@ -66,16 +69,20 @@ extension EtcdSuiteStorage {
     }
 
     /// Puts every value of `contents` in `generation`, as many per transaction as etcd takes, each
-    /// transaction only while `stage` still holds the staging key (renewed as it goes). False when
-    /// the hold was lost (its lease ran out, another change took the key).
+    /// transaction only while `stage` still holds the staging key (renewed as it goes), and with
+    /// the record of what is written so far. False when the hold was lost (its lease ran out,
+    /// another change took the key).
     func writeBatches(_ contents: PrefDictionary, place: [UInt8], generation: Generation, stage: Stage, location: SuiteLocation) throws -> Bool {
         let held = EtcdCompare.createRevision(key: layout.staging(of: place), op: .equal, stage.revision)
         var batch: [EtcdOperation] = [], bytes = 0
+        var record = StagedRecord(generation: generation)
         var renewed = MonotonicClock.now()
         func flush() throws -> Bool {
             defer { batch = []; bytes = 0 }
             guard !batch.isEmpty else { return true }
-            guard try etcd.txn(compare: [held], success: batch).succeeded else { return false }
+            record.add(batch)
+            let recorded = EtcdOperation.put(key: layout.staged(of: place), value: try record.encoded())
+            guard try etcd.txn(compare: [held], success: batch + [recorded]).succeeded else { return false }
             if MonotonicClock.now() - renewed > Double(EtcdSuiteStorage.stagingTTL) / 4 {
                 try etcd.keepAlive(stage.lease)
                 renewed = MonotonicClock.now()
@@ -87,7 +94,7 @@ extension EtcdSuiteStorage {
                                               value: try PropertyList.encode(entry.value, as: .binary))
             let size = EtcdSuiteStorage.bytes([operation])
             guard size <= EtcdSuiteStorage.batchBytes else { throw tooLarge(entry.key, bytes: size, location: location) }
-            if batch.count == EtcdSuiteStorage.maxOperations || bytes + size > EtcdSuiteStorage.batchBytes {
+            if batch.count == EtcdSuiteStorage.maxOperations - 1 || bytes + size > EtcdSuiteStorage.batchBytes {
                 guard try flush() else { return false }
             }
             batch.append(operation)
@@ -103,19 +110,5 @@ extension EtcdSuiteStorage {
     func tooLarge(_ key: String, bytes: Int, location: SuiteLocation) -> PrefsError {
         .invalidValue(domain: describe(location), key: key, flag: nil, given: nil,
                       reason: "this value takes \(bytes) bytes, and etcd takes at most 1.5 MiB in one request (its --max-request-bytes); nothing changed")
-    }
-
-    /// Removes what a change too large for one transaction left when it was killed: the generations
-    /// the marker does not name (their directories, a range each), unless such a change holds the
-    /// staging key now; in one transaction that commits only if the marker has not moved.
-    func collectStaged(_ place: [UInt8]) throws {
-        let marker = layout.marker(of: place), staging = layout.staging(of: place)
-        let read = try etcd.txn(success: [.range(key: marker), .range(key: staging, keysOnly: true)])
-        guard read.ranges[1].kvs.isEmpty else { return }
-        let current = read.ranges[0].kvs.first
-        let kept = Generation(marker: current?.value)
-        let doomed = Generation.allCases.filter { $0 != .zero && $0 != kept }.map { layout.values(of: place, generation: $0) }
-        _ = try etcd.txn(compare: [.modRevision(key: marker, op: .equal, current?.modRevision ?? 0), .version(key: staging, op: .equal, 0)],
-                         success: doomed.map { .delete(key: $0, rangeEnd: EtcdClient.prefixEnd($0)) })
     }
 }

@@ -27,8 +27,8 @@ extension EtcdSuiteStorage {
             let committed: Bool
             if fits(operations) {
                 change.willCommit()
-                committed = try commit(operations, compares: compares(snapshot, place: place, keys: keys), place: place, snapshot: snapshot,
-                                       tag: removesSuite ? nil : tag, location: location)
+                committed = try commitEvenOverQuota(operations, compares: compares(snapshot, place: place, keys: keys), place: place, snapshot: snapshot,
+                                                    tag: removesSuite ? nil : tag, location: location)
             } else if keys != nil {
                 keys = nil  // the whole suite is read, to be written in a new generation
                 continue
@@ -128,6 +128,10 @@ extension EtcdSuiteStorage {
             return try isOwnCommit(result.ranges.first?.kvs.first, place: place, snapshot: snapshot, tag: tag)
         } catch let again as PrefsError where again.exitStatus == .unavailable {
             throw PrefsError.outcomeUnknown(domain: describe(location), reason: EtcdSuiteStorage.reason(of: again) ?? EtcdSuiteStorage.reason(of: error) ?? "")
+        } catch let full as PrefsError where EtcdSuiteStorage.isOverQuota(full) && snapshot.marker != nil {
+            // Over its quota etcd takes no fence: the change committed if the marker shows it, else no one can tell.
+            if try isOwnCommit(try etcd.range(marker).kvs.first, place: place, snapshot: snapshot, tag: tag) { return true }
+            throw PrefsError.outcomeUnknown(domain: describe(location), reason: EtcdSuiteStorage.reason(of: error) ?? "")
         }
     }
 
@@ -193,21 +197,37 @@ extension EtcdSuiteStorage {
     }
 
     /// Holds the suite's lock key (on a lease, so a killed holder frees it) while `body` runs: every
-    /// change's transaction requires it absent, so none commits meanwhile. What a change too large
-    /// for one transaction left when it was killed is removed first (`collectStaged`).
+    /// change's transaction requires it absent, so none commits meanwhile. Over etcd's quota,
+    /// where neither a lease nor a key can be written, no change that writes can commit anyway:
+    /// `body` runs unheld, and a blob it removes is removed only while the suite's marker is as it
+    /// was before (`EtcdBlobStore.removalGuards`), so that a change committed meanwhile (the
+    /// alarm disarmed) keeps every blob it names.
     /// Holding a suite writes its lock key on a lease.
     package var holdsChangesByReading: Bool { false }
 
     package func withChangesHeld<T>(_ location: SuiteLocation, creating: Bool, _ body: () throws -> T) throws -> T {
         let place = try place(location)
         let lock = layout.lock(of: place)
-        let lease = try etcd.grantLease(ttl: 60)
+        let lease: Int64
+        do { lease = try etcd.grantLease(ttl: 60) } catch let full as PrefsError where EtcdSuiteStorage.isOverQuota(full) {
+            return try overQuota(place, body)
+        }
         defer { try? etcd.revokeLease(lease) }
         var wait = LockWait(timeout: try environment.lockTimeout())
-        while try !etcd.txn(compare: [.version(key: lock, op: .equal, 0)], success: [.put(key: lock, value: [], lease: lease)]).succeeded {
-            guard wait.pause() else { throw PrefsError.lockUnavailable(path: describe(location), seconds: wait.timeout) }
+        do {
+            while try !etcd.txn(compare: [.version(key: lock, op: .equal, 0)], success: [.put(key: lock, value: [], lease: lease)]).succeeded {
+                guard wait.pause() else { throw PrefsError.lockUnavailable(path: describe(location), seconds: wait.timeout) }
+            }
+        } catch let full as PrefsError where EtcdSuiteStorage.isOverQuota(full) {
+            return try overQuota(place, body)
         }
-        try collectStaged(place)
         return try body()
+    }
+
+    /// Runs `body` unheld, over etcd's quota, every blob removal guarded by the marker as it is now.
+    func overQuota<T>(_ place: [UInt8], _ body: () throws -> T) throws -> T {
+        let marker = layout.marker(of: place)
+        let now = try etcd.range(marker).kvs.first?.modRevision ?? 0
+        return try EtcdBlobStore.$removalGuards.withValue([.modRevision(key: marker, op: .equal, now)], operation: body)
     }
 }

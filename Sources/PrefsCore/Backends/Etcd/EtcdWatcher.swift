@@ -1,15 +1,16 @@
 /// Watches the values an application sees in a suite kept in etcd, as `SuiteWatcher` does for
-/// files: one etcd watch on the suites' markers (`PREFIX/.suites/`, which every change of a suite
-/// rewrites or deletes) from the revision the first values were read at, so no change made after
-/// that read is missed, whichever member it went through; the watch resumes after a disconnect or a
-/// member restart from the last revision it delivered. Values, large values' chunks and other
-/// suites' data never come down the stream: a change elsewhere costs one marker event. For each
-/// revision that rewrote the marker of a layer kept in etcd (the suite, the global suite, the
-/// user's registered defaults and schema), the values are read as they were at that revision and
-/// compared with the last ones, so every change is reported once, in order, even when changes come
-/// faster than they are read. When etcd has compacted away the revision the watch would resume
-/// from (it was disconnected meanwhile), the latest values are read and their difference reported
-/// as one change, and the watch carries on from there.
+/// files: one etcd watch per marker the values depend on (`markers`: the suite's, the global
+/// suite's, the user's registered defaults' and schema's, the fleet's managed values', each of
+/// which every change of that place rewrites or deletes), all on one stream, from the revision the
+/// first values were read at, so no change made after that read is missed, whichever member it
+/// went through; the watch resumes after a disconnect or a member restart from the last revision
+/// it delivered. Values, large values' chunks and other suites' markers never come down the
+/// stream: a change elsewhere costs a watcher nothing. The markers' events come in revision order
+/// (`EtcdClient.watch(keys:…)`); for each revision, the values are read as they were at it and
+/// compared with the last ones, so every change is reported once, in order, even when changes
+/// come faster than they are read. When etcd has compacted away the revision the watch would
+/// resume from (it was disconnected meanwhile), the latest values are read and their difference
+/// reported as one change, and the watch carries on from there.
 ///
 /// Registered defaults that packages ship (files under `$XDG_DATA_DIRS`) are read with every
 /// change but not watched themselves: a change to one alone shows with the next change in etcd.
@@ -41,11 +42,16 @@ package final class EtcdWatcher: ValueWatcher {
     }
 
     /// The markers whose changes can change the values: each etcd layer's (every layer that is not
-    /// a file has a place in the store, since the watched suite is in it).
-    func markers() throws -> Set<[UInt8]> {
-        Set(try layers.layers().compactMap { layer in
-            EtcdLayout.place(of: layer.location).map(storage.layout.marker(of:))
-        })
+    /// a file has a place in the store, since the watched suite is in it), and the schema's place
+    /// while there is no schema (one written later changes the values).
+    func markers() throws -> [[UInt8]] {
+        var locations = try layers.layers().map(\.location)
+        if !layers.storedOnly, let name = layers.domain.registrationName { locations += try storage.schemaLocations(for: name) }
+        var markers: [[UInt8]] = []
+        for place in locations.compactMap(EtcdLayout.place(of:)) where !markers.contains(storage.layout.marker(of: place)) {
+            markers.append(storage.layout.marker(of: place))
+        }
+        return markers
     }
 
     /// The store's revision now: the values read at it are the latest.
@@ -63,14 +69,12 @@ package final class EtcdWatcher: ValueWatcher {
         guard initial(WatchedValues.initial(reader.current)) else {
             return .handlerStopped
         }
-        let range = storage.layout.markers
         while true {
             let stop: EtcdClient.WatchStop
             do {
-                stop = try client.watch(range, rangeEnd: EtcdClient.prefixEnd(range), fromRevision: start + 1, deadline: deadline,
-                                        stopWhenReadable: output) { events, _ in
+                stop = try client.watch(keys: markers, fromRevision: start + 1, deadline: deadline, stopWhenReadable: output) { events, _ in
                     var revisions: [Int64] = []
-                    for event in events where markers.contains(event.keyValue.key) && revisions.last != event.keyValue.modRevision {
+                    for event in events where revisions.last != event.keyValue.modRevision {
                         revisions.append(event.keyValue.modRevision)
                     }
                     return try revisions.allSatisfy { try reader.report(at: $0, onChanges, onError) }

@@ -11,6 +11,8 @@ extension SuiteStore {
         package var problems: [String] = []
         /// What `gc` removed (or would, in a dry run): `KEYDIR/NAME` and size.
         package var removed: [(name: String, size: Int)] = []
+        /// What changes too large for one request left unfinished, which `gc` removed (or would).
+        package var abandoned: [AbandonedChange] = []
     }
 
     /// The suites `check` and `gc` look at when none is named: every suite (`suites`, from
@@ -97,6 +99,9 @@ extension SuiteStore {
         for blob in leftOver {
             report.problems.append("\(place.suite): \(blob.isUnfinished ? "unfinished blob" : "orphan blob") \(blob.id) (\(blob.size) bytes)")
         }
+        for change in try storage(for: location).abandonedChanges(in: location, removing: false) {
+            report.problems.append("\(place.suite): \(change.description), whose writer stopped before it committed")
+        }
         return report
     }
 
@@ -128,7 +133,8 @@ extension SuiteStore {
 
     /// Removes a suite's blobs that no reference names and that are older than `grace` seconds, while
     /// no change of the suite can commit (the file store holds its lock); a blob a writer still holds
-    /// (written, not yet committed) is never taken, whatever the grace.
+    /// (written, not yet committed) is never taken, whatever the grace. What a change too large for
+    /// one request left when its writer stopped goes too, whatever its age (`abandoned`).
     package func collectGarbage(_ domain: Domain, grace: Double, dryRun: Bool = false, now: Int64 = Int64(time(nil))) throws -> ExternalReport {
         let place = try blobPlace(checking: domain)
         let location = try location(of: domain)
@@ -142,6 +148,7 @@ extension SuiteStore {
                     referenced.insert(directory + "/" + uuid)
                 }
             }
+            report.abandoned = try storage(for: location).abandonedChanges(in: location, removing: !dryRun)
             let inventory = place.store.inventory(of: place.suite)
             report.problems = inventory.problems
             for blob in inventory.blobs where !referenced.contains(blob.id) && Double(now - blob.modified) >= grace {

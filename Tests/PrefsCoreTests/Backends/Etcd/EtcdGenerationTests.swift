@@ -165,7 +165,8 @@ final class HookedEtcd: EtcdKV, @unchecked Sendable {
     }
 
     /// A writer killed between batches leaves the old suite as it was; what it wrote is collected
-    /// once its hold is gone, by `gc` or by the next large change.
+    /// once its hold is gone, by `gc` or by the next large change. `check` reports it then, and
+    /// `gc` says what it removed: the keys and bytes its record counted, batch by batch.
     @Test func aWriterKilledMidwayLeavesTheOldSuiteAndItsLeftoversAreCollected() throws {
         #expect(try store.update(.suite("s")) { $0 = Self.suite(3, "old") })
         struct Killed: Error {}
@@ -181,12 +182,22 @@ final class HookedEtcd: EtcdKV, @unchecked Sendable {
         etcd.set(nil)
         etcd.killed.withLock { $0 = false }
         #expect(try store.load(.suite("s"))?.contents == Self.suite(3, "old"))
-        #expect(keys.filter { $0.hasPrefix("prefs/s/.1/") }.count == 256, "two batches written")
-        #expect(try store.collectGarbage(.suite("s"), grace: 0, dryRun: false).removed.isEmpty)
-        #expect(keys.filter { $0.hasPrefix("prefs/s/.1/") }.count == 256, "kept while the writer's lease lives")
+        #expect(keys.filter { $0.hasPrefix("prefs/s/.1/") }.count == 254, "two batches written, 127 values each with the record")
+        let held = try store.collectGarbage(.suite("s"), grace: 0, dryRun: false)
+        #expect(held.removed.isEmpty && held.abandoned.isEmpty)
+        #expect(try store.checkExternal(.suite("s")).problems.isEmpty, "a writer at work is no problem")
+        #expect(keys.filter { $0.hasPrefix("prefs/s/.1/") }.count == 254, "kept while the writer's lease lives")
         for lease in etcd.inner.leases { etcd.inner.expire(lease) }
-        _ = try store.collectGarbage(.suite("s"), grace: 0, dryRun: false)
-        #expect(!keys.contains { $0.hasPrefix("prefs/s/.") }, "collected")
+        let bytes = etcd.inner.dump().filter { $0.key.hasPrefix("prefs/s/.1/") }.reduce(0) { $0 + $1.key.utf8.count + $1.value.count }
+        let problems = try store.checkExternal(.suite("s")).problems
+        #expect(problems.count == 1 && problems[0].hasPrefix("s: an unfinished change of 254 keys (\(bytes) bytes), begun "), "\(problems)")
+        let dry = try store.collectGarbage(.suite("s"), grace: 0, dryRun: true)
+        #expect(dry.abandoned.map(\.keys) == [254] && dry.abandoned.map(\.bytes) == [bytes])
+        #expect(keys.filter { $0.hasPrefix("prefs/s/.1/") }.count == 254, "a dry run removes nothing")
+        let collected = try store.collectGarbage(.suite("s"), grace: 0, dryRun: false)
+        #expect(collected.abandoned.map(\.keys) == [254] && collected.abandoned.map(\.bytes) == [bytes])
+        #expect(!keys.contains { $0.hasPrefix("prefs/s/.") || $0.hasPrefix("prefs/.staged/") }, "collected, with its record")
+        #expect(try store.checkExternal(.suite("s")).problems.isEmpty)
         #expect(try store.load(.suite("s"))?.contents == Self.suite(3, "old"))
     }
 

@@ -48,6 +48,62 @@ import Testing
         #expect(received <= 64 << 10, "the watcher received \(received) bytes while 4 MiB were written to another suite")
     }
 
+    /// A write to another suite sends the watcher nothing: what it receives over three writes to
+    /// another suite and one to its own is what it receives over one to its own (before: each of
+    /// the others' came down its stream, about 335 bytes). Bytes are counted, not events, with a
+    /// tolerance of less than half an event (the cluster is shared: revisions, and the numbers in
+    /// every answer of the watcher's reads, grow by digits, 37 bytes seen); no progress notification comes in
+    /// the window (etcd sends one after 10 minutes of quiet), and `PREFS_ETCD_TIMEOUT=3600` keeps
+    /// the watch from asking its member whether it answers.
+    @Test func aWatcherReceivesNothingOfAnotherSuitesWrite() async throws {
+        let cluster = try await SharedCluster.oneMember.get()
+        let fleet = try FleetSandbox(cluster)
+        #expect(try await fleet.prefs("write", "watched", "n", "-int", "0").status == 0)
+        #expect(try await fleet.prefs("write", "other", "n", "-int", "0").status == 0)
+        let watch = try WatchProcess(fleet.sandbox, ["watched", "n", "--initial"], environment: fleet.environment.merging(["PREFS_ETCD_TIMEOUT": "3600"]) { $1 })
+        defer { watch.process.terminate() }
+        try #require(await watch.nextLine(timeout: 30) == "n (absent) -> 0")
+        /// The bytes received while `writes` are made and the watcher prints the change of its own suite.
+        func received(_ writes: [[String]], printing line: String) async throws -> Int {
+            let before = try await Self.bytesReceived(by: watch.process.processIdentifier)
+            for arguments in writes { try #require(await fleet.prefs(["write"] + arguments).status == 0) }
+            let printed = await watch.nextLine(timeout: 30)
+            try #require(printed == line, "\(watch.errorText)")
+            return try await Self.bytesReceived(by: watch.process.processIdentifier) - before
+        }
+        let own = try await received([["watched", "n", "-int", "1"]], printing: "n 0 -> 1")
+        let others = (1...3).map { ["other", "n", "-int", String($0)] }
+        let withOthers = try await received(others + [["watched", "n", "-int", "2"]], printing: "n 1 -> 2")
+        #expect(own > 0)
+        #expect(abs(withOthers - own) <= 160, "\(withOthers) bytes with 3 writes to another suite, \(own) without")
+    }
+
+    /// The watcher is stopped while its member restarts, and the global suite and its own are
+    /// written in turn: when it runs again, its watches of the two catch up from history (etcd
+    /// sends each one's backlog whole, one after the other), and it prints each change once, in
+    /// the order they were made.
+    @Test func aResumedWatchPrintsTheGlobalSuitesChangesAndItsOwnInOrder() async throws {
+        let cluster = try await EtcdCluster.start(members: 1)
+        let fleet = try FleetSandbox(cluster)
+        #expect(try await fleet.prefs("write", "s", "n", "-int", "0").status == 0)
+        let watch = try WatchProcess(fleet.sandbox, ["s", "--initial"], environment: fleet.environment)
+        defer { watch.process.terminate() }
+        try #require(await watch.nextLine(timeout: 30) == "n (absent) -> 0")
+        let pid = watch.process.processIdentifier
+        try await stopProcess(pid)
+        defer { kill(pid, SIGCONT) }
+        try await cluster.restart(member: 0)
+        var expected: [String] = []
+        for i in 1...4 {
+            try #require(await fleet.prefs("write", "-g", "g", "-int", String(i)).status == 0)
+            try #require(await fleet.prefs("write", "s", "n", "-int", String(i)).status == 0)
+            expected += [i == 1 ? "g (absent) -> 1" : "g \(i - 1) -> \(i)", "n \(i - 1) -> \(i)"]
+        }
+        try #require(kill(pid, SIGCONT) == 0)
+        #expect(await watch.lines(8, timeout: 30) == expected)
+        #expect(await watch.nextLine(timeout: 0.5) == nil)
+    }
+
     /// The member a quiet watch is connected to is stopped (SIGSTOP): the watch notices within
     /// about `PREFS_ETCD_TIMEOUT`, moves to another member, and prints a change written meanwhile;
     /// when the member runs again, no change is lost or printed twice.

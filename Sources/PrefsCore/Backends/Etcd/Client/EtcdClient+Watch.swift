@@ -22,26 +22,37 @@ extension EtcdClient {
     /// is `storeRefused` with code 11 (OUT_OF_RANGE) and the compaction revision in the message.
     package func watch(_ key: [UInt8], rangeEnd: [UInt8]? = nil, fromRevision: Int64, deadline: Double?, stopWhenReadable: Int32? = nil,
                       _ onEvents: ([EtcdWatchEvent], Int64) throws -> Bool) throws -> WatchStop {
-        var next = fromRevision
+        let targets = WatchTargets([(key, rangeEnd)], from: fromRevision)
+        return try watch(targets, deadline: deadline, stop: stopWhenReadable) { _, events in
+            guard let last = events.last?.keyValue.modRevision else { return true }
+            return try onEvents(events, last)
+        }
+    }
+
+    /// Watches every range of `targets` on one stream, each from its `next` revision (0: from now),
+    /// calling `onEvents` with the index of the range and its events (none: etcd said that every
+    /// event of the range up to a revision has come, and `next` moved past it). Connects again as
+    /// the one-range `watch` says, each range resuming from its own `next`.
+    func watch(_ targets: WatchTargets, deadline: Double?, stop: Int32?, _ onEvents: (Int, [EtcdWatchEvent]) throws -> Bool) throws -> WatchStop {
         while true {
             let stream: WatchStream
             do {
-                stream = try openWatch(key, rangeEnd: rangeEnd, from: next, deadline: deadline, stop: stopWhenReadable)
+                stream = try openWatch(targets, deadline: deadline, stop: stop)
             } catch NetworkFailure.stopped {
                 return .descriptorClosed
             } catch PrefsError.unavailable(let endpoints, let reason) {
                 if let deadline, MonotonicClock.now() >= deadline { return .timedOut }
                 throw PrefsError.unavailable(endpoints: endpoints, reason: reason)
             }
-            if next == 0 { next = stream.createdRevision + 1 }
-            if let stop = try follow(stream, next: &next, deadline: deadline, onEvents) { return stop }
+            for i in targets.next.indices where targets.next[i] == 0 { targets.next[i] = stream.createdRevision + 1 }
+            if let stop = try follow(stream, targets, deadline: deadline, onEvents) { return stop }
             moveOn(from: stream.endpoint)
         }
     }
 
-    /// Delivers the stream's events, moving `next` past each batch, until the watch stops (the
-    /// reason is returned) or the stream ends or breaks (nil: connect again, from `next`).
-    func follow(_ stream: WatchStream, next: inout Int64, deadline: Double?, _ onEvents: ([EtcdWatchEvent], Int64) throws -> Bool) throws -> WatchStop? {
+    /// Delivers the stream's events, moving each range's `next` past them, until the watch stops
+    /// (the reason is returned) or the stream ends or breaks (nil: connect again, from `next`).
+    func follow(_ stream: WatchStream, _ targets: WatchTargets, deadline: Double?, _ onEvents: (Int, [EtcdWatchEvent]) throws -> Bool) throws -> WatchStop? {
         while true {
             let message: EtcdMessage
             do {
@@ -62,15 +73,17 @@ extension EtcdClient {
                 if case .answer = refusal.verdict { throw refusal.error(at: stream.endpoint.description) }
                 return nil
             }
-            guard let result else { continue }
-            let events = try result.objects("events").map(EtcdClient.event).filter { $0.keyValue.modRevision >= next }
+            guard let result, !(try result.bool("created")), let index = stream.ids.firstIndex(of: try result.int64("watch_id")) else { continue }
+            let events = try result.objects("events").map(EtcdClient.event).filter { $0.keyValue.modRevision >= targets.next[index] }
             if let last = events.last?.keyValue.modRevision {
-                next = last + 1
-                guard try onEvents(events, last) else { return .handlerStopped }
-            } else if !(try result.bool("created")) {
-                // A progress notification: every change up to the header's revision has come.
-                next = max(next, try result.headerRevision() + 1)
+                targets.next[index] = last + 1
+            } else if try result.objects("events").isEmpty {
+                // A progress notification: every change of the range up to the header's revision has come.
+                targets.next[index] = max(targets.next[index], try result.headerRevision() + 1)
+            } else {
+                continue  // events already delivered before the stream was opened again
             }
+            guard try onEvents(index, events) else { return .handlerStopped }
         }
     }
 
@@ -83,10 +96,15 @@ extension EtcdClient {
         }
     }
 
-    /// A watch stream on some endpoint, created (etcd said so) from `start` (0: now). Connecting
-    /// goes over the endpoints as `withEndpoints` does, for at most `timeout`.
-    func openWatch(_ key: [UInt8], rangeEnd: [UInt8]?, from start: Int64, deadline: Double?, stop: Int32?) throws -> WatchStream {
-        let body = try EtcdRequestBody.encode(EtcdRequestBody.watch(key, rangeEnd: rangeEnd, startRevision: start))
+    /// A watch stream on some endpoint with one watch per range of `targets` (etcd said each was
+    /// created), each from its `next` (0: now). Connecting goes over the endpoints as
+    /// `withEndpoints` does, for at most `timeout`.
+    func openWatch(_ targets: WatchTargets, deadline: Double?, stop: Int32?) throws -> WatchStream {
+        // One request per range, one after the other in the body: the gateway hands each to etcd.
+        var body: [UInt8] = []
+        for (range, next) in zip(targets.ranges, targets.next) {
+            body += try EtcdRequestBody.encode(EtcdRequestBody.watch(range.key, rangeEnd: range.end, startRevision: next)) + [0x0A]
+        }
         let openDeadline = min(deadline ?? .infinity, MonotonicClock.now() + timeout)
         return try withEndpoints(deadline: openDeadline, stop: stop) { endpoint, attemptDeadline in
             let headers = try authorization(for: endpoint, deadline: attemptDeadline)
@@ -100,16 +118,25 @@ extension EtcdClient {
             guard head.status == 200 else {
                 throw EtcdRefusal.from(status: head.status, body: try connection.readBody(head, deadline: attemptDeadline), source: source)
             }
-            let stream = WatchStream(connection: connection, endpoint: endpoint, source: source, key: key)
-            guard let first = try stream.nextMessage(deadline: attemptDeadline) else { throw NetworkFailure.closed }
-            if let refusal = first.refusal() { throw refusal }
-            guard let result = try first.object("result"), try result.bool("created") else {
-                throw first.failure("result", "the watch's creation")
-            }
-            if let refusal = try stream.cancellation(result) { throw refusal }
-            stream.createdRevision = try result.headerRevision()
+            let stream = WatchStream(connection: connection, endpoint: endpoint, source: source, key: targets.ranges[0].key)
+            // etcd (3.4, through its gateway) now and then leaves one of several watches asked for
+            // in one body unanswered, neither created nor refused: a stream not whole within 2 s
+            // is opened again.
+            try stream.awaitCreation(of: targets.ranges.count, deadline: min(attemptDeadline, MonotonicClock.now() + 2))
             return stream
         }
+    }
+}
+
+/// The ranges one call to `watch` follows, and for each the revision it resumes from: every event
+/// of the range before it has been delivered.
+final class WatchTargets {
+    let ranges: [(key: [UInt8], end: [UInt8]?)]
+    var next: [Int64]
+
+    init(_ ranges: [(key: [UInt8], end: [UInt8]?)], from revision: Int64) {
+        self.ranges = ranges
+        next = ranges.map { _ in revision }
     }
 }
 
@@ -119,11 +146,15 @@ final class WatchStream {
     let connection: HTTPConnection
     let endpoint: EtcdEndpoint
     let source: String
-    /// The watched key (the start of the watched range): what asking the member whether it still
-    /// answers reads.
+    /// The watched key (the start of the first watched range): what asking the member whether it
+    /// still answers reads.
     let key: [UInt8]
-    /// The store's revision when the watch was created.
+    /// The store's revision when the first watch was created.
     var createdRevision: Int64 = 0
+    /// etcd's ID of each watch, in the order of the ranges.
+    var ids: [Int64] = []
+    /// Messages read while waiting for the watches' creation, delivered first.
+    private var held: [EtcdMessage] = []
     private var pending: [UInt8] = []
 
     init(connection: HTTPConnection, endpoint: EtcdEndpoint, source: String, key: [UInt8] = []) {
@@ -133,8 +164,32 @@ final class WatchStream {
         self.key = key
     }
 
-    /// The next message; nil when the stream ended.
+    /// Reads until etcd has said that each of `count` watches was created (in the order asked:
+    /// etcd creates them one after the other), keeping the events of the first ones that come
+    /// meanwhile. A refused watch (permission denied) is thrown.
+    func awaitCreation(of count: Int, deadline: Double) throws {
+        while ids.count < count {
+            guard let message = try readMessage(deadline: deadline) else { throw NetworkFailure.closed }
+            if let refusal = message.refusal() { throw refusal }
+            guard let result = try message.object("result") else { throw message.failure("result", "the watch's creation") }
+            guard try result.bool("created") else {
+                held.append(message)
+                continue
+            }
+            if let refusal = try cancellation(result) { throw refusal }
+            if ids.isEmpty { createdRevision = try result.headerRevision() }
+            ids.append(try result.int64("watch_id"))
+        }
+    }
+
+    /// The next message, those held while the watches were created first; nil when the stream ended.
     func nextMessage(deadline: Double?) throws -> EtcdMessage? {
+        if !held.isEmpty { return held.removeFirst() }
+        return try readMessage(deadline: deadline)
+    }
+
+    /// The next message read from the connection; nil when the stream ended.
+    private func readMessage(deadline: Double?) throws -> EtcdMessage? {
         var searched = 0
         while true {
             if let newline = pending[searched...].firstIndex(of: 0x0A) {
