@@ -2,6 +2,7 @@ import PrefsCore
 
 /// `prefs gc [DOMAIN…] [--dry-run] [--grace SECONDS]` — removes the blobs no reference names that are
 /// older than the grace period (default an hour), one line per blob; never one a write still holds.
+/// With no DOMAIN, also this host's snapshots that no read confirmed for 30 days (`SnapshotOutput.prune`).
 enum GCCommand: Command {
     struct Values: CommandValues, ChangeOptions {
         var grace: Double?
@@ -32,6 +33,8 @@ enum GCCommand: Command {
             for line in report.problems { context.printError(line) }
             problems = problems || !report.problems.isEmpty
         }
+        // With no DOMAIN, the host's old snapshots of remote stores too.
+        if operands.isEmpty { removed = try SnapshotOutput.prune(grace: values.grace ?? 3600, dryRun: values.dryRun, context) || removed }
         return problems ? .dataError : values.status(ChangeOutcome(changed: removed))
     }
 }
