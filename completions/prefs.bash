@@ -314,8 +314,8 @@ _prefs_verb() {
             ;;
         watch)
             _prefs_options=(
-                --json flag --compact flag --initial flag --once flag --timeout text --exec text
-                --help flag
+                --json flag --compact flag --initial flag --once flag --timeout text
+                --retry-for text --exec text --help flag
             )
             _prefs_operands=(domain key...)
             ;;

@@ -99,7 +99,7 @@ function __prefs_options -a verb
             printf '%s\n' --dry-run flag --exit-code flag --no-schema flag --help flag
         case watch
             printf '%s\n' --json flag --compact flag --initial flag --once flag --timeout text \
-                --exec text --help flag
+                --retry-for text --exec text --help flag
         case exec
             printf '%s\n' --keys 'key-list 0...' --max-stale text --fallback-cache flag --help flag
         case describe
@@ -463,6 +463,7 @@ complete -c prefs -n '__prefs_verb watch' -l compact -d 'the same as --json (eac
 complete -c prefs -n '__prefs_verb watch' -l initial -d 'print the current values first'
 complete -c prefs -n '__prefs_verb watch' -l once -d 'exit after the first change'
 complete -c prefs -n '__prefs_verb watch' -l timeout -x -d 'stop after SECONDS, a running --exec COMMAND too (with --once: exit 1 if no change came)'
+complete -c prefs -n '__prefs_verb watch' -l retry-for -x -d 'when the store (etcd) stops answering, wait for it at most SECONDS, then exit 69 (default: for ever)'
 complete -c prefs -n '__prefs_verb watch' -l exec -x -d 'instead of printing, run COMMAND with /bin/sh -c after each change of a key, the change in PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW'
 complete -c prefs -n '__prefs_verb exec' -l keys -x -a '(__prefs_key_list 0 | string split0)' -d 'only these top-level keys, from whichever DOMAIN or layer has them, the global suite\'s and deny-listed names too (comma-separated; repeatable)'
 complete -c prefs -n '__prefs_verb describe' -l schema -r -F -d 'describe the schema FILE instead of the suite\'s'

@@ -380,6 +380,7 @@ _prefs_verb() {
                 --initial flag 'print the current values first'
                 --once flag 'exit after the first change'
                 --timeout text 'stop after SECONDS, a running --exec COMMAND too (with --once: exit 1 if no change came)'
+                --retry-for text 'when the store (etcd) stops answering, wait for it at most SECONDS, then exit 69 (default: for ever)'
                 --exec text 'instead of printing, run COMMAND with /bin/sh -c after each change of a key, the change in PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW'
                 --help flag 'show help for this verb'
             )

@@ -139,6 +139,9 @@ extension HelpText {
                 --timeout holds while COMMAND runs. A run cut short (the timeout, SIGINT, SIGTERM, SIGHUP) gets
                 the signal in its whole group (SIGTERM for the timeout), SIGKILL after 5 s; the changes
                 still waiting are dropped and said on standard error. A signal then exits 128+N.
+                An etcd store that stops answering does not end the watch: it says so once, tries again
+                (0.25 s doubling to 5 s; --retry-for SECONDS bounds how long, default for ever), and once
+                the store answers reports what changed meanwhile as one change.
                 """
 
     static let editDetails = """
