@@ -30,8 +30,11 @@ command -v mandoc >/dev/null || need+=(mandoc)
 [ -x /usr/bin/ss ] || [ -x /bin/ss ] || need+=(iproute2)
 [ -x /usr/bin/sha256sum ] && [ -x /usr/bin/timeout ] || need+=(coreutils)
 nss=()
-/sbin/ldconfig -p | grep -q 'libnss_myhostname\.so\.2' || nss+=(libnss-myhostname)
-/sbin/ldconfig -p | grep -q 'libnss_mdns4_minimal\.so\.2' || nss+=(libnss-mdns)
+# Matched by the shell, not by `ldconfig -p | grep -q`: grep leaving at the first match ends
+# ldconfig with SIGPIPE, which pipefail takes for a failure (the modules were installed again).
+libraries=$(/sbin/ldconfig -p)
+[[ $libraries == *'libnss_myhostname.so.2 '* ]] || nss+=(libnss-myhostname)
+[[ $libraries == *'libnss_mdns4_minimal.so.2 '* ]] || nss+=(libnss-mdns)
 if [ ${#need[@]} -gt 0 ] || [ ${#nss[@]} -gt 0 ]; then
   echo "installing ${need[*]} ${nss[*]}" >&2
   sudo=(); [ "$(id -u)" = 0 ] || sudo=(sudo)

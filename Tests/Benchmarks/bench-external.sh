@@ -57,7 +57,7 @@ echo "write $mb MB: prefs $ours ms, cp + fsync $cpsync ms = $(bench_ratio "$ours
 echo "replacing a $mb MB value: prefs $replacing ms, cp over the last copy + fsync $cpover ms = $(bench_ratio "$replacing" "$cpover")x"
 
 "$prefs" write big value -data @"$work/a"
-blob=$(find "$XDG_DATA_HOME/prefs/external/big" -type f | head -1)
+blob=$(find "$XDG_DATA_HOME/prefs/external/big" -type f -print -quit)
 bench_rounds "$rounds" "${runs[2]}" "${warmup[2]}" "$work/c" "sh -c '$prefs read big value --raw >$work/out'" "sh -c 'cat $blob >$work/out'" \
   "$prefs check big"
 cmp "$work/out" "$work/a"

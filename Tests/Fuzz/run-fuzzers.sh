@@ -41,14 +41,17 @@ for symbol in __asan_report_load __sanitizer_cov_trace; do
   nm "$bin"/PrefsCore.build/*.o | grep " U $symbol" >/dev/null || { echo "PrefsCore was built without $symbol" >&2; exit 1; }
 done
 
+# Whether a file starts as a binary plist does (compared in the shell: no `| grep -q` under pipefail).
+is_bplist() { [ "$(head -c 6 "$1" | tr -d '\0')" = bplist ]; }
+
 seed() {
   local target=$1
   local dir=$work/corpus-$target
   mkdir -p "$dir"
   case $target in
     binary) find "$conformance/plist" -name '*.bplist' -o -name '*.bin.plist' | xargs -r cp -t "$dir" ;
-            find "$conformance/plist/real-world" -name '*.plist' | while read -r f; do head -c 8 "$f" | grep -q bplist && cp "$f" "$dir/" || true; done ;;
-    xml) find "$conformance/plist" -name '*.plist' | while read -r f; do head -c 8 "$f" | grep -q bplist || cp "$f" "$dir/"; done ;
+            find "$conformance/plist/real-world" -name '*.plist' | while read -r f; do if is_bplist "$f"; then cp "$f" "$dir/"; fi; done ;;
+    xml) find "$conformance/plist" -name '*.plist' | while read -r f; do is_bplist "$f" || cp "$f" "$dir/"; done ;
          cp "$conformance"/plist/libplist/fuzz/xplist-crashes/* "$dir/" ;;
     openstep) cp "$conformance"/plist/libplist/data/*.ostep "$conformance"/plist/libplist/data/test.strings "$dir/" ;
               cp "$conformance"/plist/libplist/fuzz/oplist-crashes/* "$dir/" ;;

@@ -100,6 +100,7 @@ public struct SuiteStore: Sendable {
     /// The value at `path` in a domain's own suite (nil when absent; `.suiteNotFound` when the suite
     /// is), read the fast way: only its key is decoded.
     package func value(at path: PrefKeyPath, in domain: Domain) throws -> PrefValue? {
+        try path.check(in: domain.displayName)
         let found = try lookup(path.first, in: try location(of: domain))
         guard found.exists else { throw PrefsError.suiteNotFound(domain: domain.displayName) }
         return try PrefKeyPathError.attributing(domain: domain.displayName, path: path) {

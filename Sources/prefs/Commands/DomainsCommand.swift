@@ -2,7 +2,9 @@ import PrefsCore
 
 /// `prefs domains [GLOB] [--null]` — the suite names (only those GLOB matches, when given), sorted,
 /// one per line (`--null`: each ended by a NUL byte, so names holding spaces or newlines survive
-/// loops), with `NSGlobalDomain` for the global suite when it holds values.
+/// loops), with `NSGlobalDomain` for the global suite when it holds values. A global suite that
+/// cannot be read is listed too (when GLOB takes it), and its error follows the list, with its
+/// status (65 when it is corrupt or the store's answer malformed).
 enum DomainsCommand: Command {
     struct Values: CommandValues {
         var null = false
@@ -22,6 +24,8 @@ enum DomainsCommand: Command {
         let names = listing.names.filter { glob?.matches($0) ?? true }
         let end = values.null ? "\0" : "\n"
         context.writeOutput(Array(names.map { $0 + end }.joined().utf8))
-        return .success
+        guard let failure = listing.failure, names.contains(SuiteStore.globalDomainName) else { return .success }
+        context.printError(failure.message)
+        return failure.exitStatus
     }
 }

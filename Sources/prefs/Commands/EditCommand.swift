@@ -3,11 +3,13 @@ import PrefsCore
 
 /// `prefs edit DOMAIN` — the suite's stored values open in `$VISUAL` (else `$EDITOR`, else `vi`) as
 /// typed JSON (every type kept), in a file of its own (0600, in a new 0700 directory under `$TMPDIR`
-/// or /tmp). When the editor exits 0 the file is read back, and what changed is stored in one locked
-/// write, checked against the suite's schema. A key someone else changed meanwhile is never
-/// overwritten: when the edit touched other keys only, they are merged into the current values (and
-/// said so); when both touched one key, nothing changes (exit 4). A bad document or value changes
-/// nothing (65). On any failure the edited copy is kept, and named; on success or no change it goes.
+/// or /tmp). When the editor exits 0 the file is read back — only a regular file, never through a
+/// symlink, at most 256 MiB (`EditedCopy`) — and what changed is stored in one locked write, checked
+/// against the suite's schema. A key someone else changed meanwhile is never overwritten: when the
+/// edit touched other keys only, they are merged into the current values (and said so); when both
+/// touched one key, nothing changes (exit 4). A bad document or value changes nothing (65). On any
+/// failure the edited copy is kept, and named; on success or no change its directory goes, with
+/// whatever the editor left in it (a backup, a swap file).
 enum EditCommand: Command {
     struct Values: CommandValues {}
 
@@ -26,8 +28,8 @@ enum EditCommand: Command {
         guard domain != .standardInput else { throw PrefsError.usage("edit: name a suite or a file, not standard input") }
         let before = try context.store.loadMaterialized(domain)?.contents ?? PrefDictionary()
         let original = try TypedJSON.encode(.dictionary(before), pretty: true)
-        let copy = try EditCopy(original, name: domain.displayName, context)
-        switch try EditCopy.runEditor(copy.path, environment: context.environment) {
+        let copy = try EditedCopy(original, name: domain.displayName, context)
+        switch try copy.runEditor(environment: context.environment) {
         case .exited(0): break
         case .exited(let status):
             copy.remove()
@@ -56,8 +58,8 @@ enum EditCommand: Command {
     }
 
     /// Reads the edited copy back and stores what the edit changed, in one locked write.
-    static func commit(_ copy: EditCopy, before: PrefDictionary, domain: Domain, _ context: CommandContext) throws -> ExitStatus {
-        let bytes = try context.fileSystem.contents(of: copy.path)
+    static func commit(_ copy: EditedCopy, before: PrefDictionary, domain: Domain, _ context: CommandContext) throws -> ExitStatus {
+        let bytes = try copy.read()
         let edited: PrefDictionary
         do {
             guard case .dictionary(let dictionary) = try PropertyList.decode(bytes).value else {
@@ -85,32 +87,27 @@ enum EditCommand: Command {
     }
 }
 
-/// The edited copy: a file of its own (0600) in a new directory (0700) under `$TMPDIR` or /tmp.
-struct EditCopy {
-    let directory: String
-    let path: String
-    let fileSystem: any FileSystem
-
+extension EditedCopy {
+    /// The copy in a new directory under `$TMPDIR` (or /tmp).
     init(_ bytes: [UInt8], name: String, _ context: CommandContext) throws {
         let base = try context.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((base + "/prefs-edit-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw PrefsError.cannotWrite(path: base, errno: errno) }
-        directory = String(cString: made)
-        // The suite's name, as a file name an editor shows (a path's last component).
-        let leaf = name.split(separator: "/").last.map(String.init) ?? "suite"
-        path = directory + "/" + (leaf.hasPrefix(".") ? "_" + leaf : leaf) + ".json"
-        fileSystem = context.fileSystem
-        try fileSystem.replace(path, with: bytes, newFileMode: 0o600)
-    }
-
-    func remove() {
-        try? fileSystem.removeFile(path)
-        rmdir(directory)
+        try self.init(bytes, name: name, under: base)
     }
 
     /// `$VISUAL`, else `$EDITOR`, else `vi`, run by the shell (it may hold arguments) on the copy.
-    static func runEditor(_ path: String, environment: Environment) throws -> Spawn.Outcome {
+    /// The terminal's SIGINT and SIGQUIT are the editor's while it runs (as git has it): prefs and
+    /// the shell between them catch them and go on waiting, so what the editor saves after one is
+    /// still applied. A caught signal is the default again in the program exec'd, so the editor
+    /// starts with them as prefs was started (an ignored one stays ignored).
+    func runEditor(environment: Environment) throws -> Spawn.Outcome {
         let editor = try [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
-        return Spawn.run(["/bin/sh", "-c", editor + " \"$@\"", editor, path], environment: [], clearing: [])
+        let previous = [SIGINT, SIGQUIT].map { ($0, signal($0, SIG_IGN)) }
+        defer { for (number, handler) in previous { signal(number, handler) } }
+        for (number, handler) in previous where !EditedCopy.isIgnored(handler) { signal(number) { _ in } }
+        return Spawn.run(["/bin/sh", "-c", "trap : INT QUIT; " + editor + " \"$@\"", editor, path], environment: [], clearing: [])
+    }
+
+    private static func isIgnored(_ handler: __sighandler_t?) -> Bool {
+        handler.map { unsafeBitCast($0, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) } ?? false
     }
 }

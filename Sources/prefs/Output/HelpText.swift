@@ -146,10 +146,11 @@ extension HelpText {
 
     static let editDetails = """
                 The stored values open in $VISUAL (else $EDITOR, else vi) as typed JSON, every type kept,
-                in a file of its own (0600). When the editor exits 0, what the edit changed is checked
-                (the document, the schema) and stored in one locked write; a key changed meanwhile by
-                someone else is never overwritten: other keys are merged, the same key exits 4. A bad
-                document or value exits 65; on failure the edited copy is kept and named.
+                in a file of its own (0600); prefs ignores SIGINT and SIGQUIT while it runs. When the
+                editor exits 0, the copy (a regular file, never a link, at most 256 MiB) is read back,
+                checked (the document, the schema) and stored in one locked write; a key changed
+                meanwhile by someone else is never overwritten: other keys are merged, the same key
+                exits 4. A bad document or value exits 65; on failure the edited copy is kept and named.
                 """
 
     static let execDetails = """

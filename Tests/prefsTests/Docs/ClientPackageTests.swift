@@ -2,12 +2,14 @@ import Foundation
 import Testing
 import PrefsTestSupport
 
-/// PrefsCore as another package uses it: a copy of this checkout, committed and tagged 1.0.0 in a
-/// git repository of its own, and a client package in Swift 6 language mode that depends on it by
-/// version (`.package(url:from:)`, which SwiftPM refuses when a library target carries unsafe
-/// flags). The client uses both library products, PrefsCore and PrefsFoundation; it is built from
-/// scratch (minutes: PrefsCore is compiled again, once for both tests: the client has a program for
-/// each), and must build with no warning and run.
+/// PrefsCore as another package uses it: a copy of this checkout (`prefs`, committed and tagged 1.0.0
+/// in a git repository of its own) and, beside it, a client package in Swift 6 language mode that
+/// depends on it with the README's own lines (`.package(path: "../prefs")` and `package: "prefs"`).
+/// The client uses both library products, PrefsCore and PrefsFoundation; it is built from scratch
+/// (minutes: PrefsCore is compiled again, once for both tests: the client has a program for each),
+/// and must build with no warning and run. A dependency by version (`.package(url:from:)`, for when
+/// a version is tagged) is checked to pass SwiftPM's checks too: it refuses a library target that
+/// carries unsafe flags.
 @Suite(.serialized, .runsProcesses) struct ClientPackageTests {
     /// The client package, built: `Client` (the smallest program) and `ReadmeClient` (the README's
     /// Swift section, when it has one; its own test fails otherwise).
@@ -28,15 +30,34 @@ import PrefsTestSupport
             print(found.value == 7, found.origin, try suite.store.delete(PrefKeyPath(["n"]), in: .suite("com.example.client")).changed)
             """]
         programs["ReadmeClient"] = try? readmeSwift().code
-        let client = try await ClientPackage(programs: programs)
+        let client = try await ClientPackage(programs: programs, dependency: try readmeDependency())
         return (client, try await client.build())
     }
 
-    @Test func aClientDependingOnPrefsCoreByVersionBuildsWithoutWarningsAndRuns() async throws {
+    @Test func aClientDependingOnACloneBuildsWithoutWarningsAndRuns() async throws {
         let (client, printed) = try await Self.client.value
         #expect(!printed.contains("warning:"), "\(printed)")
         let run = try await client.run("Client")
         #expect(run.outputText == "dictionary 1 com.example.app: no key retries\ntrue stored true\n", "\(run.error)")
+    }
+
+    /// The README's dependency lines hold for a clone: `package:` is the name SwiftPM gives the
+    /// clone (its directory's), and the client built above used them.
+    @Test func theReadmesDependencyLinesNameAClone() async throws {
+        let dependency = try ClientPackageTests.readmeDependency()
+        #expect(dependency.line == #".package(path: "../prefs")"#)
+        #expect(dependency.package == "prefs")
+        _ = try await Self.client.value
+    }
+
+    /// Once a version is tagged, a dependency by version (`from:`) resolves and passes SwiftPM's
+    /// checks (no library target with unsafe flags): a package depending on the tagged copy so
+    /// plans a build (of a program that needs nothing, so nothing of prefs is compiled again).
+    @Test func aDependencyByVersionPassesSwiftPMsChecks() async throws {
+        let (client, _) = try await Self.client.value
+        let planned = try await client.plan(dependency: #".package(url: "file://\#(client.repository)", from: "1.0.0")"#)
+        let printed = planned.outputText + planned.error
+        #expect(planned.status == 0 && !printed.contains("warning:"), "\(printed)")
     }
 
     /// The README's section "Using PrefsCore from Swift": its `swift` blocks, in order, are the
@@ -45,7 +66,7 @@ import PrefsTestSupport
     /// out (which ones are is checked too).
     @Test func theReadmesSwiftSectionBuildsAndPrintsWhatItSays() async throws {
         let (code, notCompiled) = try ClientPackageTests.readmeSwift()
-        #expect(notCompiled == ["a client's Package.swift (ClientPackageTests builds one like it)"])
+        #expect(notCompiled == ["a client's Package.swift (ClientPackageTests builds one with these lines)"])
         let expected = code.split(separator: "\n").compactMap { line in
             line.range(of: "// prints: ").map { String(line[$0.upperBound...]) }
         }
@@ -58,6 +79,20 @@ import PrefsTestSupport
                                                                      "XDG_CONFIG_DIRS": home + "/none", "PATH": Paths.products + ":/usr/bin:/bin"])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.outputText.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) == expected, "\(run.error)")
+    }
+
+    /// The README's dependency on prefs (`.package(…)` in its Package.swift lines) and the package
+    /// name its products are given with.
+    static func readmeDependency() throws -> (line: String, package: String) {
+        let readme = try Fixtures.text("README.md")
+        guard let start = readme.range(of: "dependencies: [.package("), let end = readme[start.upperBound...].range(of: ")],\n") else {
+            throw TestFailure("README has no dependencies: [.package(…)] line")
+        }
+        let packages = Set(readme.components(separatedBy: ".product(name: \"").dropFirst().compactMap { product in
+            product.range(of: "package: \"").map { String(product[$0.upperBound...].prefix { $0 != "\"" }) }
+        })
+        guard packages.count == 1 else { throw TestFailure("README's products name packages \(packages)") }
+        return (".package(" + readme[start.upperBound..<end.lowerBound] + ")", packages.first!)
     }
 
     /// The `swift` blocks of the README's "Using PrefsCore from Swift", joined, and the reasons of
@@ -86,34 +121,40 @@ import PrefsTestSupport
     }
 }
 
-/// A client package in a temporary directory, depending by version on a tagged copy of this checkout.
+/// A client package in a temporary directory, beside a copy of this checkout (`prefs`, committed and
+/// tagged 1.0.0), depending on it as `dependency` says.
 struct ClientPackage: Sendable {
     let directory: TemporaryDirectory
     let swift: String
+    var repository: String { directory.file("prefs") }
 
-    /// `programs`: the client's executable targets, by name, and the `main.swift` of each.
-    init(programs: [String: String]) async throws {
+    /// `programs`: the client's executable targets, by name, and the `main.swift` of each, with
+    /// `dependency.line` in its `dependencies` and each product named with `dependency.package`.
+    init(programs: [String: String], dependency: (line: String, package: String)) async throws {
         directory = try TemporaryDirectory()
         swift = try requireProgram("swift", install: "the Swift toolchain")
-        let repository = directory.file("prefs")
-        try await ClientPackage.tagCopy(of: Fixtures.packageRoot, at: repository)
-        try FileManager.default.createDirectory(atPath: directory.file("client"), withIntermediateDirectories: true)
-        let targets = programs.keys.sorted().map {
-            #".executableTarget(name: "\#($0)", dependencies: [.product(name: "PrefsCore", package: "prefs"), .product(name: "PrefsFoundation", package: "prefs")])"#
-        }
-        try directory.write("client/Package.swift", """
+        try await ClientPackage.tagCopy(of: Fixtures.packageRoot, at: directory.file("prefs"))
+        try ClientPackage.write("client", in: directory, dependency: dependency, programs: programs)
+    }
+
+    /// The package `name` in `directory`: a program for each of `programs`, depending on both products.
+    static func write(_ name: String, in directory: TemporaryDirectory, dependency: (line: String, package: String), programs: [String: String]) throws {
+        try FileManager.default.createDirectory(atPath: directory.file(name), withIntermediateDirectories: true)
+        let products = ["PrefsCore", "PrefsFoundation"].map { #".product(name: "\#($0)", package: "\#(dependency.package)")"# }
+        let targets = programs.keys.sorted().map { #".executableTarget(name: "\#($0)", dependencies: [\#(products.joined(separator: ", "))])"# }
+        try directory.write("\(name)/Package.swift", """
             // swift-tools-version: 6.0
             import PackageDescription
 
             let package = Package(
                 name: "Client",
-                dependencies: [.package(url: "file://\(repository)", from: "1.0.0")],
-                targets: [\(targets.joined(separator: ", "))]
+                dependencies: [\(dependency.line)],
+                targets: [\(targets.joined(separator: ", ")), .executableTarget(name: "Probe")]
             )
             """)
-        for (name, main) in programs {
-            try FileManager.default.createDirectory(atPath: directory.file("client/Sources/\(name)"), withIntermediateDirectories: true)
-            try directory.write("client/Sources/\(name)/main.swift", main)
+        for (program, main) in programs.merging(["Probe": ""], uniquingKeysWith: { $1 }) {
+            try FileManager.default.createDirectory(atPath: directory.file("\(name)/Sources/\(program)"), withIntermediateDirectories: true)
+            try directory.write("\(name)/Sources/\(program)/main.swift", main)
         }
     }
 
@@ -142,13 +183,24 @@ struct ClientPackage: Sendable {
 
     /// Builds the client's programs; gives everything SwiftPM printed (to be checked for warnings).
     func build() async throws -> String {
-        let build = try await runProcess(swift, ["build", "--package-path", directory.file("client"), "--scratch-path", directory.file("build"),
-                                                 "--cache-path", directory.file("cache"), "--config-path", directory.file("config"),
-                                                 "--security-path", directory.file("security")],
-                                         environment: ClientPackage.environment(home: directory.path), timeout: 1800)
+        let build = try await swiftBuild("client", scratch: "build")
         let printed = build.outputText + build.error
         guard build.status == 0 else { throw TestFailure("the client did not build:\n\(printed.suffix(4000))") }
         return printed
+    }
+
+    /// A client package like this one with `dependency` instead, resolved and checked by building
+    /// its `Probe` program only (which needs nothing of prefs).
+    func plan(dependency line: String) async throws -> ProcessResult {
+        try ClientPackage.write("planned", in: directory, dependency: (line, "prefs"), programs: ["App": "import PrefsCore\n"])
+        return try await swiftBuild("planned", scratch: "planned-build", arguments: ["--target", "Probe"])
+    }
+
+    private func swiftBuild(_ package: String, scratch: String, arguments: [String] = []) async throws -> ProcessResult {
+        try await runProcess(swift, ["build", "--package-path", directory.file(package), "--scratch-path", directory.file(scratch),
+                                     "--cache-path", directory.file("cache"), "--config-path", directory.file("config"),
+                                     "--security-path", directory.file("security")] + arguments,
+                             environment: ClientPackage.environment(home: directory.path), timeout: 1800)
     }
 
     /// Runs one of the built programs.

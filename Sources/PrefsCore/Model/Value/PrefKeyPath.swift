@@ -64,8 +64,19 @@ public struct PrefKeyPath: Equatable, Hashable, Sendable {
         components = parts
     }
 
-    /// The top-level key (the first component).
-    public var first: String { components[0] }
+    /// Refuses a path that names no value inside a suite (`.badName`, 64), as a KEY argument is
+    /// refused: no component (`PrefKeyPath([])`), or more than `DecodingLimits.maxDepth` (no
+    /// document holds values that deep). Every verb taking a path checks it before reading.
+    package func check(in domain: String?) throws {
+        guard !components.isEmpty else { throw PrefsError.badName(domain: domain, name: "", reason: "the key path is empty") }
+        guard components.count <= DecodingLimits.maxDepth else {
+            throw PrefsError.badName(domain: domain, name: PrefKeyPath(Array(components.prefix(3))).pathForm + "…",
+                                     reason: "key path has more than \(DecodingLimits.maxDepth) components")
+        }
+    }
+
+    /// The top-level key (the first component; "" for a path that `check` refuses).
+    public var first: String { components.first ?? "" }
 
     /// A one-component path reads as the plain key (unless that starts with `:` or holds NUL); a
     /// longer one in `:a:b` form. Either spelling, given back as a KEY argument, names the same value.

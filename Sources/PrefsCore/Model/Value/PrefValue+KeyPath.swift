@@ -3,13 +3,16 @@
 /// A component names a key in a dictionary, or an index (decimal digits) in an array. Reading stops
 /// with nil at a missing key or index. Writing creates missing dictionaries along the way and may
 /// append to an array by naming the index one past its end. Going through a scalar, or using a
-/// non-number as an array index, is an error.
+/// non-number as an array index, is an error; so is a path `PrefKeyPath.check` refuses (empty, or
+/// deeper than any document).
 extension PrefDictionary {
     public func value(at path: PrefKeyPath) throws -> PrefValue? {
-        try PrefValue.dictionary(self).value(at: path.components[...])
+        try path.check(in: nil)
+        return try PrefValue.dictionary(self).value(at: path.components[...])
     }
 
     public mutating func setValue(_ value: PrefValue, at path: PrefKeyPath) throws {
+        try path.check(in: nil)
         var root = PrefValue.dictionary(self)
         self = PrefDictionary()  // keep `root` uniquely referenced while it is edited
         defer { if case .dictionary(let edited) = root { self = edited } }
@@ -18,6 +21,7 @@ extension PrefDictionary {
 
     @discardableResult
     public mutating func removeValue(at path: PrefKeyPath) throws -> PrefValue? {
+        try path.check(in: nil)
         var root = PrefValue.dictionary(self)
         self = PrefDictionary()
         defer { if case .dictionary(let edited) = root { self = edited } }

@@ -38,6 +38,7 @@ extension SuiteStore {
     }
 
     func valueOnce(at path: PrefKeyPath, in domain: Domain, scope: ReadScope, materializing: Bool) throws -> (value: PrefValue, origin: Origin) {
+        try path.check(in: domain.displayName)
         let found: (value: PrefValue, origin: Origin)?
         if domain == .standardInput {
             _ = try layers(of: domain, scope: scope)

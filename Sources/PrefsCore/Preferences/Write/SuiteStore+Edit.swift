@@ -9,6 +9,7 @@ extension SuiteStore {
     /// `delete DOMAIN [KEY…]`: the keys (or key paths), in one atomic change, or with none the whole
     /// suite. When one is not there, `.keyNotFound` and nothing changes.
     public func delete(_ paths: [PrefKeyPath], in domain: Domain, dryRun: Bool = false) throws -> ChangeOutcome {
+        for path in paths { try path.check(in: domain.displayName) }
         guard !paths.isEmpty else {
             try refuseRemovingManaged(domain)
             guard dryRun else {
@@ -29,6 +30,7 @@ extension SuiteStore {
 
     /// `rename DOMAIN OLD NEW`: moves a value to a new key (replacing what NEW held).
     public func rename(_ old: PrefKeyPath, to new: PrefKeyPath, in domain: Domain, dryRun: Bool = false) throws -> ChangeOutcome {
+        for path in [old, new] { try path.check(in: domain.displayName) }
         let external = ExternalOptions(reading: old.components.count > 1 || new.components.count > 1 ? nil : [])
         return try change(try target(for: domain), keys: [old.first, new.first], dryRun: dryRun, external: external) { contents in
             let value = try PrefKeyPathError.attributing(domain: domain.displayName, path: old) { try contents.removeValue(at: old) }
@@ -41,6 +43,7 @@ extension SuiteStore {
     /// registered defaults show again; a suite left empty goes (a file named by its path stays). A
     /// key that is not stored is already reset.
     public func reset(_ paths: [PrefKeyPath], in domain: Domain, dryRun: Bool = false) throws -> ChangeOutcome {
+        for path in paths { try path.check(in: domain.displayName) }
         let external = ExternalOptions(reading: paths.allSatisfy { $0.components.count == 1 } ? [] : nil)
         let target = try target(for: domain)
         let removing = try self.removing.pinning(for: target)

@@ -10,7 +10,8 @@ import Testing
 @Suite(.runsProcesses) struct BoundedInputTests {
     /// `SOURCE` in each command is replaced by a file, a device, a pipe, a FIFO or standard input,
     /// each giving zero bytes without end (the file: one byte more than the bound, sparse). `read -`
-    /// is standard input as a domain, `read /dev/zero` a file domain.
+    /// is standard input as a domain, `read /dev/zero` a file domain (`read /dev/zero k` too: a one-key
+    /// read takes the whole source, since `fstat` tells no size).
     static let commands: [(command: String, what: String, limit: Int)] = [
         ("prefs write s g 1 --schema SOURCE", "schema", Schema.maximumSize),
         ("prefs register s --schema SOURCE", "schema", Schema.maximumSize),
@@ -19,6 +20,7 @@ import Testing
         ("prefs migrate s SOURCE --from env", "document", DocumentInput.maximumSize),
         ("prefs lint SOURCE", "document", DocumentInput.maximumSize),
         ("prefs read SOURCE", "document", DocumentInput.maximumSize),
+        ("prefs read SOURCE k", "document", DocumentInput.maximumSize),
     ]
 
     static let sources = ["file", "device", "pipe", "fifo", "stdin"]

@@ -22,8 +22,10 @@ package struct LocalFileSystem: FileSystem {
     /// file is read, not mapped: another program truncating it cannot crash the reader.)
     package func withContents<T>(of path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
         let file = try openForReading(path)
-        let size: Int
-        do { size = try file.status().st_size.asInt } catch { throw PrefsError.cannotRead(path: path, errno: error.code) }
+        let info: stat
+        do { info = try file.status() } catch { throw PrefsError.cannotRead(path: path, errno: error.code) }
+        if let bytes = try unsizedContents(file, info, path) { return try bytes.withUnsafeBufferPointer(body) }
+        let size = info.st_size.asInt
         guard size >= 1 << 20 else {
             let bytes: [UInt8]
             do { bytes = try file.readAll(sizeHint: size) } catch { throw PrefsError.cannotRead(path: path, errno: error.code) }
@@ -47,8 +49,10 @@ package struct LocalFileSystem: FileSystem {
     /// `pread` from the open file: a reader that takes a piece at a time holds no more than that.
     package func withFileReader<T>(of path: String, _ body: (FileReader) throws -> T) throws -> T {
         let file = try openForReading(path)
-        let size: Int
-        do { size = try file.status().st_size.asInt } catch { throw PrefsError.cannotRead(path: path, errno: error.code) }
+        let info: stat
+        do { info = try file.status() } catch { throw PrefsError.cannotRead(path: path, errno: error.code) }
+        if let bytes = try unsizedContents(file, info, path) { return try bytes.withUnsafeBufferPointer { try body(FileReader($0)) } }
+        let size = info.st_size.asInt
         let raw = file.raw
         let reader = FileReader(size: size) { offset, buffer in
             do throws(FileDescriptor.Errno) { return try FileDescriptor.read(raw, at: offset, into: buffer) } catch {
@@ -63,6 +67,18 @@ package struct LocalFileSystem: FileSystem {
         }
         file.close()
         return result
+    }
+
+    /// What a pipe, a FIFO or a device holds (nil for a regular file): `fstat` gives no size for
+    /// them (0), so they are read to their end as a document is, at most `DocumentInput.maximumSize`
+    /// bytes (a longer one, `/dev/zero`, is refused: 65).
+    private func unsizedContents(_ file: borrowing FileDescriptor, _ info: stat, _ path: String) throws -> [UInt8]? {
+        guard info.st_mode & S_IFMT != S_IFREG else { return nil }
+        let limit = DocumentInput.maximumSize
+        let bytes: [UInt8]
+        do { bytes = try file.readAll(limit: limit) } catch { throw PrefsError.cannotRead(path: path, errno: error.code) }
+        guard bytes.count <= limit else { throw DocumentInput.tooLarge(path, limit: limit, what: "document") }
+        return bytes
     }
 
     /// Opens a file to read it whole, or fails naming `path` (a directory is EISDIR).
