@@ -2,12 +2,13 @@
 # This host's snapshots of etcd reads, on a local 3-member cluster, timed with hyperfine (per-process
 # wall time) in ROUNDS interleaved rounds of 10 runs each, medians printed:
 #   - what writing the snapshot costs a one-key read: `prefs read s k` by this build and, with
-#     BEFORE=REV, by the build of git revision REV (one without snapshots), in the same rounds, for
-#     a small suite and for one of KEYS keys whose whole snapshot is on disk (goal: ≤ 1.05× before);
+#     BEFORE=REV (or BEFORE_BINARY=PATH), by a build without snapshots, in the same rounds, for a
+#     small suite and for one of KEYS keys whose whole snapshot is on disk (goal: ≤ 1.05× before);
 #   - `read s k --max-stale 60` (answered from the snapshot, the cluster not contacted) against the
 #     file store's `read files key5` (goal: ≤ 1.1×) and against the one-key read of etcd.
 # Not a test: figures only. --smoke: one round of two runs.
-#   Tests/Benchmarks/bench-snapshots.sh [ROUNDS | --smoke]    (needs etcd, etcdctl and hyperfine)
+#   [BEFORE=REV | BEFORE_BINARY=PATH] Tests/Benchmarks/bench-snapshots.sh [ROUNDS | --smoke]
+#   (needs etcd, etcdctl and hyperfine)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [ "${1:-}" = --smoke ]; then rounds=1 runs=2 keys=100; else rounds=${1:-3} runs=10 keys=${KEYS:-1000}; fi
@@ -16,36 +17,9 @@ for tool in etcd etcdctl hyperfine; do
 done
 . "$root/Tests/Benchmarks/common.sh"
 bench_prefs
-work=$(mktemp -d)
-data=$(mktemp -d -p "$( [ -d /dev/shm ] && echo /dev/shm || echo /tmp)")
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do { kill -9 "$pid" && wait "$pid"; } 2>/dev/null || true; done
-  [ -d "$work/before" ] && git -C "$root" worktree remove --force "$work/before"
-  rm -rf "$work" "$data"
-}
-trap cleanup EXIT
-before=
-if [ -n "${BEFORE:-}" ]; then
-  git -C "$root" worktree add -q --detach "$work/before" "$BEFORE"
-  (cd "$work/before" && "${release_build[@]}")
-  before=$(bench_copy "$work/before/.build/release/prefs" prefs-before)
-fi
-
-read -r -a ports < <(bench_free_ports 6)
-cluster=""
-for i in 0 1 2; do cluster+="${cluster:+,}m$i=http://127.0.0.1:${ports[$((3 + i))]}"; done
-for i in 0 1 2; do
-  etcd --name "m$i" --data-dir "$data/m$i" --listen-client-urls "http://127.0.0.1:${ports[$i]}" \
-    --advertise-client-urls "http://127.0.0.1:${ports[$i]}" --listen-peer-urls "http://127.0.0.1:${ports[$((3 + i))]}" \
-    --initial-advertise-peer-urls "http://127.0.0.1:${ports[$((3 + i))]}" --initial-cluster "$cluster" \
-    --initial-cluster-state new --initial-cluster-token "snap$$" >"$work/m$i.log" 2>&1 &
-  pids+=($!)
-done
-endpoints="127.0.0.1:${ports[0]},127.0.0.1:${ports[1]},127.0.0.1:${ports[2]}"
-export ETCDCTL_API=3
-for _ in $(seq 100); do etcdctl --endpoints "$endpoints" endpoint health >/dev/null 2>&1 && break; sleep 0.1; done
-etcdctl --endpoints "$endpoints" endpoint health >/dev/null 2>&1 || { cat "$work"/m*.log >&2; exit 1; }
+bench_scratch
+bench_before
+bench_etcd_cluster
 
 export PREFS_STORE="etcd://$endpoints/bench" XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none \
   XDG_CONFIG_DIRS=$work/none XDG_CACHE_HOME=$work/cache
