@@ -79,6 +79,22 @@ import Testing
         #expect(snapshotFiles(fleet).isEmpty)
     }
 
+    /// A watch's readings are kept too: with no read before, a snapshot answers after the watch saw
+    /// the suite, and after each change it reported.
+    @Test func aWatchLeavesTheSnapshot() async throws {
+        let fleet = try FleetSandbox(try await SharedCluster.threeMembers.get())
+        try #require(await fleet.prefs("write", "app", "a", "-int", "1").status == 0)
+        #expect(snapshotFiles(fleet).isEmpty, "a write keeps no snapshot")
+        let watch = try WatchProcess(fleet.sandbox, ["app", "a", "--initial"], environment: ["PREFS_STORE": fleet.url])
+        #expect(await watch.nextLine(timeout: 60) == "a (absent) -> 1")
+        let first = try await fleet.prefs("read", "app", "a", "--max-stale", "3600", "--origin")
+        #expect(first.outputText.wholeMatch(of: /snapshot:\d+s:stored\t1\n/) != nil, "\(first.outputText) \(first.error)")
+        try #require(await fleet.prefs("write", "app", "a", "-int", "2").status == 0)
+        #expect(await watch.nextLine(timeout: 60) == "a 1 -> 2")
+        let second = try await fleet.prefs("read", "app", "a", "--max-stale", "3600", "--origin")
+        #expect(second.outputText.wholeMatch(of: /snapshot:\d+s:stored\t2\n/) != nil, "\(second.outputText) \(second.error)")
+    }
+
     /// `~/.cache/prefs` planted as a symlink to a directory elsewhere: reads go on, and nothing is
     /// written there.
     @Test func aPlantedSymlinkInTheCacheIsNotFollowed() async throws {
