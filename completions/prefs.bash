@@ -215,7 +215,7 @@ _prefs_verb() {
                 --json flag --keys flag --raw flag --match text --null flag -0 flag --origin flag
                 --stored flag --defaults file...
                 --format 'choice binary xml openstep json typed-json' --lossy flag --compact flag
-                --default typed --help flag
+                --default typed --max-stale text --fallback-cache flag --help flag
             )
             _prefs_operands=(domain key)
             ;;
@@ -279,7 +279,7 @@ _prefs_verb() {
             _prefs_options=(
                 --format 'choice binary xml openstep json typed-json sh env github'
                 --keys 'key-list 0...' --effective flag --defaults file... --lossy flag
-                --compact flag --help flag
+                --compact flag --max-stale text --fallback-cache flag --help flag
             )
             _prefs_operands=(domain file)
             ;;
@@ -314,14 +314,14 @@ _prefs_verb() {
             ;;
         watch)
             _prefs_options=(
-                --json flag --compact flag --initial flag --once flag --timeout text --exec text
-                --help flag
+                --json flag --compact flag --initial flag --once flag --timeout text
+                --retry-for text --exec text --help flag
             )
             _prefs_operands=(domain key...)
             ;;
         exec)
             _prefs_options=(
-                --keys 'key-list 0...' --help flag
+                --keys 'key-list 0...' --max-stale text --fallback-cache flag --help flag
             )
             _prefs_operands=(domain...)
             _prefs_command=1

@@ -61,7 +61,7 @@ function __prefs_options -a verb
             printf '%s\n' --json flag --keys flag --raw flag --match text --null flag -0 flag \
                 --origin flag --stored flag --defaults file... \
                 --format 'choice binary xml openstep json typed-json' --lossy flag --compact flag \
-                --default typed --help flag
+                --default typed --max-stale text --fallback-cache flag --help flag
         case read-type
             printf '%s\n' --origin flag --stored flag --defaults file... --help flag
         case write
@@ -83,7 +83,7 @@ function __prefs_options -a verb
         case export
             printf '%s\n' --format 'choice binary xml openstep json typed-json sh env github' \
                 --keys 'key-list 0...' --effective flag --defaults file... --lossy flag --compact flag \
-                --help flag
+                --max-stale text --fallback-cache flag --help flag
         case import
             printf '%s\n' --replace flag --if-absent flag \
                 --format 'choice binary xml openstep json typed-json' --dry-run flag --exit-code flag \
@@ -99,9 +99,9 @@ function __prefs_options -a verb
             printf '%s\n' --dry-run flag --exit-code flag --no-schema flag --help flag
         case watch
             printf '%s\n' --json flag --compact flag --initial flag --once flag --timeout text \
-                --exec text --help flag
+                --retry-for text --exec text --help flag
         case exec
-            printf '%s\n' --keys 'key-list 0...' --help flag
+            printf '%s\n' --keys 'key-list 0...' --max-stale text --fallback-cache flag --help flag
         case describe
             printf '%s\n' --schema file --choices flag --null flag --help flag
         case check
@@ -422,6 +422,8 @@ complete -c prefs -n '__prefs_verb read' -l format -x -a 'binary xml openstep js
 complete -c prefs -n '__prefs_verb read export' -l lossy -d 'with JSON, write dates as ISO 8601 strings and data as base64 (else they are refused: JSON has no such types)'
 complete -c prefs -n '__prefs_verb read export' -l compact -d 'write JSON (or typed JSON) on one line; with no format given, JSON'
 complete -c prefs -n '__prefs_verb read' -l default -x -d 'print VALUE (typed as write types it: --default -int 30) when the key or suite is absent, exit 0'
+complete -c prefs -n '__prefs_verb read export exec' -l max-stale -x -d 'on etcd, answer from this host\'s snapshot of the suite when the store confirmed it at most SECONDS ago, without asking the store'
+complete -c prefs -n '__prefs_verb read export exec' -l fallback-cache -d 'on etcd, answer from this host\'s snapshot of the suite when no endpoint answers (one line on standard error says so); also PREFS_FALLBACK_CACHE=1'
 complete -c prefs -n '__prefs_verb read read-type write delete rename register reset domains find lint export import migrate dump load watch exec edit describe check gc completion help' -l help -d 'show help for this verb'
 complete -c prefs -n '__prefs_verb write delete rename register reset import migrate load gc' -l exit-code -d 'exit 3 when something changed, 0 when everything was already so'
 complete -c prefs -n '__prefs_verb write delete rename register reset import' -l dry-run -d 'print what would change (+ added, - removed, ~ replaced) and change nothing'
@@ -461,6 +463,7 @@ complete -c prefs -n '__prefs_verb watch' -l compact -d 'the same as --json (eac
 complete -c prefs -n '__prefs_verb watch' -l initial -d 'print the current values first'
 complete -c prefs -n '__prefs_verb watch' -l once -d 'exit after the first change'
 complete -c prefs -n '__prefs_verb watch' -l timeout -x -d 'stop after SECONDS, a running --exec COMMAND too (with --once: exit 1 if no change came)'
+complete -c prefs -n '__prefs_verb watch' -l retry-for -x -d 'when the store (etcd) stops answering, wait for it at most SECONDS, then exit 69 (default: for ever)'
 complete -c prefs -n '__prefs_verb watch' -l exec -x -d 'instead of printing, run COMMAND with /bin/sh -c after each change of a key, the change in PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW'
 complete -c prefs -n '__prefs_verb exec' -l keys -x -a '(__prefs_key_list 0 | string split0)' -d 'only these top-level keys, from whichever DOMAIN or layer has them, the global suite\'s and deny-listed names too (comma-separated; repeatable)'
 complete -c prefs -n '__prefs_verb describe' -l schema -r -F -d 'describe the schema FILE instead of the suite\'s'

@@ -223,6 +223,8 @@ _prefs_verb() {
                 --lossy flag 'with JSON, write dates as ISO 8601 strings and data as base64 (else they are refused: JSON has no such types)'
                 --compact flag 'write JSON (or typed JSON) on one line; with no format given, JSON'
                 --default typed 'print VALUE (typed as write types it: --default -int 30) when the key or suite is absent, exit 0'
+                --max-stale text 'on etcd, answer from this host'\''s snapshot of the suite when the store confirmed it at most SECONDS ago, without asking the store'
+                --fallback-cache flag 'on etcd, answer from this host'\''s snapshot of the suite when no endpoint answers (one line on standard error says so); also PREFS_FALLBACK_CACHE=1'
                 --help flag 'show help for this verb'
             )
             kinds=(domain key)
@@ -318,6 +320,8 @@ _prefs_verb() {
                 --defaults file... 'registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)'
                 --lossy flag 'with JSON, write dates as ISO 8601 strings and data as base64 (else they are refused: JSON has no such types)'
                 --compact flag 'write JSON (or typed JSON) on one line; with no format given, JSON'
+                --max-stale text 'on etcd, answer from this host'\''s snapshot of the suite when the store confirmed it at most SECONDS ago, without asking the store'
+                --fallback-cache flag 'on etcd, answer from this host'\''s snapshot of the suite when no endpoint answers (one line on standard error says so); also PREFS_FALLBACK_CACHE=1'
                 --help flag 'show help for this verb'
             )
             kinds=(domain file)
@@ -376,6 +380,7 @@ _prefs_verb() {
                 --initial flag 'print the current values first'
                 --once flag 'exit after the first change'
                 --timeout text 'stop after SECONDS, a running --exec COMMAND too (with --once: exit 1 if no change came)'
+                --retry-for text 'when the store (etcd) stops answering, wait for it at most SECONDS, then exit 69 (default: for ever)'
                 --exec text 'instead of printing, run COMMAND with /bin/sh -c after each change of a key, the change in PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW'
                 --help flag 'show help for this verb'
             )
@@ -384,6 +389,8 @@ _prefs_verb() {
         (exec)
             verb_options=(
                 --keys 'key-list 0...' 'only these top-level keys, from whichever DOMAIN or layer has them, the global suite'\''s and deny-listed names too (comma-separated; repeatable)'
+                --max-stale text 'on etcd, answer from this host'\''s snapshot of the suite when the store confirmed it at most SECONDS ago, without asking the store'
+                --fallback-cache flag 'on etcd, answer from this host'\''s snapshot of the suite when no endpoint answers (one line on standard error says so); also PREFS_FALLBACK_CACHE=1'
                 --help flag 'show help for this verb'
             )
             kinds=(domain...)

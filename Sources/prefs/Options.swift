@@ -126,3 +126,30 @@ extension Option where Values: DocumentOptions {
     }
     static var compact: Option { .flag("compact", "write JSON (or typed JSON) on one line; with no format given, JSON") { $0.compact = $1 } }
 }
+
+/// The options of the verbs that may answer from the host's snapshot of a suite read from a remote
+/// store (`read`, `exec`, `export`).
+protocol SnapshotOptions: SendableMetatype {
+    var maxStale: Double? { get set }
+    var fallbackCache: Bool { get set }
+}
+
+extension SnapshotOptions {
+    /// The options, `$PREFS_FALLBACK_CACHE` counting as `--fallback-cache`.
+    func snapshotPolicy(_ environment: Environment) throws -> SnapshotPolicy {
+        SnapshotPolicy(maxStale: maxStale, fallback: try fallbackCache || environment.fallbackCache())
+    }
+}
+
+extension Option where Values: SnapshotOptions {
+    static var maxStale: Option {
+        .seconds("max-stale", "on etcd, answer from this host's snapshot of the suite when the store confirmed it at most SECONDS ago, without asking the store") {
+            $0.maxStale = $1
+        }
+    }
+    static var fallbackCache: Option {
+        .flag("fallback-cache", "on etcd, answer from this host's snapshot of the suite when no endpoint answers (one line on standard error says so); also PREFS_FALLBACK_CACHE=1") {
+            $0.fallbackCache = $1
+        }
+    }
+}

@@ -46,6 +46,10 @@ extension SuiteStorage {
     package func watcher(for layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws -> any ValueWatcher {
         throw PrefsError.usage(SuiteStore.notWatchable(layers.domain))
     }
+
+    package var snapshotName: String? { nil }
+
+    package func observing(_ observer: any ReadObserver) -> any SuiteStorage { self }
 }
 
 extension SuiteStore {

@@ -136,4 +136,13 @@ package protocol SuiteStorage: Sendable {
     /// What reports the changes of `layers` (its domain's suite is in this store): `keys` as typed,
     /// nil for every top-level key. By default the store cannot be watched: a usage error (64).
     func watcher(for layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws -> any ValueWatcher
+
+    /// The store as the host's snapshots of its reads name it (`SnapshotCache`): one name for every
+    /// URL that names the same store (etcd: its endpoints sorted, and its prefix). nil by default: a
+    /// store whose reads are no slower than a snapshot's, and no less available (files), has none.
+    var snapshotName: String? { get }
+
+    /// The same store, telling `observer` of every place it reads (`PlaceReading`). By default the
+    /// store itself, telling nothing.
+    func observing(_ observer: any ReadObserver) -> any SuiteStorage
 }

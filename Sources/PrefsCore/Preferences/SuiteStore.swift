@@ -4,7 +4,7 @@
 /// runs — so they are the same whatever the store.
 public struct SuiteStore: Sendable {
     /// Where named suites, the global suite and the user's registered defaults live.
-    package let storage: any SuiteStorage
+    package internal(set) var storage: any SuiteStorage
     /// Files named by their paths: file domains, `--defaults FILE`s, packages' registered defaults.
     /// A path names a file whatever `storage` is, so this is always the file store; what the core
     /// asks of a location's store goes through `storage(for:)` and the seam's capabilities.

@@ -12,10 +12,13 @@ import PrefsCore
 /// keys, from whichever DOMAIN or layer has them, each a name, none denied. prefs is replaced by
 /// COMMAND (execvp, found on `$PATH` as the new environment has it), so its exit status and signals
 /// are COMMAND's own. Everything is read and checked before anything runs; COMMAND not found is
-/// 127, found but not runnable 126, as env(1) exits.
+/// 127, found but not runnable 126, as env(1) exits. On etcd, `--max-stale` and `--fallback-cache`
+/// may answer from this host's snapshot of each suite.
 enum ExecCommand: Command {
-    struct Values: CommandValues {
+    struct Values: CommandValues, SnapshotOptions {
         var keys: [String] = []
+        var maxStale: Double?
+        var fallbackCache = false
     }
 
     static let verb = Verb(name: "exec", operands: "DOMAIN [DOMAIN...] -- COMMAND [ARG...]",
@@ -26,6 +29,7 @@ enum ExecCommand: Command {
 
     static let options: [Option<Values>] = [
         .list("keys", "LIST", "only these top-level keys, from whichever DOMAIN or layer has them, the global suite's and deny-listed names too (comma-separated; repeatable)", completing: .keyList(operand: 0)) { $0.keys = $1 },
+        .maxStale, .fallbackCache,
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
@@ -34,7 +38,7 @@ enum ExecCommand: Command {
             throw PrefsError.usage("exec: \(missing) (usage: prefs exec DOMAIN [DOMAIN...] -- COMMAND [ARG...])")
         }
         let domains = operands[..<dashes].joined(separator: ", ")
-        let variables = try environment(of: operands[..<dashes], keys: values.keys, context)
+        let variables = try environment(of: operands[..<dashes], keys: values.keys, policy: try values.snapshotPolicy(context.environment), context)
         let command = Array(operands[(dashes + 1)...])
         let inherited = Spawn.entries(adding: [], clearing: variables.map(\.name))
         try EnvironmentPolicy.checkTotal(variables, others: (inherited + command).reduce(0) { $0 + EnvironmentPolicy.cost($1) }, domain: domains)
@@ -51,7 +55,8 @@ enum ExecCommand: Command {
 
     /// The variables of the suites, in order, a later suite's value replacing an earlier one's; the
     /// keys left out said on standard error.
-    static func environment(of arguments: ArraySlice<String>, keys: [String], _ context: CommandContext) throws -> [EnvironmentOutput.Variable] {
+    static func environment(of arguments: ArraySlice<String>, keys: [String], policy: SnapshotPolicy,
+                            _ context: CommandContext) throws -> [EnvironmentOutput.Variable] {
         let wanted = keys.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         var variables: [String: String] = [:]
         var order: [String] = [], leftOut: [(OtherLayerKeys, String)] = []
@@ -62,8 +67,9 @@ enum ExecCommand: Command {
         for domain in domains {
             guard domain != .standardInput else { throw PrefsError.usage("exec: name a suite or a file, not standard input") }
             let others = OtherLayerKeys(named: !wanted.isEmpty, domain: domain)
-            var value = try context.store.exportedValue(of: domain, effective: true, defaults: [], keys: nil, globalSuite: globalSuite,
-                                                        keeping: others.keeps)
+            var value = try SnapshotOutput.reading(domain, policy, context) {
+                try $0.exportedValue(of: domain, effective: true, defaults: [], keys: nil, globalSuite: globalSuite, keeping: others.keeps)
+            }
             leftOut.append((others, domain.displayName))
             if !wanted.isEmpty, case .dictionary(let dictionary) = value {
                 value = .dictionary(PrefDictionary(dictionary.filter { wanted.contains($0.key) }.map { ($0.key, $0.value) }))

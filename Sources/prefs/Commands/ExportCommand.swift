@@ -7,7 +7,8 @@ import PrefsCore
 /// XML) to PATH, atomically, or to standard output. JSON refuses dates and data unless `--lossy`.
 /// `sh`, `env` and `github` write the suite as environment variables (see `EnvironmentOutput`);
 /// with `--effective`, a key from the global suite, or from another layer and no name, is left out
-/// unless `--keys` names it (`OtherLayerKeys`).
+/// unless `--keys` names it (`OtherLayerKeys`). On etcd, `--max-stale` and `--fallback-cache` may
+/// answer from this host's snapshot of the suite.
 enum ExportCommand: Command {
     /// A document format, or an environment-file form.
     enum Format: String, CaseIterable, Sendable {
@@ -17,12 +18,14 @@ enum ExportCommand: Command {
         var environment: EnvironmentFormat? { EnvironmentFormat(rawValue: rawValue) }
     }
 
-    struct Values: CommandValues, DocumentOptions {
+    struct Values: CommandValues, DocumentOptions, SnapshotOptions {
         var format: Format?
         var keys: [String] = []
         var effective = false
         var defaults: [String] = []
         var lossy = false, compact = false
+        var maxStale: Double?
+        var fallbackCache = false
     }
 
     static let verb = Verb(name: "export", operands: "DOMAIN PATH|-", summary: "write a suite or a file in another format", operandCount: 2...2)
@@ -34,7 +37,7 @@ enum ExportCommand: Command {
         .list("keys", "LIST", "only these keys (comma-separated KEYs or :key:paths; repeatable); as environment, the global suite's and deny-listed names too", completing: .keyList(operand: 0)) { $0.keys = $1 },
         .flag("effective", "export what an application sees (stored, global and registered values), not just the stored ones; as environment, not the global suite's") { $0.effective = $1 },
         .list("defaults", "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)", completing: .file) { $0.defaults = $1 },
-        .lossy, .compact,
+        .lossy, .compact, .maxStale, .fallbackCache,
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
@@ -42,8 +45,10 @@ enum ExportCommand: Command {
         let encode = try encoder(values, path: operands[1])
         let keys = values.keys.isEmpty ? nil : try KeyList.parse(values.keys, option: "keys")
         let others = values.format?.environment == nil ? nil : OtherLayerKeys(named: keys != nil, domain: domain)
-        let value = try context.store.exportedValue(of: domain, effective: values.effective, defaults: values.defaults, keys: keys,
-                                                    globalSuite: others == nil || keys != nil, keeping: { others?.keeps($0, $1) ?? true })
+        let value = try SnapshotOutput.reading(domain, try values.snapshotPolicy(context.environment), context) {
+            try $0.exportedValue(of: domain, effective: values.effective, defaults: values.defaults, keys: keys,
+                                 globalSuite: others == nil || keys != nil, keeping: { others?.keeps($0, $1) ?? true })
+        }
         let bytes = try encode(value, domain)
         others?.report("export", domain: domain.displayName, context)
         if operands[1] == "-" {

@@ -2,7 +2,8 @@ import PrefsCore
 
 /// `prefs gc [DOMAIN…] [--dry-run] [--grace SECONDS]` — removes the blobs no reference names that are
 /// older than the grace period (default an hour), one line per blob; never one a write still holds;
-/// and what an unfinished large change left in the etcd store, one line each.
+/// what an unfinished large change left in the etcd store, one line each; and with no DOMAIN, this
+/// host's snapshots that no read confirmed for 30 days (`SnapshotOutput.prune`).
 enum GCCommand: Command {
     struct Values: CommandValues, ChangeOptions {
         var grace: Double?
@@ -39,6 +40,8 @@ enum GCCommand: Command {
             for line in report.problems { context.printError(line) }
             problems = problems || !report.problems.isEmpty
         }
+        // With no DOMAIN, the host's old snapshots of remote stores too.
+        if operands.isEmpty { removed = try SnapshotOutput.prune(grace: values.grace ?? 3600, dryRun: values.dryRun, context) || removed }
         return problems ? .dataError : values.status(ChangeOutcome(changed: removed))
     }
 }

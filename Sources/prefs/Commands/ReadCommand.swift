@@ -5,9 +5,10 @@ import PrefsCore
 /// the bytes of a string or data value. Every layer unless `--stored`; `--origin` says which layer
 /// gave each value. With no domain, every suite's stored values. A missing suite or key exits 1, or
 /// with `--default VALUE` prints VALUE (typed as `write` types it). `--format` writes the value (a
-/// sub-tree at a key path, a suite) as a document of its own, as `plutil -extract` does.
+/// sub-tree at a key path, a suite) as a document of its own, as `plutil -extract` does. On etcd,
+/// `--max-stale` and `--fallback-cache` may answer from this host's snapshot of the suite.
 enum ReadCommand: Command {
-    struct Values: CommandValues, LayerOptions, DocumentOptions {
+    struct Values: CommandValues, LayerOptions, DocumentOptions, SnapshotOptions {
         var json = false, keys = false, raw = false, null = false
         var match: String?
         var origin = false, stored = false
@@ -15,6 +16,8 @@ enum ReadCommand: Command {
         var fallback: TypedText?
         var format: PlistFormat?
         var lossy = false, compact = false
+        var maxStale: Double?
+        var fallbackCache = false
     }
 
     static let verb = Verb(name: "read", operands: "[DOMAIN [KEY]]", summary: "print a value (a scalar bare, for $(...)), a suite, or every suite",
@@ -32,6 +35,7 @@ enum ReadCommand: Command {
         .choice("format", "FORMAT", "write the value as a document: xml, binary, openstep, json or typed-json (as plutil -extract)") { $0.format = $1 },
         .lossy, .compact,
         .typed("default", "print VALUE (typed as write types it: --default -int 30) when the key or suite is absent, exit 0") { $0.fallback = $1 },
+        .maxStale, .fallbackCache,
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
@@ -43,25 +47,34 @@ enum ReadCommand: Command {
             throw PrefsError.usage("read: \(name) needs a KEY (usage: prefs read DOMAIN KEY \(name)\(name == "--default" ? " [TYPE] VALUE" : ""))")
         }
         let fallback = try values.fallback?.value(option: "--default")
-        let output = ReadOutput(values: values, context: context)
+        var output = ReadOutput(values: values, context: context)
         guard let argument = operands.first else {
             guard !values.origin && values.defaults.isEmpty else { throw PrefsError.usage("read: --origin and --defaults need a domain") }
+            guard values.maxStale == nil && !values.fallbackCache else { throw PrefsError.usage("read: --max-stale and --fallback-cache need a domain") }
             let every = try context.store.everySuite()
             try output.print(everySuite: every)
             return every.failures.first?.exitStatus ?? .success
         }
         let domain = try Domain(argument: argument)
+        let policy = try values.snapshotPolicy(context.environment)
+        func reading<T>(_ read: (SuiteStore) throws -> T) throws -> T {
+            try SnapshotOutput.reading(domain, policy, context, answered: { output.snapshot = $0 }, read)
+        }
         guard operands.count == 2 else {
-            try output.print(suite: try context.store.contents(of: domain, scope: values.scope), domain: domain)
+            // Read first: the output says which origins the snapshot gave, if one answered.
+            let contents = try reading { try $0.contents(of: domain, scope: values.scope) }
+            try output.print(suite: contents, domain: domain)
             return .success
         }
         let path = try PrefKeyPath(argument: operands[1], in: domain.displayName)
         if values.raw {
-            try output.print(raw: try context.store.raw(at: path, in: domain, scope: values.scope, fallback: fallback))
+            let raw = try reading { try $0.raw(at: path, in: domain, scope: values.scope, fallback: fallback) }
+            try output.print(raw: raw)
             return .success
         }
         let streaming = !values.json && !values.keys && values.format == nil
-        switch try context.store.read(path, in: domain, scope: values.scope, fallback: fallback, streaming: streaming) {
+        let answer = try reading { try $0.read(path, in: domain, scope: values.scope, fallback: fallback, streaming: streaming) }
+        switch answer {
         case .value(let value, let origin): try output.print(value: value, origin: origin, domain: domain, key: path)
         case .blob(let blob, let origin): try output.print(blob: blob, origin: origin)
         }

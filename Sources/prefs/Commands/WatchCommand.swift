@@ -1,16 +1,19 @@
 import PrefsCore
 
-/// `prefs watch DOMAIN [KEY…] [--json|--compact|--exec COMMAND] [--initial] [--once] [--timeout SECONDS]` — prints one line per
+/// `prefs watch DOMAIN [KEY…] [--json|--compact|--exec COMMAND] [--initial] [--once] [--timeout SECONDS] [--retry-for SECONDS]` — prints one line per
 /// change of a watched key's value as an application sees it (any layer), whoever made it:
 /// `KEY OLD -> NEW` in `read`'s bare forms, or a JSON object per line. Ends with 0 on SIGINT or
 /// SIGTERM or when standard output's reader goes away; `--once` after the first change, and with
 /// `--timeout` 1 when none came in time. `--exec COMMAND` runs COMMAND for each change instead of
 /// printing it (see `ChangeCommand`); `--timeout` then stops a run in progress, and SIGINT or
-/// SIGTERM stops it and ends the watch with 128+N (`Signals.stopCommandsOnSignals`).
+/// SIGTERM stops it and ends the watch with 128+N (`Signals.stopCommandsOnSignals`). A store that
+/// stops answering does not end it (`RetryingWatcher`): said once, waited for (`--retry-for` bounds
+/// that), and what changed meanwhile reported as one change.
 enum WatchCommand: Command {
     struct Values: CommandValues {
         var json = false, initial = false, once = false
         var timeout: Double?
+        var retryFor: Double?
         var exec: String?
     }
 
@@ -25,6 +28,7 @@ enum WatchCommand: Command {
         .flag("initial", "print the current values first") { $0.initial = $1 },
         .flag("once", "exit after the first change") { $0.once = $1 },
         .seconds("timeout", "stop after SECONDS, a running --exec COMMAND too (with --once: exit 1 if no change came)") { $0.timeout = $1 },
+        .seconds("retry-for", "when the store (etcd) stops answering, wait for it at most SECONDS, then exit 69 (default: for ever)") { $0.retryFor = $1 },
         .text("exec", "COMMAND", "instead of printing, run COMMAND with /bin/sh -c after each change of a key, the change in PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW") { $0.exec = $1 },
     ]
 
@@ -36,9 +40,16 @@ enum WatchCommand: Command {
             keys.append((name, try PrefKeyPath(argument: name, in: domain.displayName)))
         }
         if values.exec != nil && values.json { throw PrefsError.usage("watch: --exec runs COMMAND instead of printing: --json and --compact do not go with it") }
-        let layers = try Layers(domain, in: context.store)
-        let missing = try !layers.exists()
-        let watcher = try layers.watcher(keys: keys.isEmpty ? nil : keys)
+        let (store, keep) = try context.store.recordingSnapshots(of: domain)
+        let layers = try Layers(domain, in: store)
+        // A store away at the start is waited for as later: whether the suite exists is asked again then.
+        var missing: Bool?
+        do { missing = try !layers.exists() } catch PrefsError.unavailable {}
+        let watcher = RetryingWatcher(
+            try layers.watcher(keys: keys.isEmpty ? nil : keys), limit: values.retryFor,
+            lost: { context.printError("\(domain.displayName): \($0.message); watching again once the store answers") },
+            back: { context.printError("\(domain.displayName): the store answers again; what changed meanwhile follows as one change") },
+            afterReading: keep)
         // --timeout holds while a command runs: the watch ends at this time whatever it is doing.
         let deadline = values.timeout.map { Monotonic.now + $0 }
         let runner = values.exec.map { ChangeCommand(command: $0, suite: domain.displayName, report: { context.printError($0) }) }
@@ -57,7 +68,7 @@ enum WatchCommand: Command {
             timeout: values.timeout, closedWhen: context.outputDescriptor,
             initial: { changes in
                 // Said once the watches are set up, so a creation from now on is seen.
-                if missing { context.printError(layers.absent.message + "; watching for it to be created") }
+                if missing ?? (try? !layers.exists()) ?? false { context.printError(layers.absent.message + "; watching for it to be created") }
                 if values.initial { print(changes) }
                 return true
             },

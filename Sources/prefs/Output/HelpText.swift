@@ -70,6 +70,10 @@ extension HelpText {
                 --raw prints the bytes of a string or data value at KEY as they are: prefs read S K --raw > FILE.
                 --keys --null (or -0) ends each key with a NUL byte, for keys that hold newlines; a KEY
                 that is literally -0 goes after --: prefs read S -- -0.
+                On etcd, every read leaves this host a snapshot of what it read ($XDG_CACHE_HOME/prefs/).
+                --max-stale SECONDS answers from one the store confirmed at most SECONDS ago without
+                asking it; --fallback-cache (or PREFS_FALLBACK_CACHE=1) answers from it when no endpoint
+                answers, saying so on standard error (else 69). --origin then says snapshot:AGEs:ORIGIN.
                 """
 
     static let writeDetails = """
@@ -135,6 +139,9 @@ extension HelpText {
                 --timeout holds while COMMAND runs. A run cut short (the timeout, SIGINT, SIGTERM, SIGHUP) gets
                 the signal in its whole group (SIGTERM for the timeout), SIGKILL after 5 s; the changes
                 still waiting are dropped and said on standard error. A signal then exits 128+N.
+                An etcd store that stops answering does not end the watch: it says so once, tries again
+                (0.25 s doubling to 5 s; --retry-for SECONDS bounds how long, default for ever), and once
+                the store answers reports what changed meanwhile as one change.
                 """
 
     static let editDetails = """
@@ -156,6 +163,7 @@ extension HelpText {
                 refused (65) before anything runs; a key from another layer (managed values, defaults)
                 that is no name is left out, counted on standard error. COMMAND replaces prefs: its exit
                 status and signals are its own; not found 127, not runnable 126.
+                On etcd, --max-stale and --fallback-cache answer from this host's snapshot, as for read.
                 """
 
     static let dumpDetails = """

@@ -5,6 +5,16 @@ import PrefsCore
 struct ReadOutput {
     let values: ReadCommand.Values
     let context: CommandContext
+    /// The snapshot that answered, if one did (`--max-stale`, `--fallback-cache`): origins say so.
+    var snapshot: SnapshotAnswer?
+
+    init(values: ReadCommand.Values, context: CommandContext) {
+        self.values = values
+        self.context = context
+    }
+
+    /// How `--origin` names a value's layer.
+    func shown(_ origin: Origin) -> String { SnapshotOutput.origin(origin, snapshot) }
 
     /// The combinations `read` refuses, before anything is read.
     static func check(_ values: ReadCommand.Values) throws {
@@ -55,13 +65,13 @@ struct ReadOutput {
         guard values.origin else { return try print(.dictionary(suite.values), domain: domain.displayName, key: nil, abbreviatingData: true) }
         if values.json {
             var described = PrefDictionary()
-            for (entry, origin) in zip(suite.values, suite.origins) { described[entry.key] = ReadOutput.withOrigin(entry.value, origin) }
+            for (entry, origin) in zip(suite.values, suite.origins) { described[entry.key] = ReadOutput.withOrigin(entry.value, shown(origin)) }
             context.writeOutput(try ValueOutput.text(.dictionary(described), json: true, compact: values.compact))
             return
         }
         let glob = values.match.map(Glob.init)
         context.writeOutput(Array(zip(suite.values, suite.origins).filter { !values.keys || glob?.matches($0.0.key) ?? true }.map { entry, origin in
-            "\(origin)\t\(ValueOutput.quotedIfNeeded(entry.key))" + (values.keys ? "" : "\t" + ValueOutput.line(entry.value, abbreviatingData: true)) + "\n"
+            "\(shown(origin))\t\(ValueOutput.quotedIfNeeded(entry.key))" + (values.keys ? "" : "\t" + ValueOutput.line(entry.value, abbreviatingData: true)) + "\n"
         }.joined().utf8))
     }
 
@@ -69,11 +79,11 @@ struct ReadOutput {
         if let encoding = try ReadOutput.encoding(values) { return context.writeOutput(try encoding.encode(value)) }
         guard values.origin else { return try print(value, domain: domain.displayName, key: key.display) }
         if values.json {
-            context.writeOutput(try ValueOutput.text(ReadOutput.withOrigin(value, origin), json: true, compact: values.compact))
+            context.writeOutput(try ValueOutput.text(ReadOutput.withOrigin(value, shown(origin)), json: true, compact: values.compact))
         } else if values.keys {
-            context.writeOutput(Array(try keys(of: value, domain: domain.displayName, key: key.display).map { "\(origin)\t\($0)\n" }.joined().utf8))
+            context.writeOutput(Array(try keys(of: value, domain: domain.displayName, key: key.display).map { "\(shown(origin))\t\($0)\n" }.joined().utf8))
         } else {
-            context.writeOutput(Array("\(origin)\t".utf8) + (try ValueOutput.text(value, json: false)))
+            context.writeOutput(Array("\(shown(origin))\t".utf8) + (try ValueOutput.text(value, json: false)))
         }
     }
 
@@ -91,7 +101,7 @@ struct ReadOutput {
     /// goes: a damaged blob fails at its end, after what came before was printed): a string's
     /// bytes, or data as hexadecimal, then a newline.
     func print(blob: Blob, origin: Origin) throws {
-        if values.origin { context.writeOutput(Array("\(origin)\t".utf8)) }
+        if values.origin { context.writeOutput(Array("\(shown(origin))\t".utf8)) }
         let digits = Array("0123456789abcdef".utf8)
         try blob.forEachChunk { chunk in
             if let failure = context.outputFailure() { throw PrefsError.outputFailed(errno: failure) }
@@ -129,7 +139,7 @@ struct ReadOutput {
         return dictionary.keys
     }
 
-    static func withOrigin(_ value: PrefValue, _ origin: Origin) -> PrefValue {
-        ["origin": .string(origin.description), "value": value]
+    static func withOrigin(_ value: PrefValue, _ origin: String) -> PrefValue {
+        ["origin": .string(origin), "value": value]
     }
 }

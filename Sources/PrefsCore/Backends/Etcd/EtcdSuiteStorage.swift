@@ -19,6 +19,8 @@ package struct EtcdSuiteStorage: SuiteStorage {
     /// `EtcdLayout(managedValuesOf:)`): its suites are the managed values users read, with no
     /// registered defaults, schema or external values of their own.
     let administers: Bool
+    /// Told of every place read (`observing(_:)`, for the host's snapshots); nil: no one is.
+    var observer: (any ReadObserver)?
 
     package init(etcd: any EtcdKV, prefix: String, name: String, environment: Environment) {
         self.etcd = etcd
@@ -165,8 +167,10 @@ package struct EtcdSuiteStorage: SuiteStorage {
     package func load(_ location: SuiteLocation) throws -> StoredSuite? {
         let place = try place(location)
         let snapshot = try snapshot(place, keys: nil)
+        let contents = snapshot.exists ? try contents(of: snapshot, place: place, location: location) : [:]
+        observer?.observe([reading(location, snapshot, contents, keys: nil)])
         guard snapshot.exists else { return nil }
-        return StoredSuite(contents: try contents(of: snapshot, place: place, location: location), format: nil)
+        return StoredSuite(contents: contents, format: nil)
     }
 
     package func lookup(_ key: String, in location: SuiteLocation) throws -> (exists: Bool, value: PrefValue?) {
@@ -182,18 +186,24 @@ package struct EtcdSuiteStorage: SuiteStorage {
         -> (found: [(exists: Bool, value: PrefValue?)], loaded: [StoredSuite?]) {
         let places = try locations.map(place), wholePlaces = try whole.map(place)
         let reads = places.flatMap { self.reads($0, keys: [key]) } + wholePlaces.flatMap { self.reads($0, keys: nil) }
-        let ranges = try etcd.txn(success: reads).ranges
+        let result = try etcd.txn(success: reads)
+        let ranges = result.ranges
         let one = EtcdSuiteStorage.reads(keys: [key]), all = EtcdSuiteStorage.reads(keys: nil)
+        var readings: [PlaceReading] = []
         let found = try places.indices.map { i -> (exists: Bool, value: PrefValue?) in
-            let read = EtcdSuiteStorage.snapshot(ranges[(i * one)...], keys: [key], revision: 0)
-            let value = try contents(of: read, place: places[i], location: locations[i])[key]
-            return (read.marker != nil || value != nil, value)
+            let read = EtcdSuiteStorage.snapshot(ranges[(i * one)...], keys: [key], revision: result.revision)
+            let contents = try contents(of: read, place: places[i], location: locations[i])
+            readings.append(reading(locations[i], read, contents, keys: [key]))
+            return (read.marker != nil || contents[key] != nil, contents[key])
         }
         let loaded = try wholePlaces.indices.map { i -> StoredSuite? in
-            let read = EtcdSuiteStorage.snapshot(ranges[(places.count * one + i * all)...], keys: nil, revision: 0)
+            let read = EtcdSuiteStorage.snapshot(ranges[(places.count * one + i * all)...], keys: nil, revision: result.revision)
+            let contents = read.exists ? try contents(of: read, place: wholePlaces[i], location: whole[i]) : [:]
+            readings.append(reading(whole[i], read, contents, keys: nil))
             guard read.exists else { return nil }
-            return StoredSuite(contents: try contents(of: read, place: wholePlaces[i], location: whole[i]), format: nil)
+            return StoredSuite(contents: contents, format: nil)
         }
+        observer?.observe(readings)
         return (found, loaded)
     }
 

@@ -23,10 +23,11 @@ public struct Environment: Sendable {
     public static let current = Environment()
 
     /// Every variable prefs reads, for the documentation's ENVIRONMENT section.
-    package static let names = ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS", "XDG_RUNTIME_DIR", "HOME",
+    package static let names = ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
+                               "HOME",
                                "PREFS_EXTERNAL_THRESHOLD", "PREFS_LOCK_TIMEOUT",
                                "PREFS_STORE", "PREFS_ETCD_TIMEOUT", "PREFS_ETCD_USER", "PREFS_ETCD_PASSWORD",
-                               "PREFS_ETCD_CACERT", "PREFS_ETCD_CERT", "PREFS_ETCD_KEY",
+                               "PREFS_ETCD_CACERT", "PREFS_ETCD_CERT", "PREFS_ETCD_KEY", "PREFS_FALLBACK_CACHE",
                                "PREFS_HOST_ID"]
 
     /// The variable's value; nil when it is unset or empty.
@@ -66,6 +67,20 @@ public struct Environment: Sendable {
     /// `$XDG_DATA_HOME` (default `~/.local/share`): `prefs register` writes the user's registered
     /// defaults under it.
     package func dataHome() throws -> String { try baseDirectory("XDG_DATA_HOME", fallback: ".local/share") }
+
+    /// `$XDG_CACHE_HOME` (default `~/.cache`), where the snapshots of a remote store's reads are
+    /// kept (`SnapshotCache`); nil when neither it nor `$HOME` gives one.
+    package func cacheHome() throws -> String? { try optionalBaseDirectory("XDG_CACHE_HOME", fallback: ".cache") }
+
+    /// `$PREFS_FALLBACK_CACHE`: 1 when a read answers from the host's snapshot when its store does
+    /// not answer, as `--fallback-cache` asks; 0 or unset when it does not.
+    package func fallbackCache() throws -> Bool {
+        switch try self["PREFS_FALLBACK_CACHE"] {
+        case nil, "0": return false
+        case "1": return true
+        case let text?: throw PrefsError.badEnvironment(name: "PREFS_FALLBACK_CACHE", value: text, accepted: "1 or 0")
+        }
+    }
 
     /// The data home, or nil when neither `$XDG_DATA_HOME` nor `$HOME` gives one.
     func optionalDataHome() throws -> String? { try optionalBaseDirectory("XDG_DATA_HOME", fallback: ".local/share") }

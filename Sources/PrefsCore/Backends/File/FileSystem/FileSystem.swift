@@ -100,6 +100,10 @@ package protocol FileSystem: Sendable {
     /// Removes a directory when it is empty (never a symlink); whether it did.
     @discardableResult
     func removeConfinedDirectoryIfEmpty(_ path: ConfinedPath) -> Bool
+
+    /// The host's cache files in `directory` (the snapshots of a remote store's reads:
+    /// `CacheFiles`); nil (the default) for a file system that is not the host's, which keeps none.
+    func cacheFiles(in directory: ConfinedPath) -> (any CacheFiles)?
 }
 
 package struct FileStatus: Equatable, Sendable {
@@ -125,6 +129,8 @@ package struct FileStatus: Equatable, Sendable {
 
 extension FileSystem {
     package var isWatchableByKernel: Bool { true }
+
+    package func cacheFiles(in directory: ConfinedPath) -> (any CacheFiles)? { nil }
 
     /// The whole file (a file system whose files all have an end).
     package func contents(of path: String, atMost limit: Int) throws -> [UInt8] {
