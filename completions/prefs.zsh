@@ -312,7 +312,7 @@ _prefs_verb() {
             ;;
         (export)
             verb_options=(
-                --format 'choice binary xml openstep json typed-json sh env github' 'xml, binary, openstep, json or typed-json (default: by PATH'\''s extension, .json JSON, .plist xml; else json with --compact or --lossy, else xml); sh, env or github: the keys as environment variables'
+                --format 'choice binary xml openstep json typed-json sh env github' 'xml, binary, openstep, json or typed-json (default: by PATH'\''s ending, .json json, .plist and .xml xml, .env env, .sh sh; else json with --compact or --lossy, else xml); sh, env or github: the keys as environment variables'
                 --keys 'key-list 0...' 'only these keys (comma-separated KEYs or :key:paths; repeatable); as environment, the global suite'\''s and deny-listed names too'
                 --effective flag 'export what an application sees (stored, global and registered values), not just the stored ones; as environment, not the global suite'\''s'
                 --defaults file... 'registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)'

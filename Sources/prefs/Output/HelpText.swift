@@ -3,6 +3,27 @@ import PrefsCore
 /// `--help` text, generated from the command table.
 enum HelpText {
     static func overview() -> String {
+        var text = verbList()
+        text += "\nOptions:\n"
+        text += optionLines(CommandTable.global)
+        text += "\nA DOMAIN is a suite name (the file $XDG_CONFIG_HOME/NAME.plist), -g for the global suite,\n"
+        text += "a path (contains '/' or ends in .plist or .json; .plist may be left out, as in defaults),\n"
+        text += "or - for standard input. -currentHost or -host NAME before the verb: the ByHost suites.\n"
+        text += "\nExit status:\n"
+        for status in ExitStatus.allCases {
+            text += "  " + String(status.rawValue).leftPadded(to: 3) + "  " + status.meaning + "\n"
+        }
+        text += "\nSee prefs help VERB, and man prefs.\n"
+        return text
+    }
+
+    /// What `prefs` alone prints on standard error: the usage and the verbs.
+    static func usage() -> String {
+        verbList() + "\nprefs --help adds the options and exit statuses; man prefs has the rest.\n"
+    }
+
+    /// The title, the usage line and one line per verb.
+    private static func verbList() -> String {
         var text = """
             prefs \(CommandTable.version) — read, write and convert preferences (property lists and JSON)
 
@@ -15,16 +36,6 @@ enum HelpText {
         for verb in CommandTable.verbs {
             text += "  " + verb.name + String(repeating: " ", count: width - verb.name.count + 2) + verb.verb.summary + "\n"
         }
-        text += "\nOptions:\n"
-        text += optionLines(CommandTable.global)
-        text += "\nA DOMAIN is a suite name (the file $XDG_CONFIG_HOME/NAME.plist), -g for the global suite,\n"
-        text += "a path (contains '/' or ends in .plist or .json; .plist may be left out, as in defaults),\n"
-        text += "or - for standard input. -currentHost or -host NAME before the verb: the ByHost suites.\n"
-        text += "\nExit status:\n"
-        for status in ExitStatus.allCases {
-            text += "  " + String(status.rawValue).leftPadded(to: 3) + "  " + status.meaning + "\n"
-        }
-        text += "\nSee prefs help VERB, and man prefs.\n"
         return text
     }
 
