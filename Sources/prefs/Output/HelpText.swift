@@ -39,8 +39,17 @@ enum HelpText {
         return text
     }
 
+    /// The usage with `[OPTIONS]` where they go: before the `--` of a verb that runs a command
+    /// (after it, every word is the command's), else at the end.
+    static func usageLine(_ verb: VerbSpec) -> String {
+        guard !verb.options.isEmpty else { return verb.usage }
+        let words = verb.usage.split(separator: " ", omittingEmptySubsequences: false)
+        guard let dashes = words.firstIndex(of: "--") else { return verb.usage + " [OPTIONS]" }
+        return (words[..<dashes] + ["[OPTIONS]"] + words[dashes...]).joined(separator: " ")
+    }
+
     static func verb(_ verb: VerbSpec) -> String {
-        var text = "Usage: \(verb.usage)\(verb.options.isEmpty ? "" : " [OPTIONS]")\n\n\(verb.verb.summary)\n"
+        var text = "Usage: \(usageLine(verb))\n\n\(verb.verb.summary)\n"
         if !verb.verb.details.isEmpty { text += "\n" + verb.verb.details + "\n" }
         text += "\nOptions:\n" + optionLines(verb.options + CommandTable.common)
         return text

@@ -16,6 +16,18 @@ import Testing
         #expect(run.error.hasSuffix("\nprefs --help adds the options and exit statuses; man prefs has the rest.\n"))
     }
 
+    /// `help exec` shows the options where they go: before `--`, after which every word is the
+    /// command's.
+    @Test func theOptionsOfAVerbThatRunsACommandComeBeforeTheDashes() {
+        let help = InMemoryHome().run("help", "exec")
+        #expect(help.output.hasPrefix("Usage: prefs exec DOMAIN [DOMAIN...] [OPTIONS] -- COMMAND [ARG...]\n"))
+        for verb in CommandTable.verbs where verb.usage.contains(" -- ") {
+            let line = HelpText.usageLine(verb)
+            #expect(line.contains("[OPTIONS] -- ") && !line.hasSuffix("[OPTIONS]"), "\(line)")
+        }
+        #expect(InMemoryHome().run("help", "read").output.hasPrefix("Usage: prefs read [DOMAIN [KEY]] [OPTIONS]\n"))
+    }
+
     @Test(arguments: [
         (["-v"], "prefs: unknown option '-v' (did you mean --version?)\n"),
         (["-V"], "prefs: unknown option '-V' (did you mean --version?)\n"),
