@@ -86,4 +86,21 @@ import Testing
         home.run("write", "db", "a.b", "1")
         #expect(home.run("read", "db", "a.b") == (.success, "1\n", ""))
     }
+
+    /// A dry run shows a large value by its type, size and SHA-256 (that of the bytes, as
+    /// sha256sum gives it), not 1.3 MB of text; a small one whole.
+    @Test func aDryRunSummarisesLargeValues() throws {
+        let home = InMemoryHome()
+        let bytes = (0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let text = String(repeating: "é", count: 600)
+        home.run("write", "app", "small", "x", "text", text)
+        let run = home.run("write", "app", "blob", "-data", Hex.encode(bytes), "text", "short", "--dry-run")
+        #expect(run.status == .success)
+        #expect(run.output == """
+            + blob = <data: 5000 bytes, sha256 \(Hex.encode(SHA256.hash(bytes)))>
+            ~ text = <string: 1200 bytes of UTF-8, sha256 \(Hex.encode(SHA256.hash(Array(text.utf8))))> -> short
+
+            """)
+        #expect(home.run("write", "app", "small", "y", "--dry-run").output == "~ small = x -> y\n")
+    }
 }
