@@ -314,7 +314,7 @@ _prefs_verb() {
             ;;
         (export)
             verb_options=(
-                --format 'choice binary xml openstep json typed-json sh env github' 'xml, binary, openstep, json or typed-json (default: by PATH'\''s extension, .json JSON, .plist xml; else json with --compact or --lossy, else xml); sh, env or github: the keys as environment variables'
+                --format 'choice binary xml openstep json typed-json sh env github' 'xml, binary, openstep, json or typed-json (default: by PATH'\''s ending, .json json, .plist and .xml xml, .env env, .sh sh; else json with --compact or --lossy, else xml); sh, env or github: the keys as environment variables'
                 --keys 'key-list 0...' 'only these keys (comma-separated KEYs or :key:paths; repeatable); as environment, the global suite'\''s and deny-listed names too'
                 --effective flag 'export what an application sees (stored, global and registered values), not just the stored ones; as environment, not the global suite'\''s'
                 --defaults file... 'registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)'
@@ -343,9 +343,9 @@ _prefs_verb() {
             verb_options=(
                 --from 'choice file ini env suite' 'what SOURCE is: file (plist or JSON), ini, env or suite (default: by its name)'
                 --keys 'key-list 1...' 'only these keys (comma-separated KEYs or :key:paths; repeatable)'
-                --bool-keys 'key-list 1...' 'make these keys booleans from 0/1, yes/no, true/false (else an error)'
+                --bool-keys 'key-list 1...' 'make these keys booleans from 0/1, yes/no, on/off, true/false (else an error)'
                 --rename text... 'store the key OLD as NEW (repeatable)'
-                --infer-types flag 'strings that spell integers, reals or true/false become typed'
+                --infer-types flag 'strings that spell integers, reals or true/false (from INI also yes/no, on/off) become typed'
                 --decode-json-strings flag 'strings that are a JSON object or array become that value'
                 --overwrite flag 'replace stored values that differ (else they are kept: skipped-conflict)'
                 --skip-errors flag 'leave out the keys that fail instead of failing the migration'

@@ -6,6 +6,8 @@ struct Invocation: Equatable, Sendable {
         case verb(String)
         case help
         case version
+        /// No verb at all: the usage on standard error, 64 (as `git` alone prints its usage).
+        case usage
     }
 
     var action: Action
@@ -46,9 +48,7 @@ enum Arguments {
                 store = url
             }
         }
-        guard let first = arguments.first else {
-            throw PrefsError.usage("no verb given (see prefs --help)")
-        }
+        guard let first = arguments.first else { return Invocation(action: .usage) }
         switch first {
         case "--help", "-h": return Invocation(action: .help)
         case "--version": return Invocation(action: .version)
@@ -56,7 +56,8 @@ enum Arguments {
         }
         guard let verb = CommandTable.verb(named: first) else {
             if first.hasPrefix("-") {
-                let hint = Suggestions.hint(for: first, among: CommandTable.global.map(\.spelling))
+                let hint = Suggestions.versionSpellings.contains(first)
+                    ? " (did you mean --version?)" : Suggestions.hint(for: first, among: CommandTable.global.map(\.spelling))
                 throw PrefsError.usage("unknown option '\(first)'\(hint.isEmpty ? " (see prefs --help)" : hint)")
             }
             let hint = Suggestions.verbHint(for: first)
@@ -87,7 +88,9 @@ enum Arguments {
             }
             let (name, attached) = splitOption(word)
             guard let spec = verb.option(named: name) else {
-                let hint = Suggestions.hint(for: "--" + name, among: (verb.options + CommandTable.common).map { "--" + $0.name })
+                // `--bool`: type flags take one dash, as in defaults.
+                let hint = TypeFlag.named("-" + name) != nil ? " (did you mean -\(name)? type flags take one dash)"
+                    : Suggestions.hint(for: "--" + name, among: (verb.options + CommandTable.common).map { "--" + $0.name })
                 throw PrefsError.usage("\(verb.name): unknown option '--\(name)'\(hint.isEmpty ? " (see prefs help \(verb.name))" : hint)")
             }
             invocation.options[name, default: []].append(try value(for: spec, verb: verb, attached: attached, rest: &rest))

@@ -130,12 +130,17 @@ enum CommandLineTool {
 
     /// `reported`: whether the command's error was the failure of standard output, already printed.
     static func dispatch(_ arguments: [String], context: CommandContext, reported: inout Bool) -> ExitStatus {
+        // The store the command line chose, once chosen: a failure's hint looks there.
+        var selected = context
         do {
             let invocation = try Arguments.parse(arguments)
             switch invocation.action {
             case .help:
                 context.writeOutput(Array(HelpText.overview().utf8))
                 return .success
+            case .usage:
+                context.writeError(Array(HelpText.usage().utf8))
+                return .usage
             case .version:
                 context.print("prefs \(CommandTable.version)\nTLS for etcds:// stores: \(TLSLibrary.version)")
                 return .success
@@ -145,14 +150,14 @@ enum CommandLineTool {
                     context.writeOutput(Array(HelpText.verb(verb).utf8))
                     return .success
                 }
-                var context = try context.selecting(store: invocation.store)
-                if let host = invocation.host { context.store = try host.scope(context.store) }
-                return try verb.run(invocation, context)
+                selected = try context.selecting(store: invocation.store)
+                if let host = invocation.host { selected.store = try host.scope(selected.store) }
+                return try verb.run(invocation, selected)
             }
         } catch PrefsError.outputFailed(EPIPE) {
             return .success
         } catch let error as PrefsError {
-            context.printError(error.message(hinting: context.fileSystem))
+            context.printError(error.message(hinting: selected))
             if case .outputFailed = error { reported = true }
             return error.exitStatus
         } catch {

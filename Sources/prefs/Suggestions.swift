@@ -16,9 +16,13 @@ enum Suggestions {
         "type": "read-type",
     ]
 
+    /// What other tools take for `--version` (`version` as a verb too).
+    static let versionSpellings: Set<String> = ["-v", "-V", "-version", "--v", "version"]
+
     /// ` (did you mean write?)` for a word typed where a verb goes, or "" when nothing fits.
     static func verbHint(for word: String) -> String {
         if let meant = synonyms[word.lowercased()] { return " (did you mean \(meant)?)" }
+        if versionSpellings.contains(word) { return " (did you mean --version?)" }
         let verbs = CommandTable.verbs
         let found = closest(to: word, among: verbs.map(\.name), oneSlipOnly: Set(verbs.filter(\.changesData).map(\.name)))
         return found.isEmpty ? "" : " (did you mean \(found.joined(separator: " or "))?)"

@@ -52,7 +52,7 @@ enum EditCommand: Command {
             context.printError("edit: \(domain.displayName): \(conflict.keys.joined(separator: ", ")) changed meanwhile, and the edit changed them too; nothing changed; the edited copy is kept: \(copy.path)")
             return .conditionFailed
         } catch let error as PrefsError {
-            context.printError(error.message(hinting: context.fileSystem) + "; the edited copy is kept: \(copy.path)")
+            context.printError(error.message(hinting: context) + "; the edited copy is kept: \(copy.path)")
             return error.exitStatus
         }
     }

@@ -30,9 +30,19 @@ enum ImportCommand: Command {
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: operands[0])
         guard !(values.replace && values.ifAbsent) else { throw PrefsError.usage("import: --replace and --if-absent cannot be combined") }
+        if values.format == nil, let kind = migrateKind(of: operands[1]) {
+            throw PrefsError.usage("import: \(operands[1]) is \(kind) file; import reads property lists and JSON: use prefs migrate \(operands[0]) \(operands[1])")
+        }
         let mode: SuiteStore.ImportMode = values.replace ? .replace : values.ifAbsent ? .ifAbsent : .merge
         let outcome = try values.context(context, verb: "import").store.importDocument(from: operands[1], format: values.format, into: domain, mode: mode, dryRun: values.dryRun)
         context.print(outcome)
         return values.status(outcome)
+    }
+
+    /// An INI or .env file, by its name: what `migrate` reads and `import` does not.
+    static func migrateKind(of path: String) -> String? {
+        if path.hasSuffix(".ini") { return "an INI" }
+        if path.hasSuffix(".env") { return "a .env" }
+        return nil
     }
 }

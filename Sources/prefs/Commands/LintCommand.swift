@@ -1,7 +1,7 @@
 import PrefsCore
 
-/// `prefs lint FILE…` — like `plutil -lint`: `FILE: OK` on standard output for each good file, one
-/// error line on standard error for each bad one. Exits 0 when all are good, otherwise with the
+/// `prefs lint FILE…` — like `plutil -lint`: `FILE: OK` on standard output for each file `read`
+/// and `export` accept, one error line on standard error for each other one. Exits 0 when all are good, otherwise with the
 /// status of the first file that failed (65 malformed, 66 missing, 74 unreadable).
 enum LintCommand: Command {
     struct Values: CommandValues {}
@@ -18,7 +18,10 @@ enum LintCommand: Command {
         for path in operands {
             let name = DocumentInput.name(of: path)
             do {
-                _ = try PropertyList.validate(try input.bytes(from: path))
+                // What read and export accept: JSON's null, valid JSON, has no property-list value.
+                let bytes = try input.bytes(from: path)
+                let format = try PropertyList.validate(bytes)
+                if format == .json { _ = try PropertyList.decode(bytes, as: format) }
                 context.print("\(name): OK")
             } catch let error as PrefsError {
                 context.printError(error.attributed(to: name).message)

@@ -3,18 +3,7 @@ import PrefsCore
 /// `--help` text, generated from the command table.
 enum HelpText {
     static func overview() -> String {
-        var text = """
-            prefs \(CommandTable.version) — read, write and convert preferences (property lists and JSON)
-
-            Usage: prefs VERB [OPTIONS] [ARGUMENTS]
-
-            Verbs (prefs help VERB shows each one's arguments):
-
-            """
-        let width = CommandTable.verbs.map(\.name.count).max() ?? 0
-        for verb in CommandTable.verbs {
-            text += "  " + verb.name + String(repeating: " ", count: width - verb.name.count + 2) + verb.verb.summary + "\n"
-        }
+        var text = verbList()
         text += "\nOptions:\n"
         text += optionLines(CommandTable.global)
         text += "\nA DOMAIN is a suite name (the file $XDG_CONFIG_HOME/NAME.plist), -g for the global suite,\n"
@@ -28,8 +17,39 @@ enum HelpText {
         return text
     }
 
+    /// What `prefs` alone prints on standard error: the usage and the verbs.
+    static func usage() -> String {
+        verbList() + "\nprefs --help adds the options and exit statuses; man prefs has the rest.\n"
+    }
+
+    /// The title, the usage line and one line per verb.
+    private static func verbList() -> String {
+        var text = """
+            prefs \(CommandTable.version) — read, write and convert preferences (property lists and JSON)
+
+            Usage: prefs VERB [OPTIONS] [ARGUMENTS]
+
+            Verbs (prefs help VERB shows each one's arguments):
+
+            """
+        let width = CommandTable.verbs.map(\.name.count).max() ?? 0
+        for verb in CommandTable.verbs {
+            text += "  " + verb.name + String(repeating: " ", count: width - verb.name.count + 2) + verb.verb.summary + "\n"
+        }
+        return text
+    }
+
+    /// The usage with `[OPTIONS]` where they go: before the `--` of a verb that runs a command
+    /// (after it, every word is the command's), else at the end.
+    static func usageLine(_ verb: VerbSpec) -> String {
+        guard !verb.options.isEmpty else { return verb.usage }
+        let words = verb.usage.split(separator: " ", omittingEmptySubsequences: false)
+        guard let dashes = words.firstIndex(of: "--") else { return verb.usage + " [OPTIONS]" }
+        return (words[..<dashes] + ["[OPTIONS]"] + words[dashes...]).joined(separator: " ")
+    }
+
     static func verb(_ verb: VerbSpec) -> String {
-        var text = "Usage: \(verb.usage)\(verb.options.isEmpty ? "" : " [OPTIONS]")\n\n\(verb.verb.summary)\n"
+        var text = "Usage: \(usageLine(verb))\n\n\(verb.verb.summary)\n"
         if !verb.verb.details.isEmpty { text += "\n" + verb.verb.details + "\n" }
         text += "\nOptions:\n" + optionLines(verb.options + CommandTable.common)
         return text

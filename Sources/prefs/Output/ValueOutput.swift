@@ -32,14 +32,35 @@ enum ValueOutput {
 
 extension ValueOutput {
     /// One line of a change report (`--dry-run`): `+ KEY = NEW` (added), `- KEY = OLD` (removed),
-    /// `~ KEY = OLD -> NEW` (replaced), values on one line in the readable form.
+    /// `~ KEY = OLD -> NEW` (replaced), values on one line in the readable form, each longer than
+    /// `reportLimit` summarised (`summary`).
     static func report(_ change: KeyChange) -> String {
         let key = quotedIfNeeded(change.key)
         switch (change.old, change.new) {
-        case (nil, let new?): return "+ \(key) = \(line(new))"
-        case (let old?, nil): return "- \(key) = \(line(old))"
-        case (let old?, let new?): return "~ \(key) = \(line(old)) -> \(line(new))"
+        case (nil, let new?): return "+ \(key) = \(reported(new))"
+        case (let old?, nil): return "- \(key) = \(reported(old))"
+        case (let old?, let new?): return "~ \(key) = \(reported(old)) -> \(reported(new))"
         case (nil, nil): return "~ \(key)"
         }
+    }
+
+    /// The longest value a change report prints whole, in bytes of its one-line form.
+    static let reportLimit = 1024
+
+    static func reported(_ value: PrefValue) -> String {
+        let text = line(value)
+        return text.utf8.count > reportLimit ? summary(value, line: text) : text
+    }
+
+    /// `<data: 700000 bytes, sha256 HEX>`: the type, the size and the SHA-256 of a data value's
+    /// bytes or a string's UTF-8 (what `sha256sum` gives for the file it came from), or of a
+    /// container's one-line form.
+    static func summary(_ value: PrefValue, line: String) -> String {
+        let (bytes, what): ([UInt8], String) = switch value {
+        case .data(let data): (data, "bytes")
+        case .string(let string): (Array(string.utf8), "bytes of UTF-8")
+        default: (Array(line.utf8), "bytes as text")
+        }
+        return "<\(value.typeName): \(bytes.count) \(what), sha256 \(Hex.encode(SHA256.hash(bytes)))>"
     }
 }

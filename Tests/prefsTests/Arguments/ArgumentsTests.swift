@@ -24,6 +24,8 @@ import Testing
         (["write", "s", "k", "-int", "-0"], Invocation(action: .verb("write"), operands: ["s", "k", "-int", "-0"])),
         (["read", "s", "-00"], Invocation(action: .verb("read"), operands: ["s", "-00"])),
         (["help"], Invocation(action: .verb("help"))),
+        ([], Invocation(action: .usage)),
+        (["export", "a"], Invocation(action: .verb("export"), operands: ["a"])),
         (["help", "lint"], Invocation(action: .verb("help"), operands: ["lint"])),
     ] as [([String], Invocation)])
     func parses(arguments: [String], invocation: Invocation) throws {
@@ -31,14 +33,12 @@ import Testing
     }
 
     @Test(arguments: [
-        ([], "no verb given (see prefs --help)"),
         (["frobnicate"], "unknown verb 'frobnicate' (see prefs --help)"),
         (["--frob"], "unknown option '--frob' (see prefs --help)"),
         (["-x"], "unknown option '-x' (see prefs --help)"),
         (["lint"], "usage: prefs lint FILE..."),
         (["lint", "--format", "xml", "f"], "lint: unknown option '--format' (see prefs help lint)"),
-        (["export", "a"], "usage: prefs export DOMAIN PATH|-"),
-        (["export", "a", "b", "c"], "export: unexpected argument 'c' (usage: prefs export DOMAIN PATH|-)"),
+        (["export", "a", "b", "c"], "export: unexpected argument 'c' (usage: prefs export DOMAIN [PATH|-])"),
         (["export", "a", "b", "--format"], "export: --format needs a value (FORMAT)"),
         (["export", "a", "b", "--format", "yaml"], "export: --format must be one of binary, xml, openstep, json, typed-json, sh, env, github, not 'yaml'"),
         (["export", "a", "b", "--help=yes"], "export: --help takes no value"),

@@ -52,7 +52,7 @@ import Testing
         (["read", "my suite", "k", "-0"], "read: --null needs --keys"),
         (["read", "my suite", "--keys", "-0", "--origin"], "read: --null and --origin cannot be combined"),
         (["find", "x", "-0", "--json"], "find: --json and --null cannot be combined"),
-        (["export", "my suite", "-", "-0"], "export: unexpected argument '-0' (usage: prefs export DOMAIN PATH|-)"),
+        (["export", "my suite", "-", "-0"], "export: unexpected argument '-0' (usage: prefs export DOMAIN [PATH|-])"),
     ] as [([String], String)])
     func misuseIsAUsageError(arguments: [String], message: String) {
         let run = NullSeparatedTests.home().run(arguments)

@@ -62,11 +62,11 @@ import Testing
     @Test(arguments: [
         (["read", "app", "k", "x"], "prefs: read: unexpected argument 'x' (usage: prefs read [DOMAIN [KEY]])\n"),
         (["read", "app", "k", "x", "y"], "prefs: read: unexpected argument 'x' (usage: prefs read [DOMAIN [KEY]])\n"),
-        (["export", "app", "-", "extra"], "prefs: export: unexpected argument 'extra' (usage: prefs export DOMAIN PATH|-)\n"),
+        (["export", "app", "-", "extra"], "prefs: export: unexpected argument 'extra' (usage: prefs export DOMAIN [PATH|-])\n"),
         (["domains", "a*", "stray"], "prefs: domains: unexpected argument 'stray' (usage: prefs domains [GLOB])\n"),
         (["help", "read", "write"], "prefs: help: unexpected argument 'write' (usage: prefs help [VERB])\n"),
         (["read", "app", "k", "-json"], "prefs: read: unexpected argument '-json' (-json is not an option: did you mean --json?)\n"),
-        (["export", "app"], "prefs: usage: prefs export DOMAIN PATH|-\n"),
+        (["import", "app"], "prefs: usage: prefs import DOMAIN PATH|-\n"),
     ] as [([String], String)])
     func aWordTooManyIsNamed(arguments: [String], error: String) async throws {
         let sandbox = try ProcessSandbox()

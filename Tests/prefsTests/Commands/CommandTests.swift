@@ -19,6 +19,24 @@ import Testing
             """)
     }
 
+    /// lint says OK only for what read and export accept: JSON's null is valid JSON with no
+    /// property-list value, so it fails as export fails on it.
+    @Test func lintPassesOnlyWhatExportTakes() throws {
+        let scratch = try TemporaryDirectory()
+        for (name, text) in [("null.json", "null"), ("member.json", "{\"a\": null}"), ("element.json", "[1, null]")] {
+            let path = try scratch.write(name, text)
+            let lint = prefs(["lint", path]), export = prefs(["export", path, "-"])
+            #expect(lint.status == .dataError && lint.output == "", "\(name): \(lint)")
+            #expect(export.status == .dataError)
+            #expect(lint.error == export.error, "\(name)")
+        }
+        for text in ["5", "\"s\"", "[]", "{\"a\": [1, 2.5, true]}"] {
+            let path = try scratch.write("ok.json", text)
+            #expect(prefs(["lint", path]).status == .success, "\(text)")
+            #expect(prefs(["export", path, "-"]).status == .success, "\(text)")
+        }
+    }
+
     @Test func lintStatusIsTheFirstFailure() throws {
         let scratch = try TemporaryDirectory()
         let good = try scratch.write("good.json", "[1]")
@@ -105,7 +123,7 @@ import Testing
             #expect(overview.output.contains("  " + verb.name + " "), "\(verb.name)")
             #expect(overview.output.contains(verb.verb.summary), "\(verb.name)")
             let help = prefs(["help", verb.name])
-            #expect(help.output.hasPrefix("Usage: \(verb.usage)"))
+            #expect(help.output.hasPrefix("Usage: \(HelpText.usageLine(verb))\n"))
             #expect(prefs([verb.name, "--help"]).output == help.output)
         }
         #expect(prefs(["help", "nope"]).status == .usage)

@@ -17,7 +17,7 @@ import Testing
         try PropertyList.decode(try home.fileSystem.contents(of: path))
     }
 
-    @Test(arguments: [("/home/u/out.json", PlistFormat.json), ("/home/u/out.plist", .xml), ("/home/u/out.txt", .xml), ("/home/u/OUT.JSON", .xml)])
+    @Test(arguments: [("/home/u/out.json", PlistFormat.json), ("/home/u/out.plist", .xml), ("/home/u/out.txt", .xml), ("/home/u/OUT.JSON", .json), ("/home/u/out.xml", .xml)])
     func exportPicksTheFormatFromTheExtension(path: String, format: PlistFormat) throws {
         let home = ConversionTests.home()
         #expect(home.run("export", "app", path, "--keys", "window").status == .success)

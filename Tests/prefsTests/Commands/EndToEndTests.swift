@@ -34,9 +34,9 @@ import Testing
     }
 
     @Test func usageErrorsExit64() async throws {
-        let run = try await runBinary(["export", "only-one-operand.plist"])
+        let run = try await runBinary(["import", "only-one-operand.plist"])
         #expect(run.status == 64)
-        #expect(run.error == "prefs: usage: prefs export DOMAIN PATH|-\n")
+        #expect(run.error == "prefs: usage: prefs import DOMAIN PATH|-\n")
         #expect(try await runBinary([]).status == 64)
         #expect(try await runBinary(["--version"]).outputText.hasPrefix("prefs "))
     }

@@ -144,7 +144,7 @@ import Testing
             [server]
             host = example.com
             port = 8080
-            tls = off
+            tls = sometimes
             [cache]
             size = 64
             dir =
@@ -155,7 +155,7 @@ import Testing
         #expect(run.output == """
             migrated\tcache = { dir = ""; size = 64; }
             migrated\tname = svc
-            skipped-conflict\tserver = { host = example.com; port = 8080; tls = off; } (stored: { host = old.example.com; })
+            skipped-conflict\tserver = { host = example.com; port = 8080; tls = sometimes; } (stored: { host = old.example.com; })
             2 migrated, 0 unchanged, 1 skipped-conflict, 0 missing, 0 errors
 
             """)
@@ -165,12 +165,40 @@ import Testing
         let before = home.fileSystem.snapshot()
         let failed = home.run("migrate", "svc", "/etc/svc.ini", "--overwrite", "--bool-keys", ":server:tls")
         #expect(failed.status == .dataError)
-        #expect(failed.output.contains("error\tserver: :server:tls is a string that is not 0/1, yes/no or true/false\n"))
+        #expect(failed.output.contains("error\tserver: :server:tls is a string that is not 0/1, yes/no, on/off or true/false\n"))
         #expect(failed.output.hasSuffix("failed, nothing changed: 1 migrated, 1 unchanged, 0 skipped-conflict, 0 missing, 1 error\n"), "\(failed.output)")
         #expect(failed.error == "prefs: svc: 1 key could not be migrated; nothing changed (--skip-errors leaves them out)\n")
         #expect(home.fileSystem.snapshot() == before)
         let skipped = home.run("migrate", "svc", "/etc/svc.ini", "--overwrite", "--bool-keys", ":server:tls", "--skip-errors")
         #expect(skipped.status == .success && skipped.output.hasSuffix("1 migrated, 1 unchanged, 0 skipped-conflict, 0 missing, 1 error\n"), "\(skipped.output)")
+    }
+
+    /// INI values in quotes lose them; from INI, --infer-types and --bool-keys take yes/no and
+    /// on/off as booleans; from .env only true and false are inferred.
+    @Test func iniQuotesGoAndOnOffAreBooleans() throws {
+        let home = InMemoryHome()
+        try home.fileSystem.write("/etc/app.ini", Array("""
+            [ui]
+            title = "My App"
+            motto = 'say "hi"'
+            half = "open
+            mixed = "a" ; b
+            sound = on
+            music = Off
+            log = yes
+            count = 3
+
+            """.utf8))
+        #expect(home.run("migrate", "app", "/etc/app.ini", "--infer-types").status == .success)
+        #expect(try home.suite("app") == ["ui": ["title": "My App", "motto": "say \"hi\"", "half": "\"open", "mixed": "\"a\" ; b",
+                                                "sound": true, "music": false, "log": true, "count": 3]])
+        #expect(home.run("migrate", "plain", "/etc/app.ini").status == .success)
+        #expect(try home.suite("plain")?.value(at: ["ui", "sound"]) == "on")
+        #expect(home.run("migrate", "flags", "/etc/app.ini", "--bool-keys", ":ui:music").status == .success)
+        #expect(try home.suite("flags")?.value(at: ["ui", "music"]) == false)
+        try home.fileSystem.write("/srv/.env", Array("SOUND=on\nDEBUG=true\n".utf8))
+        #expect(home.run("migrate", "env", "/srv/.env", "--infer-types").status == .success)
+        #expect(try home.suite("env") == ["SOUND": "on", "DEBUG": true])
     }
 
     @Test func dotenvStdinLikeSourcesAndSuites() throws {

@@ -4,13 +4,16 @@
 package struct MigrationPlan: Sendable {
     /// Only these keys (key paths) of the source; nil: every top-level key.
     package var keys: [PrefKeyPath]?
-    /// Keys whose 0/1, yes/no or true/false values (any case) become booleans; anything else there
-    /// is an error for that key.
+    /// Keys whose 0/1, yes/no, on/off or true/false values (any case) become booleans; anything
+    /// else there is an error for that key.
     package var boolKeys: [PrefKeyPath] = []
     /// A migrated key's new name: `from` is one of the migrated keys.
     package var renames: [(from: PrefKeyPath, to: PrefKeyPath)] = []
     /// Strings that spell a number or a boolean become one (see `Migration.inferred`).
     package var inferTypes = false
+    /// With `inferTypes`, the words that spell booleans besides true and false: yes/no and on/off
+    /// from an INI file, whose readers (PHP, git config) take them so.
+    package var booleanWords: [String: Bool] = ["true": true, "false": false]
     /// Strings that are a JSON object or array become that value, until none is left.
     package var decodeJSONStrings = false
     /// Replace a target value that differs (else it is kept: a conflict).
@@ -161,7 +164,7 @@ package enum Migration {
                     try value.setValue(try boolean(found, at: boolKey, in: path), at: inner)
                 }
             }
-            if plan.inferTypes { value = inferred(value) }
+            if plan.inferTypes { value = inferred(value, booleanWords: plan.booleanWords) }
             let stored = try target.value(at: destination)
             if stored == value { return .unchanged }
             let rewritesItself = inPlace && destination == path
@@ -175,8 +178,8 @@ package enum Migration {
         }
     }
 
-    /// `--bool-keys`: a boolean, the integers 0 and 1, or the strings 0, 1, yes, no, true and false
-    /// in any case.
+    /// `--bool-keys`: a boolean, the integers 0 and 1, or the strings 0, 1, yes, no, on, off, true
+    /// and false in any case.
     static func boolean(_ value: PrefValue, at key: PrefKeyPath, in migrated: PrefKeyPath) throws(PrefKeyPathError) -> PrefValue {
         switch value {
         case .bool: return value
@@ -184,25 +187,24 @@ package enum Migration {
         case .integer(1): return .bool(true)
         case .string(let text):
             switch text.lowercased() {
-            case "1", "yes", "true": return .bool(true)
-            case "0", "no", "false": return .bool(false)
+            case "1", "yes", "on", "true": return .bool(true)
+            case "0", "no", "off", "false": return .bool(false)
             default: break
             }
         default: break
         }
         let place = key == migrated ? "" : key.display + " "
-        throw PrefKeyPathError(reason: "\(place)is \(value.typeNameWithArticle) that is not 0/1, yes/no or true/false")
+        throw PrefKeyPathError(reason: "\(place)is \(value.typeNameWithArticle) that is not 0/1, yes/no, on/off or true/false")
     }
 
     /// `--infer-types`, through containers: a string that is a decimal integer written the way it
     /// prints (no sign but `-`, no leading zero: `007` stays text) becomes an integer; one with a
-    /// fraction or exponent that reads as a finite real becomes a real; `true` and `false` in any
-    /// case become booleans. Everything else stays a string.
-    package static func inferred(_ value: PrefValue) -> PrefValue {
+    /// fraction or exponent that reads as a finite real becomes a real; `booleanWords` (true and
+    /// false) in any case become booleans. Everything else stays a string.
+    package static func inferred(_ value: PrefValue, booleanWords: [String: Bool] = MigrationPlan().booleanWords) -> PrefValue {
         switch value {
         case .string(let text):
-            let lowered = text.lowercased()
-            if lowered == "true" || lowered == "false" { return .bool(lowered == "true") }
+            if let truth = booleanWords[text.lowercased()] { return .bool(truth) }
             let utf8 = Array(text.utf8)
             let digits = utf8.first == UInt8(ascii: "-") ? utf8.dropFirst() : utf8[...]
             guard let first = digits.first, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else { return value }
@@ -212,8 +214,8 @@ package enum Migration {
             }
             guard let real = NumberText.real(utf8, allowNamedValues: false), real.isFinite else { return value }
             return .real(real)
-        case .array(let elements): return .array(elements.map(inferred))
-        case .dictionary(let dictionary): return .dictionary(dictionary.mapValues(inferred))
+        case .array(let elements): return .array(elements.map { inferred($0, booleanWords: booleanWords) })
+        case .dictionary(let dictionary): return .dictionary(dictionary.mapValues { inferred($0, booleanWords: booleanWords) })
         default: return value
         }
     }

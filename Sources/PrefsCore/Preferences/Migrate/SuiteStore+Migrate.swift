@@ -53,6 +53,8 @@ extension SuiteStore {
                 throw error.attributed(to: DocumentInput.name(of: argument))
             }
         }
+        var plan = plan
+        if kind == .ini { plan.booleanWords.merge(["yes": true, "no": false, "on": true, "off": false]) { $1 } }
         var report = MigrationReport()
         let keys = inPlace ? nil : KeySet(plan.selectedKeys(in: source).map { (plan.rename(of: $0) ?? $0).first })
         do {

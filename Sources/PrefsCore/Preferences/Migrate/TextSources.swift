@@ -53,8 +53,10 @@ package struct TextSource: Sendable {
 /// headers, `key = value` or `key: value` lines, full-line `;` and `#` comments. Each section
 /// becomes a dictionary of strings under its name (an empty section, an empty dictionary); keys
 /// before the first section are top-level. Unlike configparser, keys keep their case and there are
-/// no continuation lines. Keys and values are trimmed, an empty value is an empty string, and nothing
-/// else is interpreted (quotes and inline `;` stay part of the value). A section given twice is
+/// no continuation lines. Keys and values are trimmed, an empty value is an empty string, a value
+/// wholly in double or single quotes loses them (as PHP's `parse_ini_file`, git config and systemd
+/// read it; configparser keeps them), and nothing else is interpreted (no escapes; an inline `;`
+/// stays part of the value). A section given twice is
 /// merged; a key given twice in a section is a problem for that key. A line that is none of these
 /// is a data error for the file.
 package enum INISource {
@@ -78,10 +80,15 @@ package enum INISource {
             }
             let key = String(before.trimmingWhitespace)
             guard !key.isEmpty else { throw TextSource.failure("INI", line: number, "the key is empty") }
-            let value = String(after.trimmingWhitespace)
-            source.set(value, at: section.map { [$0, key] } ?? [key], line: number)
+            source.set(unquoted(after.trimmingWhitespace), at: section.map { [$0, key] } ?? [key], line: number)
         }
         return source
+    }
+
+    /// `"text"` or `'text'` without its quotes; any other value as it is.
+    static func unquoted(_ value: Substring) -> String {
+        guard value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first else { return String(value) }
+        return String(value.dropFirst().dropLast())
     }
 }
 

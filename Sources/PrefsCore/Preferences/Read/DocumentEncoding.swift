@@ -21,14 +21,6 @@ package struct DocumentEncoding: Sendable {
         self.compact = compact
     }
 
-    /// The format a file's name asks for: `.json` JSON, `.plist` XML; nil for any other name (and
-    /// for `-`, standard output).
-    package static func format(forPath path: String) -> PlistFormat? {
-        if path.hasSuffix(".json") { return .json }
-        if path.hasSuffix(".plist") { return .xml }
-        return nil
-    }
-
     package func encode(_ value: PrefValue) throws -> [UInt8] {
         switch format {
         case .json:

@@ -53,10 +53,19 @@ package enum WriteRequest: Equatable, Sendable {
         }
     }
 
+    /// A KEY with no VALUE after it; `name=value` as one word is told the form that works.
+    static func noValue(for key: String, domain: String) -> PrefsError {
+        guard let equals = key.firstIndex(of: "="), equals != key.startIndex else {
+            return PrefsError.usage("\(domain): no value for key \(key)")
+        }
+        let (name, value) = (key[..<equals], key[key.index(after: equals)...])
+        return PrefsError.usage("\(domain): no value for key \(key) (KEY and VALUE are two words: \(name) \(value.isEmpty ? "''" : value))")
+    }
+
     /// Parses the words; a bad word or value is an error naming the domain (and the key) it was for.
     package static func parse(_ words: ArraySlice<String>, domain: String) throws -> WriteRequest {
         if words.count == 1, let text = words.first {
-            guard let first = text.first, "({<".contains(first) else { throw PrefsError.usage("\(domain): no value for key \(text)") }
+            guard let first = text.first, "({<".contains(first) else { throw noValue(for: text, domain: domain) }
             guard case .dictionary(let contents) = try PrefsError.locating(domain: domain, { try ValueText.propertyList(text) }) else {
                 throw PrefsError.invalidValue(domain: domain, key: nil, flag: nil, given: nil,
                                               reason: "a single argument after the domain must be a dictionary property list (or give KEY VALUE)")
@@ -70,7 +79,7 @@ package enum WriteRequest: Equatable, Sendable {
                 throw PrefsError.usage("\(domain): missing KEY before \(key) (a key spelled like a type flag is written as the key path :\(key))")
             }
             let path = try PrefKeyPath(argument: key, in: domain)
-            guard let word = rest.popFirst() else { throw PrefsError.usage("\(domain): no value for key \(key)") }
+            guard let word = rest.popFirst() else { throw noValue(for: key, domain: domain) }
             let change = try PrefsError.locating(domain: domain, key: path.display) { try parseChange(path, word, &rest, domain: domain) }
             changes.append(change)
             if case .rest? = TypeFlag.named(word)?.takes { break }

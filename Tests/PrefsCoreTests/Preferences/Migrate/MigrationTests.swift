@@ -109,13 +109,13 @@ import Testing
         var plan = MigrationPlan()
         plan.boolKeys = [PrefKeyPath(["Count"]), PrefKeyPath(["Name"]), PrefKeyPath(["Missing"])]
         let (report, _) = run(plan, MigrationTests.macOS)
-        #expect(report.contains("error Count: is an integer that is not 0/1, yes/no or true/false"))
-        #expect(report.contains("error Name: is a string that is not 0/1, yes/no or true/false"))
+        #expect(report.contains("error Count: is an integer that is not 0/1, yes/no, on/off or true/false"))
+        #expect(report.contains("error Name: is a string that is not 0/1, yes/no, on/off or true/false"))
         // A boolean key the source lacks is reported: it is most likely misspelt.
         #expect(report.contains("missing Missing"))
         #expect(report.last == "7 migrated, 0 unchanged, 0 skipped-conflict, 1 missing, 2 errors")
         plan.boolKeys = [PrefKeyPath(["Window", "Frame"])]
-        #expect(run(plan, MigrationTests.macOS).report.contains("error Window: :Window:Frame is a string that is not 0/1, yes/no or true/false"))
+        #expect(run(plan, MigrationTests.macOS).report.contains("error Window: :Window:Frame is a string that is not 0/1, yes/no, on/off or true/false"))
     }
 
     @Test func keysRenamesAndMissingKeys() {
