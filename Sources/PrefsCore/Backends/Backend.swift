@@ -131,4 +131,13 @@ package protocol SuiteStorage: Sendable {
     /// What reports the changes of `layers` (its domain's suite is in this store): `keys` as typed,
     /// nil for every top-level key. By default the store cannot be watched: a usage error (64).
     func watcher(for layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws -> any ValueWatcher
+
+    /// The store's named locks (`prefs lock`, `prefs locks`); nil by default: it keeps none, and
+    /// those verbs are refused (64).
+    func locks() throws -> (any LockService)?
+
+    /// This store with each change fenced (`--fence`): committed only while `fence` holds, checked
+    /// in the same step as the commit (in its transaction, or under the suite's lock). By default
+    /// refused (64): a store without locks has nothing to fence with.
+    func fenced(by fence: LockFence) throws -> any SuiteStorage
 }

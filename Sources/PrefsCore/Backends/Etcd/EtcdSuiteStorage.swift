@@ -19,6 +19,8 @@ package struct EtcdSuiteStorage: SuiteStorage {
     /// `EtcdLayout(managedValuesOf:)`): its suites are the managed values users read, with no
     /// registered defaults, schema or external values of their own.
     let administers: Bool
+    /// The lock every change must still hold when it commits (`--fence`): a compare in its transaction.
+    var fence: LockFence?
 
     package init(etcd: any EtcdKV, prefix: String, name: String, environment: Environment) {
         self.etcd = etcd
