@@ -1,4 +1,5 @@
 #include "CPrefsTLS.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -9,7 +10,6 @@
 
 #include <openssl/bio.h>
 #include <openssl/crypto.h>
-#include <openssl/decoder.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
@@ -23,9 +23,6 @@ struct prefs_tls_session {
     SSL *ssl;
 };
 
-/// Sets up OpenSSL's view of the CPU before its first use (cpu.c).
-void prefs_tls_cpu_setup(void);
-
 static void put(char *error, size_t size, const char *text) {
     if (size > 0) snprintf(error, size, "%s", text);
 }
@@ -34,7 +31,7 @@ static void put(char *error, size_t size, const char *text) {
 /// `fallback`; the queue is left empty.
 static void reason(char *error, size_t size, const char *fallback) {
     unsigned long code = ERR_get_error();
-    const char *text = code ? ERR_reason_error_string(code) : NULL;
+    const char *text = code ? prefs_tls_error_text(code) : NULL;
     put(error, size, text ? text : fallback);
     ERR_clear_error();
 }
@@ -85,75 +82,6 @@ static void make_socket_method(void) {
 
 // MARK: Contexts
 
-/// Adds every certificate of the PEM text to the context's trust store; how many, or -1.
-static int add_trust(SSL_CTX *ssl, const void *pem, size_t size) {
-    BIO *bio = BIO_new_mem_buf(pem, (int)size);
-    if (!bio) return -1;
-    STACK_OF(X509_INFO) *infos = PEM_X509_INFO_read_bio(bio, NULL, NULL, NULL);
-    BIO_free(bio);
-    if (!infos) return -1;
-    X509_STORE *store = SSL_CTX_get_cert_store(ssl);
-    int added = 0;
-    for (int i = 0; i < sk_X509_INFO_num(infos); i++) {
-        X509_INFO *info = sk_X509_INFO_value(infos, i);
-        if (info->x509 && X509_STORE_add_cert(store, info->x509)) added++;
-    }
-    sk_X509_INFO_pop_free(infos, X509_INFO_free);
-    return added;
-}
-
-/// Whether `text` occurs in the `size` bytes at `pem`.
-static int contains(const char *pem, size_t size, const char *text) {
-    size_t length = strlen(text);
-    for (size_t at = 0; at + length <= size; at++) {
-        if (memcmp(pem + at, text, length) == 0) return 1;
-    }
-    return 0;
-}
-
-/// The key type a PEM private key names in its first line, if it names one ("EC PRIVATE KEY").
-static const char *key_type(const char *pem, size_t size) {
-    static const struct { const char *line; const char *type; } types[] = {
-        {"-----BEGIN EC PRIVATE KEY-----", "EC"}, {"-----BEGIN RSA PRIVATE KEY-----", "RSA"},
-    };
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
-        if (contains(pem, size, types[i].line)) return types[i].type;
-    }
-    return NULL;
-}
-
-/// Whether the PEM private key is encrypted: PKCS#8's "ENCRYPTED PRIVATE KEY", or the older form's
-/// "Proc-Type: 4,ENCRYPTED" header.
-static int is_encrypted(const char *pem, size_t size) {
-    return contains(pem, size, "-----BEGIN ENCRYPTED PRIVATE KEY-----") || contains(pem, size, "Proc-Type: 4,ENCRYPTED");
-}
-
-/// The passphrase asked for by a decoder: none, ever (OpenSSL would otherwise ask the terminal).
-static int no_passphrase(char *pass, size_t size, size_t *length, const OSSL_PARAM params[], void *arg) {
-    (void)pass, (void)size, (void)params, (void)arg;
-    *length = 0;
-    return 0;
-}
-
-/// The private key in PEM text. OpenSSL 3.0 sets up a decoder for every key type it knows unless it
-/// is told the type (about a third of the instructions a TLS store spends before its first request
-/// went to that): the type is taken from the PEM line where it names one.
-static EVP_PKEY *read_key(const void *pem, size_t size) {
-    EVP_PKEY *pkey = NULL;
-    OSSL_DECODER_CTX *decoder = OSSL_DECODER_CTX_new_for_pkey(&pkey, "PEM", NULL, key_type(pem, size), 0, NULL, NULL);
-    const unsigned char *data = pem;
-    size_t left = size;
-    int decoded = decoder && OSSL_DECODER_CTX_set_passphrase_cb(decoder, no_passphrase, NULL) == 1
-        && OSSL_DECODER_from_data(decoder, &data, &left) == 1;
-    OSSL_DECODER_CTX_free(decoder);
-    if (!decoded) {
-        EVP_PKEY_free(pkey);
-        ERR_clear_error(); // "unsupported": the caller says what was wanted
-        return NULL;
-    }
-    return pkey;
-}
-
 /// The client's certificate, the chain after it, and its key.
 static int use_identity(SSL_CTX *ssl, const void *cert, size_t cert_size, const void *key, size_t key_size, char *error, size_t error_size) {
     BIO *bio = BIO_new_mem_buf(cert, (int)cert_size);
@@ -171,12 +99,12 @@ static int use_identity(SSL_CTX *ssl, const void *cert, size_t cert_size, const 
     }
     ERR_clear_error(); // the end of the file reads as "no start line"
     BIO_free(bio);
-    if (is_encrypted(key, key_size)) {
+    if (prefs_tls_key_is_encrypted(key, key_size)) {
         put(error, error_size, "the private key is encrypted; prefs takes an unencrypted key, as etcdctl does "
                                "(openssl pkey -in KEY -out PLAIN.key writes one)");
         return -1;
     }
-    EVP_PKEY *pkey = read_key(key, key_size);
+    EVP_PKEY *pkey = prefs_tls_read_key(key, key_size);
     if (!pkey) {
         reason(error, error_size, "no PEM private key in it");
         return -1;
@@ -190,9 +118,9 @@ static int use_identity(SSL_CTX *ssl, const void *cert, size_t cert_size, const 
     return 1;
 }
 
-prefs_tls_context *prefs_tls_context_new(const void *ca, size_t ca_size, const void *cert, size_t cert_size,
+prefs_tls_context *prefs_tls_context_new(int own_process, const void *ca, size_t ca_size, const void *cert, size_t cert_size,
                                          const void *key, size_t key_size, char *error, size_t error_size) {
-    prefs_tls_cpu_setup();
+    prefs_tls_set_up(own_process);
     SSL_CTX *ssl = SSL_CTX_new(TLS_client_method());
     if (!ssl) {
         reason(error, error_size, "cannot make a TLS context");
@@ -202,7 +130,7 @@ prefs_tls_context *prefs_tls_context_new(const void *ca, size_t ca_size, const v
     SSL_CTX_set_verify(ssl, SSL_VERIFY_PEER, NULL);
     SSL_CTX_set_mode(ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     if (ca) {
-        if (add_trust(ssl, ca, ca_size) <= 0) {
+        if (prefs_tls_add_trust(SSL_CTX_get_cert_store(ssl), ca, ca_size) == 0) {
             char detail[160];
             reason(detail, sizeof detail, "no PEM certificate in it");
             snprintf(error, error_size, "CA file: %s", detail);

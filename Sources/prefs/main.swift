@@ -4,6 +4,8 @@ import PrefsCore
 Signals.ignorePipe()
 // etcd host names from /etc/hosts and DNS only, never an NSS module, in every build (HostResolver).
 HostResolver.filesAndDNSOnly.store(true, ordering: .relaxed)
+// OpenSSL is this program's alone: set up without what it keeps for other code (TLSLibrary).
+TLSLibrary.ownsProcess.store(true, ordering: .relaxed)
 func argument(_ i: Int) -> [UInt8] {
     CommandLine.unsafeArgv[i].map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? []
 }

@@ -7,7 +7,7 @@
 # client certificates; certificates from Tests/Tools/make-certificates.sh, ECDSA P-256), both clients
 # with the same files and a new connection and handshake per process (goals: read ≤ 0.35×, write
 # ≤ 0.5×). Then the file store, to show that the etcd store cost it nothing: read and write of a
-# 10-key suite by this build and, with BEFORE=REV, by the build of git revision REV, in the same
+# 10-key suite by this build and, with BEFORE=REV, by the build of git revision REV (BEFORE_BINARY=PATH: that binary), in the same
 # rounds (goal: ≤ 1.05× before). Both clusters' members fsync (etcd's default), so writes compare
 # durable with durable. Not a test: figures only. --smoke: one round of two runs.
 #   Tests/Benchmarks/bench-etcd.sh [ROUNDS | --smoke]    (needs etcd, etcdctl and hyperfine)
@@ -19,46 +19,13 @@ for tool in etcd etcdctl hyperfine; do
 done
 . "$root/Tests/Benchmarks/common.sh"
 bench_prefs
-work=$(mktemp -d)
-data=$(mktemp -d -p "$( [ -d /dev/shm ] && echo /dev/shm || echo /tmp)")   # the members' data, in memory when it can
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do { kill -9 "$pid" && wait "$pid"; } 2>/dev/null || true; done
-  [ -d "$work/before" ] && git -C "$root" worktree remove --force "$work/before"
-  rm -rf "$work" "$data"
-}
-trap cleanup EXIT
-before=
-if [ -n "${BEFORE:-}" ]; then
-  git -C "$root" worktree add -q --detach "$work/before" "$BEFORE"
-  (cd "$work/before" && "${release_build[@]}")
-  before=$(bench_copy "$work/before/.build/release/prefs" prefs-before)
-fi
-
-# Three members on free loopback ports.
-read -r -a ports < <(bench_free_ports 9)
-mkdir "$work/certs"
-(cd "$work/certs" && "$root/Tests/Tools/make-certificates.sh" >/dev/null)
-certs=$work/certs
-cluster=""
-for i in 0 1 2; do cluster+="${cluster:+,}m$i=http://127.0.0.1:${ports[$((3 + i))]}"; done
-for i in 0 1 2; do
-  clients="http://127.0.0.1:${ports[$i]},https://127.0.0.1:${ports[$((6 + i))]}"
-  etcd --name "m$i" --data-dir "$data/m$i" --listen-client-urls "$clients" --advertise-client-urls "$clients" \
-    --cert-file "$certs/server.pem" --key-file "$certs/server.key" --client-cert-auth --trusted-ca-file "$certs/ca.pem" \
-    --listen-peer-urls "http://127.0.0.1:${ports[$((3 + i))]}" \
-    --initial-advertise-peer-urls "http://127.0.0.1:${ports[$((3 + i))]}" --initial-cluster "$cluster" \
-    --initial-cluster-state new --initial-cluster-token "bench$$" >"$work/m$i.log" 2>&1 &
-  pids+=($!)
-done
-endpoints="127.0.0.1:${ports[0]},127.0.0.1:${ports[1]},127.0.0.1:${ports[2]}"
-tls_endpoints="127.0.0.1:${ports[6]},127.0.0.1:${ports[7]},127.0.0.1:${ports[8]}"
+bench_scratch
+bench_before
+bench_etcd_cluster
 tls_etcdctl="etcdctl --endpoints https://${tls_endpoints//,/,https://} --cacert $certs/ca.pem --cert $certs/client-root.pem --key $certs/client-root.key"
 export PREFS_ETCD_CACERT=$certs/ca.pem PREFS_ETCD_CERT=$certs/client-root.pem PREFS_ETCD_KEY=$certs/client-root.key
 tls_prefs="env PREFS_STORE=etcds://$tls_endpoints/bench $prefs"
 export ETCDCTL_API=3
-for _ in $(seq 100); do etcdctl --endpoints "$endpoints" endpoint health >/dev/null 2>&1 && break; sleep 0.1; done
-etcdctl --endpoints "$endpoints" endpoint health >/dev/null 2>&1 || { cat "$work"/m*.log >&2; exit 1; }
 
 export PREFS_STORE="etcd://$endpoints/bench" XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
 mkdir -p "$XDG_CONFIG_HOME"

@@ -131,3 +131,65 @@ print(" ".join("%.3f" % (statistics.median(times[i]) * 1000) for i in sorted(tim
 
 # bench_ratio A B — A/B with two decimals.
 bench_ratio() { python3 -c 'import sys; print("%.2f" % (float(sys.argv[1]) / float(sys.argv[2])))' "$1" "$2"; }
+
+# bench_scratch — $work, a scratch directory, and $data, one for etcd members' data (in memory when
+# it can); $pids, the processes to kill at exit. Both directories, and bench_before's worktree, go
+# at exit too.
+bench_scratch() {
+  work=$(mktemp -d)
+  data=$(mktemp -d -p "$( [ -d /dev/shm ] && echo /dev/shm || echo /tmp)")
+  pids=()
+  trap bench_cleanup EXIT
+  trap 'exit 1' TERM INT
+}
+bench_cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do { kill -9 "$pid" && wait "$pid"; } 2>/dev/null || true; done
+  [ -d "$work/before" ] && git -C "$root" worktree remove --force "$work/before"
+  rm -rf "$work" "$data"
+}
+
+# bench_before — $before, a build to time beside this one: BEFORE=REV built in a scratch worktree,
+# or BEFORE_BINARY=PATH; empty without either.
+bench_before() {
+  before=${BEFORE_BINARY:-}
+  [ -n "${BEFORE:-}" ] || return 0
+  git -C "$root" worktree add -q --detach "$work/before" "$BEFORE"
+  (cd "$work/before" && "${release_build[@]}")
+  before=$(bench_copy "$work/before/.build/release/prefs" prefs-before)
+}
+
+# bench_etcd_cluster — three etcd members on free loopback ports (after bench_scratch), each with a
+# plain-text client URL and a TLS one that requires client certificates (make-certificates.sh's, in
+# $certs); returns once the cluster is healthy. Sets $endpoints and $tls_endpoints (HOST:PORT,…),
+# and for member I: ${plain_ports[I]}, ${tls_ports[I]} and ${member_pids[I]}.
+bench_etcd_cluster() {
+  local ports cluster="" clients i
+  read -r -a ports < <(bench_free_ports 9)
+  plain_ports=("${ports[@]:0:3}") tls_ports=("${ports[@]:6:3}") member_pids=()
+  certs=$work/certs
+  mkdir "$certs"
+  (cd "$certs" && "$root/Tests/Tools/make-certificates.sh" >/dev/null)
+  for i in 0 1 2; do cluster+="${cluster:+,}m$i=http://127.0.0.1:${ports[$((3 + i))]}"; done
+  for i in 0 1 2; do
+    clients="http://127.0.0.1:${ports[$i]},https://127.0.0.1:${ports[$((6 + i))]}"
+    etcd --name "m$i" --data-dir "$data/m$i" --listen-client-urls "$clients" --advertise-client-urls "$clients" \
+      --cert-file "$certs/server.pem" --key-file "$certs/server.key" --client-cert-auth --trusted-ca-file "$certs/ca.pem" \
+      --listen-peer-urls "http://127.0.0.1:${ports[$((3 + i))]}" --initial-advertise-peer-urls "http://127.0.0.1:${ports[$((3 + i))]}" \
+      --initial-cluster "$cluster" --initial-cluster-state new --initial-cluster-token "bench$$" >"$work/m$i.log" 2>&1 &
+    pids+=($!) member_pids+=($!)
+  done
+  endpoints="127.0.0.1:${ports[0]},127.0.0.1:${ports[1]},127.0.0.1:${ports[2]}"
+  tls_endpoints="127.0.0.1:${ports[6]},127.0.0.1:${ports[7]},127.0.0.1:${ports[8]}"
+  bench_etcd_healthy "$endpoints"
+}
+
+# bench_etcd_healthy ENDPOINTS [ETCDCTL-OPTION...] — waits (10 s at most) until etcdctl finds them
+# healthy; else prints the members' logs ($work/m*.log) and fails.
+bench_etcd_healthy() {
+  local endpoints=$1 _
+  shift
+  for _ in $(seq 100); do ETCDCTL_API=3 etcdctl --endpoints "$endpoints" "$@" endpoint health >/dev/null 2>&1 && return 0; sleep 0.1; done
+  cat "$work"/m*.log >&2
+  return 1
+}

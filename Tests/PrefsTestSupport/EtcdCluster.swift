@@ -138,9 +138,7 @@ package final class EtcdCluster: @unchecked Sendable {
     /// The process ID of a running member's etcd (the child of its guardian shell).
     package func pid(member index: Int) throws -> pid_t {
         guard let guardian = lock.withLock({ guardians[index] }) else { throw TestFailure("member \(index) is not running") }
-        let parent = guardian.process.processIdentifier
-        let children = (try? String(contentsOfFile: "/proc/\(parent)/task/\(parent)/children", encoding: .utf8)) ?? ""
-        guard let child = children.split(separator: " ").first.flatMap({ pid_t($0) }) else { throw TestFailure("member \(index) has no etcd process") }
+        guard let child = EtcdCluster.children(of: guardian.process.processIdentifier).first else { throw TestFailure("member \(index) has no etcd process") }
         return child
     }
 
@@ -269,14 +267,41 @@ package final class EtcdCluster: @unchecked Sendable {
         lock.withLock { guardians[index] = Guardian(process: process, control: control) }
     }
 
+    /// Tells the guardian to kill its member and waits until both are gone. Bounded: once a
+    /// guardian did not act on "kill" and the test waited out its lifetime (an hour) in
+    /// `waitUntilExit`; now the guardian and its etcd are killed outright after 10 s, and what
+    /// state the guardian was in goes to stderr for the log.
     private func stop(_ guardian: Guardian) {
+        let pid = guardian.process.processIdentifier
+        let members = EtcdCluster.children(of: pid)
         try? guardian.control.write(contentsOf: Array("kill\n".utf8))
         try? guardian.control.close()
-        let pid = guardian.process.processIdentifier
-        let deadline = Date().addingTimeInterval(10)
-        while guardian.process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
-        if guardian.process.isRunning, getpgid(pid) == pid { Foundation.kill(-pid, SIGKILL) }
-        guardian.process.waitUntilExit()
+        if EtcdCluster.waitForExit(guardian.process, seconds: 10) { return }
+        let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? "gone"
+        let channel = (try? String(contentsOfFile: "/proc/\(pid)/wchan", encoding: .utf8)) ?? "?"
+        FileHandle.standardError.write(Data("EtcdCluster: guardian \(pid) did not stop its member within 10 s (stat: \(state.prefix(80)), wchan: \(channel)); killing it and etcd \(members)\n".utf8))
+        for member in members { Foundation.kill(member, SIGKILL) }
+        Foundation.kill(pid, SIGKILL)
+        if !EtcdCluster.waitForExit(guardian.process, seconds: 10) {
+            FileHandle.standardError.write(Data("EtcdCluster: guardian \(pid) still not gone 10 s after SIGKILL\n".utf8))
+        }
+    }
+
+    /// Whether `process` exited within `seconds`: Foundation saw it go, or /proc shows it gone or a
+    /// zombie (never an unbounded `waitUntilExit`).
+    private static func waitForExit(_ process: Process, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if !process.isRunning || hasExited(process.processIdentifier) { return true }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return false
+    }
+
+    /// The process IDs of `pid`'s children.
+    private static func children(of pid: pid_t) -> [pid_t] {
+        let list = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        return list.split(separator: " ").compactMap { pid_t($0) }
     }
 
     private func stopAll() {

@@ -22,4 +22,30 @@ package final class TestCertificates: @unchecked Sendable {
                                     workingDirectory: directory.path)
         guard result.status == 0 else { throw TestFailure("making certificates failed: \(result.error)") }
     }
+
+    /// The key algorithms make-certificates.sh makes a CA, a server and a client certificate for.
+    package static let algorithms = ["ec", "rsa", "rsa-pss", "ed25519"]
+
+    /// A CA of `algorithm` (`algorithms`) and the server and client (CN root) certificates it signs,
+    /// each key in PKCS#8 and, where the algorithm has one, its traditional form (SEC1, PKCS#1):
+    /// made by make-certificates.sh in the same directory.
+    package func made(_ algorithm: String) throws -> Algorithm {
+        let result = try runProcess("/bin/bash", [Fixtures.packageRoot + "/Tests/Tools/make-certificates.sh", TestCertificates.opensslPath, algorithm],
+                                    workingDirectory: directory.path)
+        guard result.status == 0 else { throw TestFailure("making \(algorithm) certificates failed: \(result.error)") }
+        return Algorithm(directory: directory, name: algorithm)
+    }
+
+    package struct Algorithm: Sendable {
+        let directory: TemporaryDirectory
+        package let name: String
+        package var ca: String { directory.file("ca-\(name).pem") }
+        package var server: (certificate: String, key: String) { (directory.file("server-\(name).pem"), directory.file("server-\(name).key")) }
+        package var client: String { directory.file("client-\(name).pem") }
+        /// The client's key in each form it was written in: "pkcs8", and "traditional" where there is one.
+        package var clientKeys: [(form: String, path: String)] {
+            ["pkcs8", "traditional"].map { ($0, directory.file("client-\(name)-\($0).key")) }
+                .filter { FileManager.default.fileExists(atPath: $0.1) }
+        }
+    }
 }

@@ -28,7 +28,10 @@ const char *prefs_tls_library_version(void);
 /// certificates in `ca` (`ca_size` bytes; NULL: the system's trust store) and, when `cert` is given,
 /// the client's PEM certificate chain and its PEM private key `key`, offered when the server asks.
 /// NULL with `error` filled when one of them cannot be parsed or the key does not match.
-prefs_tls_context *prefs_tls_context_new(const void *ca, size_t ca_size, const void *cert, size_t cert_size,
+/// `own_process` (non-zero): the program has OpenSSL to itself, which the first context then sets up
+/// lean for the whole process (no openssl.cnf, error texts loaded on the first error, no legacy
+/// cipher-name table, no clean-up at exit; setup.c says why); 0 leaves OpenSSL's defaults.
+prefs_tls_context *prefs_tls_context_new(int own_process, const void *ca, size_t ca_size, const void *cert, size_t cert_size,
                                          const void *key, size_t key_size, char *error, size_t error_size);
 void prefs_tls_context_free(prefs_tls_context *context);
 

@@ -181,9 +181,10 @@ import Testing
         let text = String(repeating: "line \"quoted\" \u{1}é\n", count: 1 << 18)
         let textFile = try sandbox.directory.write("big.txt", text)
         #expect(try await sandbox.prefs("delete", "tiny").status == 0)
-        #expect(try await sandbox.prefs("write", "app", "big", "-data", "@" + source, "text", "-string-file", textFile, "small", "-int", "1").status == 0)
+        #expect(try await sandbox.prefs("write", "app", "big", "-data", "@" + source, "text", "-string-file", textFile, "small", "-int", "1", timeout: 600).status == 0)
         let dump = sandbox.directory.file("dump.json")
-        let dumped = try await peakMemory(sandbox, ["dump", dump])
+        // 32 MiB through a debug build: a generous hang guard, as a loaded machine needs it.
+        let dumped = try await peakMemory(sandbox, ["dump", dump], timeout: 600)
         #expect(dumped.status == 0)
         #expect(dumped.kilobytes < baseline + 3 * size >> 12, "dump: peak \(dumped.kilobytes) KB, \(baseline) KB for one key")
         let value = try PropertyList.decode(try Fixtures.bytes(dump)).value
@@ -191,11 +192,11 @@ import Testing
 
         // Into a fresh store: the values go straight into new blobs.
         let other = try ProcessSandbox()
-        let loaded = try await peakMemory(other, ["load", dump])
+        let loaded = try await peakMemory(other, ["load", dump], timeout: 600)
         #expect(loaded.status == 0)
         #expect(loaded.kilobytes < baseline + 3 * size >> 12, "load: peak \(loaded.kilobytes) KB, \(baseline) KB for one key")
         #expect(try await other.prefs("check", "app").outputText == "app: 2 external values OK\n")
-        #expect(try await other.prefs("read", "app", "big", "--raw").output == bytes)
+        #expect(try await other.prefs("read", "app", "big", "--raw", timeout: 600).output == bytes)
         #expect(try await other.prefs("read", "app", "text", "--raw").outputText == text)
         // Again: nothing changes, and the blobs written meanwhile are gone.
         #expect(try await other.prefs("load", dump).outputText == "unchanged\tapp\n0 restored, 1 unchanged, 0 failed\n")

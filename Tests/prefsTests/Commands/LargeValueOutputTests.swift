@@ -4,7 +4,7 @@ import Testing
 
 /// The largest resident set of one process, in kilobytes (from `wait4`'s rusage, measured by a
 /// python wrapper so that no other process of the test run counts), with its output discarded.
-func peakMemory(_ sandbox: ProcessSandbox, _ arguments: [String], output: String = "/dev/null") async throws -> (status: Int32, kilobytes: Int) {
+func peakMemory(_ sandbox: ProcessSandbox, _ arguments: [String], output: String = "/dev/null", timeout: Double = defaultProcessTimeout) async throws -> (status: Int32, kilobytes: Int) {
     let python = try requireProgram("python3", install: "apt-get install python3")
     let script = """
         import os, resource, subprocess, sys
@@ -12,7 +12,7 @@ func peakMemory(_ sandbox: ProcessSandbox, _ arguments: [String], output: String
             status = subprocess.run(sys.argv[2:], stdout=out).returncode
         print(status, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
         """
-    let run = try await runProcess(python, ["-c", script, output, Paths.binary] + arguments, environment: sandbox.environment)
+    let run = try await runProcess(python, ["-c", script, output, Paths.binary] + arguments, environment: sandbox.environment, timeout: timeout)
     let fields = run.outputText.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     guard fields.count == 2 else { throw TestFailure("peak memory: \(run.outputText) \(run.error)") }
     return (Int32(fields[0]), fields[1])

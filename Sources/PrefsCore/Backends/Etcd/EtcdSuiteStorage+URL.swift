@@ -15,14 +15,15 @@ extension EtcdSuiteStorage {
         if secure {
             let tls = try environment.etcdTLS(fileSystem: fileSystem)
             do {
-                client = try EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials, tls: tls)
+                client = try EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials, tls: tls,
+                                        runtimeDirectory: environment.runtimeDirectory())
             } catch PrefsError.tlsRefused(let endpoints, let reason) {
                 // A file that holds no PEM certificate, a key that is not the certificate's: 65 naming it.
                 guard let (variable, detail) = Environment.tlsVariable(of: reason) else { throw PrefsError.tlsRefused(endpoint: endpoints, reason: reason) }
                 throw PrefsError.malformed(source: "\(variable) \(try environment[variable] ?? "")", format: nil, reason: detail)
             }
         } else {
-            client = EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials)
+            client = EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials, runtimeDirectory: environment.runtimeDirectory())
         }
         let name = (secure ? "etcds://" : "etcd://") + endpoints.map(\.description).joined(separator: ",") + "/" + prefix
         // `PREFIX/.managed`: the administrator's view of the managed values of the store at PREFIX.

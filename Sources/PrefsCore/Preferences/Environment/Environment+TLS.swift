@@ -21,17 +21,9 @@ extension Environment {
             if status.isSpecial {
                 throw PrefsError.malformed(source: "\(variable) \(path)", format: nil, reason: "not a regular file (a FIFO, a device or a socket); give a PEM file")
             }
-            var bytes: [UInt8] = []
-            try fileSystem.withReader(of: path) { read in
-                var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-                while true {
-                    let count = try chunk.withUnsafeMutableBytes { try read($0) }
-                    if count == 0 { return }
-                    guard bytes.count + count <= Environment.pemFileLimit else {
-                        throw PrefsError.malformed(source: path, format: nil, reason: "larger than \(Environment.pemFileLimit) bytes; not a PEM file")
-                    }
-                    bytes += chunk[..<count]
-                }
+            let bytes = try fileSystem.contents(of: path, atMost: Environment.pemFileLimit)
+            guard bytes.count <= Environment.pemFileLimit else {
+                throw PrefsError.malformed(source: path, format: nil, reason: "larger than \(Environment.pemFileLimit) bytes; not a PEM file")
             }
             return bytes
         }

@@ -23,7 +23,7 @@ public struct Environment: Sendable {
     public static let current = Environment()
 
     /// Every variable prefs reads, for the documentation's ENVIRONMENT section.
-    package static let names = ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS", "HOME",
+    package static let names = ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS", "XDG_RUNTIME_DIR", "HOME",
                                "PREFS_EXTERNAL_THRESHOLD", "PREFS_LOCK_TIMEOUT",
                                "PREFS_STORE", "PREFS_ETCD_TIMEOUT", "PREFS_ETCD_USER", "PREFS_ETCD_PASSWORD",
                                "PREFS_ETCD_CACERT", "PREFS_ETCD_CERT", "PREFS_ETCD_KEY",

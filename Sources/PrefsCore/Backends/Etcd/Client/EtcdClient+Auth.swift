@@ -1,17 +1,24 @@
 extension EtcdClient {
     /// The `Authorization` header: none without credentials or when auth is not enabled; else the
-    /// token, logging in (at `endpoint`) first when there is none. A login is a raft request that
-    /// every member applies, so the token is good at any member (one lagging behind may not know
-    /// it yet: it says "invalid auth token", and the call logs in again).
+    /// token, logging in (at `endpoint`) first when there is none.
     func authorization(for endpoint: EtcdEndpoint, deadline: Double) throws -> [(String, String)] {
+        try authorization(for: EtcdAttempt(endpoint, deadline: deadline))
+    }
+
+    /// `authorization` in `attempt`, whose login may race (`exchange`: it changes nothing the
+    /// user sees, so it may go to more than one member), and then sends the call to the member
+    /// that answered it. A login is a raft request that every member applies, so the token is good
+    /// at any member (one lagging behind may not know it yet: it says "invalid auth token", and
+    /// the call logs in again).
+    func authorization(for attempt: EtcdAttempt) throws -> [(String, String)] {
         guard let credentials else { return [] }
         if let token = state.withLock({ $0.token }) {
             return token.isEmpty ? [] : [("Authorization", token)]
         }
         let path = "/v3/auth/authenticate"
         let body = try EtcdRequestBody.encode([("name", .string(credentials.user)), ("password", .string(credentials.password))])
-        let (status, response) = try roundTrip(endpoint, path, body, headers: [], deadline: deadline)
-        let source = "etcd \(endpoint) \(path)"
+        let (status, response) = try exchange(attempt, path, body, headers: [], idempotent: true)
+        let source = "etcd \(attempt.endpoint) \(path)"
         var token = ""
         if status == 200 {
             token = try EtcdMessage(json: response, source: source).string("token")

@@ -5,7 +5,7 @@ extension EtcdClient {
     package func range(_ key: [UInt8], rangeEnd: [UInt8]? = nil, limit: Int64 = 0, keysOnly: Bool = false, countOnly: Bool = false,
                       revision: Int64 = 0) throws -> EtcdRange {
         let fields = EtcdRequestBody.range(key, rangeEnd: rangeEnd, limit: limit, keysOnly: keysOnly, countOnly: countOnly, revision: revision)
-        return try call("/v3/kv/range", fields) { message in
+        return try call("/v3/kv/range", fields, idempotent: true) { message in
             try message.requireHeader()
             return try message.range().checked(asked: key, rangeEnd: rangeEnd, limit: limit, countOnly: countOnly, by: message)
         }
@@ -37,7 +37,10 @@ extension EtcdClient {
 
     /// `txn`, given up at `deadline` (CLOCK_MONOTONIC seconds).
     package func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation], deadline: Double) throws -> EtcdTxnResult {
-        try call("/v3/kv/txn", EtcdRequestBody.txn(compare: compare, success: success, failure: failure), deadline: deadline) { message, resent in
+        // A transaction of ranges alone (a read of a suite and its layers) changes nothing.
+        let reads = (success + failure).allSatisfy { if case .range = $0 { true } else { false } }
+        return try call("/v3/kv/txn", EtcdRequestBody.txn(compare: compare, success: success, failure: failure), idempotent: reads,
+                        deadline: deadline) { message, resent in
             try message.requireHeader()
             let revision = try message.headerRevision()
             let succeeded = try message.bool("succeeded")

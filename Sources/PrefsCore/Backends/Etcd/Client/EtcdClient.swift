@@ -5,11 +5,14 @@ import Synchronization
 /// client ports: range, put, delete, transactions, leases and watches, with failover.
 ///
 /// Endpoints are tried in turn, starting with the one that last answered a client of the same
-/// endpoint list in this process. A member that refuses the connection, resets it, or does not
-/// answer within its share of the time left (divided evenly among the endpoints still to try) is
-/// skipped for the next; so is one that answers "no leader", "leader changed" or "request timed
-/// out", and one that is no etcd gateway (an HTTP status other than 200 without etcd's error body:
-/// a redirect, a grpc-proxy's or web server's 404, an HTML 500). Rounds over the endpoints go on,
+/// endpoint list, and leaving those that failed lately for last (`EtcdEndpointHealth`: in this
+/// process, and through `healthFile` in the commands before it). A member that refuses the
+/// connection, resets it, or does not answer within its share of the time left (divided evenly
+/// among the endpoints still to try) is skipped for the next; so is one that answers "no leader",
+/// "leader changed" or "request timed out", and one that is no etcd gateway (an HTTP status other
+/// than 200 without etcd's error body: a redirect, a grpc-proxy's or web server's 404, an HTML
+/// 500). One that has not connected, or begun to answer a read, within `hedgeDelay` has the next
+/// endpoint started beside it, and the first to answer wins (`exchange`). Rounds over the endpoints go on,
 /// with short pauses, until `timeout` seconds after the call began; then the call throws
 /// `PrefsError.unavailable` naming every endpoint and the last failure. When every endpoint of two
 /// rounds in a row refused the connection or was no gateway — nothing is listening, not a member
@@ -39,6 +42,8 @@ package final class EtcdClient: Sendable {
     /// The TLS context of an `etcds://` client: every connection makes its handshake; nil: plain text.
     let tls: TLSContext?
     let limits: HTTPLimits
+    /// Where what the client learns of its endpoints is kept for the next commands; nil: nowhere.
+    let healthFile: EtcdHealthFile?
     let state = Mutex(State())
 
     struct Credentials: Sendable {
@@ -54,6 +59,8 @@ package final class EtcdClient: Sendable {
         /// Connections attempted and opened, per endpoint (for tests and diagnostics).
         var connectAttempts: [EtcdEndpoint: Int] = [:]
         var connectionsOpened = 0
+        /// What `healthFile` held when it was read or last written; nil before it was read.
+        var savedHealth: EtcdEndpointHealth?
     }
 
     /// Idle connections kept per endpoint.
@@ -62,42 +69,35 @@ package final class EtcdClient: Sendable {
     /// The endpoint that last answered, per endpoint list, for every client in the process.
     static let lastAnswered = Mutex<[[EtcdEndpoint]: EtcdEndpoint]>([:])
 
-    package convenience init(endpoints: [EtcdEndpoint], timeout: Double, credentials: (user: String, password: String)? = nil) {
-        self.init(endpoints: endpoints, timeout: timeout, credentials: credentials, limits: .standard)
+    /// A client of `endpoints`. With `runtimeDirectory` (`$XDG_RUNTIME_DIR`), what it learns of
+    /// them is kept there for the commands after it (`EtcdHealthFile`).
+    package convenience init(endpoints: [EtcdEndpoint], timeout: Double, credentials: (user: String, password: String)? = nil,
+                             runtimeDirectory: String? = nil) {
+        self.init(endpoints: endpoints, timeout: timeout, credentials: credentials, limits: .standard, runtimeDirectory: runtimeDirectory)
     }
 
     /// A client of `endpoints` whose every connection speaks TLS with `tls`, never plain text.
     /// Throws `PrefsError.tlsRefused` when those credentials cannot be used.
     package convenience init(endpoints: [EtcdEndpoint], timeout: Double, credentials: (user: String, password: String)? = nil,
-                            tls: TLSCredentials) throws {
+                            tls: TLSCredentials, runtimeDirectory: String? = nil) throws {
         let context: TLSContext
         do {
             context = try TLSContext(tls)
         } catch {
             throw PrefsError.tlsRefused(endpoint: endpoints.map(\.description).joined(separator: ","), reason: error.reason)
         }
-        self.init(endpoints: endpoints, timeout: timeout, credentials: credentials, limits: .standard, tls: context)
+        self.init(endpoints: endpoints, timeout: timeout, credentials: credentials, limits: .standard, tls: context,
+                  runtimeDirectory: runtimeDirectory)
     }
 
     init(endpoints: [EtcdEndpoint], timeout: Double, credentials: (user: String, password: String)?, limits: HTTPLimits,
-         tls: TLSContext? = nil) {
+         tls: TLSContext? = nil, runtimeDirectory: String? = nil) {
         self.endpoints = endpoints
         self.timeout = timeout
         self.credentials = credentials.map { Credentials(user: $0.user, password: $0.password) }
         self.tls = tls
         self.limits = limits
-    }
-
-    /// The endpoints in the order to try them: the last one that answered first.
-    func rotation() -> [EtcdEndpoint] {
-        guard let last = EtcdClient.lastAnswered.withLock({ $0[endpoints] }), let start = endpoints.firstIndex(of: last) else {
-            return endpoints
-        }
-        return Array(endpoints[start...] + endpoints[..<start])
-    }
-
-    func remember(_ endpoint: EtcdEndpoint) {
-        EtcdClient.lastAnswered.withLock { $0[endpoints] = endpoint }
+        healthFile = EtcdHealthFile(runtimeDirectory: runtimeDirectory, endpoints: endpoints)
     }
 
     /// The deadline of one attempt at one endpoint: an even share of the time left among the
@@ -112,6 +112,13 @@ package final class EtcdClient: Sendable {
     /// `exchange` gets the endpoint and the deadline of this attempt; it throws `NetworkFailure` for
     /// the endpoint's failures, `EtcdRefusal` for etcd's errors, anything else to end the call.
     /// Between rounds over every endpoint it pauses (25 ms, doubling up to 250 ms), watching `stop`.
+    func withEndpoints<T>(deadline: Double, stop: Int32? = nil, failFast: Bool = false, _ exchange: (EtcdEndpoint, Double) throws -> T) throws -> T {
+        try withEndpoints(deadline: deadline, stop: stop, failFast: failFast) { attempt in try exchange(attempt.endpoint, attempt.deadline) }
+    }
+
+    /// `withEndpoints`, each try an `EtcdAttempt`: at its endpoint, and at the endpoints of the round
+    /// after it when its requests race (`exchange`). The endpoints are taken in the order of
+    /// `rotation`: the last one that answered first, those that failed lately last.
     ///
     /// A request the server may have received before its connection failed is sent again to the
     /// next endpoint, as etcd's own clients do: a put or delete then applies twice (to the same
@@ -121,30 +128,42 @@ package final class EtcdClient: Sendable {
     /// `failFast` (unary calls): when every endpoint of two rounds in a row refused the connection
     /// or was no gateway, the call ends then, not at `deadline`. A watch reconnecting keeps trying
     /// until its deadline: it outlives a member's restart.
-    func withEndpoints<T>(deadline: Double, stop: Int32? = nil, failFast: Bool = false, _ exchange: (EtcdEndpoint, Double) throws -> T) throws -> T {
+    func withEndpoints<T>(deadline: Double, stop: Int32? = nil, failFast: Bool = false, attempts exchange: (EtcdAttempt) throws -> T) throws -> T {
         guard !endpoints.isEmpty else { throw PrefsError.unavailable(endpoints: [], reason: "no endpoint given") }
+        defer { saveHealth() }
         var lastFailure = "no endpoint answered within \(timeout) s"
         var loggedInAgain = false
         var pause = 0.025
         var refusedRounds = 0
         while true {
-            let order = rotation()
-            var everyOneRefused = true
-            for (position, endpoint) in order.enumerated() {
-                var again = true, refused = false
-                while again && MonotonicClock.now() < deadline {
-                    do {
-                        let result = try exchange(endpoint, EtcdClient.attemptDeadline(deadline, endpointsLeft: order.count - position))
-                        remember(endpoint)
-                        return result
-                    } catch {
-                        again = try recover(from: error, at: endpoint, loggedInAgain: &loggedInAgain, lastFailure: &lastFailure)
-                        refused = !again && EtcdClient.isRefusal(error)
+            let (order, failing) = plan()
+            var untried = order[...]
+            // The endpoints that failed in this round, and whether each refused.
+            var refused: [EtcdEndpoint: Bool] = [:]
+            while let endpoint = untried.first, MonotonicClock.now() < deadline {
+                let attempt = EtcdAttempt(endpoint, alternatives: Array(untried.dropFirst()), failing: failing,
+                                          deadline: EtcdClient.attemptDeadline(deadline, endpointsLeft: untried.count))
+                var outcome: Result<T, Error>
+                do { outcome = .success(try exchange(attempt)) } catch { outcome = .failure(error) }
+                for (failed, failure) in attempt.failures {
+                    refused[failed] = EtcdClient.isRefusal(failure)
+                    noteFailure(failed, failure)
+                }
+                untried.removeAll { $0 == attempt.endpoint || refused[$0] != nil }
+                switch outcome {
+                case .success(let result):
+                    remember(attempt.endpoint)
+                    return result
+                case .failure(let error):
+                    if try recover(from: error, at: attempt.endpoint, loggedInAgain: &loggedInAgain, lastFailure: &lastFailure) {
+                        untried.insert(attempt.endpoint, at: untried.startIndex)
+                    } else {
+                        refused[attempt.endpoint] = EtcdClient.isRefusal(error)
+                        noteFailure(attempt.endpoint, error)
                     }
                 }
-                everyOneRefused = everyOneRefused && refused
             }
-            refusedRounds = everyOneRefused && failFast ? refusedRounds + 1 : 0
+            refusedRounds = failFast && order.allSatisfy({ refused[$0] == true }) ? refusedRounds + 1 : 0
             let now = MonotonicClock.now()
             guard now < deadline, refusedRounds < 2 else {
                 throw PrefsError.unavailable(endpoints: endpoints.map(\.description), reason: lastFailure)
@@ -200,23 +219,25 @@ package final class EtcdClient: Sendable {
 
     /// A unary call: POSTs `fields` to `path` and decodes the answer, failing over as
     /// `withEndpoints` does. `streamed`: the answer is a stream (`{"result": …}` lines) of which the
-    /// first message is the answer.
-    func call<T>(_ path: String, _ fields: EtcdRequestBody.Fields, streamed: Bool = false, _ decode: (EtcdMessage) throws -> T) throws -> T {
-        try call(path, fields, streamed: streamed) { message, _ in try decode(message) }
+    /// first message is the answer. `idempotent`: the request changes nothing (a range), so it may
+    /// be sent to more than one member at once (`exchange`).
+    func call<T>(_ path: String, _ fields: EtcdRequestBody.Fields, streamed: Bool = false, idempotent: Bool = false,
+                 _ decode: (EtcdMessage) throws -> T) throws -> T {
+        try call(path, fields, streamed: streamed, idempotent: idempotent) { message, _ in try decode(message) }
     }
 
     /// `call`, telling `decode` whether the request was sent more than once (to any endpoint, or
     /// again on a new connection): an earlier send may have been applied. `deadline`: when to give
     /// up (nil: `timeout` from now).
-    func call<T>(_ path: String, _ fields: EtcdRequestBody.Fields, streamed: Bool = false, deadline: Double? = nil,
+    func call<T>(_ path: String, _ fields: EtcdRequestBody.Fields, streamed: Bool = false, idempotent: Bool = false, deadline: Double? = nil,
                  _ decode: (EtcdMessage, _ resent: Bool) throws -> T) throws -> T {
         let body = try EtcdRequestBody.encode(fields)
         let deadline = deadline ?? MonotonicClock.now() + timeout
         var sends = 0
-        return try withEndpoints(deadline: deadline, failFast: true) { endpoint, attemptDeadline in
-            let source = "etcd \(endpoint) \(path)"
-            let headers = try authorization(for: endpoint, deadline: attemptDeadline)
-            let (status, response) = try roundTrip(endpoint, path, body, headers: headers, deadline: attemptDeadline) { sends += 1 }
+        return try withEndpoints(deadline: deadline, failFast: true, attempts: { attempt in
+            let headers = try authorization(for: attempt)
+            let (status, response) = try exchange(attempt, path, body, headers: headers, idempotent: idempotent) { sends += 1 }
+            let source = "etcd \(attempt.endpoint) \(path)"
             guard status == 200 else { throw EtcdRefusal.from(status: status, body: response, source: source) }
             guard streamed else { return try decode(EtcdMessage(json: response, source: source), sends > 1) }
             let first = response.split(separator: 0x0A).first { !$0.allSatisfy { $0 == 0x20 || $0 == 0x0D } } ?? []
@@ -224,33 +245,7 @@ package final class EtcdClient: Sendable {
             if let refusal = message.refusal() { throw refusal }
             guard let result = try message.object("result") else { throw message.failure("result", "an object") }
             return try decode(result, sends > 1)
-        }
-    }
-
-    /// One request and its response on a connection to `endpoint`: an idle one when there is one
-    /// (tried again on a new connection if the server had closed it meanwhile), else a new one. A
-    /// new plain-text connection closed without a byte of answer is a member going away, or a TLS
-    /// port (`TLSProbe`): that one is `.speaksTLS`.
-    func roundTrip(_ endpoint: EtcdEndpoint, _ path: String, _ body: [UInt8], headers: [(String, String)],
-                   deadline: Double, sending: () -> Void = {}) throws(NetworkFailure) -> (status: Int, body: [UInt8]) {
-        var connection = checkOutIdle(endpoint)
-        while true {
-            let current: HTTPConnection
-            if let connection { current = connection } else { current = try open(endpoint, deadline: deadline) }
-            do {
-                sending()
-                let response = try current.post(path, body: body, headers: headers, deadline: deadline)
-                if current.reusable { checkIn(current, endpoint) }
-                return response
-            } catch {
-                guard !current.receivedAny, error.isConnectionLoss else { throw error }
-                guard connection != nil else {
-                    if tls == nil && TLSProbe.answersHandshake(endpoint, deadline: deadline) { throw .speaksTLS }
-                    throw error
-                }
-                connection = nil
-            }
-        }
+        })
     }
 
     func open(_ endpoint: EtcdEndpoint, deadline: Double) throws(NetworkFailure) -> HTTPConnection {

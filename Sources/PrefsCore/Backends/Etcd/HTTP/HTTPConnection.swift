@@ -91,8 +91,28 @@ final class HTTPConnection: @unchecked Sendable {
     /// A POST and its whole response.
     func post(_ path: String, body: [UInt8], headers: [(String, String)], deadline: Double?) throws(NetworkFailure) -> (status: Int, body: [UInt8]) {
         try sendPost(path, body: body, headers: headers, deadline: deadline)
+        return try receiveResponse(deadline: deadline)
+    }
+
+    /// The whole response to the request sent.
+    func receiveResponse(deadline: Double?) throws(NetworkFailure) -> (status: Int, body: [UInt8]) {
         let head = try readHead(deadline: deadline)
         return (head.status, try readBody(head, deadline: deadline))
+    }
+
+    /// Receives what has come of the response without waiting: whether any of it has (over TLS, a
+    /// message of the session alone, such as a TLS 1.3 session ticket, is not). Throws `.closed` when
+    /// the server has closed the connection, and how receiving failed.
+    func receivedWithoutWaiting() throws(NetworkFailure) -> Bool {
+        guard position == buffer.count else { return true }
+        let received: Int
+        do {
+            received = try fill(deadline: 0)
+        } catch .timedOut {
+            return false
+        }
+        guard received > 0 else { throw .closed }
+        return true
     }
 
     /// The response's status line and headers (any 1xx interim response skipped); the body is then

@@ -23,21 +23,31 @@ final class TCPSocket: @unchecked Sendable {
     /// Makes the TLS handshake with `host` (the name or address the endpoint was given as, which the
     /// server's certificate must match) before `deadline`.
     func startTLS(_ context: TLSContext, host: String, deadline: Double) throws(NetworkFailure) {
-        let session: TLSSession
+        let session = try beginTLS(context, host: host)
+        while let events = try handshake(session) {
+            try wait(for: events, until: deadline, stop: nil, doing: TLSSession.handshaking)
+        }
+    }
+
+    /// A TLS session with `host` over this socket, its handshake not begun (`handshake`).
+    func beginTLS(_ context: TLSContext, host: String) throws(NetworkFailure) -> TLSSession {
         do {
-            session = try TLSSession(context: context, socket: raw, host: host)
+            return try TLSSession(context: context, socket: raw, host: host)
         } catch {
             throw .tls(error.reason)
         }
-        while true {
-            switch session.handshake() {
-            case .done:
-                tls = session
-                return
-            case .wantRead: try wait(for: Int16(POLLIN), until: deadline, stop: nil, doing: "making the TLS handshake")
-            case .wantWrite: try wait(for: Int16(POLLOUT), until: deadline, stop: nil, doing: "making the TLS handshake")
-            case .failed(let failure): throw failure
-            }
+    }
+
+    /// One step of `session`'s handshake: what to wait for before the next (POLLIN or POLLOUT), or
+    /// nil when it is complete and the bytes go through the session from now on.
+    func handshake(_ session: TLSSession) throws(NetworkFailure) -> Int16? {
+        switch session.handshake() {
+        case .done:
+            tls = session
+            return nil
+        case .wantRead: return Int16(POLLIN)
+        case .wantWrite: return Int16(POLLOUT)
+        case .failed(let failure): throw failure
         }
     }
 
@@ -47,7 +57,12 @@ final class TCPSocket: @unchecked Sendable {
         var failure = NetworkFailure.resolve("no address")
         for address in addresses {
             do {
-                return try connect(to: address, deadline: deadline)
+                let (socket, connected) = try startConnecting(to: address)
+                if !connected {
+                    try socket.wait(for: Int16(POLLOUT), until: deadline, stop: nil, doing: "connecting")
+                    try socket.finishConnecting()
+                }
+                return socket
             } catch {
                 failure = error
                 if case .timedOut = error { break }
@@ -56,7 +71,9 @@ final class TCPSocket: @unchecked Sendable {
         throw failure
     }
 
-    private static func connect(to address: SocketAddress, deadline: Double) throws(NetworkFailure) -> TCPSocket {
+    /// A non-blocking socket connecting to `address`, and whether it is connected already; else it
+    /// is once it is writable (`finishConnecting` says how it ended).
+    static func startConnecting(to address: SocketAddress) throws(NetworkFailure) -> (TCPSocket, connected: Bool) {
         let raw = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard raw >= 0 else { throw .system("creating a socket", errno: errno) }
         let socket = TCPSocket(raw: raw)
@@ -65,14 +82,17 @@ final class TCPSocket: @unchecked Sendable {
         let result = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(raw, $0, address.length) }
         }
-        if result == 0 { return socket }
+        if result == 0 { return (socket, true) }
         guard errno == EINPROGRESS || errno == EINTR else { throw .system("connecting", errno: errno) }
-        try socket.wait(for: Int16(POLLOUT), until: deadline, stop: nil, doing: "connecting")
+        return (socket, false)
+    }
+
+    /// Throws how a connection `startConnecting` began failed, once the socket is writable.
+    func finishConnecting() throws(NetworkFailure) {
         var error: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         guard getsockopt(raw, SOL_SOCKET, SO_ERROR, &error, &length) == 0 else { throw .system("connecting", errno: errno) }
         guard error == 0 else { throw .system("connecting", errno: error) }
-        return socket
     }
 
     func setOption(_ level: Int32, _ name: Int32, _ value: Int32) {

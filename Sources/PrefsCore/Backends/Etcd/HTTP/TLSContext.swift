@@ -1,5 +1,6 @@
 import CPrefsTLS
 import Glibc
+import Synchronization
 
 /// What an `etcds://` client trusts and presents, as PEM text: the certificates that may sign the
 /// servers' (nil: the system's trust store), and the client's certificate chain and private key,
@@ -33,7 +34,8 @@ final class TLSContext: @unchecked Sendable {
         let made = bytes(credentials.trusted) { ca, caSize in
             bytes(credentials.certificate) { cert, certSize in
                 bytes(credentials.key) { key, keySize in
-                    prefs_tls_context_new(ca, caSize, cert, certSize, key, keySize, &error, error.count)
+                    prefs_tls_context_new(TLSLibrary.ownsProcess.load(ordering: .relaxed) ? 1 : 0, ca, caSize, cert, certSize, key, keySize,
+                                          &error, error.count)
                 }
             }
         }
@@ -49,6 +51,13 @@ final class TLSContext: @unchecked Sendable {
 package enum TLSLibrary {
     /// Its name and version as it gives them ("OpenSSL 3.0.17 1 Jul 2025").
     package static var version: String { String(cString: prefs_tls_library_version()) }
+
+    /// Set, before the first TLS store, by a program that has OpenSSL to itself (the prefs command
+    /// does): OpenSSL is then set up for the whole process without what other code sharing it may
+    /// rely on — openssl.cnf, error texts before the first error, the legacy table of cipher names,
+    /// the clean-up at exit — which was a third of the instructions of a TLS one-key read
+    /// (Sources/CPrefsTLS/setup.c). Unset, OpenSSL keeps its defaults.
+    package static let ownsProcess = Atomic<Bool>(false)
 }
 
 /// Why TLS with one endpoint failed: the server's certificate was refused (unknown issuer, another
