@@ -66,7 +66,9 @@ def handoff(store, crash):
         end = time.time_ns()
         a.send_signal(signal.SIGKILL)
         a.wait()
-        with open(go, "w") as g: g.write("\n")  # the orphaned COMMAND, if any, may go
+        try:  # the COMMAND, if it outlived prefs, may go (no reader: it is gone, and nothing waits)
+            fd = os.open(go, os.O_WRONLY | os.O_NONBLOCK); os.write(fd, b"\n"); os.close(fd)
+        except OSError: pass
     else:
         with open(go, "w") as g: g.write("\n")
         end = int(a.communicate()[0].strip())
