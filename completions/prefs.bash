@@ -187,7 +187,7 @@ _prefs_option_kind() {
 # word, or take the next as their value), and the TYPE flags (those that take one VALUE, those
 # whose VALUE may be a schema's choice, a boolean, a FILE or @FILE).
 _prefs_verbs=(read read-type write delete rename register reset domains find lint export import migrate dump
-    load watch exec edit describe check gc completion help)
+    load watch exec lock locks edit describe check gc completion help)
 _prefs_global=(--help -h --version --store -currentHost -host)
 _prefs_scope_words='--store=*|-currentHost'
 _prefs_scope_pairs='--store|-host'
@@ -228,32 +228,33 @@ _prefs_verb() {
         write)
             _prefs_options=(
                 --exit-code flag --dry-run flag --if-absent flag --if-equals text --external flag
-                --inline flag --schema file --no-schema flag --help flag
+                --inline flag --schema file --no-schema flag --fence text --help flag
             )
             _prefs_operands=(domain key value...)
             ;;
         delete)
             _prefs_options=(
-                --exit-code flag --dry-run flag --help flag
+                --exit-code flag --dry-run flag --fence text --help flag
             )
             _prefs_operands=(domain key...)
             ;;
         rename)
             _prefs_options=(
-                --exit-code flag --dry-run flag --schema file --no-schema flag --help flag
+                --exit-code flag --dry-run flag --fence text --schema file --no-schema flag
+                --help flag
             )
             _prefs_operands=(domain key text)
             ;;
         register)
             _prefs_options=(
                 --replace flag --delete key... --schema file --no-schema flag --exit-code flag
-                --dry-run flag --help flag
+                --dry-run flag --fence text --help flag
             )
             _prefs_operands=(suite key-or-file value...)
             ;;
         reset)
             _prefs_options=(
-                --exit-code flag --dry-run flag --help flag
+                --exit-code flag --dry-run flag --fence text --help flag
             )
             _prefs_operands=(suite stored-key...)
             ;;
@@ -287,7 +288,7 @@ _prefs_verb() {
             _prefs_options=(
                 --replace flag --if-absent flag
                 --format 'choice binary xml openstep json typed-json' --dry-run flag
-                --exit-code flag --schema file --no-schema flag --help flag
+                --exit-code flag --schema file --no-schema flag --fence text --help flag
             )
             _prefs_operands=(domain file)
             ;;
@@ -296,7 +297,7 @@ _prefs_verb() {
                 --from 'choice file ini env suite' --keys 'key-list 1...'
                 --bool-keys 'key-list 1...' --rename text... --infer-types flag
                 --decode-json-strings flag --overwrite flag --skip-errors flag --dry-run flag
-                --exit-code flag --schema file --no-schema flag --help flag
+                --exit-code flag --schema file --no-schema flag --fence text --help flag
             )
             _prefs_operands=(domain domain)
             ;;
@@ -308,7 +309,7 @@ _prefs_verb() {
             ;;
         load)
             _prefs_options=(
-                --dry-run flag --exit-code flag --no-schema flag --help flag
+                --dry-run flag --exit-code flag --no-schema flag --fence text --help flag
             )
             _prefs_operands=(file)
             ;;
@@ -326,9 +327,22 @@ _prefs_verb() {
             _prefs_operands=(domain...)
             _prefs_command=1
             ;;
-        edit)
+        lock)
+            _prefs_options=(
+                --ttl text --wait text --no-wait flag --holders text -n text --help flag
+            )
+            _prefs_operands=(text...)
+            _prefs_command=1
+            ;;
+        locks)
             _prefs_options=(
                 --help flag
+            )
+            _prefs_operands=(text)
+            ;;
+        edit)
+            _prefs_options=(
+                --fence text --help flag
             )
             _prefs_operands=(domain)
             ;;

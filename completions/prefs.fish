@@ -43,6 +43,8 @@ function __prefs_verbs
     printf '%s\t%s\n' load 'restore what dump wrote, each suite all or nothing, with a report'
     printf '%s\t%s\n' watch 'print each change of a suite\'s values (or of the KEYs) as it happens'
     printf '%s\t%s\n' exec 'run COMMAND with the suites\' values in its environment (a later DOMAIN wins)'
+    printf '%s\t%s\n' lock 'run COMMAND holding the lock NAME of the store (75: not obtained; 78: lost, COMMAND stopped)'
+    printf '%s\t%s\n' locks 'list the held locks of the store: NAME, user@host, pid, since, token (tab-separated)'
     printf '%s\t%s\n' edit 'edit a suite\'s values in $VISUAL or $EDITOR (typed JSON), checked, no concurrent change lost'
     printf '%s\t%s\n' describe 'print a suite\'s schema: each key\'s type, default, range or choices, description and current origin'
     printf '%s\t%s\n' check 'verify the external values of suites: every blob present with its recorded size and SHA-256; list orphan blobs'
@@ -66,19 +68,20 @@ function __prefs_options -a verb
             printf '%s\n' --origin flag --stored flag --defaults file... --help flag
         case write
             printf '%s\n' --exit-code flag --dry-run flag --if-absent flag --if-equals text \
-                --external flag --inline flag --schema file --no-schema flag --help flag
+                --external flag --inline flag --schema file --no-schema flag --fence text --help flag
         case delete reset
-            printf '%s\n' --exit-code flag --dry-run flag --help flag
+            printf '%s\n' --exit-code flag --dry-run flag --fence text --help flag
         case rename
-            printf '%s\n' --exit-code flag --dry-run flag --schema file --no-schema flag --help flag
+            printf '%s\n' --exit-code flag --dry-run flag --fence text --schema file \
+                --no-schema flag --help flag
         case register
             printf '%s\n' --replace flag --delete key... --schema file --no-schema flag \
-                --exit-code flag --dry-run flag --help flag
+                --exit-code flag --dry-run flag --fence text --help flag
         case domains
             printf '%s\n' --null flag -0 flag --help flag
         case find
             printf '%s\n' --json flag --compact flag --null flag -0 flag --help flag
-        case lint edit completion help
+        case lint locks completion help
             printf '%s\n' --help flag
         case export
             printf '%s\n' --format 'choice binary xml openstep json typed-json sh env github' \
@@ -87,21 +90,25 @@ function __prefs_options -a verb
         case import
             printf '%s\n' --replace flag --if-absent flag \
                 --format 'choice binary xml openstep json typed-json' --dry-run flag --exit-code flag \
-                --schema file --no-schema flag --help flag
+                --schema file --no-schema flag --fence text --help flag
         case migrate
             printf '%s\n' --from 'choice file ini env suite' --keys 'key-list 1...' \
                 --bool-keys 'key-list 1...' --rename text... --infer-types flag \
                 --decode-json-strings flag --overwrite flag --skip-errors flag --dry-run flag \
-                --exit-code flag --schema file --no-schema flag --help flag
+                --exit-code flag --schema file --no-schema flag --fence text --help flag
         case dump
             printf '%s\n' --registered flag --help flag
         case load
-            printf '%s\n' --dry-run flag --exit-code flag --no-schema flag --help flag
+            printf '%s\n' --dry-run flag --exit-code flag --no-schema flag --fence text --help flag
         case watch
             printf '%s\n' --json flag --compact flag --initial flag --once flag --timeout text \
                 --retry-for text --exec text --help flag
         case exec
             printf '%s\n' --keys 'key-list 0...' --max-stale text --fallback-cache flag --help flag
+        case lock
+            printf '%s\n' --ttl text --wait text --no-wait flag --holders text -n text --help flag
+        case edit
+            printf '%s\n' --fence text --help flag
         case describe
             printf '%s\n' --schema file --choices flag --null flag --help flag
         case check
@@ -130,7 +137,7 @@ function __prefs_operand_kinds -a verb
             printf '%s\n' suite key-or-file value...
         case reset
             printf '%s\n' suite stored-key...
-        case domains find
+        case domains find locks
             printf '%s\n' text
         case lint
             printf '%s\n' file...
@@ -142,6 +149,8 @@ function __prefs_operand_kinds -a verb
             printf '%s\n' file
         case exec
             printf '%s\n' domain...
+        case lock
+            printf '%s\n' text...
         case edit
             printf '%s\n' domain
         case describe
@@ -159,7 +168,7 @@ end
 
 # The operands of the verb $argv[1] end with -- COMMAND [ARG...].
 function __prefs_runs_command
-    contains -- $argv[1] exec
+    contains -- $argv[1] exec lock
 end
 
 # $argv[1] matches one of the patterns that follow.
@@ -424,7 +433,7 @@ complete -c prefs -n '__prefs_verb read export' -l compact -d 'write JSON (or ty
 complete -c prefs -n '__prefs_verb read' -l default -x -d 'print VALUE (typed as write types it: --default -int 30) when the key or suite is absent, exit 0'
 complete -c prefs -n '__prefs_verb read export exec' -l max-stale -x -d 'on etcd, answer from this host\'s snapshot of the suite when the store confirmed it at most SECONDS ago, without asking the store'
 complete -c prefs -n '__prefs_verb read export exec' -l fallback-cache -d 'on etcd, answer from this host\'s snapshot of the suite when no endpoint answers (one line on standard error says so); also PREFS_FALLBACK_CACHE=1'
-complete -c prefs -n '__prefs_verb read read-type write delete rename register reset domains find lint export import migrate dump load watch exec edit describe check gc completion help' -l help -d 'show help for this verb'
+complete -c prefs -n '__prefs_verb read read-type write delete rename register reset domains find lint export import migrate dump load watch exec lock locks edit describe check gc completion help' -l help -d 'show help for this verb'
 complete -c prefs -n '__prefs_verb write delete rename register reset import migrate load gc' -l exit-code -d 'exit 3 when something changed, 0 when everything was already so'
 complete -c prefs -n '__prefs_verb write delete rename register reset import' -l dry-run -d 'print what would change (+ added, - removed, ~ replaced) and change nothing'
 complete -c prefs -n '__prefs_verb write' -l if-absent -d 'skip the keys that are already stored'
@@ -433,6 +442,7 @@ complete -c prefs -n '__prefs_verb write' -l external -d 'keep the values in ext
 complete -c prefs -n '__prefs_verb write' -l inline -d 'keep the values in the suite\'s file whatever their size'
 complete -c prefs -n '__prefs_verb write rename import migrate' -l schema -r -F -d 'check the values against the schema FILE instead of the suite\'s'
 complete -c prefs -n '__prefs_verb write rename import migrate load' -l no-schema -d 'store the values without checking them against the suite\'s schema'
+complete -c prefs -n '__prefs_verb write delete rename register reset import migrate load edit' -l fence -x -d 'change only while the lock $PREFS_LOCK_NAME (or NAME:TOKEN) is held with TOKEN ($PREFS_LOCK_TOKEN); else exit 4'
 complete -c prefs -n '__prefs_verb register' -l replace -d 'replace the whole registration instead of merging into it'
 complete -c prefs -n '__prefs_verb register' -l delete -x -a '(__prefs_keys | string split0)' -d 'remove KEY, and the KEYs that follow it, from the registration (all or nothing)'
 complete -c prefs -n '__prefs_verb register' -l schema -r -F -d 'install FILE (- for standard input) as the suite\'s schema, once checked whole'
@@ -466,6 +476,10 @@ complete -c prefs -n '__prefs_verb watch' -l timeout -x -d 'stop after SECONDS, 
 complete -c prefs -n '__prefs_verb watch' -l retry-for -x -d 'when the store (etcd) stops answering, wait for it at most SECONDS, then exit 69 (default: for ever)'
 complete -c prefs -n '__prefs_verb watch' -l exec -x -d 'instead of printing, run COMMAND with /bin/sh -c after each change of a key, the change in PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW'
 complete -c prefs -n '__prefs_verb exec' -l keys -x -a '(__prefs_key_list 0 | string split0)' -d 'only these top-level keys, from whichever DOMAIN or layer has them, the global suite\'s and deny-listed names too (comma-separated; repeatable)'
+complete -c prefs -n '__prefs_verb lock' -l ttl -x -d 'how long the lock outlives a holder that stops renewing it (etcd\'s lease; default 10s)'
+complete -c prefs -n '__prefs_verb lock' -l wait -x -d 'wait at most this long for the lock, then exit 75 (default: as long as it takes)'
+complete -c prefs -n '__prefs_verb lock' -l no-wait -d 'exit 75 at once when the lock is held'
+complete -c prefs -n '__prefs_verb lock' -l holders -s n -x -d 'a semaphore: up to N hold the lock at once (every holder gives the same N; default 1)'
 complete -c prefs -n '__prefs_verb describe' -l schema -r -F -d 'describe the schema FILE instead of the suite\'s'
 complete -c prefs -n '__prefs_verb describe' -l choices -d 'print only the values KEY may take, one per line (a boolean\'s: true and false)'
 complete -c prefs -n '__prefs_verb describe' -l null -d 'with --choices, end each value with a NUL byte instead of a newline'

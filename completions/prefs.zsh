@@ -170,6 +170,8 @@ _prefs_table() {
         'load:restore what dump wrote, each suite all or nothing, with a report'
         'watch:print each change of a suite'\''s values (or of the KEYs) as it happens'
         'exec:run COMMAND with the suites'\'' values in its environment (a later DOMAIN wins)'
+        'lock:run COMMAND holding the lock NAME of the store (75: not obtained; 78: lost, COMMAND stopped)'
+        'locks:list the held locks of the store: NAME, user@host, pid, since, token (tab-separated)'
         'edit:edit a suite'\''s values in $VISUAL or $EDITOR (typed JSON), checked, no concurrent change lost'
         'describe:print a suite'\''s schema: each key'\''s type, default, range or choices, description and current origin'
         'check:verify the external values of suites: every blob present with its recorded size and SHA-256; list orphan blobs'
@@ -248,6 +250,7 @@ _prefs_verb() {
                 --inline flag 'keep the values in the suite'\''s file whatever their size'
                 --schema file 'check the values against the schema FILE instead of the suite'\''s'
                 --no-schema flag 'store the values without checking them against the suite'\''s schema'
+                --fence text 'change only while the lock $PREFS_LOCK_NAME (or NAME:TOKEN) is held with TOKEN ($PREFS_LOCK_TOKEN); else exit 4'
                 --help flag 'show help for this verb'
             )
             kinds=(domain key value...)
@@ -256,6 +259,7 @@ _prefs_verb() {
             verb_options=(
                 --exit-code flag 'exit 3 when something changed, 0 when everything was already so'
                 --dry-run flag 'print what would change (+ added, - removed, ~ replaced) and change nothing'
+                --fence text 'change only while the lock $PREFS_LOCK_NAME (or NAME:TOKEN) is held with TOKEN ($PREFS_LOCK_TOKEN); else exit 4'
                 --help flag 'show help for this verb'
             )
             kinds=(domain key...)
@@ -264,6 +268,7 @@ _prefs_verb() {
             verb_options=(
                 --exit-code flag 'exit 3 when something changed, 0 when everything was already so'
                 --dry-run flag 'print what would change (+ added, - removed, ~ replaced) and change nothing'
+                --fence text 'change only while the lock $PREFS_LOCK_NAME (or NAME:TOKEN) is held with TOKEN ($PREFS_LOCK_TOKEN); else exit 4'
                 --schema file 'check the values against the schema FILE instead of the suite'\''s'
                 --no-schema flag 'store the values without checking them against the suite'\''s schema'
                 --help flag 'show help for this verb'
@@ -278,6 +283,7 @@ _prefs_verb() {
                 --no-schema flag 'record the values without checking them against the suite'\''s schema'
                 --exit-code flag 'exit 3 when something changed, 0 when everything was already so'
                 --dry-run flag 'print what would change (+ added, - removed, ~ replaced) and change nothing'
+                --fence text 'change only while the lock $PREFS_LOCK_NAME (or NAME:TOKEN) is held with TOKEN ($PREFS_LOCK_TOKEN); else exit 4'
                 --help flag 'show help for this verb'
             )
             kinds=(suite key-or-file value...)
@@ -286,6 +292,7 @@ _prefs_verb() {
             verb_options=(
                 --exit-code flag 'exit 3 when something changed, 0 when everything was already so'
                 --dry-run flag 'print what would change (+ added, - removed, ~ replaced) and change nothing'
+                --fence text 'change only while the lock $PREFS_LOCK_NAME (or NAME:TOKEN) is held with TOKEN ($PREFS_LOCK_TOKEN); else exit 4'
                 --help flag 'show help for this verb'
             )
             kinds=(suite stored-key...)
@@ -335,6 +342,7 @@ _prefs_verb() {
                 --exit-code flag 'exit 3 when something changed, 0 when everything was already so'
                 --schema file 'check the values against the schema FILE instead of the suite'\''s'
                 --no-schema flag 'store the values without checking them against the suite'\''s schema'
+                --fence text 'change only while the lock $PREFS_LOCK_NAME (or NAME:TOKEN) is held with TOKEN ($PREFS_LOCK_TOKEN); else exit 4'
                 --help flag 'show help for this verb'
             )
             kinds=(domain file)
@@ -353,6 +361,7 @@ _prefs_verb() {
                 --exit-code flag 'exit 3 when something changed, 0 when everything was already so'
                 --schema file 'check the values against the schema FILE instead of the suite'\''s'
                 --no-schema flag 'store the values without checking them against the suite'\''s schema'
+                --fence text 'change only while the lock $PREFS_LOCK_NAME (or NAME:TOKEN) is held with TOKEN ($PREFS_LOCK_TOKEN); else exit 4'
                 --help flag 'show help for this verb'
             )
             kinds=(domain domain)
@@ -369,6 +378,7 @@ _prefs_verb() {
                 --dry-run flag 'print the report of what would be restored and change nothing'
                 --exit-code flag 'exit 3 when something changed, 0 when everything was already so'
                 --no-schema flag 'store the values without checking them against the suite'\''s schema'
+                --fence text 'change only while the lock $PREFS_LOCK_NAME (or NAME:TOKEN) is held with TOKEN ($PREFS_LOCK_TOKEN); else exit 4'
                 --help flag 'show help for this verb'
             )
             kinds=(file)
@@ -396,8 +406,26 @@ _prefs_verb() {
             kinds=(domain...)
             command=1
             ;;
+        (lock)
+            verb_options=(
+                --ttl text 'how long the lock outlives a holder that stops renewing it (etcd'\''s lease; default 10s)'
+                --wait text 'wait at most this long for the lock, then exit 75 (default: as long as it takes)'
+                --no-wait flag 'exit 75 at once when the lock is held'
+                '--holders -n' text 'a semaphore: up to N hold the lock at once (every holder gives the same N; default 1)'
+                --help flag 'show help for this verb'
+            )
+            kinds=(text...)
+            command=1
+            ;;
+        (locks)
+            verb_options=(
+                --help flag 'show help for this verb'
+            )
+            kinds=(text)
+            ;;
         (edit)
             verb_options=(
+                --fence text 'change only while the lock $PREFS_LOCK_NAME (or NAME:TOKEN) is held with TOKEN ($PREFS_LOCK_TOKEN); else exit 4'
                 --help flag 'show help for this verb'
             )
             kinds=(domain)

@@ -17,6 +17,8 @@ protocol Command: SendableMetatype {
     static var operandKinds: [WordKind] { get }
     static var options: [Option<Values>] { get }
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus
+    /// The context the verb runs in: fenced by `--fence` for the verbs that take it (`FenceOptions`).
+    static func fenced(_ values: Values, _ context: CommandContext) throws -> CommandContext
 }
 
 /// What `--help`, the man page's synopsis and the completions say of a verb.
@@ -55,7 +57,7 @@ struct VerbSpec: Sendable {
                 guard let given = invocation.options[option.spec.name] else { continue }
                 try option.set(&values, given)
             }
-            return try C.run(values, invocation.operands, context)
+            return try C.run(values, invocation.operands, try C.fenced(values, context))
         }
     }
 

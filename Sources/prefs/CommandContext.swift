@@ -15,6 +15,8 @@ struct CommandContext: Sendable {
     /// Whether a command may replace this process with another program (`exec`): only when prefs
     /// runs as its own process, never in-process in tests.
     var mayReplaceProcess = false
+    /// The store URL the command line gave (`--store`), handed on to a command `lock` runs.
+    var storeURL: String? = nil
 
     var environment: Environment { store.environment }
     var fileSystem: any FileSystem { store.fileSystem }
@@ -30,6 +32,7 @@ struct CommandContext: Sendable {
     func selecting(store url: String?) throws -> CommandContext {
         var context = self
         context.store = try SuiteStore.selected(url: url, fileSystem: fileSystem, environment: environment)
+        context.storeURL = url
         return context
     }
 

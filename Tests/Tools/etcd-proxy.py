@@ -12,7 +12,9 @@
 # {"header":{"revision":"10"}} without asking etcd: no responses, no "succeeded"), foreignkey (add
 # the key FOREIGN, escaped as in a URL, to every answer of a range over several keys), status (answer
 # every POST with the HTTP status STATUS, the body BODY and, if set, a Location header LOCATION;
-# nothing reaches etcd). The proxy exits when its standard input ends (the test that started it is gone).
+# nothing reaches etcd), silent-when:PATH (pass everything until PATH exists, then read every new
+# request and never answer it, and forward nothing more of a watch: a host cut off from the cluster).
+# The proxy exits when its standard input ends (the test that started it is gone).
 import socket, sys, threading, http.client, os, time, json, base64, plistlib, urllib.parse
 listen = int(sys.argv[1]); upstream = sys.argv[2]; mode = sys.argv[3]
 uphost, upport = upstream.rsplit(':', 1)
@@ -42,6 +44,8 @@ def handle(c):
                 time.sleep(3600)
             if mode == 'commit-then-blackhole' and dead[0]:
                 time.sleep(3600)
+            if mode.startswith('silent-when:') and os.path.exists(mode.split(':', 1)[1]):
+                time.sleep(3600)
             if mode in ('hollow', 'status'):
                 canned(c, path); continue
             up = http.client.HTTPConnection(uphost, int(upport), timeout=30)
@@ -53,6 +57,8 @@ def handle(c):
                 while True:
                     d = resp.read1(65536)
                     if not d: break
+                    if mode.startswith('silent-when:') and os.path.exists(mode.split(':', 1)[1]):
+                        time.sleep(3600)
                     c.sendall(b'%x\r\n' % len(d) + d + b'\r\n')
                 return
             data = resp.read()

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <pthread.h>
 #include <sys/types.h>
+#include <signal.h>
 
 /// What prefs_sha256_hardware() finds.
 #define PREFS_SHA256_PORTABLE 0
@@ -57,5 +58,12 @@ int prefs_is_statically_linked(void);
 /// names for this process, whatever /etc/nsswitch.conf names, so getaddrinfo loads no NSS module
 /// (see nss.c). 0 on success, -1 on failure; 0 and nothing done where libc is not glibc.
 int prefs_hosts_from_files_and_dns(void);
+
+/// Starts `argv[0]` (found on $PATH, execvpe) with `envp` as a job: the leader of a new process
+/// group, which the child makes the foreground group of the terminal `terminal` first (-1: none),
+/// killed when the calling thread ends (PR_SET_PDEATHSIG), with signal mask `mask`, SIGPIPE default
+/// (`pipe_default`) or ignored. Returns its pid, or -1
+/// with `*error` set (the exec's errno: ENOENT when not found).
+pid_t prefs_start_job(char *const argv[], char *const envp[], int terminal, const sigset_t *mask, int pipe_default, int *error);
 
 #endif

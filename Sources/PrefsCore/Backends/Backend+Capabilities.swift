@@ -50,9 +50,16 @@ extension SuiteStorage {
     package var snapshotName: String? { nil }
 
     package func observing(_ observer: any ReadObserver) -> any SuiteStorage { self }
+
+    package func locks() throws -> (any LockService)? { nil }
+
+    package func fenced(by fence: LockFence) throws -> any SuiteStorage { throw PrefsError.usage(SuiteStore.keepsNoLocks) }
 }
 
 extension SuiteStore {
+    /// Why a store without locks refuses `lock`, `locks` and `--fence` (64).
+    static let keepsNoLocks = "this store keeps no locks (files in memory, or an etcd without watch); use the files or an etcd cluster"
+
     /// Why a store without a watcher refuses `watch` (64).
     static func notWatchable(_ domain: Domain) -> String {
         "\(domain.displayName): this store cannot be watched (it does not report changes); leave out --store and PREFS_STORE to watch files"

@@ -145,4 +145,13 @@ package protocol SuiteStorage: Sendable {
     /// The same store, telling `observer` of every place it reads (`PlaceReading`). By default the
     /// store itself, telling nothing.
     func observing(_ observer: any ReadObserver) -> any SuiteStorage
+
+    /// The store's named locks (`prefs lock`, `prefs locks`); nil by default: it keeps none, and
+    /// those verbs are refused (64).
+    func locks() throws -> (any LockService)?
+
+    /// This store with each change fenced (`--fence`): committed only while `fence` holds, checked
+    /// in the same step as the commit (in its transaction, or under the suite's lock). By default
+    /// refused (64): a store without locks has nothing to fence with.
+    func fenced(by fence: LockFence) throws -> any SuiteStorage
 }

@@ -5,7 +5,8 @@ import PrefsCore
 /// removed; `--dry-run` prints what would go. `''` names the empty key another program may have
 /// stored.
 enum DeleteCommand: Command {
-    struct Values: CommandValues, ChangeOptions {
+    struct Values: CommandValues, ChangeOptions, FenceOptions {
+        var fence: String?
         var exitCode = false, dryRun = false
     }
 
@@ -13,7 +14,7 @@ enum DeleteCommand: Command {
 
     static let operandKinds: [WordKind] = [.domain, .key]
 
-    static let options: [Option<Values>] = [.exitCode, .dryRun]
+    static let options: [Option<Values>] = [.exitCode, .dryRun, .fence]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: operands[0])

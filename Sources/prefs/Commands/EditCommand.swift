@@ -11,14 +11,16 @@ import PrefsCore
 /// failure the edited copy is kept, and named; on success or no change its directory goes, with
 /// whatever the editor left in it (a backup, a swap file).
 enum EditCommand: Command {
-    struct Values: CommandValues {}
+    struct Values: CommandValues, FenceOptions {
+        var fence: String?
+    }
 
     static let verb = Verb(name: "edit", operands: "DOMAIN", summary: "edit a suite's values in $VISUAL or $EDITOR (typed JSON), checked, no concurrent change lost",
                            operandCount: 1...1, details: HelpText.editDetails)
 
     static let operandKinds: [WordKind] = [.domain]
 
-    static let options: [Option<Values>] = []
+    static let options: [Option<Values>] = [.fence]
 
     /// Both the edit and someone else changed these keys.
     struct Conflict: Error { let keys: [String] }

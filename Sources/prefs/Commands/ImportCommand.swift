@@ -5,7 +5,8 @@ import PrefsCore
 /// `defaults import` does), or with `--replace` made the whole suite; in JSON, a root member set to
 /// `null` deletes that key. One atomic change: a bad document changes nothing.
 enum ImportCommand: Command {
-    struct Values: CommandValues, ChangeOptions, SchemaOptions {
+    struct Values: CommandValues, ChangeOptions, SchemaOptions, FenceOptions {
+        var fence: String?
         var replace = false, ifAbsent = false, dryRun = false, exitCode = false, noSchema = false
         var format: PlistFormat?
         var schema: String?
@@ -25,6 +26,7 @@ enum ImportCommand: Command {
         .flag("if-absent", "keep the keys that are already stored") { $0.ifAbsent = $1 },
         .choice("format", "FORMAT", "read the document as FORMAT (default: by its content)") { $0.format = $1 },
         .dryRun, .exitCode, .schema, .noSchema,
+        .fence,
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

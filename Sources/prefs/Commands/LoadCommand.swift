@@ -6,7 +6,8 @@ import PrefsCore
 /// fails is reported and the others are restored (exit with its status). Each suite's values are
 /// checked against its schema, as every change is, unless `--no-schema`.
 enum LoadCommand: Command {
-    struct Values: CommandValues, ChangeOptions, SchemaOptions {
+    struct Values: CommandValues, ChangeOptions, SchemaOptions, FenceOptions {
+        var fence: String?
         var dryRun = false, exitCode = false, noSchema = false
         /// Not an option of load: a dump holds many suites, each checked against its own schema.
         var schema: String?
@@ -19,6 +20,7 @@ enum LoadCommand: Command {
 
     static let options: [Option<Values>] = [
         .flag("dry-run", "print the report of what would be restored and change nothing") { $0.dryRun = $1 }, .exitCode, .noSchema,
+        .fence,
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

@@ -6,7 +6,8 @@ import PrefsCore
 /// overwritten. Prints one line per key and a summary; a failed key fails the whole migration
 /// (nothing changes) unless `--skip-errors`. The source is only read.
 enum MigrateCommand: Command {
-    struct Values: CommandValues, ChangeOptions, SchemaOptions {
+    struct Values: CommandValues, ChangeOptions, SchemaOptions, FenceOptions {
+        var fence: String?
         var schema: String?, noSchema = false
         var from: MigrationSourceKind?
         var keys: [String] = [], boolKeys: [String] = [], renames: [String] = []
@@ -30,6 +31,7 @@ enum MigrateCommand: Command {
         .flag("skip-errors", "leave out the keys that fail instead of failing the migration") { $0.skipErrors = $1 },
         .flag("dry-run", "print the report of what would happen and change nothing") { $0.dryRun = $1 }, .exitCode,
         .schema, .noSchema,
+        .fence,
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

@@ -6,7 +6,8 @@ import PrefsCore
 /// key, or with `--replace` becomes the whole registration; KEY VALUE groups are typed as `write`
 /// types them. All or nothing, in one atomic change.
 enum RegisterCommand: Command {
-    struct Values: CommandValues, ChangeOptions, SchemaOptions {
+    struct Values: CommandValues, ChangeOptions, SchemaOptions, FenceOptions {
+        var fence: String?
         var replace = false, exitCode = false, dryRun = false, noSchema = false
         var delete: [String] = []
         var schema: String?
@@ -24,6 +25,7 @@ enum RegisterCommand: Command {
         .text("schema", "FILE", "install FILE (- for standard input) as the suite's schema, once checked whole", completing: .file) { $0.schema = $1 },
         .flag("no-schema", "record the values without checking them against the suite's schema") { $0.noSchema = $1 },
         .exitCode, .dryRun,
+        .fence,
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

@@ -3,7 +3,8 @@ import PrefsCore
 /// `prefs rename DOMAIN OLD NEW` — moves a value to a new key (replacing what NEW held), in one atomic
 /// change. Exits 1 when OLD is not there; `--dry-run` prints what would change.
 enum RenameCommand: Command {
-    struct Values: CommandValues, ChangeOptions, SchemaOptions {
+    struct Values: CommandValues, ChangeOptions, SchemaOptions, FenceOptions {
+        var fence: String?
         var exitCode = false, dryRun = false, noSchema = false
         var schema: String?
     }
@@ -12,7 +13,7 @@ enum RenameCommand: Command {
 
     static let operandKinds: [WordKind] = [.domain, .key, .text]
 
-    static let options: [Option<Values>] = [.exitCode, .dryRun, .schema, .noSchema]
+    static let options: [Option<Values>] = [.exitCode, .dryRun, .fence, .schema, .noSchema]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: operands[0])

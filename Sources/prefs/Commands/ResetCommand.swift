@@ -4,7 +4,8 @@ import PrefsCore
 /// named) so the registered defaults show again, in one atomic change; a suite's file goes when
 /// nothing is left in it. Idempotent: a key that is not stored is already reset (exit 0).
 enum ResetCommand: Command {
-    struct Values: CommandValues, ChangeOptions {
+    struct Values: CommandValues, ChangeOptions, FenceOptions {
+        var fence: String?
         var exitCode = false, dryRun = false
     }
 
@@ -16,7 +17,7 @@ enum ResetCommand: Command {
 
     static let operandKinds: [WordKind] = [.suite, .storedKey]
 
-    static let options: [Option<Values>] = [.exitCode, .dryRun]
+    static let options: [Option<Values>] = [.exitCode, .dryRun, .fence]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: operands[0])

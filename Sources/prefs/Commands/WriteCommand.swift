@@ -6,7 +6,8 @@ import PrefsCore
 /// `--if-equals VALUE` changes the one key only while it holds VALUE (else exit 4). Large values of a
 /// suite go to external storage (`--external` / `--inline` decide instead of the size).
 enum WriteCommand: Command {
-    struct Values: CommandValues, ChangeOptions, SchemaOptions {
+    struct Values: CommandValues, ChangeOptions, SchemaOptions, FenceOptions {
+        var fence: String?
         var exitCode = false, dryRun = false, ifAbsent = false, external = false, inline = false, noSchema = false
         var ifEquals: String?, schema: String?
     }
@@ -24,6 +25,7 @@ enum WriteCommand: Command {
         .flag("external", "keep the values in external storage whatever their size") { $0.external = $1 },
         .flag("inline", "keep the values in the suite's file whatever their size") { $0.inline = $1 },
         .schema, .noSchema,
+        .fence,
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

@@ -48,6 +48,12 @@ extension Backend {
     /// (`EtcdKV.canWatch`). The in-memory etcd fake has none, and `watch` is refused (64,
     /// `SuiteStore.notWatchable`) before anything is read (`BackendCapabilityTests`).
     var canBeWatched: Bool { self != .etcdFake }
+
+    /// Whether the store keeps named locks (`SuiteStorage.locks`, `prefs lock`): files where the
+    /// kernel has them (flock and inotify: not on the in-memory file system), etcd where its waiters
+    /// can watch (not the fake). The others refuse the lock verbs and `--fence` (64,
+    /// `SuiteStore.keepsNoLocks`).
+    var keepsLocks: Bool { self == .fileDisk || self == .etcdReal }
 }
 
 /// The scenarios a backend fails today: each one a bug, recorded where the scenario runs with

@@ -39,7 +39,7 @@ final class ContractStore: @unchecked Sendable {
         try fileSystem.createDirectory(root, mode: 0o755)
         prefix = "contract/" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         var environment = Environment(["XDG_CONFIG_HOME": root + "/config", "XDG_DATA_HOME": root + "/data", "XDG_DATA_DIRS": root + "/pkg",
-                                   "XDG_CONFIG_DIRS": root + "/xdg", "PREFS_LOCK_TIMEOUT": "0.2", "PREFS_EXTERNAL_THRESHOLD": "1K",
+                                   "XDG_CONFIG_DIRS": root + "/xdg", "XDG_STATE_HOME": root + "/state", "PREFS_LOCK_TIMEOUT": "0.2", "PREFS_EXTERNAL_THRESHOLD": "1K",
                                    "PREFS_ETCD_TIMEOUT": "5"])
         // No host of this machine: the host layers are there only where a scenario asks for a host.
         environment.machineIDFile = root + "/machine-id"

@@ -17,6 +17,9 @@ package protocol EtcdKV: Sendable {
     /// Watches `keys` from `fromRevision`, their events in revision order (see `EtcdClient.watch(keys:…)`).
     func watch(keys: [[UInt8]], fromRevision: Int64, deadline: Double?, stopWhenReadable: Int32?,
                _ onEvents: ([EtcdWatchEvent], Int64) throws -> Bool) throws -> EtcdClient.WatchStop
+    /// Watches the key, or the range up to `rangeEnd` (a lock's waiters: `EtcdLocks`).
+    func watch(_ key: [UInt8], rangeEnd: [UInt8]?, fromRevision: Int64, deadline: Double?, stopWhenReadable: Int32?,
+               _ onEvents: ([EtcdWatchEvent], Int64) throws -> Bool) throws -> EtcdClient.WatchStop
 }
 
 extension EtcdClient: EtcdKV {
@@ -27,6 +30,11 @@ extension EtcdKV {
     package var canWatch: Bool { false }
 
     package func watch(keys: [[UInt8]], fromRevision: Int64, deadline: Double?, stopWhenReadable: Int32?,
+                      _ onEvents: ([EtcdWatchEvent], Int64) throws -> Bool) throws -> EtcdClient.WatchStop {
+        throw PrefsError.internalError("this etcd has no watch")
+    }
+
+    package func watch(_ key: [UInt8], rangeEnd: [UInt8]?, fromRevision: Int64, deadline: Double?, stopWhenReadable: Int32?,
                       _ onEvents: ([EtcdWatchEvent], Int64) throws -> Bool) throws -> EtcdClient.WatchStop {
         throw PrefsError.internalError("this etcd has no watch")
     }

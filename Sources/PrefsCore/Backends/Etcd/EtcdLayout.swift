@@ -21,6 +21,9 @@
 ///                                          generation, keys and bytes (a binary property list); gone
 ///                                          once it commits, or once `gc` removes what it left
 ///     PREFIX/.locks/PLACE                  held (on a lease) by `gc` while no change may commit
+///     PREFIX/.locks/.named/NAME/LEASE      a holder or waiter of `prefs lock NAME` (on its lease, LEASE in
+///                                          hex; value: `LockHolder.Identity.record`); no PLACE starts
+///                                          with `.named` (no suite name starts with `.`), so the two never meet
 ///     PREFIX/.external/SUITE/KEYDIR/UUID   a blob's header (size, SHA-256, chunks, time written)
 ///     PREFIX/.chunks/SUITE/KEYDIR/UUID/N   its bytes, up to 1 MiB per chunk (N: 8 decimal digits)
 ///     PREFIX/.pending/SUITE/KEYDIR/UUID    a blob still being written or committed (on a lease)
@@ -168,6 +171,10 @@ struct EtcdLayout: Sendable {
     var markers: [UInt8] { markerRoot + [0x2F] }
 
     func lock(of place: [UInt8]) -> [UInt8] { join(Array(".locks".utf8), place) }
+
+    /// Where the holders and waiters of the named lock `name` are (`PREFIX/.locks/.named/NAME/`);
+    /// nil: of every named lock.
+    func namedLocks(_ name: String?) -> [UInt8] { join(Array(".locks/.named".utf8)) + [0x2F] + (name.map { Array($0.utf8) + [0x2F] } ?? []) }
 
     func blobs(_ area: String, suite: String) -> [UInt8] { join(Array(area.utf8), EtcdLayout.escape(suite)) + [0x2F] }
 

@@ -12,6 +12,7 @@ extension EtcdSuiteStorage {
         var keys = EtcdSuiteStorage.keysRead(scope: scope, removingEmpty: removingEmpty)
         var wait = LockWait(timeout: try environment.lockTimeout())
         while true {
+            try fence?.check()
             let snapshot = try snapshot(place, keys: keys)
             let before = try contents(of: snapshot, place: place, location: location)
             var after = before
@@ -145,12 +146,12 @@ extension EtcdSuiteStorage {
     }
 
     /// What must still hold for a change to commit: the suite's marker (which every change rewrites)
-    /// and every key it read are as they were, and no `gc` holds the suite.
+    /// and every key it read are as they were, no `gc` holds the suite, and the `fence` holds.
     func compares(_ snapshot: Snapshot, place: [UInt8], keys: [String]?) -> [EtcdCompare] {
         var compares: [EtcdCompare] = [
             .modRevision(key: layout.marker(of: place), op: .equal, snapshot.marker?.modRevision ?? 0),
             .version(key: layout.lock(of: place), op: .equal, 0),
-        ]
+        ] + (fence?.etcdCompare.map { [$0] } ?? [])
         if let keys {
             let read = Dictionary(snapshot.values.map { ($0.key, $0.modRevision) }, uniquingKeysWith: { $1 })
             for key in keys {
@@ -185,6 +186,7 @@ extension EtcdSuiteStorage {
         let place = try place(location)
         var wait = LockWait(timeout: try environment.lockTimeout())
         while true {
+            try fence?.check()
             let snapshot = try snapshot(place, keys: nil)
             guard snapshot.exists else { return nil }
             let contents = try contents(of: snapshot, place: place, location: location)

@@ -21,6 +21,8 @@ package struct EtcdSuiteStorage: SuiteStorage {
     let administers: Bool
     /// Told of every place read (`observing(_:)`, for the host's snapshots); nil: no one is.
     var observer: (any ReadObserver)?
+    /// The lock every change must still hold when it commits (`--fence`): a compare in its transaction.
+    var fence: LockFence?
 
     package init(etcd: any EtcdKV, prefix: String, name: String, environment: Environment) {
         self.etcd = etcd

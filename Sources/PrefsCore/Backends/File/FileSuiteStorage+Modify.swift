@@ -116,8 +116,12 @@ extension FileSuiteStorage {
     }
 
     /// Runs `body` holding the lock of the file `target` (see `FileSystem.withLock(ofFile:)`).
+    /// With a `fence`, its check runs first, under the lock.
     func locked<T>(_ target: String, _ body: () throws -> T) throws -> T {
-        try fileSystem.withLock(ofFile: target, timeout: try environment.lockTimeout(), body)
+        try fileSystem.withLock(ofFile: target, timeout: try environment.lockTimeout()) {
+            try fence?.check()
+            return try body()
+        }
     }
 
     /// Encodes suite contents in a file's format, refusing values the format would silently change

@@ -13,6 +13,8 @@ import Glibc
 package struct FileSuiteStorage: SuiteStorage {
     package let fileSystem: any FileSystem
     package let environment: Environment
+    /// The lock every change must still hold when it commits (`--fence`), checked under the suite's lock.
+    package var fence: LockFence?
 
     package init(fileSystem: any FileSystem, environment: Environment) {
         self.fileSystem = fileSystem

@@ -23,6 +23,9 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case outcomeUnknown = 76
     /// The store refused the credentials, or the user may not do this.
     case noPermission = 77
+    /// `lock`: the lock was lost while COMMAND ran (no keep-alive reached the store in time), and
+    /// COMMAND was stopped before the store could give the lock to another.
+    case lockLost = 78
     /// `exec`: COMMAND was found but could not be run (as env(1) exits); `edit`: the editor failed.
     case cannotExecute = 126
     /// `exec`, `edit`: COMMAND (the editor) was not found (as env(1) exits).
@@ -45,6 +48,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .lockUnavailable: return "lock not obtained (a retry may succeed)"
         case .outcomeUnknown: return "outcome unknown: the change may or may not have been applied"
         case .noPermission: return "permission denied: by the store, its TLS certificate, or a managed key"
+        case .lockLost: return "lock: the lock was lost while COMMAND ran, and COMMAND was stopped"
         case .cannotExecute: return "exec: the command could not be run; edit: the editor failed"
         case .commandNotFound: return "exec, edit: the command or editor was not found"
         }

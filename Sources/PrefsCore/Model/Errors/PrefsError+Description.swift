@@ -67,6 +67,10 @@ extension PrefsError: CustomStringConvertible {
             return "\(path): another writer held the lock for \(seconds) s; try again (or set PREFS_LOCK_TIMEOUT)"
         case .leaseExpired(let path, let seconds):
             return "\(path): the write stalled past its \(seconds) s lease on the new value in the store; nothing changed; try again"
+        case .lockNotObtained(let name, let reason):
+            return "lock \(name): not obtained: \(reason)"
+        case .fenceFailed(let name, let token, let reason):
+            return "lock \(name): token \(token) \(reason); nothing changed"
         }
     }
 

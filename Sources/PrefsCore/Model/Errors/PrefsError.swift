@@ -66,6 +66,11 @@ public enum PrefsError: Error, Equatable, Sendable {
     /// This writer was stalled past the `seconds` lease that held its new value (`path`) in the
     /// store: nothing changed, a retry may succeed.
     case leaseExpired(path: String, seconds: Double)
+    /// `prefs lock`: the named lock was not obtained (`--no-wait`, or `--wait` ran out); `reason`
+    /// says who holds it or how long was waited.
+    case lockNotObtained(name: String, reason: String)
+    /// A change fenced by a lock's token (`--fence`) found the lock no longer held with it; nothing changed.
+    case fenceFailed(name: String, token: Int64, reason: String)
     /// A broken invariant; a bug in prefs.
     case internalError(String)
     /// A value breaks the suite's schema (`schema`: the file, or where the store keeps it):
@@ -84,12 +89,12 @@ public enum PrefsError: Error, Equatable, Sendable {
             return .dataError
         case .suiteNotFound, .keyNotFound, .schemaNotFound: return .notFound
         case .schemaViolation: return .dataError
-        case .conditionFailed: return .conditionFailed
+        case .conditionFailed, .fenceFailed: return .conditionFailed
         case .fileNotFound: return .noInput
         case .cannotRead, .outputFailed, .inotifyLimit: return .cannotRead
         case .cannotWrite: return .cannotWrite
         case .symlinkInStore(_, let writing): return writing ? .cannotWrite : .dataError
-        case .lockUnavailable, .leaseExpired: return .lockUnavailable
+        case .lockUnavailable, .leaseExpired, .lockNotObtained: return .lockUnavailable
         case .unavailable: return .unavailable
         case .outcomeUnknown: return .outcomeUnknown
         case .storeRefused(_, _, _, let status): return status

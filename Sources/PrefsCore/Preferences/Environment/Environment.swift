@@ -28,7 +28,7 @@ public struct Environment: Sendable {
                                "PREFS_EXTERNAL_THRESHOLD", "PREFS_LOCK_TIMEOUT",
                                "PREFS_STORE", "PREFS_ETCD_TIMEOUT", "PREFS_ETCD_USER", "PREFS_ETCD_PASSWORD",
                                "PREFS_ETCD_CACERT", "PREFS_ETCD_CERT", "PREFS_ETCD_KEY", "PREFS_FALLBACK_CACHE",
-                               "PREFS_HOST_ID"]
+                               "PREFS_HOST_ID", "XDG_STATE_HOME", "PREFS_LOCK_NAME", "PREFS_LOCK_TOKEN"]
 
     /// The variable's value; nil when it is unset or empty.
     package subscript(name: String) -> String? {
