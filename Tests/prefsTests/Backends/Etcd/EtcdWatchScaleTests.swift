@@ -50,7 +50,8 @@ import Testing
 
     /// A write to another suite sends the watcher nothing: what it receives over three writes to
     /// another suite and one to its own is what it receives over one to its own (before: each of
-    /// the others' came down its stream, about 335 bytes). Bytes are counted, not events, with a
+    /// the others' came down its stream, about 335 bytes), in the closest of three rounds. Bytes
+    /// are counted, not events, with a
     /// tolerance of less than half an event (the cluster is shared: revisions, and the numbers in
     /// every answer of the watcher's reads, grow by digits, 37 bytes seen); no progress notification comes in
     /// the window (etcd sends one after 10 minutes of quiet), and `PREFS_ETCD_TIMEOUT=3600` keeps
@@ -71,11 +72,21 @@ import Testing
             try #require(printed == line, "\(watch.errorText)")
             return try await Self.bytesReceived(by: watch.process.processIdentifier) - before
         }
-        let own = try await received([["watched", "n", "-int", "1"]], printing: "n 0 -> 1")
-        let others = (1...3).map { ["other", "n", "-int", String($0)] }
-        let withOthers = try await received(others + [["watched", "n", "-int", "2"]], printing: "n 1 -> 2")
-        #expect(own > 0)
-        #expect(abs(withOthers - own) <= 160, "\(withOthers) bytes with 3 writes to another suite, \(own) without")
+        // Three rounds, the closest counted: on a loaded machine a round can take a reconnection of
+        // the stream (about 300 bytes) that has nothing to do with the other suite; before, every
+        // round was about 1,000 bytes over.
+        var differences: [String] = []
+        var closest = Int.max
+        for round in 0..<3 {
+            let own = try await received([["watched", "n", "-int", String(2 * round + 1)]], printing: "n \(2 * round) -> \(2 * round + 1)")
+            let others = (1...3).map { ["other", "n", "-int", String(10 * round + $0)] }
+            let withOthers = try await received(others + [["watched", "n", "-int", String(2 * round + 2)]],
+                                                printing: "n \(2 * round + 1) -> \(2 * round + 2)")
+            #expect(own > 0)
+            differences.append("\(withOthers) bytes with 3 writes to another suite, \(own) without")
+            closest = min(closest, abs(withOthers - own))
+        }
+        #expect(closest <= 160, "\(differences)")
     }
 
     /// The watcher is stopped while its member restarts, and the global suite and its own are
