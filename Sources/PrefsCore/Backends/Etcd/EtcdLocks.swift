@@ -195,7 +195,7 @@ final class PThreadMonitor: @unchecked Sendable {
         return body()
     }
 
-    func broadcast() { locked { pthread_cond_broadcast(condition) } }
+    func broadcast() { locked { _ = pthread_cond_broadcast(condition) } }
 
     /// Waits until `deadline` (CLOCK_MONOTONIC seconds) while `going` holds: false when it stopped holding.
     func wait(until deadline: Double, while going: () -> Bool) -> Bool {
