@@ -57,8 +57,9 @@ package struct LockHolder: Sendable, Equatable {
         /// This process, now: `$USER` (else `$LOGNAME`, else the user ID) at the host name.
         package static func current(_ environment: Environment) -> Identity {
             let user = (try? environment["USER"]) ?? (try? environment["LOGNAME"]) ?? nil
-            var host = [CChar](repeating: 0, count: 256)
-            let name = gethostname(&host, host.count - 1) == 0 ? String(cString: host) : "localhost"
+            var host = [UInt8](repeating: 0, count: 256)
+            let got = host.withUnsafeMutableBytes { gethostname($0.baseAddress!.assumingMemoryBound(to: CChar.self), 255) }
+            let name = got == 0 ? String(decoding: host.prefix { $0 != 0 }, as: UTF8.self) : "localhost"
             var now = timespec()
             clock_gettime(CLOCK_REALTIME, &now)
             return Identity(user: (user ?? String(getuid())) + "@" + name, pid: getpid(),
