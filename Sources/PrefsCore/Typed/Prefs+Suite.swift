@@ -113,22 +113,6 @@ extension Prefs {
         public mutating func register<Value>(_ key: Key<Value>, _ value: Value) throws {
             registeredDefaults[key.name] = try encoded(value, key: key.name)
         }
-
-        func encoded<Value: Encodable>(_ value: Value, key: String) throws -> PrefValue? {
-            do {
-                return try PrefValueEncoder().encode(value)
-            } catch let error as PrefCodingError {
-                throw PrefsError.invalidValue(domain: name, key: key, flag: nil, given: nil, reason: error.sentence)
-            }
-        }
-
-        func decoded<Value: Decodable>(_ type: Value.Type, from value: PrefValue, key: String) throws -> Value {
-            do {
-                return try PrefValueDecoder().decode(type, from: value)
-            } catch let error as PrefCodingError {
-                throw PrefsError.typeMismatch(domain: name, key: key, reason: error.sentence)
-            }
-        }
     }
 
     /// The stored values of a suite being changed by `Suite.update`, through typed keys.
