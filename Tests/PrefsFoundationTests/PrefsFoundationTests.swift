@@ -54,8 +54,12 @@ extension Prefs.Keys {
         #expect(try suite.store.load(.suite("com.example.app"))?.contents["folder"] == "/srv/notes.txt")
         try suite.set(.folder, nil)
         #expect(try suite.store.load(.suite("com.example.app"))?.contents["folder"] == nil)
+        // Inside an array (or a struct), a URL is what Foundation's PropertyListEncoder writes; the
+        // strings stored there before read too.
         try suite.set(.links, [URL(string: "https://a.example")!, URL(fileURLWithPath: "/b")])
-        #expect(try suite.store.load(.suite("com.example.app"))?.contents["links"] == ["https://a.example", "/b"])
+        #expect(try suite.store.load(.suite("com.example.app"))?.contents["links"] == [["relative": "https://a.example"], ["relative": "file:///b"]])
+        #expect(try suite[.links] == [URL(string: "https://a.example")!, URL(fileURLWithPath: "/b")])
+        try suite.store.update(.suite("com.example.app")) { $0["links"] = ["https://a.example", "/b"] }
         #expect(try suite[.links] == [URL(string: "https://a.example")!, URL(fileURLWithPath: "/b")])
     }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Prefs {
     /// A suite, read and written through typed keys. A read sees what an application sees: every
     /// layer of the suite (managed values, the stored suite, the global suite, system and
@@ -5,8 +7,9 @@ extension Prefs {
     /// (`register(defaults:)`), then the key's own default. A write changes the stored suite only,
     /// atomically, as `prefs write` does: no concurrent writer's change is lost.
     ///
-    /// A value, not a connection: copies share the store, each has its own defaults registered in
-    /// code. It is `Sendable`. Unless `cachingReads()` made it, nothing is cached: each read goes to
+    /// One shared thing, as a `UserDefaults` is: copies share the store and the defaults registered
+    /// in code (a copy made before `register(defaults:)` sees them; another `Prefs.Suite(name)`, made
+    /// apart, has its own). It is `Sendable`. Unless `cachingReads()` made it, nothing is cached: each read goes to
     /// the store and sees the last completed write of any process.
     public struct Suite: Sendable {
         /// The suite's name (`com.example.app`): the file `$XDG_CONFIG_HOME/com.example.app.plist`.
@@ -14,8 +17,10 @@ extension Prefs {
         /// Where the suite lives.
         public let store: SuiteStore
         /// The defaults registered in code, in memory and never written: below every layer of the
-        /// store, above the keys' own defaults.
-        public private(set) var registeredDefaults = PrefDictionary()
+        /// store, above the keys' own defaults. Shared by the suite's copies.
+        public var registeredDefaults: PrefDictionary { registered.values.withLock { $0 } }
+        /// Where `register(defaults:)` keeps them, shared by copies.
+        let registered = RegisteredDefaults()
         /// The values kept by `cachingReads()`, shared by copies; nil: every read goes to the store.
         var cache: ReadCache?
 
@@ -104,30 +109,19 @@ extension Prefs {
 
         /// Registers defaults in code, in memory only: read below every layer of the store and above
         /// the keys' own defaults, never written (`UserDefaults.register(defaults:)`). A later
-        /// registration of a key replaces an earlier one.
-        public mutating func register(defaults: PrefDictionary) {
-            for entry in defaults { registeredDefaults[entry.key] = entry.value }
+        /// registration of a key replaces an earlier one. Every copy of the suite sees them, those
+        /// made before too (`cachingReads()`, a suite captured by a task); a suite made apart with
+        /// `Prefs.Suite(name)` does not.
+        public func register(defaults: PrefDictionary) {
+            registered.values.withLock { values in
+                for entry in defaults { values[entry.key] = entry.value }
+            }
         }
 
         /// Registers one typed default in code (see `register(defaults:)`).
-        public mutating func register<Value>(_ key: Key<Value>, _ value: Value) throws {
-            registeredDefaults[key.name] = try encoded(value, key: key.name)
-        }
-
-        func encoded<Value: Encodable>(_ value: Value, key: String) throws -> PrefValue? {
-            do {
-                return try PrefValueEncoder().encode(value)
-            } catch let error as PrefCodingError {
-                throw PrefsError.invalidValue(domain: name, key: key, flag: nil, given: nil, reason: error.sentence)
-            }
-        }
-
-        func decoded<Value: Decodable>(_ type: Value.Type, from value: PrefValue, key: String) throws -> Value {
-            do {
-                return try PrefValueDecoder().decode(type, from: value)
-            } catch let error as PrefCodingError {
-                throw PrefsError.typeMismatch(domain: name, key: key, reason: error.sentence)
-            }
+        public func register<Value>(_ key: Key<Value>, _ value: Value) throws {
+            let encoded = try encoded(value, key: key.name)
+            registered.values.withLock { $0[key.name] = encoded }
         }
     }
 

@@ -68,7 +68,7 @@ extension Prefs.Keys {
     /// change they hide is no change.
     @Test func onlyTheKeysAskedForAndTheDefaultsRegisteredInCode() async throws {
         let fixture = try LayerFixture(.memory)
-        var suite = Prefs.Suite("com.example.watched", store: fixture.store)
+        let suite = Prefs.Suite("com.example.watched", store: fixture.store)
         suite.register(defaults: ["retries": 4])
         let (task, changesSeen) = SuiteChangesTests.collect(suite.changes(of: .word, .retries))
         var changes = changesSeen

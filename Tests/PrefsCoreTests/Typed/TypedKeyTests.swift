@@ -67,7 +67,7 @@ extension Prefs.Keys {
 
     @Test func defaultsRegisteredInCodeLieBelowTheFilesAndAreNeverWritten() throws {
         let fixture = try LayerFixture(.memory)
-        var suite = Prefs.Suite("com.example.app", store: fixture.store)
+        let suite = Prefs.Suite("com.example.app", store: fixture.store)
         suite.register(defaults: ["retries": 7])
         try suite.register(.theme, .dark)
         #expect(try suite[.retries] == 7 && suite[.theme] == .dark)
@@ -129,5 +129,27 @@ extension TypedKeyTests {
         try small.set(.hosts, Array(repeating: "host.example", count: 20))
         #expect(try small.store.load(.suite("app")).map { ExternalReference.isMarked($0.contents["hosts"]!) } == true)
         #expect(try small[.hosts].count == 20)
+    }
+}
+
+extension TypedKeyTests {
+    /// etcd credentials, TLS files and the host id given in code replace their variables, and are
+    /// checked as the variables are; where none is given, the variable is read.
+    @Test func credentialsTLSFilesAndHostIDGivenInCodeReplaceTheVariables() throws {
+        let environment = Environment(["HOME": "/home/test", "PREFS_ETCD_USER": "env", "PREFS_ETCD_PASSWORD": "secret", "PREFS_HOST_ID": "envhost"])
+        let options = StoreOptions(etcdUser: "kim", etcdPassword: "pw", etcdCACertificate: "/etc/prefs/ca.pem",
+                                   etcdCertificate: "/etc/prefs/client.pem", etcdKey: "/etc/prefs/client.key", hostID: "build-7")
+        let given = SuiteStore(fileSystem: InMemoryFileSystem(), environment: environment, options: options).environment
+        #expect(try given.etcdCredentials().map { [$0.user, $0.password] } == ["kim", "pw"])
+        #expect(try given.hostID(fileSystem: InMemoryFileSystem()) == "build-7")
+        #expect(try [given["PREFS_ETCD_CACERT"], given["PREFS_ETCD_CERT"], given["PREFS_ETCD_KEY"]]
+            == ["/etc/prefs/ca.pem", "/etc/prefs/client.pem", "/etc/prefs/client.key"])
+        let variables = SuiteStore(fileSystem: InMemoryFileSystem(), environment: environment, options: StoreOptions(lockTimeout: 1)).environment
+        #expect(try variables.etcdCredentials().map { [$0.user, $0.password] } == ["env", "secret"])
+        #expect(try variables.hostID(fileSystem: InMemoryFileSystem()) == "envhost")
+        let bad = SuiteStore(fileSystem: InMemoryFileSystem(), environment: environment, options: StoreOptions(hostID: ".hidden")).environment
+        #expect(throws: PrefsError.self) { try bad.hostID(fileSystem: InMemoryFileSystem()) }
+        let half = SuiteStore(fileSystem: InMemoryFileSystem(), environment: Environment([:]), options: StoreOptions(etcdUser: "kim")).environment
+        #expect(throws: PrefsError.self) { try half.etcdCredentials() }
     }
 }

@@ -90,3 +90,15 @@ extension PrefValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
         self = .dictionary(PrefDictionary(elements))
     }
 }
+
+extension PrefValue: CustomStringConvertible {
+    /// The value as `prefs read` prints it (without the final newline): a scalar bare (`light`, `3`,
+    /// `true`, `2001-01-01T00:00:00Z`, data as hex), a container in the readable form over several
+    /// lines (`{ frame = (0, 0, 800, 600); title = Main; }`, indented).
+    public var description: String {
+        if let bare = ReadableText.bare(self) { return bare }
+        var out = ""
+        ReadableText.readable(self, indent: 0, into: &out)
+        return out
+    }
+}

@@ -30,9 +30,10 @@ public struct Environment: Sendable {
                                "PREFS_ETCD_CACERT", "PREFS_ETCD_CERT", "PREFS_ETCD_KEY", "PREFS_FALLBACK_CACHE",
                                "PREFS_HOST_ID", "XDG_STATE_HOME", "PREFS_LOCK_NAME", "PREFS_LOCK_TOKEN"]
 
-    /// The variable's value; nil when it is unset or empty.
+    /// The variable's value (or the one `StoreOptions` gave in its place); nil when it is unset or empty.
     package subscript(name: String) -> String? {
         get throws {
+            if let given = options?.given(name) { return given }
             guard let variables else {
                 guard let pointer = getenv(name), pointer.pointee != 0 else { return nil }
                 let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer))

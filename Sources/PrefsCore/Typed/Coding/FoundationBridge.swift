@@ -6,10 +6,12 @@ import Synchronization
 /// `Codable` writes:
 /// - a `Date` (whose `Codable` writes a `Double`, seconds since 2001) as a date;
 /// - `Data` (an array of bytes) as data;
-/// - a `URL` (a dictionary `{relative, base}`) as a string: a file URL as its path — what
-///   `UserDefaults.set(_:forKey:)` stores and `url(forKey:)` reads, a leading `~` expanded — any
-///   other as its URL string. A URL relative to a base that cannot be joined here (the base does
-///   not end in `/`, or the relative part has a scheme, `..`, a query…) keeps the dictionary.
+/// - a `URL` (a dictionary `{relative, base}`) that is a whole stored value as a string: a file
+///   URL as its path — what `UserDefaults.set(_:forKey:)` stores and `url(forKey:)` reads, a
+///   leading `~` expanded — any other as its URL string. A URL relative to a base that cannot be
+///   joined here (the base does not end in `/`, or the relative part has a scheme, `..`, a
+///   query…) keeps the dictionary. Inside another value a URL keeps its own dictionary, as
+///   Foundation's `PropertyListEncoder` writes it (`PrefValueEncoder`); either form reads back.
 enum FoundationBridge {
     case date
     case data
@@ -63,7 +65,7 @@ enum FoundationBridge {
         case (.url, .dictionary(let parts)?):
             guard case .string(let relative)? = parts["relative"] else { break }
             guard let base = parts["base"] else { return .string(URLText.stored(relative)) }
-            guard case .string(let baseText) = base, let joined = URLText.joined(relative, to: URLText.urlString(baseText)) else {
+            guard let baseText = URLText.absolute(base), let joined = URLText.joined(relative, to: baseText) else {
                 return .dictionary(parts)
             }
             return .string(URLText.stored(joined))
@@ -106,6 +108,18 @@ enum URLText {
         }
         guard path.hasPrefix("/") else { return stored }
         return "file://" + percentEncoded(path)
+    }
+
+    /// The URL string of a base URL as its own encoding left it: `{relative = URL; }` (no base of
+    /// its own), or a stored string; nil for anything else.
+    static func absolute(_ base: PrefValue) -> String? {
+        switch base {
+        case .string(let text): return urlString(text)
+        case .dictionary(let parts) where parts.count == 1:
+            guard case .string(let text)? = parts["relative"] else { return nil }
+            return text
+        default: return nil
+        }
     }
 
     /// `relative` joined to `base` in the one simple case: a base ending in `/`, and a relative

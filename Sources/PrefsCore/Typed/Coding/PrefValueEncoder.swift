@@ -1,8 +1,11 @@
 /// Encodes an `Encodable` value as property-list structure: a struct or a `[String: T]` becomes a
 /// dictionary, an array an array, a number an integer or a real, a `Bool` a boolean — what `prefs
 /// read` shows and Foundation's `PropertyListDecoder` and `UserDefaults` read back. `PrefDate`
-/// becomes a date; so do Foundation's `Date` and `Data` (a date and data), and a `URL` a string
-/// (`FoundationBridge`), recognised by name, so this module needs no Foundation.
+/// becomes a date; so do Foundation's `Date` and `Data` (a date and data), recognised by name, so
+/// this module needs no Foundation (`FoundationBridge`). A `URL` is a string when it is the whole
+/// value (as `UserDefaults` stores a URL), and inside a struct, array or dictionary what
+/// Foundation's `PropertyListEncoder` writes (`{relative = "file:///srv/a"; }`, with `base` when it
+/// has one), so `PropertyListDecoder` reads the stored struct.
 ///
 /// A property list has no null: an optional that is nil at the top level encodes as `nil` (nothing to
 /// store), and one inside an array is refused; a nil member of a struct is left out, as Swift's
@@ -42,7 +45,7 @@ final class EncodingSlot {
     func store<T: Encodable>(_ value: T, path: [any CodingKey]) throws {
         if let date = value as? PrefDate {
             content = .value(.date(date))
-        } else if let bridge = FoundationBridge(T.self) {
+        } else if let bridge = FoundationBridge(T.self), bridge != .url || path.isEmpty {
             let inner = EncodingSlot()
             try value.encode(to: SlotEncoder(slot: inner, codingPath: path))
             content = .bridged(bridge, inner)
