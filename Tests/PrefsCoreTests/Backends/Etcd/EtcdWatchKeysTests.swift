@@ -38,7 +38,7 @@ import Testing
         let writes = Thread {
             // Once the backlog has come, more of the same while it watches.
             usleep(300_000)
-            try? Self.interleave(client, prefix: prefix, rounds: 30..<45)
+            _ = try? Self.interleave(client, prefix: prefix, rounds: 30..<45)
         }
         expected += try Self.interleave(nil, prefix: prefix, rounds: 30..<45)
         let recorder = Recorder()
