@@ -30,7 +30,7 @@ command -v mandoc >/dev/null || need+=(mandoc)
 [ -x /usr/bin/ss ] || [ -x /bin/ss ] || need+=(iproute2)
 [ -x /usr/bin/sha256sum ] && [ -x /usr/bin/timeout ] || need+=(coreutils)
 nss=()
-# Matched by the shell, not by `ldconfig -p | grep -q`: grep leaving at the first match ends
+# Matched by the shell, not by piping `ldconfig -p` into `grep -q`: grep leaving at the first match ends
 # ldconfig with SIGPIPE, which pipefail takes for a failure (the modules were installed again).
 libraries=$(/sbin/ldconfig -p)
 [[ $libraries == *'libnss_myhostname.so.2 '* ]] || nss+=(libnss-myhostname)

@@ -41,7 +41,7 @@ for symbol in __asan_report_load __sanitizer_cov_trace; do
   nm "$bin"/PrefsCore.build/*.o | grep " U $symbol" >/dev/null || { echo "PrefsCore was built without $symbol" >&2; exit 1; }
 done
 
-# Whether a file starts as a binary plist does (compared in the shell: no `| grep -q` under pipefail).
+# Whether a file starts as a binary plist does (compared in the shell: no pipe into an early-leaving grep under pipefail).
 is_bplist() { [ "$(head -c 6 "$1" | tr -d '\0')" = bplist ]; }
 
 seed() {
