@@ -10,6 +10,8 @@ final class WatchProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var buffer = Data()
     private var errors = Data()
+    /// The pipes that reached their end (0, 1 or 2).
+    private var ended = 0
     private var watchdog: Watchdog?
     /// Notified on output, on errors and at the end of the process.
     private let changes = ChangeSignal()
@@ -27,13 +29,13 @@ final class WatchProcess: @unchecked Sendable {
         output.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             if data.isEmpty { handle.readabilityHandler = nil }
-            self?.lock.withLock { self?.buffer.append(data) }
+            self?.lock.withLock { self?.buffer.append(data); if data.isEmpty { self?.ended += 1 } }
             changes.notify()
         }
         errorOutput.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             if data.isEmpty { handle.readabilityHandler = nil }
-            self?.lock.withLock { self?.errors.append(data) }
+            self?.lock.withLock { self?.errors.append(data); if data.isEmpty { self?.ended += 1 } }
             changes.notify()
         }
         process.terminationHandler = { _ in changes.notify() }
@@ -94,6 +96,9 @@ final class WatchProcess: @unchecked Sendable {
             return nil
         }
         if watchdog?.finish() == true { Issue.record("the watch ran past its limit and was killed") }
+        // What it wrote last may still be in the pipes: read to their end (a process started
+        // meanwhile may hold a copy of them open: then what came within 1 s, read in ms).
+        _ = await changes.wait(timeout: 1) { lock.withLock { ended == 2 } }
         return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
     }
 
