@@ -7,34 +7,17 @@
 # goes silent (Tests/Tools/etcd-proxy.py silent-when:) while a second holder, direct to the
 # cluster, waits; a trial overlaps when the second holder's COMMAND starts before the first one's
 # SIGTERM trap ran. Prints the count of overlaps of TRIALS. Not a test: figures only.
-#   Tests/Benchmarks/bench-lock-handoff.sh [RUNS TRIALS | --smoke]    (needs etcd, python3)
+#   Tests/Benchmarks/bench-lock-handoff.sh [RUNS TRIALS | --smoke]    (needs etcd, etcdctl, openssl, python3)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [ "${1:-}" = --smoke ]; then runs=2 trials=1; else runs=${1:-20} trials=${2:-100}; fi
-command -v etcd >/dev/null || { echo "needs etcd (apt-get install etcd-server)" >&2; exit 1; }
+for tool in etcd etcdctl openssl python3; do
+  command -v $tool >/dev/null || { echo "needs $tool (apt-get install etcd-server etcd-client openssl python3)" >&2; exit 1; }
+done
 . "$root/Tests/Benchmarks/common.sh"
 bench_prefs
-work=$(mktemp -d)
-data=$(mktemp -d -p "$( [ -d /dev/shm ] && echo /dev/shm || echo /tmp)")
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do { kill -9 "$pid" && wait "$pid"; } 2>/dev/null || true; done
-  rm -rf "$work" "$data"
-}
-trap cleanup EXIT
-read -r -a ports < <(bench_free_ports 6)
-cluster=""
-for i in 0 1 2; do cluster+="${cluster:+,}m$i=http://127.0.0.1:${ports[$((3 + i))]}"; done
-for i in 0 1 2; do
-  etcd --name "m$i" --data-dir "$data/m$i" --listen-client-urls "http://127.0.0.1:${ports[$i]}" \
-    --advertise-client-urls "http://127.0.0.1:${ports[$i]}" --listen-peer-urls "http://127.0.0.1:${ports[$((3 + i))]}" \
-    --initial-advertise-peer-urls "http://127.0.0.1:${ports[$((3 + i))]}" --initial-cluster "$cluster" \
-    --heartbeat-interval 100 --election-timeout 1000 \
-    --initial-cluster-state new --initial-cluster-token "bench$$" >"$work/m$i.log" 2>&1 &
-  pids+=($!)
-done
-endpoints="127.0.0.1:${ports[0]},127.0.0.1:${ports[1]},127.0.0.1:${ports[2]}"
-for _ in $(seq 100); do ETCDCTL_API=3 etcdctl --endpoints "$endpoints" endpoint health >/dev/null 2>&1 && break; sleep 0.1; done
+bench_scratch
+bench_etcd_cluster
 export XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_STATE_HOME=$work/state XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
 PREFS=$prefs WORK=$work RUNS=$runs TRIALS=$trials ENDPOINTS=$endpoints PROXY="$root/Tests/Tools/etcd-proxy.py" python3 - <<'PY'
 import os, signal, statistics, subprocess, time
