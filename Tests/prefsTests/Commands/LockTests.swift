@@ -109,6 +109,8 @@ import Testing
 
     @Test func exitStatusesAndSignalsAreCommands() async throws {
         let sandbox = try ProcessSandbox()
+        // The last COMMAND starts its sleep before it says it is ready: a sleep forked after the
+        // forwarded SIGTERM would miss it and hold the output open.
         let run = try await sandbox.shell(#"""
             cd "$HOME"; mkfifo ready; printf 'x' > plain
             prefs lock s -- sh -c 'exit 42'; echo "exit=$?"
@@ -121,7 +123,7 @@ import Testing
             prefs lock s --wait 1s --no-wait -- true; echo "both=$?"
             prefs lock s --ttl 10x -- true; echo "ttl=$?"
             prefs lock s true; echo "nodashes=$?"
-            prefs lock s -- sh -c 'trap "echo got TERM; exit 7" TERM; echo > ready; sleep 1000 & wait' & p=$!
+            prefs lock s -- sh -c 'trap "echo got TERM; exit 7" TERM; sleep 1000 & echo > ready; wait' & p=$!
             read x < ready
             kill -TERM $p; wait $p; echo "forwarded=$?"
             """#)

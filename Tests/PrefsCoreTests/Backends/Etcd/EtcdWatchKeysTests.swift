@@ -90,7 +90,9 @@ import Testing
         let connected = Mutex<EtcdEndpoint?>(nil)
         let expected = Mutex<[String]>([])
         let killed = Mutex(false)
+        let written = DispatchSemaphore(value: 0)
         let writes = Thread {
+            defer { written.signal() }
             while connected.withLock({ $0 }) == nil { usleep(10_000) }
             for round in 0..<4 {
                 if round == 2, let endpoint = connected.withLock({ $0 }), let member = cluster.endpoints.firstIndex(of: endpoint) {
@@ -113,6 +115,8 @@ import Testing
             return recorder.count < 1 + 4 * 10 + 8
         }
         #expect(stop == .handlerStopped)
+        // The watch can see a round's last change before the writer has noted that round.
+        #expect(written.wait(timeout: .now() + 120) == .success)
         #expect(killed.withLock { $0 })
         #expect(EtcdWatchTests.describe(recorder.snapshot, prefix: prefix) == ["put a=first"] + expected.withLock { $0 })
         let revisions = recorder.snapshot.map(\.keyValue.modRevision)
