@@ -319,6 +319,7 @@ _prefs_verb() {
                 --retry-for text --exec text --help flag
             )
             _prefs_operands=(domain key...)
+            _prefs_command=1
             ;;
         exec)
             _prefs_options=(

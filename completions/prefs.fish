@@ -41,7 +41,7 @@ function __prefs_verbs
     printf '%s\t%s\n' migrate 'bring settings in from a plist, JSON, INI or .env file or a suite, with a plan and a report'
     printf '%s\t%s\n' dump 'write every suite as one lossless document, for load (a backup)'
     printf '%s\t%s\n' load 'restore what dump wrote, each suite all or nothing, with a report'
-    printf '%s\t%s\n' watch 'print each change of a suite\'s values (or of the KEYs) as it happens'
+    printf '%s\t%s\n' watch 'print each change of a suite\'s values (or of the KEYs) as it happens, or run COMMAND for it'
     printf '%s\t%s\n' exec 'run COMMAND with the suites\' values in its environment (a later DOMAIN wins)'
     printf '%s\t%s\n' lock 'run COMMAND holding the lock NAME of the store (75: not obtained; 78: lost, COMMAND stopped)'
     printf '%s\t%s\n' locks 'list the held locks of the store: NAME, user@host, pid, since, token (tab-separated)'
@@ -168,7 +168,7 @@ end
 
 # The operands of the verb $argv[1] end with -- COMMAND [ARG...].
 function __prefs_runs_command
-    contains -- $argv[1] exec lock
+    contains -- $argv[1] watch exec lock
 end
 
 # $argv[1] matches one of the patterns that follow.
@@ -472,9 +472,9 @@ complete -c prefs -n '__prefs_verb watch' -l json -d 'print each change as a JSO
 complete -c prefs -n '__prefs_verb watch' -l compact -d 'the same as --json (each object is on one line)'
 complete -c prefs -n '__prefs_verb watch' -l initial -d 'print the current values first'
 complete -c prefs -n '__prefs_verb watch' -l once -d 'exit after the first change'
-complete -c prefs -n '__prefs_verb watch' -l timeout -x -d 'stop after SECONDS, a running --exec COMMAND too (with --once: exit 1 if no change came)'
+complete -c prefs -n '__prefs_verb watch' -l timeout -x -d 'stop after SECONDS, a running COMMAND too (with --once: exit 1 if no change came)'
 complete -c prefs -n '__prefs_verb watch' -l retry-for -x -d 'when the store (etcd) stops answering, wait for it at most SECONDS, then exit 69 (default: for ever)'
-complete -c prefs -n '__prefs_verb watch' -l exec -x -d 'instead of printing, run COMMAND with /bin/sh -c after each change of a key, the change in PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW'
+complete -c prefs -n '__prefs_verb watch' -l exec -x -d 'instead of printing, run COMMAND with /bin/sh -c once per committed change, as -- COMMAND [ARG...] runs its words'
 complete -c prefs -n '__prefs_verb exec' -l keys -x -a '(__prefs_key_list 0 | string split0)' -d 'only these top-level keys, from whichever DOMAIN or layer has them, the global suite\'s and deny-listed names too (comma-separated; repeatable)'
 complete -c prefs -n '__prefs_verb lock' -l ttl -x -d 'how long the lock outlives a holder that stops renewing it (etcd\'s lease; default 10s)'
 complete -c prefs -n '__prefs_verb lock' -l wait -x -d 'wait at most this long for the lock, then exit 75 (default: as long as it takes)'

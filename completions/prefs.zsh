@@ -168,7 +168,7 @@ _prefs_table() {
         'migrate:bring settings in from a plist, JSON, INI or .env file or a suite, with a plan and a report'
         'dump:write every suite as one lossless document, for load (a backup)'
         'load:restore what dump wrote, each suite all or nothing, with a report'
-        'watch:print each change of a suite'\''s values (or of the KEYs) as it happens'
+        'watch:print each change of a suite'\''s values (or of the KEYs) as it happens, or run COMMAND for it'
         'exec:run COMMAND with the suites'\'' values in its environment (a later DOMAIN wins)'
         'lock:run COMMAND holding the lock NAME of the store (75: not obtained; 78: lost, COMMAND stopped)'
         'locks:list the held locks of the store: NAME, user@host, pid, since, token (tab-separated)'
@@ -389,12 +389,13 @@ _prefs_verb() {
                 --compact flag 'the same as --json (each object is on one line)'
                 --initial flag 'print the current values first'
                 --once flag 'exit after the first change'
-                --timeout text 'stop after SECONDS, a running --exec COMMAND too (with --once: exit 1 if no change came)'
+                --timeout text 'stop after SECONDS, a running COMMAND too (with --once: exit 1 if no change came)'
                 --retry-for text 'when the store (etcd) stops answering, wait for it at most SECONDS, then exit 69 (default: for ever)'
-                --exec text 'instead of printing, run COMMAND with /bin/sh -c after each change of a key, the change in PREFS_SUITE, PREFS_KEY, PREFS_OLD and PREFS_NEW'
+                --exec text 'instead of printing, run COMMAND with /bin/sh -c once per committed change, as -- COMMAND [ARG...] runs its words'
                 --help flag 'show help for this verb'
             )
             kinds=(domain key...)
+            command=1
             ;;
         (exec)
             verb_options=(

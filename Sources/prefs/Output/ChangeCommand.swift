@@ -1,21 +1,27 @@
 import Glibc
 import PrefsCore
 
-/// `watch --exec COMMAND`: COMMAND runs through `/bin/sh -c` once per changed key, on a thread of
-/// its own, in a process group of its own, with the change in its environment (`PREFS_SUITE`,
-/// `PREFS_KEY`, and `PREFS_OLD` and `PREFS_NEW` as `read` prints the values, each absent when there
-/// is no value) — never in COMMAND's text. Two runs never overlap: changes that arrive meanwhile
-/// wait, coalesced per key (from the value before the first to the value after the last; a key back
-/// where it was runs nothing), and run when the run in progress ends. A run that fails is reported
-/// on standard error; the watch goes on. `stop` ends it all: the run in progress gets a signal (its
-/// whole group; SIGKILL after `grace`), and what waits is dropped and said.
+/// What `watch` runs for each committed change: `--exec COMMAND` through `/bin/sh -c`, or `watch
+/// DOMAIN [KEY…] -- COMMAND [ARG…]` as its words (the program found on `$PATH` when the watch
+/// starts, as `exec` finds it). One run per committed change — a write of several keys is one
+/// change (etcd: one revision; files: one rewrite of the file) — on a thread of its own, in a
+/// process group of its own, with the change in its environment — never in COMMAND's text:
+/// `PREFS_SUITE`, `PREFS_KEYS` (the keys changed, one per line, as `watch` prints them), and when
+/// one key changed `PREFS_KEY`, and `PREFS_OLD` and `PREFS_NEW` as `read` prints the values (each
+/// absent when there is no value). Two runs never overlap: changes that arrive meanwhile wait,
+/// coalesced per key (from the value before the first to the value after the last; a key back
+/// where it was is dropped), and run as one when the run in progress ends. A run that fails is
+/// reported on standard error; the watch goes on. `stop` ends it all: the run in progress gets a
+/// signal (its whole group; SIGKILL after `grace`), and what waits is dropped and said.
 final class ChangeCommand: @unchecked Sendable {
     /// The variables COMMAND gets (prefs reads none of them).
-    static let variableNames = ["PREFS_SUITE", "PREFS_KEY", "PREFS_OLD", "PREFS_NEW"]
+    static let variableNames = ["PREFS_SUITE", "PREFS_KEYS", "PREFS_KEY", "PREFS_OLD", "PREFS_NEW"]
     /// How long a stopped run has to end after its signal before its process group is killed.
     static let grace = 5.0
 
-    let command: String
+    /// What is spawned: the program's path and its words (`argv`).
+    let program: String
+    let words: [String]
     let suite: String
     let report: @Sendable (String) -> Void
     private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -28,17 +34,24 @@ final class ChangeCommand: @unchecked Sendable {
         let new: PrefValue?
     }
 
-    /// Changes not run yet, one per key, in the order they came.
+    /// Changes not run yet, one per key, in the order they came: the next run's.
     private var pending: [Change] = []
     private var finishing = false, stopping = false, done = false
     /// The run in progress: its process, the leader of its own group, not yet collected.
-    private var running: (pid: pid_t, change: Change)?
+    private var running: (pid: pid_t, changes: [Change])?
     /// The signal that is ending prefs, once one is.
     private var signalled: Int32 = 0
     private var thread: pthread_t?
 
-    init(command: String, suite: String, report: @escaping @Sendable (String) -> Void) {
-        self.command = command
+    /// `--exec COMMAND`: COMMAND through `/bin/sh -c`.
+    convenience init(command: String, suite: String, report: @escaping @Sendable (String) -> Void) {
+        self.init(program: "/bin/sh", words: ["/bin/sh", "-c", command], suite: suite, report: report)
+    }
+
+    /// `-- COMMAND [ARG…]`: `program` (COMMAND as found) run with `words`.
+    init(program: String, words: [String], suite: String, report: @escaping @Sendable (String) -> Void) {
+        self.program = program
+        self.words = words
         self.suite = suite
         self.report = report
         pthread_mutex_init(lock, nil)
@@ -68,7 +81,8 @@ final class ChangeCommand: @unchecked Sendable {
         self.thread = thread
     }
 
-    /// Queues changes, each merged with a change of the same key still waiting.
+    /// Queues one committed change (its keys' changes), each key merged with a change of the same
+    /// key still waiting: what waits runs as one.
     func submit(_ changes: [WatchChange]) {
         locked {
             for change in changes {
@@ -121,9 +135,9 @@ final class ChangeCommand: @unchecked Sendable {
         defer { pthread_mutex_unlock(lock) }
         stopping = true
         finishing = true
-        let dropped = pending.count
+        let dropped = pending.filter { $0.old != $0.new }.count
         pending = []
-        let stopped = running?.change
+        let stopped = running?.changes
         if let running { kill(-running.pid, signal) }
         let deadline = Monotonic.now + ChangeCommand.grace
         var killed = false
@@ -138,19 +152,19 @@ final class ChangeCommand: @unchecked Sendable {
         pthread_cond_broadcast(changed)
         var what: [String] = []
         if let stopped {
-            what.append("the running COMMAND (\(suite): \(stopped.key)) " + (killed ? "did not end within \(Int(ChangeCommand.grace)) s and was killed" : "was stopped"))
+            what.append("the running COMMAND (\(ChangeCommand.describe(stopped, suite: suite))) " + (killed ? "did not end within \(Int(ChangeCommand.grace)) s and was killed" : "was stopped"))
         }
         if dropped > 0 { what.append("\(dropped) queued change\(dropped == 1 ? " was" : "s were") not run") }
         return what.isEmpty ? nil : what.joined(separator: "; ")
     }
 
     private func work() {
-        while let change = next() { run(change) }
+        while let changes = next() { run(changes) }
     }
 
-    /// The next change to run (a key back where it was is skipped); nil once finishing or stopping
-    /// and nothing waits. The run is started under the lock, so `stop` sees it.
-    private func next() -> Change? {
+    /// The changes of the next run: all that wait (a key back where it was left out); nil once
+    /// finishing or stopping and nothing waits. The run is started under the lock, so `stop` sees it.
+    private func next() -> [Change]? {
         pthread_mutex_lock(lock)
         defer { pthread_mutex_unlock(lock) }
         while true {
@@ -160,23 +174,40 @@ final class ChangeCommand: @unchecked Sendable {
                 pthread_cond_broadcast(changed)
                 return nil
             }
-            let change = pending.removeFirst()
-            if change.old != change.new { return change }
+            let changes = pending.filter { $0.old != $0.new }
+            pending = []
+            if !changes.isEmpty { return changes }
         }
     }
 
-    /// One run for one change: spawned, waited for, and reported unless it exits 0 or was stopped.
-    private func run(_ change: Change) {
-        var variables = [("PREFS_SUITE", suite), ("PREFS_KEY", change.key)]
+    /// The variables of a run for `changes`: `PREFS_SUITE`, `PREFS_KEYS`, and for one key
+    /// `PREFS_KEY`, `PREFS_OLD` and `PREFS_NEW` (each left out when there is no value).
+    static func variables(_ changes: [Change], suite: String) -> [(String, String)] {
+        var variables = [("PREFS_SUITE", suite), ("PREFS_KEYS", changes.map { WatchOutput.oneLine($0.key) }.joined(separator: "\n"))]
+        guard changes.count == 1, let change = changes.first else { return variables }
+        variables.append(("PREFS_KEY", change.key))
         for (name, value) in [("PREFS_OLD", change.old), ("PREFS_NEW", change.new)] {
             guard let value else { continue }
             variables.append((name, ChangeCommand.text(value)))
         }
+        return variables
+    }
+
+    /// `SUITE: KEY, KEY…`, for what is said of a run.
+    static func describe(_ changes: [Change], suite: String) -> String {
+        "\(suite): " + changes.map(\.key).joined(separator: ", ")
+    }
+
+    /// One run for one committed change (or those coalesced while a run held): spawned, waited
+    /// for, and reported unless it exits 0 or was stopped.
+    private func run(_ changes: [Change]) {
+        let variables = ChangeCommand.variables(changes, suite: suite)
+        let what = ChangeCommand.describe(changes, suite: suite)
         if let refusal = ChangeCommand.refusal(variables) {
-            report("watch: \(suite): \(change.key): \(refusal); COMMAND not run")
+            report("watch: \(what): \(refusal); COMMAND not run")
             return
         }
-        guard let started = launch(change, variables) else { return }
+        guard let started = launch(changes, variables) else { return }
         let outcome: Spawn.Outcome
         switch started {
         case .failure(let failure): outcome = .failed(failure.code)
@@ -193,18 +224,18 @@ final class ChangeCommand: @unchecked Sendable {
         }
         switch outcome {
         case .exited(0): return
-        case .exited(let status): report("watch: COMMAND exited with status \(status) (\(suite): \(change.key)); watching on")
-        case .signalled(let signal): report("watch: COMMAND was killed by signal \(signal) (\(suite): \(change.key)); watching on")
-        case .failed(let code): report("watch: cannot run /bin/sh: \(PrefsError.describe(errno: code)); watching on")
+        case .exited(let status): report("watch: COMMAND exited with status \(status) (\(what)); watching on")
+        case .signalled(let signal): report("watch: COMMAND was killed by signal \(signal) (\(what)); watching on")
+        case .failed(let code): report("watch: cannot run \(program): \(PrefsError.describe(errno: code)); watching on")
         }
     }
 
     /// Starts the run, recorded as the run in progress; nil when stopping.
-    private func launch(_ change: Change, _ variables: [(String, String)]) -> Result<pid_t, Spawn.Failure>? {
+    private func launch(_ changes: [Change], _ variables: [(String, String)]) -> Result<pid_t, Spawn.Failure>? {
         locked {
             guard !stopping else { return nil }
-            let started = Spawn.start(["/bin/sh", "-c", command], environment: variables, clearing: ChangeCommand.variableNames, ownGroup: true)
-            if case .success(let pid) = started { running = (pid, change) }
+            let started = Spawn.start(words, path: program, environment: variables, clearing: ChangeCommand.variableNames, ownGroup: true)
+            if case .success(let pid) = started { running = (pid, changes) }
             return started
         }
     }

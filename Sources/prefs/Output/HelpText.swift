@@ -152,10 +152,14 @@ extension HelpText {
                 what an application sees: a change in the global suite or in registered defaults that
                 changes one counts. A write that changes nothing prints nothing; a file that cannot be
                 read is reported on standard error and the watch goes on. Exits 0 on SIGINT or SIGTERM
-                and when the reader of standard output goes away. --exec runs COMMAND (/bin/sh -c) once
-                per changed key instead, in a process group of its own, with PREFS_SUITE, PREFS_KEY,
-                PREFS_OLD and PREFS_NEW (unset for no value) in its environment, never in its text; runs
-                never overlap, and the changes that come during one are coalesced per key into the next.
+                and when the reader of standard output goes away. -- COMMAND [ARG...] (the preferred form;
+                options of the watch before --) runs COMMAND instead, found on PATH as the watch starts
+                (127 not found, 126 not runnable), once per committed change: a write of several keys is
+                one run. --exec COMMAND does the same through /bin/sh -c. Each run is in a process group of
+                its own, with PREFS_SUITE, PREFS_KEYS (the keys changed, one per line) and, when one key
+                changed, PREFS_KEY, PREFS_OLD and PREFS_NEW (unset for no value) in its environment, never
+                in its words; runs never overlap, and the changes that come during one are coalesced per
+                key into the next run.
                 --timeout holds while COMMAND runs. A run cut short (the timeout, SIGINT, SIGTERM, SIGHUP) gets
                 the signal in its whole group (SIGTERM for the timeout), SIGKILL after 5 s; the changes
                 still waiting are dropped and said on standard error. A signal then exits 128+N.

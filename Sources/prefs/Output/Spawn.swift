@@ -38,9 +38,11 @@ enum Spawn {
         return entries + environment.map { "\($0.0)=\($0.1)" }
     }
 
-    /// Starts the program as `run` does, without waiting; with `ownGroup`, as the leader of a new
-    /// process group, so that a signal sent to the group reaches everything it starts.
-    static func start(_ words: [String], environment: [(String, String)], clearing: [String], ownGroup: Bool) -> Result<pid_t, Failure> {
+    /// Starts the program as `run` does, without waiting (the one at `path`, when given, with
+    /// `words` as its arguments); with `ownGroup`, as the leader of a new process group, so that a
+    /// signal sent to the group reaches everything it starts.
+    static func start(_ words: [String], path: String? = nil, environment: [(String, String)], clearing: [String],
+                      ownGroup: Bool) -> Result<pid_t, Failure> {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -61,7 +63,7 @@ enum Spawn {
         var envp: [UnsafeMutablePointer<CChar>?] = entries(adding: environment, clearing: clearing).map { strdup($0) } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
         var pid = pid_t()
-        let started = posix_spawn(&pid, words[0], nil, &attributes, &argv, &envp)
+        let started = posix_spawn(&pid, path ?? words[0], nil, &attributes, &argv, &envp)
         return started == 0 ? .success(pid) : .failure(Failure(code: started))
     }
 

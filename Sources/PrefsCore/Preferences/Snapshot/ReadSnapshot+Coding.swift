@@ -12,20 +12,29 @@
 extension ReadSnapshot {
     static let formatVersion: Int64 = 1
 
+    /// (The dictionaries are built from their entries, not from literals: a literal's list of
+    /// pairs is one more generic type each run of prefs sets up.)
     func encoded(written: PrefDate) throws -> [UInt8] {
-        var places = PrefDictionary()
-        for (location, place) in self.places {
-            guard let name = SnapshotPlaceName.name(of: location) else { continue }
-            places[name] = [
-                "version": .integer(place.version), "exists": .bool(place.exists), "whole": .bool(place.whole),
-                "values": .dictionary(place.values), "absent": .array(place.absent.map(PrefValue.string)),
+        typealias Entry = PrefDictionary.Entry
+        var places: [Entry] = []
+        for entry in self.places.entries {
+            guard let name = SnapshotPlaceName.name(of: entry.location) else { continue }
+            let place = entry.place
+            var absent: [PrefValue] = []
+            for key in place.absent { absent.append(.string(key)) }
+            let fields = [
+                Entry(key: "absent", value: .array(absent)), Entry(key: "exists", value: .bool(place.exists)),
+                Entry(key: "values", value: .dictionary(place.values)), Entry(key: "version", value: .integer(place.version)),
+                Entry(key: "whole", value: .bool(place.whole)),
             ]
+            places.append(Entry(key: name, value: .dictionary(PrefDictionary(sortedEntries: fields))))
         }
-        let document: PrefDictionary = [
-            "prefs-snapshot": .integer(ReadSnapshot.formatVersion), "store": .string(store), "suite": .string(suite),
-            "revision": .integer(revision), "written": .date(written), "places": .dictionary(places),
+        let document = [
+            Entry(key: "places", value: .dictionary(PrefDictionary(unsortedEntries: places))),
+            Entry(key: "prefs-snapshot", value: .integer(ReadSnapshot.formatVersion)), Entry(key: "revision", value: .integer(revision)),
+            Entry(key: "store", value: .string(store)), Entry(key: "suite", value: .string(suite)), Entry(key: "written", value: .date(written)),
         ]
-        return try PropertyList.encode(.dictionary(document), as: .binary)
+        return try PropertyList.encode(.dictionary(PrefDictionary(sortedEntries: document)), as: .binary)
     }
 
     /// The snapshot a file holds; nil when it is not one (damaged, truncated, another version).

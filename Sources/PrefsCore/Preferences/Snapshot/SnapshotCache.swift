@@ -8,7 +8,8 @@ import Synchronization
 /// what it read there (`record`); a read may answer from it with `--max-stale` or
 /// `--fallback-cache` (`SuiteStore.reading`). A snapshot's time is its file's modification time:
 /// when the store last confirmed it; the file is rewritten only when what it holds changed (a
-/// place's version moved, or a key not read before), else only that time moves. Nothing here is
+/// place's version moved, or a key not read before), else only that time moves (the file named
+/// once, read and decoded once, nothing written). Nothing here is
 /// ever an error: a snapshot that cannot be read or trusted is no snapshot, one that cannot be
 /// written is not kept.
 package struct SnapshotCache: Sendable {
@@ -40,9 +41,15 @@ package struct SnapshotCache: Sendable {
 
     /// The suite's snapshot and when the store last confirmed it (seconds since the epoch).
     func snapshot(of suite: String) -> (snapshot: ReadSnapshot, confirmed: Double)? {
-        guard let file = files.read(fileName(suite: suite), limit: SnapshotCache.sizeLimit),
-              let snapshot = ReadSnapshot.decoded(file.bytes), snapshot.store == store, snapshot.suite == suite else { return nil }
+        guard let file = files.read(fileName(suite: suite), limit: SnapshotCache.sizeLimit), let snapshot = decoded(file.bytes, suite) else { return nil }
         return (snapshot, file.modified)
+    }
+
+    /// The snapshot of `suite` in `bytes`, a file's; nil when they hold none, or another store's or
+    /// suite's.
+    func decoded(_ bytes: [UInt8], _ suite: String) -> ReadSnapshot? {
+        guard let snapshot = ReadSnapshot.decoded(bytes), snapshot.store == store, snapshot.suite == suite else { return nil }
+        return snapshot
     }
 
     /// Keeps what `readings` tell of the suite: merged into its snapshot and written when that
@@ -51,7 +58,8 @@ package struct SnapshotCache: Sendable {
     func record(_ readings: [PlaceReading], suite: String, own: [SuiteLocation]) {
         guard !readings.isEmpty else { return }
         let name = fileName(suite: suite)
-        let existing = snapshot(of: suite)?.snapshot
+        // (Not through `snapshot(of:)`: its optional pair is one more generic type to set up.)
+        let existing = files.read(name, limit: SnapshotCache.sizeLimit).flatMap { decoded($0.bytes, suite) }
         var updated = existing ?? ReadSnapshot(store: store, suite: suite)
         updated.add(readings)
         if updated.isGone(own: own) {

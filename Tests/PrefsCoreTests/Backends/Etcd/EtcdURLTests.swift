@@ -23,13 +23,15 @@ import Testing
         #expect(try EtcdClient.parse(url: "etcd://[::1]:2379").endpoints == [EtcdEndpoint(host: "::1", port: 2379)])
     }
 
-    @Test(arguments: [
+    static let bad = [
         "", "etcd://", "etcd:/h:1", "http://h:1", "h:1", "etcd://h", "etcd://h:", "etcd://h:0", "etcd://h:65536", "etcd://h:12a",
         "etcd://h:+1", "etcd://h:1 ", "etcd://:1", "etcd://h:1/", "etcd://h:1//x", "etcd://h:1/a//b", "etcd://h:1/a/",
         "etcd://user@h:1", "etcd://user:pw@h:1", "etcd://h:1?x=1", "etcd://h:1#f", "etcd://h:1,,h:2", "etcd://h:1,",
         "etcd://[::1]/x", "etcd://[zz::]:1", "etcd://[::1:1", "etcd://[]:1", "etcd://h h:1", "etcd://-h:1", "etcd://h..x:1",
         "etcd://h\\x:1", "etcd://h%41:1", "etcd://h:1/p\u{0}",
-    ])
+    ]
+
+    @Test(arguments: bad)
     func badURLsAreUsageErrorsNamingTheURL(url: String) {
         do {
             let parsed = try EtcdClient.parse(url: url)
@@ -39,6 +41,27 @@ import Testing
             #expect(PrefsError.usage(message).exitStatus == .usage)
         } catch {
             Issue.record("not a usage error: \(error)")
+        }
+    }
+
+    /// The byte-wise reading of the usual URLs (`parseSimple`, which `parse` tries first) gives
+    /// exactly what the full one gives, and leaves every other URL to it: each good and bad URL
+    /// above, and more near the edges of what it takes.
+    @Test func theQuickReadingAgreesWithTheFullOne() throws {
+        let more = [
+            "ETCDS://H.Example.COM:00080/A/b", "etcd://h:1,h:1,H:1/x", "etcd://_h-1.x_:65535/a.b/c-d", "etcd://h.:1", "etcd://1.2.3.4:5",
+            "etcds://h:1", "etcds:/", "etcds://", "etcd://h:1/\u{7F}", "etcd://h:1/a b", "etcd://h:1/ä", "etcd://h:99999", "etcd://h:1:2",
+            "etcd://h:1,[::1]:2", "etcd://h:1/x/", "etcd://h:1/x//y", "etcd://h:1,", "etcd://,h:1", "etcd://h.-x:1", "etcd://h-.x:1",
+            "etcd://.h:1", "etcd://h:1\u{0}", "etcd://h:\u{661}", "etcd://h:1/p?q", "etcdx://h:1", "etcd//h:1",
+        ]
+        for url in EtcdURLTests.good.map(\.0) + EtcdURLTests.bad + more {
+            let full = Result { try EtcdClient.parseFull(url: url) }
+            guard let quick = EtcdClient.parseSimple(url) else {
+                #expect(url.utf8.contains { $0 >= 0x7F || $0 <= 0x20 } || url.contains("[") || (try? full.get()) == nil, "\(url): left to the full reading")
+                continue
+            }
+            let expected = try #require(try? full.get(), "\(url): the quick reading took what the full one refuses")
+            #expect(quick.endpoints == expected.endpoints && quick.prefix == expected.prefix && quick.secure == expected.secure, "\(url)")
         }
     }
 

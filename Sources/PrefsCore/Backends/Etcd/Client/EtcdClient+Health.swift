@@ -37,7 +37,9 @@ extension EtcdClient {
     /// `endpoint` answered.
     func remember(_ endpoint: EtcdEndpoint) {
         EtcdClient.lastAnswered.withLock { $0[endpoints] = endpoint }
-        EtcdClient.failures.withLock { _ = $0[endpoints]?.removeValue(forKey: endpoint) }
+        // Looked up first: removing from a list not there would set up the table (its generic
+        // metadata, about 36 K instructions) to remove nothing.
+        EtcdClient.failures.withLock { if $0[endpoints]?[endpoint] != nil { _ = $0[endpoints]?.removeValue(forKey: endpoint) } }
     }
 
     /// `endpoint` failed with `error`.
