@@ -68,7 +68,8 @@ function __prefs_options -a verb
             printf '%s\n' --origin flag --stored flag --defaults file... --help flag
         case write
             printf '%s\n' --exit-code flag --dry-run flag --if-absent flag --if-equals text \
-                --external flag --inline flag --schema file --no-schema flag --fence text --help flag
+                --external flag --inline flag --ttl text --expires-at text --schema file \
+                --no-schema flag --fence text --help flag
         case delete reset
             printf '%s\n' --exit-code flag --dry-run flag --fence text --help flag
         case rename
@@ -440,6 +441,8 @@ complete -c prefs -n '__prefs_verb write' -l if-absent -d 'skip the keys that ar
 complete -c prefs -n '__prefs_verb write' -l if-equals -x -d 'change the key only if its stored value is VALUE (typed as the new value); else exit 4'
 complete -c prefs -n '__prefs_verb write' -l external -d 'keep the values in external storage whatever their size'
 complete -c prefs -n '__prefs_verb write' -l inline -d 'keep the values in the suite\'s file whatever their size'
+complete -c prefs -n '__prefs_verb write' -l ttl -x -d 'the values expire after D (500ms, 10s, 15m, 1h; at most a week): then reads show the next layer'
+complete -c prefs -n '__prefs_verb write' -l expires-at -x -d 'the values expire at DATE (ISO 8601, 2026-12-01T18:00:00Z): then reads show the next layer'
 complete -c prefs -n '__prefs_verb write rename import migrate' -l schema -r -F -d 'check the values against the schema FILE instead of the suite\'s'
 complete -c prefs -n '__prefs_verb write rename import migrate load' -l no-schema -d 'store the values without checking them against the suite\'s schema'
 complete -c prefs -n '__prefs_verb write delete rename register reset import migrate load edit' -l fence -x -d 'change only while the lock $PREFS_LOCK_NAME (or NAME:TOKEN) is held with TOKEN ($PREFS_LOCK_TOKEN); else exit 4'
