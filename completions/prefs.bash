@@ -267,7 +267,7 @@ _prefs_verb() {
             ;;
         find)
             _prefs_options=(
-                --json flag --compact flag --null flag -0 flag --help flag
+                --json flag --compact flag --null flag -0 flag --expiring text --help flag
             )
             _prefs_operands=(text)
             ;;

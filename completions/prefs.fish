@@ -81,7 +81,7 @@ function __prefs_options -a verb
         case domains
             printf '%s\n' --null flag -0 flag --help flag
         case find
-            printf '%s\n' --json flag --compact flag --null flag -0 flag --help flag
+            printf '%s\n' --json flag --compact flag --null flag -0 flag --expiring text --help flag
         case lint locks completion help
             printf '%s\n' --help flag
         case export
@@ -454,6 +454,7 @@ complete -c prefs -n '__prefs_verb domains' -l null -s 0 -d 'end each name with 
 complete -c prefs -n '__prefs_verb find' -l json -d 'print the matches as JSON'
 complete -c prefs -n '__prefs_verb find' -l compact -d 'print the JSON on one line (implies --json)'
 complete -c prefs -n '__prefs_verb find' -l null -s 0 -d 'end each match with a NUL byte instead of a newline'
+complete -c prefs -n '__prefs_verb find' -l expiring -x -d 'only the stored keys that expire within D (500ms, 10s, 15m, 1h; at most a week), with their deadlines'
 complete -c prefs -n '__prefs_verb export' -l format -x -a 'binary xml openstep json typed-json sh env github' -d 'xml, binary, openstep, json or typed-json (default: by PATH\'s ending, .json json, .plist and .xml xml, .env env, .sh sh; else json with --compact or --lossy, else xml); sh, env or github: the keys as environment variables'
 complete -c prefs -n '__prefs_verb export' -l keys -x -a '(__prefs_key_list 0 | string split0)' -d 'only these keys (comma-separated KEYs or :key:paths; repeatable); as environment, the global suite\'s and deny-listed names too'
 complete -c prefs -n '__prefs_verb export' -l effective -d 'export what an application sees (stored, global and registered values), not just the stored ones; as environment, not the global suite\'s'

@@ -311,6 +311,7 @@ _prefs_verb() {
                 --json flag 'print the matches as JSON'
                 --compact flag 'print the JSON on one line (implies --json)'
                 '--null -0' flag 'end each match with a NUL byte instead of a newline'
+                --expiring text 'only the stored keys that expire within D (500ms, 10s, 15m, 1h; at most a week), with their deadlines'
                 --help flag 'show help for this verb'
             )
             kinds=(text)

@@ -95,3 +95,17 @@ package struct ExpiryChange: Sendable {
         self.moves = moves
     }
 }
+
+extension SuiteStore {
+    /// The deadlines still ahead of a domain's own stored keys (`read --origin`, `describe`,
+    /// `find --expiring`), in key order; none where nothing expires.
+    package func deadlines(in domain: Domain) throws -> [(key: String, deadline: PrefDate)] {
+        let location = try location(of: domain)
+        guard let storage = storage(for: location) as? ExpiringStorage, case .dictionary(let table)? = try storage.deadlines(in: location) else { return [] }
+        let now = Expiry.now()
+        return table.compactMap { entry in
+            guard case .date(let deadline) = entry.value, deadline > now else { return nil }
+            return (entry.key, deadline)
+        }
+    }
+}
