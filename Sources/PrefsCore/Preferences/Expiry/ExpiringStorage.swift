@@ -52,32 +52,11 @@ package struct ExpiringStorage: SuiteStorage {
         try lookup(key, in: locations, loading: []).found
     }
 
-    /// The key and the deadlines read together where the store is remote (one request); else the
-    /// deadlines only where a value was found (a file read once more).
+    /// The key and the deadlines read together: one request to a remote store, one read of a file.
     package func lookup(_ key: String, in locations: [SuiteLocation], loading whole: [SuiteLocation]) throws
         -> (found: [(exists: Bool, value: PrefValue?)], loaded: [StoredSuite?]) {
-        let now = Expiry.now()
-        let loaded = { (suites: [StoredSuite?]) in
-            suites.map { $0.map { StoredSuite(contents: Expiry.visible($0.contents, at: now), format: $0.format) } }
-        }
-        guard !key.utf8.elementsEqual(Expiry.key.utf8) else {
-            let read = try inner.lookup(key, in: locations, loading: whole)
-            return (read.found.map { ($0.exists, nil) }, loaded(read.loaded))
-        }
-        if inner.isRemote {
-            let read = try inner.lookup([key, Expiry.key], in: locations, loading: whole)
-            let found = read.found.map { pair -> (exists: Bool, value: PrefValue?) in
-                Expiry.hasExpired(key, in: pair[1].value, at: now) ? (pair[0].exists, nil) : pair[0]
-            }
-            return (found, loaded(read.loaded))
-        }
-        let read = try inner.lookup(key, in: locations, loading: whole)
-        var found = read.found
-        for index in found.indices where found[index].value != nil {
-            let table = try inner.lookup(Expiry.key, in: locations[index]).value
-            if Expiry.hasExpired(key, in: table, at: now) { found[index].value = nil }
-        }
-        return (found, loaded(read.loaded))
+        let read = try lookup([key], in: locations, loading: whole)
+        return (read.found.map { $0[0] }, read.loaded)
     }
 
     package func lookup(_ keys: [String], in locations: [SuiteLocation], loading whole: [SuiteLocation]) throws
