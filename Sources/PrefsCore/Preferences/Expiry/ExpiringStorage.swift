@@ -63,8 +63,14 @@ package struct ExpiringStorage: SuiteStorage {
         -> (found: [[(exists: Bool, value: PrefValue?)]], loaded: [StoredSuite?]) {
         let read = try inner.lookup(keys + [Expiry.key], in: locations, loading: whole)
         let now = Expiry.now()
+        let witness = DeadlineWitness.current
         let found = read.found.map { row -> [(exists: Bool, value: PrefValue?)] in
             let table = row[keys.count].value
+            if let witness {
+                for key in keys {
+                    if let deadline = Expiry.deadline(of: key, in: table), deadline > now { witness.note(deadline) }
+                }
+            }
             return keys.indices.map { i in
                 keys[i].utf8.elementsEqual(Expiry.key.utf8) || Expiry.hasExpired(keys[i], in: table, at: now) ? (row[i].exists, nil) : row[i]
             }

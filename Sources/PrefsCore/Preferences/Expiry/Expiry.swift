@@ -109,3 +109,16 @@ extension SuiteStore {
         }
     }
 }
+
+/// Told of the deadlines ahead of the values a read returned (`ExpiringStorage` tells it), so a
+/// cache of reads (`ReadCache`) keeps a value no longer than its deadline: no file changes when one
+/// passes. Set for one read with `DeadlineWitness.$current.withValue`.
+final class DeadlineWitness: @unchecked Sendable {
+    @TaskLocal static var current: DeadlineWitness?
+    /// The earliest deadline seen (wall clock); nil: none. Touched by the one read it is set for.
+    private(set) var earliest: PrefDate?
+
+    func note(_ deadline: PrefDate) {
+        if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+    }
+}
