@@ -108,6 +108,24 @@ import Testing
         #expect(stored[Expiry.key] == nil, "no deadline is left for a deleted key")
     }
 
+    /// `read --origin`, `describe` and `find --expiring` show a deadline.
+    @Test func originDescribeAndFindShowTheDeadline() async throws {
+        let sandbox = try ProcessSandbox()
+        let schema = try sandbox.directory.write("schema.json", #"{"keys": {"a": {"type": "integer", "default": 0}}}"#)
+        try #require(await sandbox.prefs("register", "app", "--schema", schema).status == 0)
+        try #require(await sandbox.prefs("write", "app", "a", "-int", "1", "--expires-at", "2200-01-01T00:00:00Z").status == 0)
+        try #require(await sandbox.prefs("write", "other", "b", "-int", "2", "--ttl", "15m").status == 0)
+        #expect(try await sandbox.prefs("read", "app", "a", "--origin").outputText.hasPrefix("stored, expires 2200-01-01T00:00:00Z (in "))
+        let described = try await sandbox.prefs("describe", "app", "a")
+        #expect(described.outputText.contains("  origin: stored\n  expires 2200-01-01T00:00:00Z (in "), "\(described.outputText)")
+        let soon = try await sandbox.prefs("find", "--expiring", "1h")
+        #expect(soon.status == 0 && soon.outputText.hasPrefix("other\tb\texpires ") && soon.outputText.hasSuffix(" (in 15m)\n"), "\(soon.outputText)")
+        let all = try await sandbox.prefs("find", "--expiring", "168h")
+        #expect(all.outputText.split(separator: "\n").count == 1, "the year 2200 is more than a week away: \(all.outputText)")
+        #expect(try await sandbox.prefs("find", "--expiring", "1s").status == 1)
+        #expect(try await sandbox.prefs("find").status == 64)
+    }
+
     /// Bad options: one line, 64, nothing written (not even a suite created).
     @Test(arguments: [
         (["write", "app", "k", "v", "--ttl", "0"], "--ttl takes a duration above 0"),
