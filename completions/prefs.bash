@@ -228,7 +228,8 @@ _prefs_verb() {
         write)
             _prefs_options=(
                 --exit-code flag --dry-run flag --if-absent flag --if-equals text --external flag
-                --inline flag --schema file --no-schema flag --fence text --help flag
+                --inline flag --ttl text --expires-at text --schema file --no-schema flag
+                --fence text --help flag
             )
             _prefs_operands=(domain key value...)
             ;;
@@ -266,7 +267,7 @@ _prefs_verb() {
             ;;
         find)
             _prefs_options=(
-                --json flag --compact flag --null flag -0 flag --help flag
+                --json flag --compact flag --null flag -0 flag --expiring text --help flag
             )
             _prefs_operands=(text)
             ;;

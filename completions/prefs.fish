@@ -68,7 +68,8 @@ function __prefs_options -a verb
             printf '%s\n' --origin flag --stored flag --defaults file... --help flag
         case write
             printf '%s\n' --exit-code flag --dry-run flag --if-absent flag --if-equals text \
-                --external flag --inline flag --schema file --no-schema flag --fence text --help flag
+                --external flag --inline flag --ttl text --expires-at text --schema file \
+                --no-schema flag --fence text --help flag
         case delete reset
             printf '%s\n' --exit-code flag --dry-run flag --fence text --help flag
         case rename
@@ -80,7 +81,7 @@ function __prefs_options -a verb
         case domains
             printf '%s\n' --null flag -0 flag --help flag
         case find
-            printf '%s\n' --json flag --compact flag --null flag -0 flag --help flag
+            printf '%s\n' --json flag --compact flag --null flag -0 flag --expiring text --help flag
         case lint locks completion help
             printf '%s\n' --help flag
         case export
@@ -440,6 +441,8 @@ complete -c prefs -n '__prefs_verb write' -l if-absent -d 'skip the keys that ar
 complete -c prefs -n '__prefs_verb write' -l if-equals -x -d 'change the key only if its stored value is VALUE (typed as the new value); else exit 4'
 complete -c prefs -n '__prefs_verb write' -l external -d 'keep the values in external storage whatever their size'
 complete -c prefs -n '__prefs_verb write' -l inline -d 'keep the values in the suite\'s file whatever their size'
+complete -c prefs -n '__prefs_verb write' -l ttl -x -d 'the values expire after D (500ms, 10s, 15m, 1h; at most a week): then reads show the next layer'
+complete -c prefs -n '__prefs_verb write' -l expires-at -x -d 'the values expire at DATE (ISO 8601, 2026-12-01T18:00:00Z): then reads show the next layer'
 complete -c prefs -n '__prefs_verb write rename import migrate' -l schema -r -F -d 'check the values against the schema FILE instead of the suite\'s'
 complete -c prefs -n '__prefs_verb write rename import migrate load' -l no-schema -d 'store the values without checking them against the suite\'s schema'
 complete -c prefs -n '__prefs_verb write delete rename register reset import migrate load edit' -l fence -x -d 'change only while the lock $PREFS_LOCK_NAME (or NAME:TOKEN) is held with TOKEN ($PREFS_LOCK_TOKEN); else exit 4'
@@ -451,6 +454,7 @@ complete -c prefs -n '__prefs_verb domains' -l null -s 0 -d 'end each name with 
 complete -c prefs -n '__prefs_verb find' -l json -d 'print the matches as JSON'
 complete -c prefs -n '__prefs_verb find' -l compact -d 'print the JSON on one line (implies --json)'
 complete -c prefs -n '__prefs_verb find' -l null -s 0 -d 'end each match with a NUL byte instead of a newline'
+complete -c prefs -n '__prefs_verb find' -l expiring -x -d 'only the stored keys that expire within D (500ms, 10s, 15m, 1h; at most a week), with their deadlines'
 complete -c prefs -n '__prefs_verb export' -l format -x -a 'binary xml openstep json typed-json sh env github' -d 'xml, binary, openstep, json or typed-json (default: by PATH\'s ending, .json json, .plist and .xml xml, .env env, .sh sh; else json with --compact or --lossy, else xml); sh, env or github: the keys as environment variables'
 complete -c prefs -n '__prefs_verb export' -l keys -x -a '(__prefs_key_list 0 | string split0)' -d 'only these keys (comma-separated KEYs or :key:paths; repeatable); as environment, the global suite\'s and deny-listed names too'
 complete -c prefs -n '__prefs_verb export' -l effective -d 'export what an application sees (stored, global and registered values), not just the stored ones; as environment, not the global suite\'s'

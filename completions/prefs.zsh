@@ -248,6 +248,8 @@ _prefs_verb() {
                 --if-equals text 'change the key only if its stored value is VALUE (typed as the new value); else exit 4'
                 --external flag 'keep the values in external storage whatever their size'
                 --inline flag 'keep the values in the suite'\''s file whatever their size'
+                --ttl text 'the values expire after D (500ms, 10s, 15m, 1h; at most a week): then reads show the next layer'
+                --expires-at text 'the values expire at DATE (ISO 8601, 2026-12-01T18:00:00Z): then reads show the next layer'
                 --schema file 'check the values against the schema FILE instead of the suite'\''s'
                 --no-schema flag 'store the values without checking them against the suite'\''s schema'
                 --fence text 'change only while the lock $PREFS_LOCK_NAME (or NAME:TOKEN) is held with TOKEN ($PREFS_LOCK_TOKEN); else exit 4'
@@ -309,6 +311,7 @@ _prefs_verb() {
                 --json flag 'print the matches as JSON'
                 --compact flag 'print the JSON on one line (implies --json)'
                 '--null -0' flag 'end each match with a NUL byte instead of a newline'
+                --expiring text 'only the stored keys that expire within D (500ms, 10s, 15m, 1h; at most a week), with their deadlines'
                 --help flag 'show help for this verb'
             )
             kinds=(text)

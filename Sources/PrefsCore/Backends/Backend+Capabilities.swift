@@ -12,6 +12,20 @@ extension SuiteStorage {
         (try lookup(key, in: locations), try whole.map { try load($0) })
     }
 
+    /// One key after another.
+    package func lookup(_ keys: [String], in locations: [SuiteLocation], loading whole: [SuiteLocation]) throws
+        -> (found: [[(exists: Bool, value: PrefValue?)]], loaded: [StoredSuite?]) {
+        var found = locations.map { _ in [(exists: Bool, value: PrefValue?)]() }
+        var loaded: [StoredSuite?] = []
+        for (index, key) in keys.enumerated() {
+            let read = try lookup(key, in: locations, loading: index == 0 ? whole : [])
+            if index == 0 { loaded = read.loaded }
+            for (i, one) in read.found.enumerated() { found[i].append(one) }
+        }
+        if keys.isEmpty { loaded = try whole.map { try load($0) } }
+        return (found, loaded)
+    }
+
     /// The whole suite, as a change that reads all of it sees it.
     package func load(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool) throws -> StoredSuite? { try load(location) }
 

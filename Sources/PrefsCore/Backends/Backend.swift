@@ -72,6 +72,11 @@ package protocol SuiteStorage: Sendable {
     func lookup(_ key: String, in locations: [SuiteLocation], loading whole: [SuiteLocation]) throws
         -> (found: [(exists: Bool, value: PrefValue?)], loaded: [StoredSuite?])
 
+    /// Several keys of several suites and whole suites, read together (one request, where the store
+    /// is remote): `found[i][j]` is `keys[j]` in `locations[i]`.
+    func lookup(_ keys: [String], in locations: [SuiteLocation], loading whole: [SuiteLocation]) throws
+        -> (found: [[(exists: Bool, value: PrefValue?)]], loaded: [StoredSuite?])
+
     /// Whether each read is a request to another machine: then a reader asks for all it needs at
     /// once (a suite's values with its schema, `SuiteStore.schemaPlaceInStore`). False by default.
     var isRemote: Bool { get }

@@ -18,6 +18,9 @@ public struct SuiteStore: Sendable {
     /// The managed values that bind changes of one location, read once for a change of it (with its
     /// schema, `pinning(for:)`); nil: read them when a change asks.
     var pinnedManaged: (location: SuiteLocation, managed: Managed?)? = nil
+    /// What the changes made through this store do to the deadlines of the keys they write
+    /// (`write --ttl`, `rename`); nil: a key set to another value or removed loses its deadline.
+    package var expiry: ExpiryChange? = nil
 
     package var environment: Environment { files.environment }
     package var fileSystem: any FileSystem { files.fileSystem }
@@ -25,7 +28,7 @@ public struct SuiteStore: Sendable {
     /// Everything on a file system.
     package init(fileSystem: any FileSystem, environment: Environment) {
         files = FileSuiteStorage(fileSystem: fileSystem, environment: environment)
-        storage = files
+        storage = ExpiringStorage(files)
     }
 
     /// Everything on a file system, `options` replacing the `PREFS_*` variables of `environment`
@@ -54,14 +57,17 @@ public struct SuiteStore: Sendable {
     }
 
     package init(storage: any SuiteStorage, files: FileSuiteStorage) {
-        self.storage = storage
+        self.storage = ExpiringStorage.wrapping(storage)
         self.files = files
     }
 
-    /// The store that holds a location.
+    /// The store that holds a location, as readers see it: values past their deadline are not
+    /// there (`ExpiringStorage`).
     package func storage(for location: SuiteLocation) -> any SuiteStorage {
-        if location.isFile { return files }
-        return storage
+        if location.isFile { return ExpiringStorage(files, request: expiry) }
+        guard let expiry, var expiring = storage as? ExpiringStorage else { return storage }
+        expiring.request = expiry
+        return expiring
     }
 
     /// The location a domain names (standard input is not a store); a name that could escape the

@@ -39,9 +39,14 @@ enum DescribeCommand: Command {
             if let description = schema.schema.description { context.print("description: \(description)") }
             context.print("undeclared keys: \(schema.schema.allowsUndeclaredKeys ? "allowed" : "refused")")
         }
+        let deadlines = (try? context.store.deadlines(in: domain)) ?? []
         for (i, key) in keys.enumerated() {
             if operands.count == 1 || i > 0 { context.print("") }
-            for line in lines(key) { context.print(line) }
+            var block = lines(key)
+            if key.origin == .stored, let found = deadlines.first(where: { $0.key.utf8.elementsEqual(key.name.utf8) }) {
+                block.insert("  " + Expiry.describe(found.deadline), at: block.firstIndex { $0.hasPrefix("  origin: ") }.map { $0 + 1 } ?? block.count)
+            }
+            for line in block { context.print(line) }
         }
         return .success
     }

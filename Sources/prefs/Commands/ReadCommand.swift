@@ -57,6 +57,7 @@ enum ReadCommand: Command {
         }
         let domain = try Domain(argument: argument)
         let policy = try values.snapshotPolicy(context.environment)
+        if values.origin && !values.json && policy.maxStale == nil && !policy.fallback { output.deadlines = (try? context.store.deadlines(in: domain)) ?? [] }
         func reading<T>(_ read: (SuiteStore) throws -> T) throws -> T {
             try SnapshotOutput.reading(domain, policy, context, answered: { output.snapshot = $0 }, read)
         }

@@ -16,6 +16,15 @@ struct ReadOutput {
     /// How `--origin` names a value's layer.
     func shown(_ origin: Origin) -> String { SnapshotOutput.origin(origin, snapshot) }
 
+    /// The deadlines of the domain's own stored keys, for `--origin` (`stored, expires …Z (in 12m)`).
+    var deadlines: [(key: String, deadline: PrefDate)] = []
+
+    /// `--origin`'s text for a top-level key's value: its layer, and its deadline when it has one.
+    func shown(_ origin: Origin, key: String) -> String {
+        guard origin == .stored, let found = deadlines.first(where: { $0.key.utf8.elementsEqual(key.utf8) }) else { return shown(origin) }
+        return shown(origin) + ", " + Expiry.describe(found.deadline)
+    }
+
     /// The combinations `read` refuses, before anything is read.
     static func check(_ values: ReadCommand.Values) throws {
         guard !(values.json && values.keys) else { throw PrefsError.usage("read: --json and --keys cannot be combined") }
@@ -71,7 +80,7 @@ struct ReadOutput {
         }
         let glob = values.match.map(Glob.init)
         context.writeOutput(Array(zip(suite.values, suite.origins).filter { !values.keys || glob?.matches($0.0.key) ?? true }.map { entry, origin in
-            "\(shown(origin))\t\(ValueOutput.quotedIfNeeded(entry.key))" + (values.keys ? "" : "\t" + ValueOutput.line(entry.value, abbreviatingData: true)) + "\n"
+            "\(shown(origin, key: entry.key))\t\(ValueOutput.quotedIfNeeded(entry.key))" + (values.keys ? "" : "\t" + ValueOutput.line(entry.value, abbreviatingData: true)) + "\n"
         }.joined().utf8))
     }
 
@@ -83,7 +92,7 @@ struct ReadOutput {
         } else if values.keys {
             context.writeOutput(Array(try keys(of: value, domain: domain.displayName, key: key.display).map { "\(shown(origin))\t\($0)\n" }.joined().utf8))
         } else {
-            context.writeOutput(Array("\(shown(origin))\t".utf8) + (try ValueOutput.text(value, json: false)))
+            context.writeOutput(Array("\(shown(origin, key: key.first))\t".utf8) + (try ValueOutput.text(value, json: false)))
         }
     }
 

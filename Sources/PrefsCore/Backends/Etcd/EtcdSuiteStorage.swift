@@ -186,17 +186,24 @@ package struct EtcdSuiteStorage: SuiteStorage {
     /// One transaction for every suite: each one's marker and the key in each generation, or all its values.
     package func lookup(_ key: String, in locations: [SuiteLocation], loading whole: [SuiteLocation]) throws
         -> (found: [(exists: Bool, value: PrefValue?)], loaded: [StoredSuite?]) {
+        let read = try lookup([key], in: locations, loading: whole)
+        return (read.found.map { $0[0] }, read.loaded)
+    }
+
+    /// One transaction for every suite: each one's marker and the keys in each generation, or all its values.
+    package func lookup(_ keys: [String], in locations: [SuiteLocation], loading whole: [SuiteLocation]) throws
+        -> (found: [[(exists: Bool, value: PrefValue?)]], loaded: [StoredSuite?]) {
         let places = try locations.map(place), wholePlaces = try whole.map(place)
-        let reads = places.flatMap { self.reads($0, keys: [key]) } + wholePlaces.flatMap { self.reads($0, keys: nil) }
+        let reads = places.flatMap { self.reads($0, keys: keys) } + wholePlaces.flatMap { self.reads($0, keys: nil) }
         let result = try etcd.txn(success: reads)
         let ranges = result.ranges
-        let one = EtcdSuiteStorage.reads(keys: [key]), all = EtcdSuiteStorage.reads(keys: nil)
+        let one = EtcdSuiteStorage.reads(keys: keys), all = EtcdSuiteStorage.reads(keys: nil)
         var readings: [PlaceReading] = []
-        let found = try places.indices.map { i -> (exists: Bool, value: PrefValue?) in
-            let read = EtcdSuiteStorage.snapshot(ranges[(i * one)...], keys: [key], revision: result.revision)
+        let found = try places.indices.map { i -> [(exists: Bool, value: PrefValue?)] in
+            let read = EtcdSuiteStorage.snapshot(ranges[(i * one)...], keys: keys, revision: result.revision)
             let contents = try contents(of: read, place: places[i], location: locations[i])
-            readings.append(reading(locations[i], read, contents, keys: [key]))
-            return (read.marker != nil || contents[key] != nil, contents[key])
+            readings.append(reading(locations[i], read, contents, keys: keys))
+            return keys.map { key in (read.marker != nil || contents[key] != nil, contents[key]) }
         }
         let loaded = try wholePlaces.indices.map { i -> StoredSuite? in
             let read = EtcdSuiteStorage.snapshot(ranges[(places.count * one + i * all)...], keys: nil, revision: result.revision)

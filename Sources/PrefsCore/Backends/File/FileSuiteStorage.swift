@@ -102,6 +102,39 @@ package struct FileSuiteStorage: SuiteStorage {
         }
     }
 
+    /// Several top-level values of one file, read the fast way with the file read once (a key and the
+    /// deadlines of expiring values, `ExpiringStorage`).
+    package func lookup(_ keys: [String], in location: SuiteLocation) throws -> [(exists: Bool, value: PrefValue?)] {
+        let file = try path(of: location)
+        if !location.isFile { try checkNotSpecial(file) }
+        func whole(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [(exists: Bool, value: PrefValue?)] {
+            try keys.map { (true, bytes.isEmpty ? nil : try PropertyList.lookup($0, in: bytes).value) }
+        }
+        do {
+            return try fileSystem.withFileReader(of: file) { reader in
+                if reader.size <= FileSuiteStorage.smallFile {
+                    guard let bytes = try reader.bytes(at: 0, count: reader.size) else { return try fileSystem.withContents(of: file, whole) }
+                    return try bytes.withUnsafeBufferPointer(whole)
+                }
+                var found: [(exists: Bool, value: PrefValue?)] = []
+                for key in keys {
+                    guard case .found(let value) = try PropertyList.lookup(key, reading: reader) else { return try fileSystem.withContents(of: file, whole) }
+                    found.append((true, value))
+                }
+                return found
+            }
+        } catch PrefsError.fileNotFound {
+            return keys.map { _ in (false, nil) }
+        } catch let error as PrefsError {
+            throw error.attributed(to: file)
+        }
+    }
+
+    package func lookup(_ keys: [String], in locations: [SuiteLocation], loading whole: [SuiteLocation]) throws
+        -> (found: [[(exists: Bool, value: PrefValue?)]], loaded: [StoredSuite?]) {
+        (try locations.map { try lookup(keys, in: $0) }, try whole.map { try load($0) })
+    }
+
     /// Files up to this size are read whole, in one piece, for a one-key read.
     static let smallFile = 1 << 16
 

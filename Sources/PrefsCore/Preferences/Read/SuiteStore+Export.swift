@@ -3,6 +3,12 @@ package struct FindMatch: Sendable, Equatable {
     package let suite: String
     package let key: PrefKeyPath?
     package let value: PrefValue?
+
+    package init(suite: String, key: PrefKeyPath?, value: PrefValue?) {
+        self.suite = suite
+        self.key = key
+        self.value = value
+    }
 }
 
 extension SuiteStore {

@@ -92,7 +92,7 @@ extension SuiteStore {
     private func answer<T>(_ found: (snapshot: ReadSnapshot, confirmed: Double), _ read: (SuiteStore) throws -> T, unavailable: PrefsError?,
                            _ answered: (SnapshotAnswer) -> Void) throws -> T? {
         var store = self
-        store.storage = SnapshotStorage(snapshot: found.snapshot, live: storage)
+        store.storage = ExpiringStorage.wrapping(SnapshotStorage(snapshot: found.snapshot, live: ExpiringStorage.unwrapped(storage)))
         let answer = SnapshotAnswer(confirmed: found.confirmed, age: max(0, WallClock.now() - found.confirmed), unavailable: unavailable,
                                     places: found.snapshot.places.keys.map(storage.describe))
         do {

@@ -32,7 +32,10 @@ extension SuiteStore {
     public func rename(_ old: PrefKeyPath, to new: PrefKeyPath, in domain: Domain, dryRun: Bool = false) throws -> ChangeOutcome {
         for path in [old, new] { try path.check(in: domain.displayName) }
         let external = ExternalOptions(reading: old.components.count > 1 || new.components.count > 1 ? nil : [])
-        return try change(try target(for: domain), keys: [old.first, new.first], dryRun: dryRun, external: external) { contents in
+        // A deadline moves with its value (a whole key's, or within one key).
+        var store = self
+        if old.components.count == 1 || old.first.utf8.elementsEqual(new.first.utf8) { store.expiry = ExpiryChange(moves: [(old.first, new.first)]) }
+        return try store.change(try target(for: domain), keys: [old.first, new.first], dryRun: dryRun, external: external) { contents in
             let value = try PrefKeyPathError.attributing(domain: domain.displayName, path: old) { try contents.removeValue(at: old) }
             guard let value else { throw PrefsError.keyNotFound(domain: domain.displayName, key: old.display) }
             try PrefKeyPathError.attributing(domain: domain.displayName, path: new) { try contents.setValue(value, at: new) }

@@ -22,6 +22,9 @@ package struct WriteOptions: Sendable {
     /// `--external` / `--inline`; nil: by size.
     package var placement: Placement = .automatic
     package var dryRun = false
+    /// `--ttl`, `--expires-at`: when the values written expire (nil: never; a plain write clears a
+    /// deadline the key had).
+    package var deadline: PrefDate?
 
     package init() {}
 }
@@ -129,7 +132,14 @@ extension SuiteStore {
         }
         let external = ExternalOptions(placement: options.placement, reading: resolved.keysRead(conditions), prewritten: prewritten)
         var sums: [PrefValue] = []
-        var outcome = try change(target, keys: resolved.topLevelKeys, dryRun: options.dryRun, external: external) { contents in
+        var store = self
+        switch resolved {
+        case .changes(let changes):
+            store.expiry = ExpiryChange(keys: KeySet(changes.map(\.path.first)), deadline: options.deadline, unchangedToo: !conditions.ifAbsent)
+        case .replaceDomain:
+            if options.deadline != nil { throw PrefsError.usage("write: --ttl and --expires-at need KEY [TYPE] VALUE groups, not a whole domain") }
+        }
+        var outcome = try store.change(target, keys: resolved.topLevelKeys, dryRun: options.dryRun, external: external) { contents in
             sums = try resolved.apply(to: &contents, domain: domain.displayName, conditions: conditions)
         }
         outcome.sums = sums

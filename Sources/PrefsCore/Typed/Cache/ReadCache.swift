@@ -16,6 +16,8 @@ final class ReadCache: Sendable {
         var generation: UInt64 = 0
         /// Key → its value through every layer (nil: no layer has it, or the suite is absent).
         var values: [String: PrefValue?] = [:]
+        /// Key → the deadline (wall clock) of a kept value that expires (`Expiry`): kept until then.
+        var deadlines: [String: PrefDate] = [:]
         /// Set up by the first read.
         var signal: (any ChangeSignal)?
         let makeSignal: @Sendable () -> any ChangeSignal
@@ -32,16 +34,25 @@ final class ReadCache: Sendable {
             state.signal = signal
             if signal.mayHaveChanged() {
                 state.values.removeAll(keepingCapacity: true)
+                state.deadlines.removeAll(keepingCapacity: true)
                 state.generation &+= 1
+            }
+            if let deadline = state.deadlines[key], Expiry.now() >= deadline {
+                state.values[key] = nil
+                state.deadlines[key] = nil
             }
             if let hit = state.values[key] { return (hit, state.generation, false) }
             return (nil, state.generation, signal.prepare())
         }
         if let hit = lookup.hit { return hit }
-        let value = try read()
+        let witness = DeadlineWitness()
+        let value = try DeadlineWitness.$current.withValue(witness) { try read() }
         if lookup.keep {
             state.withLock { state in
-                if state.generation == lookup.generation { state.values[key] = value }
+                if state.generation == lookup.generation {
+                    state.values[key] = value
+                    state.deadlines[key] = witness.earliest
+                }
             }
         }
         return value
@@ -51,6 +62,7 @@ final class ReadCache: Sendable {
     func invalidate() {
         state.withLock { state in
             state.values.removeAll(keepingCapacity: true)
+            state.deadlines.removeAll(keepingCapacity: true)
             state.generation &+= 1
         }
     }
