@@ -33,19 +33,41 @@ extension Prefs {
         /// The watched keys; nil: every top-level key.
         let keys: [String]?
 
-        /// Starts the watch (on a thread of its own) and returns its iterator.
+        /// Starts the watch and returns its iterator. The watch is set up as the iteration begins:
+        /// a change made at once may come before it is in place, and then not be seen.
+        /// `started()` returns once it is.
         public func makeAsyncIterator() -> WatchIterator<Change> {
-            WatchThread.iterator(watching: suite.name) { hangUp, continuation in self.watch(until: hangUp, continuation) }
+            WatchThread.iterator(watching: suite.name) { hangUp, continuation, established in
+                self.watch(until: hangUp, continuation, established)
+            }
+        }
+
+        /// Starts the watch and returns once it is in place: every change made after this returns
+        /// comes. Throws what kept the watch from being set up (an unreadable suite, no inotify
+        /// instance left, an etcd store out of reach).
+        ///
+        /// ```swift
+        /// let changes = try await suite.changes(of: .theme).started()
+        /// try suite.set(.theme, .dark)             // seen
+        /// for try await change in changes { … }
+        /// ```
+        public func started() async throws -> StartedWatch<Change> {
+            let iterator = makeAsyncIterator()
+            try await iterator.established()
+            return StartedWatch(iterator: iterator)
         }
 
         /// Runs the watcher until `hangUp` hangs up, yielding each change (the defaults registered in
         /// code standing in for absent values, and a change they hide left out).
-        func watch(until hangUp: Int32, _ continuation: AsyncThrowingStream<Change, any Error>.Continuation) {
+        func watch(until hangUp: Int32, _ continuation: AsyncThrowingStream<Change, any Error>.Continuation, _ established: WatchEstablished) {
             let registered = suite.registeredDefaults
             do {
                 let layers = try Layers(try suite.domain(), in: suite.store)
                 let watcher = try WatchThread.watcher(of: layers, keys: keys?.map { (name: $0, path: PrefKeyPath([$0])) })
-                _ = try watcher.run(timeout: nil, closedWhen: hangUp, initial: { _ in true }, onChanges: { changes in
+                _ = try watcher.run(timeout: nil, closedWhen: hangUp, initial: { _ in
+                    established.succeed()
+                    return true
+                }, onChanges: { changes in
                     for change in changes {
                         let old = change.old ?? registered[change.key], new = change.new ?? registered[change.key]
                         if old != new { continuation.yield(WatchChange(key: change.key, old: old, new: new)) }
@@ -54,6 +76,7 @@ extension Prefs {
                 }, onError: { _ in })
                 continuation.finish()
             } catch {
+                established.fail(error)
                 continuation.finish(throwing: error)
             }
         }

@@ -24,13 +24,32 @@ extension Prefs {
         let suite: Suite
         let key: Key<Value>
 
-        /// Starts the watch (on a thread of its own) and returns its iterator.
+        /// Starts the watch and returns its iterator. The watch is set up as the iteration begins:
+        /// a change made at once may come before it is in place, and then not be seen (the value
+        /// the watch reads first may or may not include it). `started()` returns once it is.
         public func makeAsyncIterator() -> WatchIterator<Value> {
-            WatchThread.iterator(watching: suite.name) { hangUp, continuation in self.watch(until: hangUp, continuation) }
+            WatchThread.iterator(watching: suite.name) { hangUp, continuation, established in
+                self.watch(until: hangUp, continuation, established)
+            }
+        }
+
+        /// Starts the watch and returns once it is in place: every change made after this returns
+        /// comes (its first value is the one read then). Throws what kept the watch from being set
+        /// up (an unreadable suite, no inotify instance left, an etcd store out of reach).
+        ///
+        /// ```swift
+        /// let themes = try await suite.values(of: .theme).started()
+        /// try suite.set(.theme, .dark)             // seen
+        /// for try await theme in themes { … }
+        /// ```
+        public func started() async throws -> StartedWatch<Value> {
+            let iterator = makeAsyncIterator()
+            try await iterator.established()
+            return StartedWatch(iterator: iterator)
         }
 
         /// Runs the watcher until `hangUp` hangs up, yielding each typed value.
-        func watch(until hangUp: Int32, _ continuation: AsyncThrowingStream<Value, any Error>.Continuation) {
+        func watch(until hangUp: Int32, _ continuation: AsyncThrowingStream<Value, any Error>.Continuation, _ established: WatchEstablished) {
             let yield = { (value: PrefValue?) -> Bool in
                 do {
                     let typed = try value.map { try suite.decoded(Value.self, from: $0, key: key.name) }
@@ -48,11 +67,15 @@ extension Prefs {
                 let keys = [(name: key.name, path: PrefKeyPath([key.name]))]
                 let watcher = try layers.watcher(keys: keys)
                 _ = try watcher.run(timeout: nil, closedWhen: hangUp,
-                                    initial: { yield($0.first?.new) },
+                                    initial: { changes in
+                                        defer { established.succeed() }
+                                        return yield(changes.first?.new)
+                                    },
                                     onChanges: { yield($0.last?.new) },
                                     onError: { _ in })
                 continuation.finish()
             } catch {
+                established.fail(error)
                 continuation.finish(throwing: error)
             }
         }
