@@ -1,9 +1,16 @@
 extension Prefs.Suite {
-    /// Each change of the suite's values as it happens, whoever makes it (this process, another one,
+    /// The suite's values as they change, whoever changes them (this process, another one,
     /// `prefs write`, a `UserDefaults` app): one `Prefs.Change` per key whose value a read gives
     /// changed, with the value before and after. Only changes come, not the values now: the watch
-    /// starts when iteration does, and what changes after that is delivered, each change once, in
-    /// order (several keys written together come one after the other).
+    /// starts when iteration does (`started()` returns once it is in place).
+    ///
+    /// Changes are found by comparing: each time the suite was written, the watcher reads the
+    /// values again (on files, once the directories have been quiet for about 15 ms) and reports
+    /// how they differ from the last reading, key by key in the order the reading lists them (the
+    /// suite's keys in code-point order, or the keys given), not in the order they were written.
+    /// Writes closer together than one reading are summed up, with nothing to say so: a key changed
+    /// several times comes once, from the value before the first write to the value after the
+    /// last, and a key changed and changed back does not come at all.
     ///
     /// `keys`: only these keys' changes; none given, every top-level key's. Like `values(of:)`, it
     /// watches on a thread of its own (inotify, or etcd's watch; on an `InMemoryFileSystem`, reading

@@ -4,7 +4,10 @@ extension Prefs.Suite {
     /// `key` gives. Iterating it watches the suite (inotify on its files' directories, or etcd's
     /// watch) on a thread of its own; the watch ends when the iterating task is cancelled or stops
     /// iterating. On an `InMemoryFileSystem`, which the kernel does not see, the values are read
-    /// again every few milliseconds instead, so observing code can be unit-tested in memory.
+    /// again every few milliseconds instead, so observing code can be unit-tested in memory. Each
+    /// value comes from reading the suite again after a write (on files, once its directories have
+    /// been quiet for about 15 ms): writes closer together than that give only the last value, and
+    /// a value written and written back gives none. `started()` returns once the watch is in place.
     ///
     /// ```swift
     /// for try await retries in suite.values(of: .retries) { … }
