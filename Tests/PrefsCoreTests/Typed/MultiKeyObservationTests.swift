@@ -28,3 +28,21 @@ import Testing
         #expect(try snapshot[.word] == "typed")
     }
 }
+
+extension MultiKeyObservationTests {
+    /// A change's old and new values read typed, as the key reads them (its default for absent).
+    @Test func aChangesValuesReadTyped() async throws {
+        let suite = Prefs.Suite.inMemory("com.example.typed")
+        let changes = try await suite.changes(of: .retries).started()
+        try suite.set(.retries, 7)
+        var iterator = changes.makeAsyncIterator()
+        let change = try #require(try await iterator.next())
+        #expect(try change.old(as: .retries) == 3 && change.new(as: .retries) == 7)
+        #expect(throws: PrefsError.self) { try change.new(as: .word) }
+        try suite.store.update(.suite("com.example.typed")) { $0["retries"] = "many" }
+        let mismatch = try #require(try await iterator.next())
+        #expect(throws: PrefsError.typeMismatch(domain: "com.example.typed", key: "retries", reason: "expected an integer, found a string")) {
+            try mismatch.new(as: .retries)
+        }
+    }
+}

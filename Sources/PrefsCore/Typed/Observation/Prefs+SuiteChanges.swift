@@ -77,7 +77,7 @@ extension Prefs {
                 }, onChanges: { changes in
                     for change in changes {
                         let old = change.old ?? registered[change.key], new = change.new ?? registered[change.key]
-                        if old != new { continuation.yield(WatchChange(key: change.key, old: old, new: new)) }
+                        if old != new { continuation.yield(WatchChange(key: change.key, old: old, new: new, suite: suite.name)) }
                     }
                     return true
                 }, onError: { _ in })
@@ -87,5 +87,22 @@ extension Prefs {
                 continuation.finish(throwing: error)
             }
         }
+    }
+}
+
+extension WatchChange {
+    /// The value before, typed as a read of `key` gives it (`try change.old(as: .retries)`): the
+    /// key's own default when neither a layer nor the defaults registered in code had one. A value
+    /// of another type is `PrefsError.typeMismatch`, naming the suite and key; a change of another
+    /// key than `key` is `PrefsError.usage`.
+    public func old<Value>(as key: Prefs.Key<Value>) throws -> Value { try typed(old, key) }
+
+    /// The value after, typed as a read of `key` gives it (see `old(as:)`).
+    public func new<Value>(as key: Prefs.Key<Value>) throws -> Value { try typed(new, key) }
+
+    private func typed<Value>(_ value: PrefValue?, _ key: Prefs.Key<Value>) throws -> Value {
+        guard key.name == self.key else { throw PrefsError.usage("this change is of the key \(self.key), not \(key.name)") }
+        guard let value else { return key.defaultValue }
+        return try Prefs.Suite.decoded(Value.self, from: value, key: key.name, suite: suite ?? "")
     }
 }
