@@ -3,6 +3,13 @@ public struct WatchChange: Equatable, Sendable {
     public let key: String
     public let old: PrefValue?
     public let new: PrefValue?
+    /// The suite it happened in, when the typed API reports it (`Suite.changes(of:)`), for the
+    /// errors of `old(as:)` and `new(as:)`; not compared.
+    var suite: String? = nil
+
+    public static func == (lhs: WatchChange, rhs: WatchChange) -> Bool {
+        lhs.key == rhs.key && lhs.old == rhs.old && lhs.new == rhs.new
+    }
 }
 
 /// Why a watch ended.

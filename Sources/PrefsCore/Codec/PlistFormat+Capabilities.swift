@@ -42,6 +42,30 @@ extension PlistFormat {
         }
     }
 
+    /// The first date in `value` (depth first) that a store in this format would not give back as
+    /// it was given — in XML, a date with a fraction of a second (XML dates are whole seconds, as
+    /// CoreFoundation writes and reads them) — and the path of keys and indexes to it; nil when
+    /// there is none. The file store refuses such a change (`FileSuiteStorage.checkDates`), while
+    /// `export` to XML writes the whole second, as CoreFoundation does.
+    package func firstDateLosingPrecision(in value: PrefValue) -> (path: [String], date: PrefDate)? {
+        guard self == .xml else { return nil }
+        switch value {
+        case .date(let date): return date.hasFractionalSeconds ? ([], date) : nil
+        case .array(let elements):
+            for (i, element) in elements.enumerated() {
+                if let found = firstDateLosingPrecision(in: element) { return ([String(i)] + found.path, found.date) }
+            }
+            return nil
+        case .dictionary(let dictionary):
+            for entry in dictionary {
+                if let found = firstDateLosingPrecision(in: entry.value) { return ([entry.key] + found.path, found.date) }
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+
     /// Whether a document in this format gives every value in `value` back as it was.
     package func keeps(_ value: PrefValue) -> Bool { firstValue(in: value, where: { $0 != .kept }) == nil }
 

@@ -35,9 +35,16 @@ extension Prefs {
         /// The suite `name` in `store`: files found from another environment
         /// (`SuiteStore(environment:)`), an etcd store (`SuiteStore(url:)`), or the store of another
         /// suite (`suite.store`, say of `Prefs.Suite.inMemory` in a unit test).
+        ///
+        /// A suite file the typed API creates is a binary property list, as `UserDefaults` writes on
+        /// macOS, so that every value — a `Date` to the fraction of a second — reads back as stored;
+        /// a suite that exists keeps its format. An XML suite (what `prefs write` creates, as
+        /// `defaults` does) keeps dates in whole seconds: a `Date` with a fraction of a second is
+        /// refused there (`PrefsError.invalidValue`, naming the suite and key; nothing changes),
+        /// never silently rounded.
         public init(_ name: String, store: SuiteStore) {
             self.name = name
-            self.store = store
+            self.store = store.creatingSuites(as: .binary)
         }
 
         /// The suite's domain. The store refuses a name that could escape it (empty, a leading `.`,
@@ -151,4 +158,23 @@ extension PrefCodingError: CustomStringConvertible {
     var sentence: String { path.isEmpty ? reason : "at \(place): \(reason)" }
 
     var description: String { sentence }
+}
+
+extension SuiteStore {
+    /// This store, with the suite files it creates written in `format` (JSON for a `.json` path
+    /// whatever `format` is); a store without files is unchanged.
+    package func creatingSuites(as format: PlistFormat) -> SuiteStore {
+        var files = self.files
+        files.newPlistFormat = format
+        var storage = self.storage
+        if var fileStorage = storage as? FileSuiteStorage {
+            fileStorage.newPlistFormat = format
+            storage = fileStorage
+        }
+        var store = SuiteStore(storage: storage, files: files)
+        store.host = host
+        store.schemaChoice = schemaChoice
+        store.pinnedManaged = pinnedManaged
+        return store
+    }
 }

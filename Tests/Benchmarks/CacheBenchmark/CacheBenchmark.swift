@@ -6,6 +6,8 @@
 //   CacheBenchmark reads ROUNDS READS       prints "reads NAME NANOSECONDS" per round and contender
 //   CacheBenchmark fresh WRITES             prints "fresh NAME STALE WRITES" (reads right after another process's write)
 //   CacheBenchmark latency SAMPLES          prints "latency values|changes NANOSECONDS" per sample
+//   CacheBenchmark instances SUITES         prints "instances N INOTIFY THREADS" with N suites each observed and cached (N = 0, 1, SUITES)
+//   CacheBenchmark drop DROPS               prints "drop NANOSECONDS" per cached suite dropped after one read
 //   CacheBenchmark write                    (the other process: for each line N, sets counter = N, prints the time it returned)
 import Foundation
 import Glibc
@@ -32,6 +34,8 @@ struct CacheBenchmark {
         case "reads": try reads(rounds: Int(arguments[2])!, count: Int(arguments[3])!)
         case "fresh": try fresh(writes: Int(arguments[2])!)
         case "latency": try await latency(samples: Int(arguments[2])!)
+        case "instances": try await instances(suites: Int(arguments[2])!)
+        case "drop": try drop(count: Int(arguments[2])!)
         case "write": try write()
         default: fatalError("unknown mode \(arguments[1])")
         }
@@ -150,6 +154,47 @@ struct CacheBenchmark {
             observer.cancel()
         }
         writer.end()
+    }
+
+    /// The inotify instances and threads of this process with 0, 1 and `suites` suites each
+    /// observed (`values(of:)`, started) and cached (`cachingReads()`, read once).
+    static func instances(suites: Int) async throws {
+        func count(_ directory: String, _ matching: (String) -> Bool) -> Int {
+            guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return -1 }
+            return entries.filter { matching((try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + $0)) ?? "") }.count
+        }
+        var held: [Any] = []
+        var made = 0
+        for target in [0, 1, suites] where target >= made {
+            while made < target {
+                let suite = Prefs.Suite(suiteName + ".n" + String(made))
+                try suite.set(.counter, made)
+                let values = try await suite.values(of: .counter).started()
+                var iterator = values.makeAsyncIterator()
+                _ = try await iterator.next()
+                let cached = suite.cachingReads()
+                _ = try cached[.counter]
+                held.append(iterator)
+                held.append(cached)
+                made += 1
+            }
+            print("instances \(made) \(count("/proc/self/fd") { $0.contains("inotify") }) \(count("/proc/self/task") { _ in true })")
+        }
+        withExtendedLifetime(held) {}
+    }
+
+    /// Nanoseconds to drop a cached suite that has been read once (its watch goes with it).
+    static func drop(count: Int) throws {
+        _ = try makeSuite()
+        for _ in 0..<count {
+            var cached: Prefs.Suite? = Prefs.Suite(suiteName).cachingReads()
+            _ = try cached?[.timeout]
+            let start = nanoseconds()
+            cached = nil
+            let elapsed = nanoseconds() - start
+            print("drop \(elapsed)")
+            withExtendedLifetime(cached) {}
+        }
     }
 
     /// The other process: for each line N read, sets counter = N, then prints when that returned.

@@ -37,15 +37,23 @@ import Testing
         #expect(try fixture.read(.suite("app"), ":j:k:0").value == 1)
     }
 
-    /// A date keeps its fraction of a second where the new suite's format can (etcd's binary plists),
-    /// whole seconds in XML; a UID is kept everywhere, and a dictionary shaped like XML's UID where
-    /// the format can tell them apart (else it is refused whole, 65).
+    /// A date keeps its fraction of a second where the new suite's format can (etcd's binary plists);
+    /// XML keeps whole seconds, and refuses a fraction (65, nothing changed) rather than drop it. A
+    /// UID is kept everywhere, and a dictionary shaped like XML's UID where the format can tell them
+    /// apart (else it is refused whole, 65).
     @Test(arguments: Backend.allCases)
     func datesAndUIDsAreKeptAsTheFormatCan(backend: Backend) throws {
         let fixture = try ContractStore(backend)
-        try fixture.store.update(.suite("app")) { $0["when"] = .date(BackendContractTests.date); $0["uid"] = .uid(7) }
-        let expected = backend.keepsSubsecondDates ? BackendContractTests.date : BackendContractTests.date.truncatedToSecond
-        #expect(try fixture.read(.suite("app"), "when").value == .date(expected))
+        if !backend.keepsSubsecondDates {
+            let empty = try fixture.footprint()
+            expectFailure(status: .dataError, { try fixture.store.update(.suite("app")) { $0["when"] = .date(BackendContractTests.date) } }) {
+                if case .invalidValue("app", "when", nil, _, _) = $0 { true } else { false }
+            }
+            #expect(try fixture.footprint() == empty)
+        }
+        let date = backend.keepsSubsecondDates ? BackendContractTests.date : BackendContractTests.date.truncatedToSecond
+        try fixture.store.update(.suite("app")) { $0["when"] = .date(date); $0["uid"] = .uid(7) }
+        #expect(try fixture.read(.suite("app"), "when").value == .date(date))
         #expect(try fixture.read(.suite("app"), "uid").value == .uid(7))
         let before = try fixture.footprint()
         let shaped: PrefValue = ["CF$UID": 7]

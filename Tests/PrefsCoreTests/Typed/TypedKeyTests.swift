@@ -153,3 +153,28 @@ extension TypedKeyTests {
         #expect(throws: PrefsError.self) { try half.etcdCredentials() }
     }
 }
+
+extension TypedKeyTests {
+    /// A refusal of a setting given in code names the `StoreOptions` property, not the variable it
+    /// stands for; one read from a variable still names the variable.
+    @Test func errorsOfOptionsGivenInCodeNameTheOption() throws {
+        func message(_ body: () throws -> Any?) -> String {
+            do { _ = try body(); return "no error" } catch { return "\(error)" }
+        }
+        let files = InMemoryFileSystem()
+        let half = SuiteStore(fileSystem: files, environment: Environment([:]), options: StoreOptions(etcdUser: "kim")).environment
+        #expect(message { try half.etcdCredentials() } == "StoreOptions.etcdPassword is missing; it takes a password with StoreOptions.etcdUser")
+        let host = SuiteStore(fileSystem: files, environment: Environment([:]), options: StoreOptions(hostID: ".hidden")).environment
+        #expect(message { try host.hostID(fileSystem: files) } == "StoreOptions.hostID is \".hidden\"; it takes \(Environment.hostIDRule)")
+        let key = SuiteStore(fileSystem: files, environment: Environment([:]), options: StoreOptions(etcdKey: "/k.pem")).environment
+        #expect(message { try key.etcdTLS(fileSystem: files) } == "StoreOptions.etcdCertificate is missing; it takes the client certificate of StoreOptions.etcdKey")
+        let file = SuiteStore(fileSystem: files, environment: Environment([:]), options: StoreOptions(etcdCACertificate: "/dev")).environment
+        try files.createDirectory("/dev", mode: 0o755)
+        #expect(!message { try file.etcdTLS(fileSystem: files) }.contains("PREFS_"))
+        // A value read from its variable (the option left nil) is named by the variable.
+        let variable = SuiteStore(fileSystem: files, environment: Environment(["PREFS_ETCD_USER": "env"]), options: StoreOptions(lockTimeout: 1)).environment
+        #expect(message { try variable.etcdCredentials() } == "StoreOptions.etcdPassword is missing; it takes a password with PREFS_ETCD_USER")
+        let command = Environment(["PREFS_ETCD_USER": "env"])
+        #expect(message { try command.etcdCredentials() } == "PREFS_ETCD_PASSWORD=: give a password with PREFS_ETCD_USER")
+    }
+}

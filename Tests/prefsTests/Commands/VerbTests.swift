@@ -120,8 +120,8 @@ import Testing
     @Test func readPrintsBareScalarsAndReadableContainers() throws {
         let home = InMemoryHome()
         home.run("write", "app", "name", "Hello world", "n", "-int", "30", "r", "-float", "2", "t", "-bool", "true",
-                "d", "-date", "2026-01-02T03:04:05.25Z", "x", "-data", "00ff", "big", "-int", "18446744073709551615")
-        // An XML suite keeps whole seconds; a binary one keeps the fraction.
+                "d", "-date", "2026-01-02T03:04:05Z", "x", "-data", "00ff", "big", "-int", "18446744073709551615")
+        // An XML suite keeps whole seconds (a fraction is refused there); a binary one keeps the fraction.
         try home.fileSystem.write("/home/u/.config/bin.plist", try BinaryPlistEncoder.encode([:]))
         home.run("write", "bin", "d", "-date", "2026-01-02T03:04:05.25Z")
         #expect(home.run("read", "bin", "d").output == "2026-01-02T03:04:05.25Z\n")
@@ -335,12 +335,23 @@ import Testing
         #expect(home.run("read-type", "b", "d").output == "dictionary\n")
     }
 
-    @Test func writesThatEncodeToTheSameBytesLeaveTheFileUntouched() throws {
+    @Test func aDateWithAFractionOfASecondIsRefusedByAnXMLSuite() throws {
         let home = InMemoryHome()
-        home.run("write", "app", "when", "-date", "2020-01-02T03:04:05.5Z")
-        let before = try home.fileSystem.status(of: "/home/u/.config/app.plist")
-        #expect(home.run("write", "app", "when", "-date", "2020-01-02T03:04:05.75Z", "--exit-code").status == .success)
-        #expect(try home.fileSystem.status(of: "/home/u/.config/app.plist") == before)
+        home.run("write", "app", "when", "-date", "2020-01-02T03:04:05Z")
+        let before = try home.fileSystem.contents(of: "/home/u/.config/app.plist")
+        for (arguments, key) in [(["when", "-date", "2020-01-02T03:04:05.5Z"], "when"), (["new", "-date", "2020-01-02T03:04:05.5Z"], "new"),
+                                 (["list", "-array", "-date", "2020-01-02T03:04:05.5Z"], ":list:0"),
+                                 (["when", "-date", "2020-01-02T03:04:05.5Z", "--dry-run"], "when")] {
+            let run = home.run(["write", "app"] + arguments)
+            #expect(run.status == .dataError, "\(arguments)")
+            #expect(run.error.hasPrefix("prefs: app: \(key): \"2020-01-02T03:04:05.5Z\": an XML suite keeps dates in whole seconds"), "\(run.error)")
+            #expect(run.error.filter { $0 == "\n" }.count == 1)
+            #expect(run.output == "")
+        }
+        // A new suite is XML too (as `defaults` writes it): refused, and nothing is created.
+        #expect(home.run("write", "fresh", "when", "-date", "2020-01-02T03:04:05.5Z").status == .dataError)
+        #expect(try home.fileSystem.status(of: "/home/u/.config/fresh.plist") == nil)
+        #expect(try home.fileSystem.contents(of: "/home/u/.config/app.plist") == before)
     }
 
     @Test func aJSONSuiteRefusesTypesJSONCannotKeep() throws {

@@ -20,7 +20,7 @@ extension EtcdSuiteStorage {
             } catch PrefsError.tlsRefused(let endpoints, let reason) {
                 // A file that holds no PEM certificate, a key that is not the certificate's: 65 naming it.
                 guard let (variable, detail) = Environment.tlsVariable(of: reason) else { throw PrefsError.tlsRefused(endpoint: endpoints, reason: reason) }
-                throw PrefsError.malformed(source: "\(variable) \(try environment[variable] ?? "")", format: nil, reason: detail)
+                throw PrefsError.malformed(source: "\(environment.settingName(variable)) \(try environment[variable] ?? "")", format: nil, reason: detail)
             }
         } else {
             client = EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials, runtimeDirectory: environment.runtimeDirectory())

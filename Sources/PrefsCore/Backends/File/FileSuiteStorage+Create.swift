@@ -11,7 +11,7 @@ extension FileSuiteStorage {
         }
         return try locked(target) {
             guard try fileSystem.status(of: target) == nil else { return false }
-            let empty = try FileSuiteStorage.encode(PrefDictionary(), as: FileSuiteStorage.newFileFormat(target))
+            let empty = try FileSuiteStorage.encode(PrefDictionary(), as: newSuiteFileFormat(target))
             try fileSystem.replace(target, with: empty, newFileMode: 0o600)
             return true
         }

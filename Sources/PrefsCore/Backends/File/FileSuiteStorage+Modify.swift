@@ -16,17 +16,19 @@ extension FileSuiteStorage {
             var contents = PrefDictionary()
             try change.probe(&contents)
             guard !contents.isEmpty else { return false }
+            try checkDates(contents, format: newSuiteFileFormat(target), location)
             if case .file = location { throw PrefsError.cannotWrite(path: target, errno: ENOENT) }
             try fileSystem.createDirectory(directory, mode: 0o700)
         }
         return try locked(target) {
-            if !removingEmpty, let scope, let patched = try patch(target, scope: scope, change) { return patched }
+            if !removingEmpty, let scope, let patched = try patch(target, scope: scope, location, change) { return patched }
             let bytes: [UInt8]?
             do { bytes = try fileSystem.contents(of: target) } catch PrefsError.fileNotFound { bytes = nil }
             let current = try bytes.map { try FileSuiteStorage.decode($0, path: target) }
             var contents = current?.contents ?? PrefDictionary()
-            let format = current?.format ?? FileSuiteStorage.newFileFormat(target)
+            let format = current?.format ?? newSuiteFileFormat(target)
             try change.apply(&contents, format)
+            try checkDates(contents, format: format, location)
             if let current, current.contents == contents { return false }
             if current == nil && contents.isEmpty { return false }
             if removingEmpty && contents.isEmpty {
@@ -50,12 +52,15 @@ extension FileSuiteStorage {
 
     /// Patches the file in place of a full rewrite; nil when it cannot be patched (missing, empty,
     /// another format, or a structure the patch declines).
-    func patch(_ target: String, scope: KeySet, _ change: StoredChange) throws -> Bool? {
+    func patch(_ target: String, scope: KeySet, _ location: SuiteLocation, _ change: StoredChange) throws -> Bool? {
         do {
             return try fileSystem.withContents(of: target) { bytes -> Bool? in
                 guard !bytes.isEmpty else { return nil }
                 let format = PlistFormat.detect(bytes)
-                let outcome = try TopLevelPatch.applyInPieces(to: bytes, keys: scope) { contents in try change.apply(&contents, format) }
+                let outcome = try TopLevelPatch.applyInPieces(to: bytes, keys: scope) { contents in
+                    try change.apply(&contents, format)
+                    if let format { try checkDates(contents, format: format, location) }
+                }
                 switch outcome {
                 case .unchanged:
                     return false
@@ -87,7 +92,29 @@ extension FileSuiteStorage {
 
     package func checkStorable(_ contents: PrefDictionary, format: PlistFormat?) throws {
         guard let format else { return }
+        try checkDates(contents, format: format, nil)
         _ = try FileSuiteStorage.encode(contents, as: format)
+    }
+
+    /// Refuses (65) a date the file's format would not give back as given: in an XML file, one
+    /// with a fraction of a second (XML dates are whole seconds). The XML reader takes whole
+    /// seconds only, so such a date is always one the change brings. `location` names the suite
+    /// in the message (nil: the caller names it).
+    func checkDates(_ contents: PrefDictionary, format: PlistFormat, _ location: SuiteLocation?) throws {
+        guard format == .xml, let (path, date) = format.firstDateLosingPrecision(in: .dictionary(contents)) else { return }
+        let key = path.count == 1 ? path[0] : path.map { ":" + PrefKeyPath.escape($0) }.joined()
+        throw PrefsError.invalidValue(domain: location.map(FileSuiteStorage.suiteName), key: key, flag: nil, given: date.iso8601(),
+            reason: "an XML suite keeps dates in whole seconds, and this date has a fraction of a second: give a whole second, or keep the suite in a binary file; nothing changed")
+    }
+
+    /// How a message names a location: a suite by its name, a file by its path.
+    static func suiteName(_ location: SuiteLocation) -> String {
+        switch location {
+        case .suite(let name), .registered(let name), .schema(let name), .managed(let name): return name
+        case .global: return "NSGlobalDomain"
+        case .file(let path): return path
+        case .byHost(let suite, let host): return (suite ?? "NSGlobalDomain") + " (host " + host + ")"
+        }
     }
 
     /// Deletes a suite's file (the target of a symlink; the link stays), under its lock and only

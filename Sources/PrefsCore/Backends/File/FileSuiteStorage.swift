@@ -15,6 +15,10 @@ package struct FileSuiteStorage: SuiteStorage {
     package let environment: Environment
     /// The lock every change must still hold when it commits (`--fence`), checked under the suite's lock.
     package var fence: LockFence?
+    /// The format a new suite file is written in (a `.json` path is JSON whatever this is): XML
+    /// for the command, as `defaults` writes; binary for the Swift API (`Prefs.Suite`), as
+    /// `UserDefaults` writes on macOS, so that a `Date` reads back to the fraction of a second.
+    package var newPlistFormat: PlistFormat = .xml
 
     package init(fileSystem: any FileSystem, environment: Environment) {
         self.fileSystem = fileSystem
@@ -41,7 +45,10 @@ package struct FileSuiteStorage: SuiteStorage {
     /// Every location is a file.
     package func filePath(of location: SuiteLocation) throws -> String? { try path(of: location) }
 
-    package func newDocumentFormat(for location: SuiteLocation) -> PlistFormat? { FileSuiteStorage.newFileFormat(describe(location)) }
+    package func newDocumentFormat(for location: SuiteLocation) -> PlistFormat? { newSuiteFileFormat(describe(location)) }
+
+    /// The format a new file at `path` is written in: JSON for a `.json` path, else `newPlistFormat`.
+    func newSuiteFileFormat(_ path: String) -> PlistFormat { path.hasSuffix(".json") ? .json : newPlistFormat }
 
     package func load(_ location: SuiteLocation) throws -> StoredSuite? {
         let file = try path(of: location)

@@ -20,6 +20,13 @@ public struct PrefDate: Sendable, Equatable, Comparable {
         return s.isFinite && s >= PrefDate.earliestSeconds && s < PrefDate.endSeconds
     }
 
+    /// Whether the date has a fraction of a second, which an XML property list cannot carry (it
+    /// writes whole seconds).
+    public var hasFractionalSeconds: Bool {
+        let s = secondsSinceReferenceDate
+        return s.isFinite && s.rounded(.down) != s
+    }
+
     public static func < (lhs: PrefDate, rhs: PrefDate) -> Bool {
         lhs.secondsSinceReferenceDate < rhs.secondsSinceReferenceDate
     }

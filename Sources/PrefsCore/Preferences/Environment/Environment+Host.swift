@@ -9,7 +9,7 @@ extension Environment {
     package func hostID(fileSystem: any FileSystem) throws -> String? {
         if let given = try self["PREFS_HOST_ID"] {
             guard Environment.isHostID(given) else {
-                throw PrefsError.badEnvironment(name: "PREFS_HOST_ID", value: given, accepted: Environment.hostIDRule)
+                throw refused("PREFS_HOST_ID", value: given, accepted: Environment.hostIDRule)
             }
             return given
         }
@@ -38,7 +38,7 @@ extension Environment {
     package static let machineIDMaximumSize = 256
 
     func notAMachineID(_ detail: String?) -> PrefsError {
-        .malformed(source: machineIDFile, format: nil, reason: "not a machine ID\(detail.map { " (\($0))" } ?? ""); set PREFS_HOST_ID to \(Environment.hostIDRule)")
+        .malformed(source: machineIDFile, format: nil, reason: "not a machine ID\(detail.map { " (\($0))" } ?? ""); set \(settingName("PREFS_HOST_ID")) to \(Environment.hostIDRule)")
     }
 
     /// What a host ID may be: it becomes part of a file name.

@@ -11,8 +11,8 @@ extension Environment {
     package func etcdTLS(fileSystem: any FileSystem) throws -> TLSCredentials {
         let (ca, certificate, key) = (try self["PREFS_ETCD_CACERT"], try self["PREFS_ETCD_CERT"], try self["PREFS_ETCD_KEY"])
         switch (certificate, key) {
-        case (nil, _?): throw PrefsError.badEnvironment(name: "PREFS_ETCD_CERT", value: "", accepted: "the client certificate of PREFS_ETCD_KEY")
-        case (_?, nil): throw PrefsError.badEnvironment(name: "PREFS_ETCD_KEY", value: "", accepted: "the private key of PREFS_ETCD_CERT")
+        case (nil, _?): throw refused("PREFS_ETCD_CERT", value: "", accepted: "the client certificate of \(settingName("PREFS_ETCD_KEY"))")
+        case (_?, nil): throw refused("PREFS_ETCD_KEY", value: "", accepted: "the private key of \(settingName("PREFS_ETCD_CERT"))")
         default: break
         }
         func read(_ path: String?, _ variable: String) throws -> [UInt8]? {
@@ -27,8 +27,8 @@ extension Environment {
             }
             return bytes
         }
-        return TLSCredentials(trusted: try read(ca, "PREFS_ETCD_CACERT"), certificate: try read(certificate, "PREFS_ETCD_CERT"),
-                              key: try read(key, "PREFS_ETCD_KEY"))
+        return TLSCredentials(trusted: try read(ca, settingName("PREFS_ETCD_CACERT")), certificate: try read(certificate, settingName("PREFS_ETCD_CERT")),
+                              key: try read(key, settingName("PREFS_ETCD_KEY")))
     }
 
     /// The environment variable whose file a TLS context's failure names ("CA file: …"), and the

@@ -151,9 +151,34 @@ public struct Environment: Sendable {
         switch (try self["PREFS_ETCD_USER"], try self["PREFS_ETCD_PASSWORD"]) {
         case (nil, nil): return nil
         case (let user?, let password?): return (user, password)
-        case (nil, _?): throw PrefsError.badEnvironment(name: "PREFS_ETCD_USER", value: "", accepted: "a user name with PREFS_ETCD_PASSWORD")
-        case (_?, nil): throw PrefsError.badEnvironment(name: "PREFS_ETCD_PASSWORD", value: "", accepted: "a password with PREFS_ETCD_USER")
+        case (nil, _?): throw refused("PREFS_ETCD_USER", value: "", accepted: "a user name with \(settingName("PREFS_ETCD_PASSWORD"))")
+        case (_?, nil): throw refused("PREFS_ETCD_PASSWORD", value: "", accepted: "a password with \(settingName("PREFS_ETCD_USER"))")
         }
+    }
+
+    /// The `StoreOptions` property that stands for each variable it can replace.
+    static let optionNames = ["PREFS_ETCD_USER": "etcdUser", "PREFS_ETCD_PASSWORD": "etcdPassword", "PREFS_ETCD_CACERT": "etcdCACertificate",
+                              "PREFS_ETCD_CERT": "etcdCertificate", "PREFS_ETCD_KEY": "etcdKey", "PREFS_HOST_ID": "hostID"]
+
+    /// How a message names the setting `variable` when the store's settings were given in code: the
+    /// `StoreOptions` property (`StoreOptions.etcdUser`) unless the value came from the variable
+    /// (an option left nil reads it); the variable for the command.
+    func settingName(_ variable: String) -> String {
+        guard let options, let option = Environment.optionNames[variable] else { return variable }
+        if options.given(variable) == nil {
+            var variables = self
+            variables.given = nil
+            if (try? variables[variable]) != nil { return variable }
+        }
+        return "StoreOptions." + option
+    }
+
+    /// The refusal (64) of `value` for the setting `variable`, naming it as `settingName` does.
+    func refused(_ variable: String, value: String, accepted: String) -> PrefsError {
+        guard settingName(variable) != variable else {
+            return .badEnvironment(name: variable, value: value, accepted: accepted)
+        }
+        return .usage("\(settingName(variable)) is \(value.isEmpty ? "missing" : "\"\(value)\""); it takes \(accepted)")
     }
 
     /// `$PREFS_EXTERNAL_THRESHOLD` (or `StoreOptions.externalThreshold`): values whose blob would be larger than this many bytes are

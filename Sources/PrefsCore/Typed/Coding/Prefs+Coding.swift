@@ -20,6 +20,11 @@ extension Prefs.Suite {
     /// `com.example.app: theme: found purple: cannot initialize Theme from invalid String value purple`).
     /// A `Bool` reads the strings `UserDefaults.bool(forKey:)` reads (`booleanWord`).
     func decoded<Value: Decodable>(_ type: Value.Type, from value: PrefValue, key: String) throws -> Value {
+        try Prefs.Suite.decoded(type, from: value, key: key, suite: name)
+    }
+
+    /// `decoded(_:from:key:)` for the suite `name`.
+    static func decoded<Value: Decodable>(_ type: Value.Type, from value: PrefValue, key: String, suite name: String) throws -> Value {
         let value = Value.self == Bool.self || Value.self == Bool?.self ? value.booleanWord ?? value : value
         do {
             return try PrefValueDecoder().decode(type, from: value)

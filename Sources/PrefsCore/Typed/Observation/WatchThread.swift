@@ -10,21 +10,34 @@ enum WatchThread {
     /// watcher's `closedWhen`) and the continuation; the second value stops the thread when dropped.
     private static func stream<Element: Sendable>(
         watching suite: String,
-        _ body: @escaping @Sendable (_ hangUp: Int32, _ continuation: AsyncThrowingStream<Element, any Error>.Continuation) -> Void
+        _ body: @escaping @Sendable (_ hangUp: Int32, _ continuation: AsyncThrowingStream<Element, any Error>.Continuation,
+                                     _ established: WatchEstablished) -> Void
     ) -> (AsyncThrowingStream<Element, any Error>, StopOnRelease) {
         let stopper = WatchStopper()
+        let established = WatchEstablished()
         let stream = AsyncThrowingStream<Element, any Error> { continuation in
-            continuation.onTermination = { _ in stopper.stop() }
-            let failure = start(stopper, watching: suite) { hangUp in body(hangUp, continuation) }
-            if let failure { continuation.finish(throwing: failure) }
+            continuation.onTermination = { _ in
+                stopper.stop()
+                established.fail(CancellationError())
+            }
+            let failure = start(stopper, watching: suite) { hangUp in
+                body(hangUp, continuation, established)
+                established.fail(PrefsError.internalError("the watch of \(suite) ended before it was in place"))
+            }
+            if let failure {
+                established.fail(failure)
+                continuation.finish(throwing: failure)
+            }
         }
-        return (stream, StopOnRelease(stopper))
+        return (stream, StopOnRelease(stopper, established))
     }
 
-    /// An iterator over a stream fed by `body` on a new thread (`stream(watching:_:)`).
+    /// An iterator over a stream fed by `body` on a new thread (`stream(watching:_:)`); `body`
+    /// tells `established` once its watch is in place.
     static func iterator<Element: Sendable>(
         watching suite: String,
-        _ body: @escaping @Sendable (_ hangUp: Int32, _ continuation: AsyncThrowingStream<Element, any Error>.Continuation) -> Void
+        _ body: @escaping @Sendable (_ hangUp: Int32, _ continuation: AsyncThrowingStream<Element, any Error>.Continuation,
+                                     _ established: WatchEstablished) -> Void
     ) -> Prefs.WatchIterator<Element> {
         let (stream, release) = stream(watching: suite, body)
         return Prefs.WatchIterator(base: stream.makeAsyncIterator(), release: release)
@@ -76,7 +89,12 @@ final class WatchStopper: Sendable {
 /// thread holds, keeps the stream itself alive).
 final class StopOnRelease: Sendable {
     let stopper: WatchStopper
-    init(_ stopper: WatchStopper) { self.stopper = stopper }
+    /// Whether the watch is in place yet.
+    let established: WatchEstablished
+    init(_ stopper: WatchStopper, _ established: WatchEstablished) {
+        self.stopper = stopper
+        self.established = established
+    }
     deinit { stopper.stop() }
 }
 
