@@ -66,6 +66,13 @@ extension PlistFormat {
         }
     }
 
+    /// The format a new suite holding `contents` is written in, when this is the one new suites
+    /// take: binary instead of XML when `contents` hold a date with a fraction of a second, so
+    /// that the first change reads back as given (an existing XML suite refuses such a date).
+    package func forNewSuite(holding contents: PrefDictionary) -> PlistFormat {
+        firstDateLosingPrecision(in: .dictionary(contents)) == nil ? self : .binary
+    }
+
     /// Whether a document in this format gives every value in `value` back as it was.
     package func keeps(_ value: PrefValue) -> Bool { firstValue(in: value, where: { $0 != .kept }) == nil }
 

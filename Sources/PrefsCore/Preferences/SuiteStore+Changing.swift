@@ -120,7 +120,7 @@ extension SuiteStore {
             if after != before, !after.isEmpty {
                 let storage = storage(for: target.location)
                 try PrefsError.locating(domain: target.displayName) {
-                    try storage.checkStorable(after, format: current?.format ?? storage.newDocumentFormat(for: target.location))
+                    try storage.checkStorable(after, format: current?.format ?? storage.newDocumentFormat(for: target.location)?.forNewSuite(holding: after))
                 }
             }
             return (before, after)

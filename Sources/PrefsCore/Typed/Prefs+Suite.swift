@@ -166,7 +166,7 @@ extension SuiteStore {
     package func creatingSuites(as format: PlistFormat) -> SuiteStore {
         var files = self.files
         files.newPlistFormat = format
-        var storage = self.storage
+        var storage = ExpiringStorage.unwrapped(self.storage)
         if var fileStorage = storage as? FileSuiteStorage {
             fileStorage.newPlistFormat = format
             storage = fileStorage
@@ -175,6 +175,7 @@ extension SuiteStore {
         store.host = host
         store.schemaChoice = schemaChoice
         store.pinnedManaged = pinnedManaged
+        store.expiry = expiry
         return store
     }
 }

@@ -109,8 +109,9 @@ import Testing
 
     @Test func exitStatusesAndSignalsAreCommands() async throws {
         let sandbox = try ProcessSandbox()
-        // The last COMMAND starts its sleep before it says it is ready: a sleep forked after the
-        // forwarded SIGTERM would miss it and hold the output open.
+        // The last COMMAND sleeps in short steps: a sleep forked just before the forwarded SIGTERM
+        // can miss it (the shell's child takes it before it execs sleep), and a long one would hold
+        // the output open.
         let run = try await sandbox.shell(#"""
             cd "$HOME"; mkfifo ready; printf 'x' > plain
             prefs lock s -- sh -c 'exit 42'; echo "exit=$?"
@@ -123,7 +124,7 @@ import Testing
             prefs lock s --wait 1s --no-wait -- true; echo "both=$?"
             prefs lock s --ttl 10x -- true; echo "ttl=$?"
             prefs lock s true; echo "nodashes=$?"
-            prefs lock s -- sh -c 'trap "echo got TERM; exit 7" TERM; sleep 1000 & echo > ready; wait' & p=$!
+            prefs lock s -- sh -c 'trap "echo got TERM; exit 7" TERM; echo > ready; while :; do sleep 0.1; done' & p=$!
             read x < ready
             kill -TERM $p; wait $p; echo "forwarded=$?"
             """#)

@@ -348,9 +348,15 @@ import Testing
             #expect(run.error.filter { $0 == "\n" }.count == 1)
             #expect(run.output == "")
         }
-        // A new suite is XML too (as `defaults` writes it): refused, and nothing is created.
-        #expect(home.run("write", "fresh", "when", "-date", "2020-01-02T03:04:05.5Z").status == .dataError)
+        // A new suite whose first change holds such a date is written binary, and keeps it.
+        #expect(home.run("write", "fresh", "when", "-date", "2020-01-02T03:04:05.5Z", "--dry-run").status == .success)
         #expect(try home.fileSystem.status(of: "/home/u/.config/fresh.plist") == nil)
+        #expect(home.run("write", "fresh", "when", "-date", "2020-01-02T03:04:05.5Z").status == .success)
+        #expect(try PropertyList.decode(try home.fileSystem.contents(of: "/home/u/.config/fresh.plist")).format == .binary)
+        #expect(home.run("read", "fresh", "when").output == "2020-01-02T03:04:05.5Z\n")
+        // One with only whole seconds is XML, as `defaults` writes it.
+        home.run("write", "plain", "when", "-date", "2020-01-02T03:04:05Z")
+        #expect(try PropertyList.decode(try home.fileSystem.contents(of: "/home/u/.config/plain.plist")).format == .xml)
         #expect(try home.fileSystem.contents(of: "/home/u/.config/app.plist") == before)
     }
 

@@ -16,7 +16,7 @@ extension FileSuiteStorage {
             var contents = PrefDictionary()
             try change.probe(&contents)
             guard !contents.isEmpty else { return false }
-            try checkDates(contents, format: newSuiteFileFormat(target), location)
+            try checkDates(contents, format: newSuiteFileFormat(target).forNewSuite(holding: contents), location)
             if case .file = location { throw PrefsError.cannotWrite(path: target, errno: ENOENT) }
             try fileSystem.createDirectory(directory, mode: 0o700)
         }
@@ -26,8 +26,9 @@ extension FileSuiteStorage {
             do { bytes = try fileSystem.contents(of: target) } catch PrefsError.fileNotFound { bytes = nil }
             let current = try bytes.map { try FileSuiteStorage.decode($0, path: target) }
             var contents = current?.contents ?? PrefDictionary()
-            let format = current?.format ?? newSuiteFileFormat(target)
+            var format = current?.format ?? newSuiteFileFormat(target)
             try change.apply(&contents, format)
+            if current == nil { format = format.forNewSuite(holding: contents) }
             try checkDates(contents, format: format, location)
             if let current, current.contents == contents { return false }
             if current == nil && contents.isEmpty { return false }
