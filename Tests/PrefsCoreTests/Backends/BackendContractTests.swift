@@ -37,19 +37,23 @@ import Testing
         #expect(try fixture.read(.suite("app"), ":j:k:0").value == 1)
     }
 
-    /// A date keeps its fraction of a second where the new suite's format can (etcd's binary plists);
-    /// XML keeps whole seconds, and refuses a fraction (65, nothing changed) rather than drop it. A
-    /// UID is kept everywhere, and a dictionary shaped like XML's UID where the format can tell them
-    /// apart (else it is refused whole, 65).
+    /// A date keeps its fraction of a second where the suite's format can (etcd's binary plists, a
+    /// new file suite whose first change holds one, written binary); an XML suite keeps whole
+    /// seconds, and refuses a fraction (65, nothing changed) rather than drop it. A UID is kept
+    /// everywhere, and a dictionary shaped like XML's UID where the format can tell them apart
+    /// (else it is refused whole, 65).
     @Test(arguments: Backend.allCases)
     func datesAndUIDsAreKeptAsTheFormatCan(backend: Backend) throws {
         let fixture = try ContractStore(backend)
+        try fixture.store.update(.suite("fresh")) { $0["when"] = .date(BackendContractTests.date) }
+        #expect(try fixture.read(.suite("fresh"), "when").value == .date(BackendContractTests.date))
         if !backend.keepsSubsecondDates {
-            let empty = try fixture.footprint()
+            try fixture.store.update(.suite("app")) { $0["name"] = "x" }
+            let before = try fixture.footprint()
             expectFailure(status: .dataError, { try fixture.store.update(.suite("app")) { $0["when"] = .date(BackendContractTests.date) } }) {
                 if case .invalidValue("app", "when", nil, _, _) = $0 { true } else { false }
             }
-            #expect(try fixture.footprint() == empty)
+            #expect(try fixture.footprint() == before)
         }
         let date = backend.keepsSubsecondDates ? BackendContractTests.date : BackendContractTests.date.truncatedToSecond
         try fixture.store.update(.suite("app")) { $0["when"] = .date(date); $0["uid"] = .uid(7) }
