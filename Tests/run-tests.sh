@@ -4,8 +4,9 @@
 # `swift test --parallel` alone is the same run.
 #
 # The tests use libplist's plistutil and CPython's plistlib as oracles, bash, zsh and fish to drive
-# the completions, mandoc to check the man page, strace to prove that a hand-edited external-storage
-# reference opens nothing outside the store, sha256sum to check blob hashes, and etcd with etcdctl
+# the completions (bash-completion to show that bash finds the installed one), mandoc to check the
+# man page, strace to prove that a hand-edited external-storage reference opens nothing outside the
+# store, sha256sum to check blob hashes, and etcd with etcdctl
 # (the etcd store's tests start real clusters on loopback ports, with TLS certificates that
 # openssl makes), ss (iproute2) to count the bytes an etcd watch receives, and two NSS modules
 # (libnss-myhostname, libnss-mdns) that a test names in an nsswitch.conf of its own, to show that
@@ -21,6 +22,7 @@ command -v plistutil >/dev/null || need+=(libplist-utils)
 [ -x /usr/bin/python3 ] || need+=(python3)
 command -v zsh >/dev/null || need+=(zsh)
 command -v fish >/dev/null || need+=(fish)
+[ -f /usr/share/bash-completion/bash_completion ] || need+=(bash-completion)
 command -v mandoc >/dev/null || need+=(mandoc)
 [ -x /usr/bin/strace ] || need+=(strace)
 [ -x /usr/bin/etcd ] || need+=(etcd-server)

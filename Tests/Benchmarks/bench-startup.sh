@@ -5,7 +5,7 @@
 # suite, each beside the part spent in the Swift runtime building type metadata on first use
 # (swift_getTypeByMangledName and what it calls) and the number of its conformance scans (each walks
 # every conformance record of the binary). A Swift program that prints a line with only Glibc imported
-# is the floor. Start-up is most of what small reads and writes cost (see README, Performance): a
+# is the floor. Start-up is most of what small reads and writes cost (see Tests/Benchmarks/README.md, The figures): a
 # change that makes these figures jump has put a key path, a Set or Dictionary literal or a protocol
 # cast on the start-up path. Beside them, the page faults of the binary as built (wait4's counts,
 # through Tools/peak-rss.c): each costs microseconds in a virtual machine, and the release link lays

@@ -4,7 +4,7 @@
 # --symbol-ordering-file so that they sit together. Every page of the binary a command touches costs a page fault (a read of
 # code brings in 16 pages at a time, a write to data one), and a page fault in a virtual machine costs
 # several microseconds: spread over the 20 MB binary, the faults were a quarter of a one-key read
-# (see README, Performance). Run it after a change that moves a short command's code by much; a stale
+# (see Tests/Benchmarks/README.md, The figures). Run it after a change that moves a short command's code by much; a stale
 # list only makes start-up slower again (bench-startup.sh prints the page faults), never wrong.
 #
 # It builds the static release binary with a link map, runs the commands below under valgrind

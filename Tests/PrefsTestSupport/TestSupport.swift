@@ -47,7 +47,7 @@ package enum Fixtures {
         try handle.write(contentsOf: Data(bytes))
     }
 
-    /// The tree digest (`sha256-tree`, as README defines it) of each file, in lowercase hex, computed by
+    /// The tree digest (`sha256-tree`, as the man page's EXTERNAL STORAGE defines it) of each file, in lowercase hex, computed by
     /// CPython's hashlib: an oracle independent of PrefsCore's SHA-256.
     package static func sha256TreeByPython(_ paths: [String]) throws -> [String] {
         try treeDigests(runProcess("/usr/bin/python3", ["-c", treeDigestScript] + paths), count: paths.count)

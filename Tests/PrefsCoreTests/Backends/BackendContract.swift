@@ -20,8 +20,8 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 /// checks the documented behaviour instead, so no backend ever skips a scenario in silence.
 extension Backend {
     /// The format a new suite is written in: XML for a file suite (the product brief, "Where things
-    /// live"), none for etcd, which keeps each top-level value as a binary plist of its own (README,
-    /// "Suites on etcd"). What the format cannot hold decides the two rows below.
+    /// live"), none for etcd, which keeps each top-level value as a binary plist of its own (the man
+    /// page, ETCD STORE). What the format cannot hold decides the two rows below.
     var newSuiteFormat: PlistFormat? { isEtcd ? nil : .xml }
 
     /// Whether a date keeps its fraction of a second: an XML plist keeps whole seconds.
@@ -36,11 +36,11 @@ extension Backend {
     /// anywhere in it: a file suite is one document (its structure is checked on every read, and
     /// every change re-reads it whole); an etcd suite is one key per value, and a one-key read or
     /// change reads that key alone, so damage elsewhere shows only to whole-suite reads and changes
-    /// (README, "Promises" 2 says so for reads of files). Either way damaged bytes are kept.
+    /// (the man page says so under COMMANDS, read, for reads of files). Either way damaged bytes are kept.
     var oneKeyChangesReadTheWholeSuite: Bool { !isEtcd }
 
     /// Whether the store keeps ByHost suites (`-currentHost`, `-host`): the etcd store refuses them
-    /// with 64 (README, "Suites on etcd": "ByHost suites stay files"; `SuiteStorage.keepsByHostSuites`).
+    /// with 64 (the man page, ETCD STORE: ByHost suites are kept in files only; `SuiteStorage.keepsByHostSuites`).
     var keepsByHostSuites: Bool { !isEtcd }
 
     /// Whether the façade can watch the store (`SuiteStorage.watcher`): files by inotify, or by

@@ -183,7 +183,7 @@ import PrefsTestSupport
         }
     }
 
-    /// The tree digest as README defines it, computed by Python's hashlib on the same bytes, against
+    /// The tree digest as the man page (EXTERNAL STORAGE) defines it, computed by Python's hashlib on the same bytes, against
     /// `SHA256Tree` fed whole and in random pieces, across the 1 MiB piece boundaries.
     @Test(arguments: implementations) func treeDigestMatchesItsDefinitionComputedByPython(_ implementation: SHA256.Implementation) throws {
         let directory = try TemporaryDirectory()

@@ -3,10 +3,12 @@ import Testing
 @testable import PrefsCore
 @testable import prefs
 
-/// The command table is the source of truth; the man page, the completions and the README must
-/// name every verb and option it has, and the README's exit-status table must match ExitStatus.
+/// The command table is the source of truth; the man page and the completions must name every verb
+/// and option it has, the man page's exit-status and environment lists must match ExitStatus and
+/// Environment exactly, and the README, an introduction, must name every verb and point only to man
+/// page sections that exist.
 @Suite(.runsProcesses) struct ConsistencyTests {
-    static let documents = ["man/prefs.1", "completions/prefs.bash", "completions/prefs.zsh", "completions/prefs.fish", "README.md"]
+    static let documents = ["man/prefs.1", "completions/prefs.bash", "completions/prefs.zsh", "completions/prefs.fish"]
 
     /// How `--name` (or `-name`) is spelled in each document (roff escapes its dashes).
     static func spelling(_ option: String, singleDash: Bool = false, in document: String) -> String {
@@ -43,17 +45,34 @@ import Testing
         }
     }
 
-    /// The README's table of verbs names, in each verb's own row, every option that verb takes (an
-    /// option documented only under another verb does not count).
-    @Test func readmeRowOfEachVerbNamesItsOptions() throws {
-        let rows = try Paths.text("README.md").split(separator: "\n").filter { $0.hasPrefix("| `prefs ") }
-        for verb in CommandTable.verbs {
-            let row = rows.filter { $0.hasPrefix("| `prefs \(verb.name) ") || $0.hasPrefix("| `prefs \(verb.name)`") }.joined(separator: " ")
-            #expect(!row.isEmpty, "README has no row for \(verb.name)")
-            for option in verb.options {
-                let spellings = ["--" + option.name] + (option.short.map { ["-\($0)"] } ?? []) + (option.singleDash ? ["-" + option.name] : [])
-                #expect(spellings.contains { ConsistencyTests.containsWord(row, $0) }, "README's row of \(verb.name) lacks \(option.spelling)")
-            }
+    /// The README's Reference names every verb, in the command table's order, as the man page's
+    /// COMMANDS has them (each verb's options are checked there, exactly, by the synopsis test).
+    @Test func readmeReferenceNamesEveryVerb() throws {
+        let readme = try Paths.text("README.md")
+        let reference = readme.components(separatedBy: "\n## Reference\n")[1].components(separatedBy: "\n## ")[0]
+        let named = reference.matches(of: /`([a-z-]+)`/).map { String($0.1) }.filter { name in CommandTable.verbs.contains { $0.name == name } }
+        #expect(named == CommandTable.verbs.map(\.name))
+    }
+
+    /// Each man page section the README sends the reader to (`EXIT STATUS in \`man prefs\``, or a
+    /// heading named in its Reference) is a heading of the man page.
+    @Test func readmePointsOnlyToManPageSectionsThatExist() throws {
+        let readme = try Paths.text("README.md")
+        let man = try Paths.text("man/prefs.1")
+        let headings = Set(man.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix(".SH ") || line.hasPrefix(".SS ") else { return nil }
+            return String(line.dropFirst(4)).replacingOccurrences(of: "\"", with: "")
+        })
+        // A citation may be wrapped across lines; a heading named in the Reference is in capitals,
+        // outside code (`prefs help VERB`).
+        let text = readme.replacingOccurrences(of: "\n", with: " ")
+        let cited = text.matches(of: /([A-Z][A-Za-z]+(?: [A-Za-z]+)*) in `man prefs`/).map { String($0.1) }
+        let reference = readme.components(separatedBy: "\n## Reference\n")[1].components(separatedBy: "\n## ")[0]
+            .replacingOccurrences(of: "`[^`]*`", with: "", options: .regularExpression).replacingOccurrences(of: "\n", with: " ")
+        let named = reference.matches(of: /\b([A-Z]{3,}(?: [A-Z]{3,})*)\b/).map { String($0.1) }
+        #expect(cited.count >= 8 && named.count >= 8, "\(cited) \(named)")
+        for section in cited + named {
+            #expect(headings.contains(section), "README cites \(section), which is not a section of the man page")
         }
     }
 
@@ -111,15 +130,19 @@ import Testing
         text.split { " \t[]|()\"'=".contains($0) }.map(String.init)
     }
 
-    @Test func readmeExitStatusTableMatches() throws {
-        let readme = try Paths.text("README.md")
-        let table = readme.split(separator: "\n").compactMap { row -> (Int32, String)? in
-            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard cells.count == 2, let code = Int32(cells[0]) else { return nil }
-            return (code, cells[1])
+    /// The man page's EXIT STATUS list is exactly ExitStatus, in order: each status and its meaning,
+    /// and no other (the README sends readers there).
+    @Test func manPageExitStatusListIsExactlyExitStatus() throws {
+        let man = try Paths.text("man/prefs.1")
+        let section = man.components(separatedBy: ".SH EXIT STATUS\n")[1].components(separatedBy: "\n.SH ")[0]
+        let lines = section.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var listed: [(Int32, String)] = []
+        for index in lines.indices.dropLast(2) where lines[index] == ".TP" {
+            guard lines[index + 1].hasPrefix(".B "), let code = Int32(lines[index + 1].dropFirst(3)) else { continue }
+            listed.append((code, lines[index + 2].replacingOccurrences(of: "\\-", with: "-")))
         }
-        #expect(table.map(\.0) == PrefsCore.ExitStatus.allCases.map(\.rawValue))
-        #expect(table.map(\.1) == PrefsCore.ExitStatus.allCases.map(\.meaning))
+        #expect(listed.map(\.0) == PrefsCore.ExitStatus.allCases.map(\.rawValue))
+        #expect(listed.map(\.1) == PrefsCore.ExitStatus.allCases.map(\.meaning))
     }
 
     /// The man page renders and is clean under `mandoc -Tlint` (no warnings, not even style ones).
@@ -138,18 +161,13 @@ import Testing
     }
 
     /// The environment variables prefs reads — exactly those — are listed in the man page's
-    /// ENVIRONMENT section and the README's Environment table, and every `PREFS_` or `XDG_` name
-    /// the sources look up is one of them.
+    /// ENVIRONMENT section, and every `PREFS_` or `XDG_` name the sources look up is one of them.
     @Test func environmentVariablesAreDocumented() throws {
         let man = try Paths.text("man/prefs.1")
         let section = man.components(separatedBy: ".SH ENVIRONMENT")[1].components(separatedBy: ".SH ")[0]
         let lines = section.split(separator: "\n")
         let manNames = zip(lines, lines.dropFirst()).filter { $0.0 == ".TP" }.map { String($0.1.dropFirst(3)) }
         #expect(manNames == Environment.names)
-        let readme = try Paths.text("README.md")
-        let table = readme.components(separatedBy: "## Environment")[1].components(separatedBy: "\n## ")[0]
-        let readmeNames = table.split(separator: "\n").filter { $0.hasPrefix("| `") }.map { String($0.dropFirst(3).prefix { $0 != "`" }) }
-        #expect(readmeNames == Environment.names)
         let sources = try FileManager.default.subpathsOfDirectory(atPath: Fixtures.packageRoot + "/Sources").filter { $0.hasSuffix(".swift") }
         for file in sources {
             let text = try String(contentsOfFile: Fixtures.packageRoot + "/Sources/" + file, encoding: .utf8)

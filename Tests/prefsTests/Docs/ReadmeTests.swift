@@ -89,13 +89,22 @@ import Testing
         return (parentheses, quote)
     }
 
+    /// The README is an introduction a newcomer reads through: at most 600 lines. Reference material
+    /// (every option, the exit statuses, the environment, the etcd data model) is the man page's.
+    @Test func theReadmeIsAtMost600Lines() throws {
+        let readme = try Paths.text("README.md")
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).count - (readme.hasSuffix("\n") ? 1 : 0)
+        #expect(lines <= 600, "README.md has \(lines) lines")
+        #expect(!readme.contains("\n## Exit status\n") && !readme.contains("\n## Environment\n") && !readme.contains("\n## Verbs\n"))
+    }
+
     @Test func theReadmeRunsAsWritten() async throws {
         let readme = try Paths.text("README.md")
         let (steps, notRun) = ReadmeTests.steps(readme)
         #expect(notRun == ["it downloads and installs a Swift toolchain",
                            "it builds and installs a release binary (InstallTests runs these install lines)",
                            "it links defaults to prefs (InstallTests runs this line, twice)",
-                           "a watch runs until it is stopped; WatchTests check these lines",
+                           "it removes an installed prefs (InstallTests runs these lines after the install lines)",
                            "a watch runs until it is stopped; WatchTests check these lines",
                            "it needs an etcd cluster (EtcdTests run these verbs against one)",
                            "it runs the whole test suite"])

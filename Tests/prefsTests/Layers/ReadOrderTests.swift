@@ -3,7 +3,7 @@ import Testing
 import PrefsTestSupport
 @testable import PrefsCore
 
-/// The whole read order with the built `prefs`, as the README's table gives it, top first: managed
+/// The whole read order with the built `prefs`, as the man page's read order (Registered defaults) gives it, top first: managed
 /// values (the suite's, then the global suite's; this machine's files, then on etcd the fleet's),
 /// stored, global, system defaults, registered (the user's, then the packages'), schema — on files
 /// and on etcd. Key `kNN` is set in layer NN and every layer under it, so `read --origin` names

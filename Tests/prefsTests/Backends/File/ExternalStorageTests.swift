@@ -217,7 +217,7 @@ import Testing
         #expect(try await sandbox.prefs("check", "s").status == 0)
     }
 
-    /// A new blob's reference records the tree digest of README (SHA-256 of its 1 MiB pieces'
+    /// A new blob's reference records the tree digest (SHA-256 of its 1 MiB pieces'
     /// SHA-256 digests), computed here by Python on the source; a reference written before it, with
     /// the SHA-256 of the whole value (`sha256sum`), still reads back and is still checked.
     @Test func referencesRecordTheTreeDigestAndOlderOnesStillRead() async throws {
