@@ -54,6 +54,7 @@ extension SuiteStore {
         let transaction: ExternalTransaction?
         do {
             transaction = try ExternalTransaction(store: self, target: target, options: external)
+            transaction?.keepsOrphans = try keepsVersions(target.location)
         } catch {
             discard(external.prewritten, place: try? blobPlace(for: target))
             throw error
@@ -72,7 +73,7 @@ extension SuiteStore {
                     probe: checked,
                     willCommit: { transaction?.committing = true },
                     didCommit: { transaction?.committed() })
-                return try storage(for: target.location).modify(target.location, scope: keys, removingEmpty: removingEmpty, stored)
+                return try changing(target.location).modify(target.location, scope: keys, removingEmpty: removingEmpty, stored)
             }
             transaction?.finish(succeeded: true)
             return changed

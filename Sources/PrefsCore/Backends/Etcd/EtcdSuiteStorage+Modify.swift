@@ -13,7 +13,7 @@ extension EtcdSuiteStorage {
         var wait = LockWait(timeout: try environment.lockTimeout())
         while true {
             try fence?.check()
-            let snapshot = try snapshot(place, keys: keys)
+            let snapshot = try snapshot(place, keys: keys, history: historyPrefix(location, place: place))
             let before = try contents(of: snapshot, place: place, location: location)
             var after = before
             try change.apply(&after, nil)
@@ -25,8 +25,10 @@ extension EtcdSuiteStorage {
             }
             let tag = Generation.marker(tag: EtcdSuiteStorage.newNonce(), generation: snapshot.generation)
             operations.append(removesSuite ? .delete(key: layout.marker(of: place)) : .put(key: layout.marker(of: place), value: tag))
+            let recording = try versionOperations(snapshot.versions, place: place, location: location, before: before, after: after, beside: operations)
             let committed: Bool
-            if fits(operations) {
+            if fits(operations + recording) {
+                operations += recording
                 change.willCommit()
                 committed = try commitEvenOverQuota(operations, compares: compares(snapshot, place: place, keys: keys), place: place, snapshot: snapshot,
                                                     tag: removesSuite ? nil : tag, location: location)
@@ -34,7 +36,9 @@ extension EtcdSuiteStorage {
                 keys = nil  // the whole suite is read, to be written in a new generation
                 continue
             } else {
-                committed = try commitInNewGeneration(after, place: place, snapshot: snapshot, location: location, change)
+                committed = try commitInNewGeneration(after, place: place, snapshot: snapshot, location: location, change,
+                                                      recording: try versionOperations(snapshot.versions, place: place, location: location,
+                                                                                       before: before, after: after, beside: []))
             }
             if committed { return true }
             guard wait.pause() else { throw PrefsError.lockUnavailable(path: describe(location), seconds: wait.timeout) }
@@ -187,11 +191,12 @@ extension EtcdSuiteStorage {
         var wait = LockWait(timeout: try environment.lockTimeout())
         while true {
             try fence?.check()
-            let snapshot = try snapshot(place, keys: nil)
+            let snapshot = try snapshot(place, keys: nil, history: historyPrefix(location, place: place))
             guard snapshot.exists else { return nil }
             let contents = try contents(of: snapshot, place: place, location: location)
             let values = layout.values(of: place)
-            let operations: [EtcdOperation] = [.delete(key: values, rangeEnd: EtcdClient.prefixEnd(values)), .delete(key: layout.marker(of: place))]
+            var operations: [EtcdOperation] = [.delete(key: values, rangeEnd: EtcdClient.prefixEnd(values)), .delete(key: layout.marker(of: place))]
+            operations += try versionOperations(snapshot.versions, place: place, location: location, before: contents, after: [:], beside: operations)
             if try commit(operations, compares: compares(snapshot, place: place, keys: nil), place: place, snapshot: snapshot, tag: nil,
                           location: location) { return contents }
             guard wait.pause() else { throw PrefsError.lockUnavailable(path: describe(location), seconds: wait.timeout) }

@@ -185,4 +185,6 @@ package struct ExpiringStorage: SuiteStorage {
     package func observing(_ observer: any ReadObserver) -> any SuiteStorage { ExpiringStorage(inner.observing(observer), request: request) }
     package func locks() throws -> (any LockService)? { try inner.locks() }
     package func fenced(by fence: LockFence) throws -> any SuiteStorage { ExpiringStorage(try inner.fenced(by: fence), request: request) }
+    package func versions(of location: SuiteLocation) throws -> [SuiteVersion]? { try inner.versions(of: location) }
+    package func recordingVersions(_ stamp: VersionStamp) -> any SuiteStorage { ExpiringStorage(inner.recordingVersions(stamp), request: request) }
 }

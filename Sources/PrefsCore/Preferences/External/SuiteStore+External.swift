@@ -179,6 +179,9 @@ final class ExternalTransaction {
     var committing = false
     /// Whether `committed` has cleaned up already.
     private var cleanedUp = false
+    /// Whether the old blobs the change leaves without a reference stay: the suite keeps a history,
+    /// whose new version names them; `gc` removes them once no kept version does.
+    var keepsOrphans = false
 
     init?(store: SuiteStore, target: SuiteTarget, options: ExternalOptions, writesBlobs: Bool = true) throws {
         guard let place = try store.blobPlace(for: target) else {
@@ -268,7 +271,7 @@ final class ExternalTransaction {
         cleanedUp = true
         for blob in written where !unreferencedWritten.contains(where: { $0 === blob }) { blob.release() }
         for blob in unreferencedWritten { blob.remove(from: place) }
-        for reference in orphaned { place.store.remove(reference, suite: place.suite) }
+        if !keepsOrphans { for reference in orphaned { place.store.remove(reference, suite: place.suite) } }
     }
 
     /// Releases the new blobs (held until now, so `gc` left them alone) and removes what the outcome
