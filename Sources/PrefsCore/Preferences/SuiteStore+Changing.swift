@@ -54,7 +54,6 @@ extension SuiteStore {
         let transaction: ExternalTransaction?
         do {
             transaction = try ExternalTransaction(store: self, target: target, options: external)
-            transaction?.keepsOrphans = try keepsVersions(target.location)
         } catch {
             discard(external.prewritten, place: try? blobPlace(for: target))
             throw error
@@ -72,7 +71,8 @@ extension SuiteStore {
                     },
                     probe: checked,
                     willCommit: { transaction?.committing = true },
-                    didCommit: { transaction?.committed() })
+                    didCommit: { transaction?.committed() },
+                    recorded: { transaction?.recorded(pruning: $0) })
                 return try changing(target.location).modify(target.location, scope: keys, removingEmpty: removingEmpty, stored)
             }
             transaction?.finish(succeeded: true)

@@ -8,10 +8,19 @@
 extension EtcdLayout {
     func history(of place: [UInt8]) -> [UInt8] { join(Array(".history".utf8), place) + [0x2F] }
 
-    func version(_ number: Int64, of place: [UInt8]) -> [UInt8] {
+    /// `NUMBER` in 20 digits, then `x` when the version names an external value (so a change that
+    /// prunes it knows, from the keys alone, to read it and let its blobs go).
+    func version(_ number: Int64, of place: [UInt8], namingBlobs: Bool = false) -> [UInt8] {
         let digits = Array(String(number).utf8)
-        return history(of: place) + [UInt8](repeating: 0x30, count: max(0, 20 - digits.count)) + digits
+        return history(of: place) + [UInt8](repeating: 0x30, count: max(0, 20 - digits.count)) + digits + (namingBlobs ? [0x78] : [])
     }
+}
+
+/// What records a change's version: the operations, and the versions it prunes that name blobs
+/// (read before the change commits: a version is never rewritten).
+struct VersionRecording {
+    var operations: [EtcdOperation] = []
+    var pruned: [SuiteVersion] = []
 }
 
 extension EtcdSuiteStorage {
@@ -46,31 +55,44 @@ extension EtcdSuiteStorage {
         return layout.history(of: place)
     }
 
-    /// The numbers of the versions kept, from a keys-only range over the history.
-    func versionNumbers(_ range: EtcdRange, prefix: [UInt8]) -> [Int64] {
-        range.kvs.compactMap { kv in Int64(String(decoding: kv.key.dropFirst(prefix.count), as: UTF8.self)) }.sorted()
+    /// The versions kept, from a keys-only range over the history: each one's number, and whether it
+    /// names an external value.
+    func versionNumbers(_ range: EtcdRange, prefix: [UInt8]) -> [(number: Int64, namesBlobs: Bool)] {
+        range.kvs.compactMap { kv -> (Int64, Bool)? in
+            let rest = kv.key.dropFirst(prefix.count)
+            guard let number = Int64(String(decoding: rest.prefix(20), as: UTF8.self)) else { return nil }
+            return (number, rest.count > 20)
+        }.sorted { $0.0 < $1.0 }
     }
 
     /// What records the change from `before` to `after` beside `operations` (the change's own): its
     /// version with the values when all of it fits one transaction, else without them; the oldest
     /// versions beyond the count kept deleted (one range). Checks the newest version against the
     /// one a `rollback` expects (4). Nothing when no version is recorded.
-    func versionOperations(_ numbers: [Int64]?, place: [UInt8], location: SuiteLocation, before: PrefDictionary, after: PrefDictionary,
-                           beside operations: [EtcdOperation]) throws -> [EtcdOperation] {
-        guard let numbers, let stamp = versioning else { return [] }
-        try stamp.checkHead(numbers.last ?? 0, domain: describe(location))
-        let number = (numbers.last ?? 0) + 1
-        guard stamp.keep > 0, let version = stamp.version(number, from: before, to: after) else { return [] }
-        var recording: [EtcdOperation] = []
-        let drop = numbers.count + 1 - stamp.keep
+    func versionOperations(_ kept: [(number: Int64, namesBlobs: Bool)]?, place: [UInt8], location: SuiteLocation, before: PrefDictionary,
+                           after: PrefDictionary, beside operations: [EtcdOperation]) throws -> VersionRecording {
+        guard let kept, let stamp = versioning else { return VersionRecording() }
+        try stamp.checkHead(kept.last?.number ?? 0, domain: describe(location))
+        let number = (kept.last?.number ?? 0) + 1
+        guard stamp.keep > 0, let version = stamp.version(number, from: before, to: after) else { return VersionRecording() }
+        var recording = VersionRecording()
+        let drop = kept.count + 1 - stamp.keep
         if drop > 0 {
-            let oldestKept = drop < numbers.count ? numbers[drop] : number
-            recording.append(.delete(key: layout.history(of: place), rangeEnd: layout.version(oldestKept, of: place)))
+            let oldestKept = drop < kept.count ? kept[drop].number : number
+            recording.operations.append(.delete(key: layout.history(of: place), rangeEnd: layout.version(oldestKept, of: place)))
+            for pruned in kept.prefix(drop) where pruned.namesBlobs {
+                let key = layout.version(pruned.number, of: place, namingBlobs: true)
+                if let value = try etcd.range(key).kvs.first?.value, let version = SuiteVersion(encoded: value) { recording.pruned.append(version) }
+            }
         }
-        let whole = recording + [.put(key: layout.version(number, of: place), value: try version.encoded())]
-        if fits(operations + whole) { return whole }
+        let whole = recording.operations + [.put(key: layout.version(number, of: place, namingBlobs: !version.references.isEmpty), value: try version.encoded())]
+        guard !fits(operations + whole) else {
+            recording.operations = whole
+            return recording
+        }
         var bare = version
         bare.changes = nil
-        return recording + [.put(key: layout.version(number, of: place), value: try bare.encoded())]
+        recording.operations.append(.put(key: layout.version(number, of: place), value: try bare.encoded()))
+        return recording
     }
 }

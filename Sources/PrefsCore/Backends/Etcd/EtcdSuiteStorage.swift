@@ -114,7 +114,7 @@ package struct EtcdSuiteStorage: SuiteStorage {
         var revision: Int64
         /// The numbers of the versions kept (`EtcdSuiteStorage+History.swift`), where the change
         /// records one; else nil.
-        var versions: [Int64]? = nil
+        var versions: [(number: Int64, namesBlobs: Bool)]? = nil
         var exists: Bool { marker != nil || !values.isEmpty }
     }
 

@@ -18,13 +18,16 @@ extension FileSuiteStorage {
     }
 
     /// Where a location's history is kept; nil for a place that has none (registered defaults,
-    /// schemas, files named by their paths, ByHost suites).
+    /// schemas, files named by their paths, ByHost suites), or when neither `XDG_STATE_HOME` nor
+    /// `HOME` names a directory: then changes keep no version.
     func historyFile(of location: SuiteLocation) throws -> String? {
+        let name: String
         switch location {
-        case .suite(let name): return try environment.stateHome() + "/prefs/history/" + name + ".plist"
-        case .global: return try environment.stateHome() + "/prefs/history/.GlobalPreferences.plist"
+        case .suite(let suite): name = suite
+        case .global: name = ".GlobalPreferences"
         default: return nil
         }
+        return try environment.optionalBaseDirectory("XDG_STATE_HOME", fallback: ".local/state").map { $0 + "/prefs/history/" + name + ".plist" }
     }
 
     func readVersions(_ file: String) throws -> [SuiteVersion] {
@@ -47,7 +50,14 @@ extension FileSuiteStorage {
     /// version a `rollback` expects (`VersionStamp.checkHead`); nil when no version is recorded.
     func versionsBeforeChange(_ location: SuiteLocation) throws -> (file: String, versions: [SuiteVersion])? {
         guard let stamp = versioning, stamp.keep > 0 || stamp.expectedHead != nil, let file = try historyFile(of: location) else { return nil }
-        let versions = try readVersions(file)
+        let versions: [SuiteVersion]
+        do {
+            versions = try readVersions(file)
+        } catch let error as PrefsError where error.exitStatus == .dataError && stamp.expectedHead == nil {
+            // A damaged history stops no change: the change keeps no version, and the file stays
+            // as it is for `prefs history` to report (65).
+            return nil
+        }
         try stamp.checkHead(versions.last?.number ?? 0, domain: FileSuiteStorage.suiteName(location))
         return (file, versions)
     }
@@ -56,17 +66,22 @@ extension FileSuiteStorage {
     /// turned `before` into `after` added, the oldest beyond `keep` dropped. The change stands
     /// whatever happens here: a history that cannot be written (a full disk) loses this version,
     /// and the command does not report a committed change as failed.
-    func recordVersion(_ kept: (file: String, versions: [SuiteVersion])?, before: PrefDictionary, after: PrefDictionary) {
-        try? writeVersion(kept, before: before, after: after)
+    /// `change` (nil for a whole suite's removal) hears of the version and of the versions pruned.
+    func recordVersion(_ kept: (file: String, versions: [SuiteVersion])?, before: PrefDictionary, after: PrefDictionary, _ change: StoredChange? = nil) {
+        guard let pruned = try? writeVersion(kept, before: before, after: after) else { return }
+        change?.recorded(pruned)
     }
 
-    func writeVersion(_ kept: (file: String, versions: [SuiteVersion])?, before: PrefDictionary, after: PrefDictionary) throws {
+    /// The versions pruned; nil when no version was written.
+    func writeVersion(_ kept: (file: String, versions: [SuiteVersion])?, before: PrefDictionary, after: PrefDictionary) throws -> [SuiteVersion]? {
         guard let kept, let stamp = versioning, stamp.keep > 0,
-              let version = stamp.version((kept.versions.last?.number ?? 0) + 1, from: before, to: after) else { return }
-        let versions = Array((kept.versions + [version]).suffix(stamp.keep))
+              let version = stamp.version((kept.versions.last?.number ?? 0) + 1, from: before, to: after) else { return nil }
+        let all = kept.versions + [version]
+        let versions = Array(all.suffix(stamp.keep))
         let bytes = try PropertyList.encode(.dictionary(["versions": .array(versions.map(\.stored))]), as: .binary)
         let directory = splitPath(kept.file).directory
         if try fileSystem.status(of: directory) == nil { try fileSystem.createDirectory(directory, mode: 0o700) }
         try fileSystem.replace(kept.file, with: bytes, newFileMode: 0o600)
+        return Array(all.prefix(all.count - versions.count))
     }
 }

@@ -38,7 +38,7 @@ extension FileSuiteStorage {
                 try fileSystem.removeFile(target)
                 // (With the file gone, a new locker takes the directory's lock, which this one does
                 // not hold: `check` allows for what is removed here, see `checkExternal`.)
-                recordVersion(kept, before: current?.contents ?? [:], after: contents)
+                recordVersion(kept, before: current?.contents ?? [:], after: contents, change)
                 change.didCommit()
                 return true
             }
@@ -47,7 +47,7 @@ extension FileSuiteStorage {
             guard encoded != bytes else { return false }
             change.willCommit()
             try fileSystem.replace(target, newFileMode: 0o600, streaming: { write in try encoded.withUnsafeBytes(write) }) { rename in
-                try committing(rename, change) { recordVersion(kept, before: current?.contents ?? [:], after: contents) }
+                try committing(rename, change) { recordVersion(kept, before: current?.contents ?? [:], after: contents, change) }
             }
             return true
         }
@@ -76,7 +76,7 @@ extension FileSuiteStorage {
                     change.willCommit()
                     try fileSystem.replace(target, newFileMode: 0o600, streaming: { write in
                         try document.withPieces { pieces in for piece in pieces { try write(piece) } }
-                    }) { rename in try committing(rename, change) { recordVersion(kept, before: before, after: after) } }
+                    }) { rename in try committing(rename, change) { recordVersion(kept, before: before, after: after, change) } }
                     return true
                 case .unsupported:
                     return nil

@@ -96,7 +96,7 @@ package struct ExpiringStorage: SuiteStorage {
                 try ExpiringStorage.run(&raw, format: format, request: request, scoped: scoped) { try change.apply(&$0, format) }
             },
             probe: { raw in try ExpiringStorage.run(&raw, format: nil, request: request, scoped: scoped) { try change.probe(&$0) } },
-            willCommit: change.willCommit, didCommit: change.didCommit)
+            willCommit: change.willCommit, didCommit: change.didCommit, recorded: change.recorded)
         return try inner.modify(location, scope: scope.map(ExpiringStorage.withTable), removingEmpty: removingEmpty, wrapped)
     }
 

@@ -21,6 +21,16 @@ extension SuiteStore {
         }
     }
 
+    /// The blobs (`KEYDIR/UUID`) a location's stored contents (expired values too) and its kept
+    /// versions name.
+    func blobsNamed(at location: SuiteLocation) throws -> Set<String> {
+        var named = try blobsNamedByVersions(location)
+        for entry in try ExpiringStorage.unwrapped(storage(for: location)).load(location)?.contents ?? [:] {
+            if let reference = try? ExternalReference.parse(entry.value) { named.insert(reference.directory + "/" + reference.uuid) }
+        }
+        return named
+    }
+
     /// The blobs (`KEYDIR/UUID`) the kept versions of a location name, which `gc` keeps and `check`
     /// does not count as orphans.
     func blobsNamedByVersions(_ location: SuiteLocation) throws -> Set<String> {

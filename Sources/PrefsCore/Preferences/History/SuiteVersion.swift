@@ -51,6 +51,11 @@ package struct SuiteVersion: Sendable, Equatable {
         return changes.sorted { $0.key.utf8Compare($1.key) < 0 }
     }
 
+    /// The external values its values name (a large value kept by reference).
+    package var references: [ExternalReference] {
+        (changes ?? []).flatMap { [$0.old, $0.new] }.compactMap { value in try? value.flatMap { try ExternalReference.parse($0) } }
+    }
+
     // MARK: Stored form
 
     /// As a store keeps it: a dictionary, written as a binary property list.
