@@ -187,7 +187,7 @@ _prefs_option_kind() {
 # word, or take the next as their value), and the TYPE flags (those that take one VALUE, those
 # whose VALUE may be a schema's choice, a boolean, a FILE or @FILE).
 _prefs_verbs=(read read-type write delete rename register reset domains find lint export import migrate dump
-    load watch exec lock locks edit describe check gc completion help)
+    load watch exec lock locks history diff rollback edit describe check gc completion help)
 _prefs_global=(--help -h --version --store -currentHost -host)
 _prefs_scope_words='--store=*|-currentHost'
 _prefs_scope_pairs='--store|-host'
@@ -341,6 +341,24 @@ _prefs_verb() {
                 --help flag
             )
             _prefs_operands=(text)
+            ;;
+        history)
+            _prefs_options=(
+                --json flag --compact flag --help flag
+            )
+            _prefs_operands=(domain key)
+            ;;
+        diff)
+            _prefs_options=(
+                --help flag
+            )
+            _prefs_operands=(domain text text)
+            ;;
+        rollback)
+            _prefs_options=(
+                --to text --exit-code flag --dry-run flag --fence text --help flag
+            )
+            _prefs_operands=(domain)
             ;;
         edit)
             _prefs_options=(

@@ -45,6 +45,9 @@ function __prefs_verbs
     printf '%s\t%s\n' exec 'run COMMAND with the suites\' values in its environment (a later DOMAIN wins)'
     printf '%s\t%s\n' lock 'run COMMAND holding the lock NAME of the store (75: not obtained; 78: lost, COMMAND stopped)'
     printf '%s\t%s\n' locks 'list the held locks of the store: NAME, user@host, pid, since, token (tab-separated)'
+    printf '%s\t%s\n' history 'list the versions kept of a suite\'s changes, newest first: VERSION, time, user@host, verb, keys (tab-separated)'
+    printf '%s\t%s\n' diff 'show what changed between two versions of a suite (V2: the newest)'
+    printf '%s\t%s\n' rollback 'put a suite back as a version of its history left it (a new version; 4 if it moved meanwhile)'
     printf '%s\t%s\n' edit 'edit a suite\'s values in $VISUAL or $EDITOR (typed JSON), checked, no concurrent change lost'
     printf '%s\t%s\n' describe 'print a suite\'s schema: each key\'s type, default, range or choices, description and current origin'
     printf '%s\t%s\n' check 'verify the external values of suites: every blob present with its recorded size and SHA-256; list orphan blobs'
@@ -82,7 +85,7 @@ function __prefs_options -a verb
             printf '%s\n' --null flag -0 flag --help flag
         case find
             printf '%s\n' --json flag --compact flag --null flag -0 flag --expiring text --help flag
-        case lint locks completion help
+        case lint locks diff completion help
             printf '%s\n' --help flag
         case export
             printf '%s\n' --format 'choice binary xml openstep json typed-json sh env github' \
@@ -108,6 +111,10 @@ function __prefs_options -a verb
             printf '%s\n' --keys 'key-list 0...' --max-stale text --fallback-cache flag --help flag
         case lock
             printf '%s\n' --ttl text --wait text --no-wait flag --holders text -n text --help flag
+        case history
+            printf '%s\n' --json flag --compact flag --help flag
+        case rollback
+            printf '%s\n' --to text --exit-code flag --dry-run flag --fence text --help flag
         case edit
             printf '%s\n' --fence text --help flag
         case describe
@@ -126,7 +133,7 @@ end
 # WORD..., text (nothing offered); the last, followed by ..., goes on.
 function __prefs_operand_kinds -a verb
     switch $verb
-        case read read-type
+        case read read-type history
             printf '%s\n' domain key
         case write
             printf '%s\n' domain key value...
@@ -152,7 +159,9 @@ function __prefs_operand_kinds -a verb
             printf '%s\n' domain...
         case lock
             printf '%s\n' text...
-        case edit
+        case diff
+            printf '%s\n' domain text text
+        case rollback edit
             printf '%s\n' domain
         case describe
             printf '%s\n' suite key
@@ -434,9 +443,9 @@ complete -c prefs -n '__prefs_verb read export' -l compact -d 'write JSON (or ty
 complete -c prefs -n '__prefs_verb read' -l default -x -d 'print VALUE (typed as write types it: --default -int 30) when the key or suite is absent, exit 0'
 complete -c prefs -n '__prefs_verb read export exec' -l max-stale -x -d 'on etcd, answer from this host\'s snapshot of the suite when the store confirmed it at most SECONDS ago, without asking the store'
 complete -c prefs -n '__prefs_verb read export exec' -l fallback-cache -d 'on etcd, answer from this host\'s snapshot of the suite when no endpoint answers (one line on standard error says so); also PREFS_FALLBACK_CACHE=1'
-complete -c prefs -n '__prefs_verb read read-type write delete rename register reset domains find lint export import migrate dump load watch exec lock locks edit describe check gc completion help' -l help -d 'show help for this verb'
-complete -c prefs -n '__prefs_verb write delete rename register reset import migrate load gc' -l exit-code -d 'exit 3 when something changed, 0 when everything was already so'
-complete -c prefs -n '__prefs_verb write delete rename register reset import' -l dry-run -d 'print what would change (+ added, - removed, ~ replaced) and change nothing'
+complete -c prefs -n '__prefs_verb read read-type write delete rename register reset domains find lint export import migrate dump load watch exec lock locks history diff rollback edit describe check gc completion help' -l help -d 'show help for this verb'
+complete -c prefs -n '__prefs_verb write delete rename register reset import migrate load rollback gc' -l exit-code -d 'exit 3 when something changed, 0 when everything was already so'
+complete -c prefs -n '__prefs_verb write delete rename register reset import rollback' -l dry-run -d 'print what would change (+ added, - removed, ~ replaced) and change nothing'
 complete -c prefs -n '__prefs_verb write' -l if-absent -d 'skip the keys that are already stored'
 complete -c prefs -n '__prefs_verb write' -l if-equals -x -d 'change the key only if its stored value is VALUE (typed as the new value); else exit 4'
 complete -c prefs -n '__prefs_verb write' -l external -d 'keep the values in external storage whatever their size'
@@ -445,14 +454,14 @@ complete -c prefs -n '__prefs_verb write' -l ttl -x -d 'the values expire after 
 complete -c prefs -n '__prefs_verb write' -l expires-at -x -d 'the values expire at DATE (ISO 8601, 2026-12-01T18:00:00Z): then reads show the next layer'
 complete -c prefs -n '__prefs_verb write rename import migrate' -l schema -r -F -d 'check the values against the schema FILE instead of the suite\'s'
 complete -c prefs -n '__prefs_verb write rename import migrate load' -l no-schema -d 'store the values without checking them against the suite\'s schema'
-complete -c prefs -n '__prefs_verb write delete rename register reset import migrate load edit' -l fence -x -d 'change only while the lock $PREFS_LOCK_NAME (or NAME:TOKEN) is held with TOKEN ($PREFS_LOCK_TOKEN); else exit 4'
+complete -c prefs -n '__prefs_verb write delete rename register reset import migrate load rollback edit' -l fence -x -d 'change only while the lock $PREFS_LOCK_NAME (or NAME:TOKEN) is held with TOKEN ($PREFS_LOCK_TOKEN); else exit 4'
 complete -c prefs -n '__prefs_verb register' -l replace -d 'replace the whole registration instead of merging into it'
 complete -c prefs -n '__prefs_verb register' -l delete -x -a '(__prefs_keys | string split0)' -d 'remove KEY, and the KEYs that follow it, from the registration (all or nothing)'
 complete -c prefs -n '__prefs_verb register' -l schema -r -F -d 'install FILE (- for standard input) as the suite\'s schema, once checked whole'
 complete -c prefs -n '__prefs_verb register' -l no-schema -d 'record the values without checking them against the suite\'s schema'
 complete -c prefs -n '__prefs_verb domains' -l null -s 0 -d 'end each name with a NUL byte instead of a newline'
 complete -c prefs -n '__prefs_verb find' -l json -d 'print the matches as JSON'
-complete -c prefs -n '__prefs_verb find' -l compact -d 'print the JSON on one line (implies --json)'
+complete -c prefs -n '__prefs_verb find history' -l compact -d 'print the JSON on one line (implies --json)'
 complete -c prefs -n '__prefs_verb find' -l null -s 0 -d 'end each match with a NUL byte instead of a newline'
 complete -c prefs -n '__prefs_verb find' -l expiring -x -d 'only the stored keys that expire within D (500ms, 10s, 15m, 1h; at most a week), with their deadlines'
 complete -c prefs -n '__prefs_verb export' -l format -x -a 'binary xml openstep json typed-json sh env github' -d 'xml, binary, openstep, json or typed-json (default: by PATH\'s ending, .json json, .plist and .xml xml, .env env, .sh sh; else json with --compact or --lossy, else xml); sh, env or github: the keys as environment variables'
@@ -484,6 +493,8 @@ complete -c prefs -n '__prefs_verb lock' -l ttl -x -d 'how long the lock outlive
 complete -c prefs -n '__prefs_verb lock' -l wait -x -d 'wait at most this long for the lock, then exit 75 (default: as long as it takes)'
 complete -c prefs -n '__prefs_verb lock' -l no-wait -d 'exit 75 at once when the lock is held'
 complete -c prefs -n '__prefs_verb lock' -l holders -s n -x -d 'a semaphore: up to N hold the lock at once (every holder gives the same N; default 1)'
+complete -c prefs -n '__prefs_verb history' -l json -d 'print the versions as JSON'
+complete -c prefs -n '__prefs_verb rollback' -l to -x -d 'the version to put back (the first field of `prefs history`)'
 complete -c prefs -n '__prefs_verb describe' -l schema -r -F -d 'describe the schema FILE instead of the suite\'s'
 complete -c prefs -n '__prefs_verb describe' -l choices -d 'print only the values KEY may take, one per line (a boolean\'s: true and false)'
 complete -c prefs -n '__prefs_verb describe' -l null -d 'with --choices, end each value with a NUL byte instead of a newline'

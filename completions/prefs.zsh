@@ -172,6 +172,9 @@ _prefs_table() {
         'exec:run COMMAND with the suites'\'' values in its environment (a later DOMAIN wins)'
         'lock:run COMMAND holding the lock NAME of the store (75: not obtained; 78: lost, COMMAND stopped)'
         'locks:list the held locks of the store: NAME, user@host, pid, since, token (tab-separated)'
+        'history:list the versions kept of a suite'\''s changes, newest first: VERSION, time, user@host, verb, keys (tab-separated)'
+        'diff:show what changed between two versions of a suite (V2: the newest)'
+        'rollback:put a suite back as a version of its history left it (a new version; 4 if it moved meanwhile)'
         'edit:edit a suite'\''s values in $VISUAL or $EDITOR (typed JSON), checked, no concurrent change lost'
         'describe:print a suite'\''s schema: each key'\''s type, default, range or choices, description and current origin'
         'check:verify the external values of suites: every blob present with its recorded size and SHA-256; list orphan blobs'
@@ -426,6 +429,30 @@ _prefs_verb() {
                 --help flag 'show help for this verb'
             )
             kinds=(text)
+            ;;
+        (history)
+            verb_options=(
+                --json flag 'print the versions as JSON'
+                --compact flag 'print the JSON on one line (implies --json)'
+                --help flag 'show help for this verb'
+            )
+            kinds=(domain key)
+            ;;
+        (diff)
+            verb_options=(
+                --help flag 'show help for this verb'
+            )
+            kinds=(domain text text)
+            ;;
+        (rollback)
+            verb_options=(
+                --to text 'the version to put back (the first field of `prefs history`)'
+                --exit-code flag 'exit 3 when something changed, 0 when everything was already so'
+                --dry-run flag 'print what would change (+ added, - removed, ~ replaced) and change nothing'
+                --fence text 'change only while the lock $PREFS_LOCK_NAME (or NAME:TOKEN) is held with TOKEN ($PREFS_LOCK_TOKEN); else exit 4'
+                --help flag 'show help for this verb'
+            )
+            kinds=(domain)
             ;;
         (edit)
             verb_options=(

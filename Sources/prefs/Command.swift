@@ -57,7 +57,9 @@ struct VerbSpec: Sendable {
                 guard let given = invocation.options[option.spec.name] else { continue }
                 try option.set(&values, given)
             }
-            return try C.run(values, invocation.operands, try C.fenced(values, context))
+            var context = try C.fenced(values, context)
+            context.store.changeVerb = C.verb.name
+            return try C.run(values, invocation.operands, context)
         }
     }
 

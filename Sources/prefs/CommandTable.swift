@@ -23,7 +23,8 @@ enum CommandTable {
         VerbSpec(RenameCommand.self), VerbSpec(RegisterCommand.self), VerbSpec(ResetCommand.self), VerbSpec(DomainsCommand.self),
         VerbSpec(FindCommand.self), VerbSpec(LintCommand.self), VerbSpec(ExportCommand.self), VerbSpec(ImportCommand.self),
         VerbSpec(MigrateCommand.self), VerbSpec(DumpCommand.self), VerbSpec(LoadCommand.self), VerbSpec(WatchCommand.self),
-        VerbSpec(ExecCommand.self), VerbSpec(LockCommand.self), VerbSpec(LocksCommand.self), VerbSpec(EditCommand.self),
+        VerbSpec(ExecCommand.self), VerbSpec(LockCommand.self), VerbSpec(LocksCommand.self), VerbSpec(HistoryCommand.self), VerbSpec(DiffCommand.self),
+        VerbSpec(RollbackCommand.self), VerbSpec(EditCommand.self),
         VerbSpec(DescribeCommand.self), VerbSpec(CheckCommand.self), VerbSpec(GCCommand.self),
         VerbSpec(CompletionCommand.self), VerbSpec(HelpCommand.self),
     ]

@@ -8,7 +8,7 @@
 #   Tests/Benchmarks/run-all.sh [--smoke]       (needs python3, git, hyperfine, openssl, valgrind, etcd and etcdctl)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-for bench in bench-startup bench-codecs bench-cache bench-json bench-sha256 bench-vs-git bench-vs-dconf bench-memory bench-durable bench-external bench-locks bench-lock-handoff bench-etcd bench-etcd-tls bench-etcd-endpoints bench-snapshots bench-etcd-watch; do
+for bench in bench-startup bench-codecs bench-cache bench-json bench-sha256 bench-vs-git bench-vs-dconf bench-memory bench-durable bench-external bench-locks bench-lock-handoff bench-history bench-etcd bench-etcd-tls bench-etcd-endpoints bench-snapshots bench-etcd-watch; do
   echo "== $bench ${1:-}"
   start=$SECONDS
   "$here/$bench.sh" "$@"

@@ -68,6 +68,10 @@ extension SuiteStorage {
     package func locks() throws -> (any LockService)? { nil }
 
     package func fenced(by fence: LockFence) throws -> any SuiteStorage { throw PrefsError.usage(SuiteStore.keepsNoLocks) }
+
+    package func versions(of location: SuiteLocation) throws -> [SuiteVersion]? { nil }
+
+    package func recordingVersions(_ stamp: VersionStamp) -> any SuiteStorage { self }
 }
 
 extension SuiteStore {

@@ -159,4 +159,14 @@ package protocol SuiteStorage: Sendable {
     /// in the same step as the commit (in its transaction, or under the suite's lock). By default
     /// refused (64): a store without locks has nothing to fence with.
     func fenced(by fence: LockFence) throws -> any SuiteStorage
+
+    /// The versions kept of a suite's changes (`prefs history`), oldest first; nil (the default) when
+    /// the store keeps no history.
+    func versions(of location: SuiteLocation) throws -> [SuiteVersion]?
+
+    /// This store with each change of a suite or the global suite recording a version as `stamp`
+    /// says, in the same step as the change (the file store under the suite's lock, etcd in its
+    /// transaction), and the oldest pruned to `stamp.keep` in that step. By default the store
+    /// itself: it keeps no history.
+    func recordingVersions(_ stamp: VersionStamp) -> any SuiteStorage
 }

@@ -65,18 +65,25 @@ package struct StoredSuite: Sendable {
 /// that still keeps other changes (and `withChangesHeld`) out then — the file store, before it lets go
 /// of the suite's lock — so what it does (removing the blobs the change left unreferenced) is done
 /// before anyone else sees the suite; a store that has no such moment does not call it.
+///
+/// `recorded` is called, once the change is committed and before `didCommit`, by a store that kept
+/// a version of it (`SuiteStorage.recordingVersions`), with the values of the versions that change
+/// pruned (those whose values it has: on etcd, only when they name an external value), so the
+/// blobs only they named can go with the change's own.
 package struct StoredChange {
     package let apply: (inout PrefDictionary, PlistFormat?) throws -> Void
     package let probe: (inout PrefDictionary) throws -> Void
     package let willCommit: () -> Void
     package let didCommit: () -> Void
+    package let recorded: (_ pruned: [SuiteVersion]) -> Void
 
     package init(apply: @escaping (inout PrefDictionary, PlistFormat?) throws -> Void,
                 probe: @escaping (inout PrefDictionary) throws -> Void, willCommit: @escaping () -> Void = {},
-                didCommit: @escaping () -> Void = {}) {
+                didCommit: @escaping () -> Void = {}, recorded: @escaping (_ pruned: [SuiteVersion]) -> Void = { _ in }) {
         self.apply = apply
         self.probe = probe
         self.willCommit = willCommit
         self.didCommit = didCommit
+        self.recorded = recorded
     }
 }

@@ -71,8 +71,9 @@ extension SuiteStore {
                     },
                     probe: checked,
                     willCommit: { transaction?.committing = true },
-                    didCommit: { transaction?.committed() })
-                return try storage(for: target.location).modify(target.location, scope: keys, removingEmpty: removingEmpty, stored)
+                    didCommit: { transaction?.committed() },
+                    recorded: { transaction?.recorded(pruning: $0) })
+                return try changing(target.location).modify(target.location, scope: keys, removingEmpty: removingEmpty, stored)
             }
             transaction?.finish(succeeded: true)
             return changed

@@ -21,6 +21,10 @@ public struct SuiteStore: Sendable {
     /// What the changes made through this store do to the deadlines of the keys they write
     /// (`write --ttl`, `rename`); nil: a key set to another value or removed loses its deadline.
     package var expiry: ExpiryChange? = nil
+    /// The verb each change records in its suite's history (`prefs` sets its own; `swift`: the library).
+    package var changeVerb = "swift"
+    /// The newest version of the suite a change expects to find (`rollback`); nil: any.
+    var expectedVersion: Int64? = nil
 
     package var environment: Environment { files.environment }
     package var fileSystem: any FileSystem { files.fileSystem }
@@ -125,7 +129,8 @@ public struct SuiteStore: Sendable {
     @discardableResult
     public func remove(_ domain: Domain) throws -> Bool {
         let location = try location(of: domain)
-        guard let contents = try storage(for: location).remove(location) else { return false }
+        guard let contents = try changing(location).remove(location) else { return false }
+        guard try !keepsVersions(location) else { return true }
         discard(contents.compactMap { try? ExternalReference.parse($0.value) }, place: try blobPlace(for: location))
         return true
     }

@@ -46,20 +46,21 @@ extension BackendContractTests {
     }
 
     /// `reset` with no key drops every stored value: the suite goes, nothing of it is left in the
-    /// store, and the registered defaults show; resetting again changes nothing.
+    /// store but its history, and the registered defaults show; resetting again changes nothing.
     @Test(arguments: Backend.allCases)
     func aSuiteResetToNothingLeavesNothingStored(backend: Backend) throws {
         let fixture = try ContractStore(backend)
         _ = try fixture.store.register(.document(["k": "registered"]), for: .suite("app"), replacing: false, dryRun: false)
-        let registrationOnly = try fixture.storedFiles()
+        let registrationOnly = try fixture.storedFilesOutsideHistory()
         try fixture.write(.suite("app"), "k", "stored", "n", "-int", "1")
         #expect(try fixture.store.reset([], in: .suite("app"), dryRun: false).changed)
         #expect(try fixture.store.load(.suite("app")) == nil)
-        #expect(try fixture.storedFiles() == registrationOnly)
+        #expect(try fixture.storedFilesOutsideHistory() == registrationOnly)
+        #expect(try fixture.store.versions(of: .suite("app")).map(\.verb) == ["swift", "swift"], "the write and the reset")
         #expect(try fixture.read(.suite("app"), "k").value == "registered")
         #expect(try fixture.store.reset([], in: .suite("app"), dryRun: false).changed == false)
         _ = try fixture.store.register(.deletion([PrefKeyPath(["k"])]), for: .suite("app"), replacing: false, dryRun: false)
-        #expect(try fixture.storedFiles() == [], "an empty registration is removed")
+        #expect(try fixture.storedFilesOutsideHistory() == [], "an empty registration is removed")
         expectFailure(.suiteNotFound(domain: "app"), status: .notFound) { _ = try fixture.read(.suite("app"), "k") }
     }
 

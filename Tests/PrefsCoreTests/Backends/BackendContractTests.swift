@@ -103,7 +103,7 @@ import Testing
     func deleteAndRenameChangeOnceAndALastKeyLeavesAnEmptySuite(backend: Backend) throws {
         let fixture = try ContractStore(backend)
         try fixture.write(.suite("other"), "k", "v")
-        let otherOnly = try fixture.storedFiles()
+        let otherOnly = try fixture.storedFilesOutsideHistory()
         try fixture.write(.suite("app"), "a", "1", "b", "-int", "2", "c", "-array", "x", "y")
         #expect(try fixture.store.rename(PrefKeyPath(["a"]), to: PrefKeyPath(["z"]), in: .suite("app"), dryRun: false).changed)
         #expect(try fixture.store.rename(PrefKeyPath(["z"]), to: PrefKeyPath(["c", "0"]), in: .suite("app"), dryRun: false).changed, "into a key path")
@@ -116,7 +116,8 @@ import Testing
         #expect(try fixture.store.delete(nil, in: .suite("app"), dryRun: false).changed)
         #expect(try fixture.store.load(.suite("app")) == nil)
         #expect(try fixture.store.suiteNames().names == ["other"])
-        #expect(try fixture.storedFiles() == otherOnly, "nothing of the suite is left, and nothing else went")
+        #expect(try fixture.storedFilesOutsideHistory() == otherOnly, "nothing of the suite is left but its history, and nothing else went")
+        #expect(try fixture.store.versions(of: .suite("app")).count == 7)
         #expect(try fixture.store.remove(.suite("app")) == false)
     }
 

@@ -20,10 +20,11 @@ final class ContractStore: @unchecked Sendable {
     let store: SuiteStore
     private let scratch: TemporaryDirectory?
     /// The etcd backends: the key-value store under the façade, and the store's prefix.
-    private let etcd: (any EtcdKV)?
-    private let prefix: String
+    let etcd: (any EtcdKV)?
+    let prefix: String
 
-    init(_ backend: Backend) throws {
+    /// `variables` are set beside the fixture's own environment (`PREFS_HISTORY`, say).
+    init(_ backend: Backend, variables: [String: String] = [:]) throws {
         self.backend = backend
         switch backend {
         case .fileMemory, .etcdFake:
@@ -40,7 +41,7 @@ final class ContractStore: @unchecked Sendable {
         prefix = "contract/" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         var environment = Environment(["XDG_CONFIG_HOME": root + "/config", "XDG_DATA_HOME": root + "/data", "XDG_DATA_DIRS": root + "/pkg",
                                    "XDG_CONFIG_DIRS": root + "/xdg", "XDG_STATE_HOME": root + "/state", "PREFS_LOCK_TIMEOUT": "0.2", "PREFS_EXTERNAL_THRESHOLD": "1K",
-                                   "PREFS_ETCD_TIMEOUT": "5"])
+                                   "PREFS_ETCD_TIMEOUT": "5"].merging(variables) { $1 })
         // No host of this machine: the host layers are there only where a scenario asks for a host.
         environment.machineIDFile = root + "/machine-id"
         self.environment = environment
@@ -141,6 +142,11 @@ final class ContractStore: @unchecked Sendable {
     func storedNames() throws -> [String] { try names(in: footprint(contents: false)).map(\.name) }
 
     /// The files (etcd: keys) of `storedNames`, without the directories.
+    /// `storedFiles` but for the suites' histories (`.history/…` on etcd, `state/prefs/history/…` on files).
+    func storedFilesOutsideHistory() throws -> [String] {
+        try storedFiles().filter { !$0.hasPrefix(".history/") && !$0.hasPrefix("state/prefs/history/") }
+    }
+
     func storedFiles() throws -> [String] { try names(in: footprint(contents: false)).filter { !$0.isDirectory }.map(\.name) }
 
     private func names(in entries: [String: String]) -> [(name: String, isDirectory: Bool)] {

@@ -18,8 +18,9 @@ extension EtcdSuiteStorage {
     /// that compares the marker as a small change does, points it at the new generation, deletes
     /// the other generations (a range each) and releases the staging key. Readers see the old suite
     /// until then, the new one after. Whether it committed (false: something moved; read again).
+    /// `recording`: the operations that record the change's version (`versionOperations`).
     func commitInNewGeneration(_ after: PrefDictionary, place: [UInt8], snapshot: Snapshot, location: SuiteLocation,
-                               _ change: StoredChange) throws -> Bool {
+                               _ change: StoredChange, recording: [EtcdOperation] = []) throws -> Bool {
         let generation = snapshot.generation.next
         guard let stage = try takeStaging(place, generation: generation, snapshot: snapshot, location: location) else { return false }
         defer { try? etcd.revokeLease(stage.lease) }
@@ -32,7 +33,7 @@ extension EtcdSuiteStorage {
             .put(key: layout.marker(of: place), value: tag),
             .delete(key: layout.staging(of: place)),
             .delete(key: layout.staged(of: place)),
-        ]
+        ] + recording
         var compares = compares(snapshot, place: place, keys: nil)
         compares.append(.createRevision(key: layout.staging(of: place), op: .equal, stage.revision))
         change.willCommit()

@@ -13,7 +13,7 @@ extension EtcdSuiteStorage {
         var wait = LockWait(timeout: try environment.lockTimeout())
         while true {
             try fence?.check()
-            let snapshot = try snapshot(place, keys: keys)
+            let snapshot = try snapshot(place, keys: keys, history: historyPrefix(location, place: place))
             let before = try contents(of: snapshot, place: place, location: location)
             var after = before
             try change.apply(&after, nil)
@@ -25,18 +25,27 @@ extension EtcdSuiteStorage {
             }
             let tag = Generation.marker(tag: EtcdSuiteStorage.newNonce(), generation: snapshot.generation)
             operations.append(removesSuite ? .delete(key: layout.marker(of: place)) : .put(key: layout.marker(of: place), value: tag))
+            var recording = try versionOperations(snapshot.versions, place: place, location: location, before: before, after: after, beside: operations)
             let committed: Bool
-            if fits(operations) {
+            var keptVersion = !recording.operations.isEmpty
+            if fits(operations + recording.operations) {
+                operations += recording.operations
                 change.willCommit()
-                committed = try commitEvenOverQuota(operations, compares: compares(snapshot, place: place, keys: keys), place: place, snapshot: snapshot,
-                                                    tag: removesSuite ? nil : tag, location: location)
+                let outcome = try commitEvenOverQuota(operations, compares: compares(snapshot, place: place, keys: keys), place: place,
+                                                  snapshot: snapshot, tag: removesSuite ? nil : tag, location: location)
+                committed = outcome.committed
+                keptVersion = keptVersion && outcome.keptVersion
             } else if keys != nil {
                 keys = nil  // the whole suite is read, to be written in a new generation
                 continue
             } else {
-                committed = try commitInNewGeneration(after, place: place, snapshot: snapshot, location: location, change)
+                recording = try versionOperations(snapshot.versions, place: place, location: location, before: before, after: after, beside: [])
+                committed = try commitInNewGeneration(after, place: place, snapshot: snapshot, location: location, change, recording: recording.operations)
             }
-            if committed { return true }
+            if committed {
+                if keptVersion { change.recorded(recording.pruned) }
+                return true
+            }
             guard wait.pause() else { throw PrefsError.lockUnavailable(path: describe(location), seconds: wait.timeout) }
         }
     }
@@ -187,13 +196,22 @@ extension EtcdSuiteStorage {
         var wait = LockWait(timeout: try environment.lockTimeout())
         while true {
             try fence?.check()
-            let snapshot = try snapshot(place, keys: nil)
+            let snapshot = try snapshot(place, keys: nil, history: historyPrefix(location, place: place))
             guard snapshot.exists else { return nil }
             let contents = try contents(of: snapshot, place: place, location: location)
             let values = layout.values(of: place)
-            let operations: [EtcdOperation] = [.delete(key: values, rangeEnd: EtcdClient.prefixEnd(values)), .delete(key: layout.marker(of: place))]
-            if try commit(operations, compares: compares(snapshot, place: place, keys: nil), place: place, snapshot: snapshot, tag: nil,
-                          location: location) { return contents }
+            var operations: [EtcdOperation] = [.delete(key: values, rangeEnd: EtcdClient.prefixEnd(values)), .delete(key: layout.marker(of: place))]
+            operations += try versionOperations(snapshot.versions, place: place, location: location, before: contents, after: [:], beside: operations).operations
+            let committed: Bool
+            do {
+                committed = try commit(operations, compares: compares(snapshot, place: place, keys: nil), place: place, snapshot: snapshot, tag: nil,
+                                       location: location)
+            } catch let full as PrefsError where EtcdSuiteStorage.isOverQuota(full) {
+                // Over the quota only deletes are taken: the suite goes, without a version.
+                committed = try commit(withoutVersion(operations, place: place), compares: compares(snapshot, place: place, keys: nil), place: place,
+                                       snapshot: snapshot, tag: nil, location: location)
+            }
+            if committed { return contents }
             guard wait.pause() else { throw PrefsError.lockUnavailable(path: describe(location), seconds: wait.timeout) }
         }
     }

@@ -17,14 +17,15 @@ extension EtcdSuiteStorage {
     }
 
     /// `commit`, and when etcd refuses it over its quota, the same change made of deletes alone
-    /// (`withoutPuts`), if it is one.
+    /// (`withoutPuts`), if it is one; whether it committed, and whether with the version it
+    /// recorded (a change made of deletes alone keeps none).
     func commitEvenOverQuota(_ operations: [EtcdOperation], compares: [EtcdCompare], place: [UInt8], snapshot: Snapshot, tag: [UInt8]?,
-                             location: SuiteLocation) throws -> Bool {
+                             location: SuiteLocation) throws -> (committed: Bool, keptVersion: Bool) {
         do {
-            return try commit(operations, compares: compares, place: place, snapshot: snapshot, tag: tag, location: location)
+            return (try commit(operations, compares: compares, place: place, snapshot: snapshot, tag: tag, location: location), true)
         } catch let full as PrefsError where EtcdSuiteStorage.isOverQuota(full) {
             let deletes = try withoutPuts(operations, place: place, snapshot: snapshot, location: location, refusal: full)
-            return try commit(deletes, compares: compares, place: place, snapshot: snapshot, tag: nil, location: location)
+            return (try commit(deletes, compares: compares, place: place, snapshot: snapshot, tag: nil, location: location), false)
         }
     }
 
@@ -33,7 +34,7 @@ extension EtcdSuiteStorage {
     /// can still be done.
     func withoutPuts(_ operations: [EtcdOperation], place: [UInt8], snapshot: Snapshot, location: SuiteLocation, refusal: PrefsError) throws -> [EtcdOperation] {
         let marker = layout.marker(of: place)
-        let rest = operations.filter { if case .put(marker, _, _) = $0 { return false } else { return true } }
+        let rest = withoutVersion(operations, place: place).filter { if case .put(marker, _, _) = $0 { return false } else { return true } }
         guard rest.allSatisfy({ if case .delete = $0 { return true } else { return false } }) else { throw refusal }
         guard snapshot.marker != nil, snapshot.generation == .zero else {
             let why = snapshot.marker == nil ? "has no marker since a change made over the quota" : "keeps its values in generation 1 or 2, which only its marker names"
@@ -41,5 +42,13 @@ extension EtcdSuiteStorage {
                 + why + ": it can only be deleted whole until there is room again (see ETCD STORE in prefs(1))", status: .cannotWrite)
         }
         return rest + [.delete(key: marker)]
+    }
+
+    /// A change's operations without the put of its version (`EtcdSuiteStorage+History.swift`):
+    /// over the quota a change keeps no version, and a `rollback` past it is refused (4) for the
+    /// keys it changed.
+    func withoutVersion(_ operations: [EtcdOperation], place: [UInt8]) -> [EtcdOperation] {
+        let history = layout.history(of: place)
+        return operations.filter { if case .put(let key, _, _) = $0, key.starts(with: history) { return false } else { return true } }
     }
 }

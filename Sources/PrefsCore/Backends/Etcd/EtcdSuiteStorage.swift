@@ -23,6 +23,8 @@ package struct EtcdSuiteStorage: SuiteStorage {
     var observer: (any ReadObserver)?
     /// The lock every change must still hold when it commits (`--fence`): a compare in its transaction.
     var fence: LockFence?
+    /// What each change of a suite records in its history (`EtcdSuiteStorage+History.swift`); nil: nothing.
+    var versioning: VersionStamp?
 
     package init(etcd: any EtcdKV, prefix: String, name: String, environment: Environment) {
         self.etcd = etcd
@@ -110,6 +112,9 @@ package struct EtcdSuiteStorage: SuiteStorage {
         var generation: Generation
         var values: [EtcdKeyValue]
         var revision: Int64
+        /// The numbers of the versions kept (`EtcdSuiteStorage+History.swift`), where the change
+        /// records one; else nil.
+        var versions: [(number: Int64, namesBlobs: Bool)]? = nil
         var exists: Bool { marker != nil || !values.isEmpty }
     }
 
@@ -145,9 +150,14 @@ package struct EtcdSuiteStorage: SuiteStorage {
     }
 
     /// Reads a suite's marker and its values (all, or just `keys`) in one transaction.
-    func snapshot(_ place: [UInt8], keys: [String]?) throws -> Snapshot {
-        let result = try etcd.txn(success: reads(place, keys: keys))
-        return EtcdSuiteStorage.snapshot(result.ranges[...], keys: keys, revision: result.revision)
+    /// With `history`, the numbers of the versions kept there too (keys only).
+    func snapshot(_ place: [UInt8], keys: [String]?, history: [UInt8]? = nil) throws -> Snapshot {
+        var reads = reads(place, keys: keys)
+        if let history { reads.append(.range(key: history, rangeEnd: EtcdClient.prefixEnd(history), keysOnly: true, revision: revision)) }
+        let result = try etcd.txn(success: reads)
+        var snapshot = EtcdSuiteStorage.snapshot(result.ranges[...], keys: keys, revision: result.revision)
+        if let history, let range = result.ranges.last { snapshot.versions = versionNumbers(range, prefix: history) }
+        return snapshot
     }
 
     /// The contents a snapshot's values spell; a value that does not decode is a corrupt store (65).

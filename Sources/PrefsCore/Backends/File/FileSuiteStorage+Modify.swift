@@ -21,7 +21,8 @@ extension FileSuiteStorage {
             try fileSystem.createDirectory(directory, mode: 0o700)
         }
         return try locked(target) {
-            if !removingEmpty, let scope, let patched = try patch(target, scope: scope, location, change) { return patched }
+            let kept = try versionsBeforeChange(location)
+            if !removingEmpty, let scope, let patched = try patch(target, scope: scope, location, change, versions: kept) { return patched }
             let bytes: [UInt8]?
             do { bytes = try fileSystem.contents(of: target) } catch PrefsError.fileNotFound { bytes = nil }
             let current = try bytes.map { try FileSuiteStorage.decode($0, path: target) }
@@ -37,6 +38,7 @@ extension FileSuiteStorage {
                 try fileSystem.removeFile(target)
                 // (With the file gone, a new locker takes the directory's lock, which this one does
                 // not hold: `check` allows for what is removed here, see `checkExternal`.)
+                recordVersion(kept, before: current?.contents ?? [:], after: contents, change)
                 change.didCommit()
                 return true
             }
@@ -45,7 +47,7 @@ extension FileSuiteStorage {
             guard encoded != bytes else { return false }
             change.willCommit()
             try fileSystem.replace(target, newFileMode: 0o600, streaming: { write in try encoded.withUnsafeBytes(write) }) { rename in
-                try committing(rename, change)
+                try committing(rename, change) { recordVersion(kept, before: current?.contents ?? [:], after: contents, change) }
             }
             return true
         }
@@ -53,14 +55,18 @@ extension FileSuiteStorage {
 
     /// Patches the file in place of a full rewrite; nil when it cannot be patched (missing, empty,
     /// another format, or a structure the patch declines).
-    func patch(_ target: String, scope: KeySet, _ location: SuiteLocation, _ change: StoredChange) throws -> Bool? {
+    func patch(_ target: String, scope: KeySet, _ location: SuiteLocation, _ change: StoredChange,
+               versions kept: (file: String, versions: [SuiteVersion])? = nil) throws -> Bool? {
         do {
             return try fileSystem.withContents(of: target) { bytes -> Bool? in
                 guard !bytes.isEmpty else { return nil }
                 let format = PlistFormat.detect(bytes)
+                var before = PrefDictionary(), after = PrefDictionary()
                 let outcome = try TopLevelPatch.applyInPieces(to: bytes, keys: scope) { contents in
+                    before = contents
                     try change.apply(&contents, format)
                     if let format { try checkDates(contents, format: format, location) }
+                    after = contents
                 }
                 switch outcome {
                 case .unchanged:
@@ -70,7 +76,7 @@ extension FileSuiteStorage {
                     change.willCommit()
                     try fileSystem.replace(target, newFileMode: 0o600, streaming: { write in
                         try document.withPieces { pieces in for piece in pieces { try write(piece) } }
-                    }) { rename in try committing(rename, change) }
+                    }) { rename in try committing(rename, change) { recordVersion(kept, before: before, after: after, change) } }
                     return true
                 case .unsupported:
                     return nil
@@ -86,8 +92,10 @@ extension FileSuiteStorage {
     /// Renames the new file over the suite's, then runs `didCommit` while the suite is still locked:
     /// the lock taken on the old file no longer keeps anyone out once the new one is in its place,
     /// but the new file is locked too until `replace` returns (its writer's lock on the temporary file).
-    func committing(_ rename: () throws -> Void, _ change: StoredChange) throws {
+    /// `recording` adds the change's version to the suite's history first.
+    func committing(_ rename: () throws -> Void, _ change: StoredChange, recording: () -> Void = {}) throws {
         try rename()
+        recording()
         change.didCommit()
     }
 
@@ -127,7 +135,9 @@ extension FileSuiteStorage {
         guard try fileSystem.status(of: target) != nil else { return nil }
         return try locked(target) {
             guard let suite = try load(path: target) else { return nil }
+            let kept = try versionsBeforeChange(location)
             try fileSystem.removeFile(target)
+            recordVersion(kept, before: suite.contents, after: [:])
             return suite.contents
         }
     }

@@ -15,6 +15,8 @@ package struct FileSuiteStorage: SuiteStorage {
     package let environment: Environment
     /// The lock every change must still hold when it commits (`--fence`), checked under the suite's lock.
     package var fence: LockFence?
+    /// What each change of a suite records in its history (`FileSuiteStorage+History.swift`); nil: nothing.
+    package var versioning: VersionStamp?
     /// The format a new suite file is written in (a `.json` path is JSON whatever this is): XML
     /// for the command, as `defaults` writes; binary for the Swift API (`Prefs.Suite`), as
     /// `UserDefaults` writes on macOS, so that a `Date` reads back to the fraction of a second.

@@ -69,6 +69,10 @@ extension PrefsError: CustomStringConvertible {
             return "\(path): the write stalled past its \(seconds) s lease on the new value in the store; nothing changed; try again"
         case .lockNotObtained(let name, let reason):
             return "lock \(name): not obtained: \(reason)"
+        case .versionNotFound(let domain, let version, let kept):
+            return "\(domain): no version \(version) in its history (kept: \(kept))"
+        case .versionConflict(let domain, let reason):
+            return "\(domain): \(reason)"
         case .fenceFailed(let name, let token, let reason):
             return "lock \(name): token \(token) \(reason); nothing changed"
         }

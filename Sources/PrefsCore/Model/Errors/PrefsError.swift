@@ -71,6 +71,10 @@ public enum PrefsError: Error, Equatable, Sendable {
     case lockNotObtained(name: String, reason: String)
     /// A change fenced by a lock's token (`--fence`) found the lock no longer held with it; nothing changed.
     case fenceFailed(name: String, token: Int64, reason: String)
+    /// A `rollback` found the suite's history moved since it read it (4).
+    case versionConflict(domain: String, reason: String)
+    /// A version a suite's history does not keep (1); `kept` says which it keeps.
+    case versionNotFound(domain: String, version: Int64, kept: String)
     /// A broken invariant; a bug in prefs.
     case internalError(String)
     /// A value breaks the suite's schema (`schema`: the file, or where the store keeps it):
@@ -87,9 +91,9 @@ public enum PrefsError: Error, Equatable, Sendable {
         case .usage, .badName, .badEnvironment: return .usage
         case .malformed, .unrepresentable, .invalidValue, .invalidDocument, .invalidKey, .typeMismatch, .reservedKey, .badExternalValue:
             return .dataError
-        case .suiteNotFound, .keyNotFound, .schemaNotFound: return .notFound
+        case .suiteNotFound, .keyNotFound, .schemaNotFound, .versionNotFound: return .notFound
         case .schemaViolation: return .dataError
-        case .conditionFailed, .fenceFailed: return .conditionFailed
+        case .conditionFailed, .fenceFailed, .versionConflict: return .conditionFailed
         case .fileNotFound: return .noInput
         case .cannotRead, .outputFailed, .inotifyLimit: return .cannotRead
         case .cannotWrite: return .cannotWrite

@@ -25,7 +25,7 @@ public struct Environment: Sendable {
     /// Every variable prefs reads, for the documentation's ENVIRONMENT section.
     package static let names = ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
                                "HOME",
-                               "PREFS_EXTERNAL_THRESHOLD", "PREFS_LOCK_TIMEOUT",
+                               "PREFS_EXTERNAL_THRESHOLD", "PREFS_HISTORY", "PREFS_LOCK_TIMEOUT",
                                "PREFS_STORE", "PREFS_ETCD_TIMEOUT", "PREFS_ETCD_USER", "PREFS_ETCD_PASSWORD",
                                "PREFS_ETCD_CACERT", "PREFS_ETCD_CERT", "PREFS_ETCD_KEY", "PREFS_FALLBACK_CACHE",
                                "PREFS_HOST_ID", "XDG_STATE_HOME", "PREFS_LOCK_NAME", "PREFS_LOCK_TOKEN"]

@@ -96,7 +96,7 @@ package struct ExpiringStorage: SuiteStorage {
                 try ExpiringStorage.run(&raw, format: format, request: request, scoped: scoped) { try change.apply(&$0, format) }
             },
             probe: { raw in try ExpiringStorage.run(&raw, format: nil, request: request, scoped: scoped) { try change.probe(&$0) } },
-            willCommit: change.willCommit, didCommit: change.didCommit)
+            willCommit: change.willCommit, didCommit: change.didCommit, recorded: change.recorded)
         return try inner.modify(location, scope: scope.map(ExpiringStorage.withTable), removingEmpty: removingEmpty, wrapped)
     }
 
@@ -185,4 +185,6 @@ package struct ExpiringStorage: SuiteStorage {
     package func observing(_ observer: any ReadObserver) -> any SuiteStorage { ExpiringStorage(inner.observing(observer), request: request) }
     package func locks() throws -> (any LockService)? { try inner.locks() }
     package func fenced(by fence: LockFence) throws -> any SuiteStorage { ExpiringStorage(try inner.fenced(by: fence), request: request) }
+    package func versions(of location: SuiteLocation) throws -> [SuiteVersion]? { try inner.versions(of: location) }
+    package func recordingVersions(_ stamp: VersionStamp) -> any SuiteStorage { ExpiringStorage(inner.recordingVersions(stamp), request: request) }
 }

@@ -115,7 +115,10 @@ extension SuiteStore {
             let early = blobsFirst ? place.store.inventory(of: place.suite) : nil
             let contents = try load(at: location)?.contents ?? PrefDictionary()
             let inventory = early ?? place.store.inventory(of: place.suite)
-            return (contents, inventory, SuiteStore.unheldBlobs(inventory, referencedBy: contents, place: place))
+            let unheld = SuiteStore.unheldBlobs(inventory, referencedBy: contents, place: place)
+            guard !unheld.isEmpty else { return (contents, inventory, unheld) }
+            let versioned = try blobsNamedByVersions(location)
+            return (contents, inventory, unheld.filter { !versioned.contains($0.id) })
         }
         let storage = storage(for: location)
         guard storage.holdsChangesByReading else { return try list(blobsFirst: true) }
@@ -148,6 +151,7 @@ extension SuiteStore {
                     referenced.insert(directory + "/" + uuid)
                 }
             }
+            referenced.formUnion(try blobsNamedByVersions(location))
             report.abandoned = try storage(for: location).abandonedChanges(in: location, removing: !dryRun)
             let inventory = place.store.inventory(of: place.suite)
             report.problems = inventory.problems

@@ -179,6 +179,12 @@ final class ExternalTransaction {
     var committing = false
     /// Whether `committed` has cleaned up already.
     private var cleanedUp = false
+    /// Whether the store kept a version of the change (`StoredChange.recorded`): the version names
+    /// the old blobs the change left without a reference, which then stay; and the blobs the
+    /// versions it pruned named, which go unless the suite or a kept version still names them.
+    private var versionRecorded = false
+    private var pruned: [ExternalReference] = []
+    let location: SuiteLocation
 
     init?(store: SuiteStore, target: SuiteTarget, options: ExternalOptions, writesBlobs: Bool = true) throws {
         guard let place = try store.blobPlace(for: target) else {
@@ -187,6 +193,7 @@ final class ExternalTransaction {
         }
         self.store = store
         self.place = place
+        location = target.location
         self.options = options
         threshold = try store.environment.externalThreshold()
         self.writesBlobs = writesBlobs
@@ -268,7 +275,17 @@ final class ExternalTransaction {
         cleanedUp = true
         for blob in written where !unreferencedWritten.contains(where: { $0 === blob }) { blob.release() }
         for blob in unreferencedWritten { blob.remove(from: place) }
-        for reference in orphaned { place.store.remove(reference, suite: place.suite) }
+        if !versionRecorded { for reference in orphaned { place.store.remove(reference, suite: place.suite) } }
+        guard !pruned.isEmpty, let named = try? store.blobsNamed(at: location) else { return }
+        for reference in pruned where !named.contains(reference.directory + "/" + reference.uuid) {
+            place.store.remove(reference, suite: place.suite)
+        }
+    }
+
+    /// The store kept a version of the change, pruning `versions`.
+    func recorded(pruning versions: [SuiteVersion]) {
+        versionRecorded = true
+        pruned = versions.flatMap(\.references)
     }
 
     /// Releases the new blobs (held until now, so `gc` left them alone) and removes what the outcome

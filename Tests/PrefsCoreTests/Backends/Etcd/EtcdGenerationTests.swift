@@ -88,9 +88,9 @@ final class HookedEtcd: EtcdKV, @unchecked Sendable {
         #expect(try store.update(.suite("s")) { $0 = Self.suite(300, "w") })
         #expect(keys.filter { $0.hasPrefix("prefs/s/") } == Self.suite(300).keys.map { "prefs/s/.2/\($0)" }.sorted())
         #expect(try store.load(.suite("s"))?.contents == Self.suite(300, "w"))
-        // Emptied and removed: nothing is left.
+        // Emptied and removed: nothing is left but the suite's history.
         #expect(try store.remove(.suite("s")))
-        #expect(etcd.inner.dump().isEmpty)
+        #expect(etcd.inner.dump().allSatisfy { $0.key.hasPrefix("prefs/.history/s/") } && !etcd.inner.dump().isEmpty)
     }
 
     @Test func aSuiteInTheLayoutBeforeGenerationsStillReadsAndMoves() throws {
@@ -98,7 +98,7 @@ final class HookedEtcd: EtcdKV, @unchecked Sendable {
         etcd.inner.put("prefs/old/a", try PropertyList.encode(1, as: .binary))
         #expect(try store.value(at: PrefKeyPath(["a"]), in: .suite("old"), scope: ReadScope()).value == 1)
         #expect(try store.update(.suite("old"), keys: ["b"]) { $0["b"] = 2 })
-        #expect(keys == ["prefs/.suites/old", "prefs/old/a", "prefs/old/b"], "a small change keeps the layout")
+        #expect(keys == ["prefs/.history/old/00000000000000000001", "prefs/.suites/old", "prefs/old/a", "prefs/old/b"], "a small change keeps the layout")
         #expect(try store.update(.suite("old")) { contents in for entry in Self.suite(200) { contents[entry.key] = entry.value } })
         #expect(!keys.contains("prefs/old/a") && keys.contains("prefs/old/.1/a") && keys.contains("prefs/old/.1/k199"))
         #expect(try store.load(.suite("old"))?.contents.count == 202)

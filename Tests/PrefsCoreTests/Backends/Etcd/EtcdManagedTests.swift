@@ -37,7 +37,8 @@ import Testing
     @Test func theAdministratorsStoreWritesWhereUsersRead() throws {
         #expect(try write(administrator, "locked", "policy").changed)
         #expect(try write(administrator, in: .global, ["g", "-bool", "true"]).changed)
-        #expect(keys == ["prefs/.managed/.GlobalPreferences/g", "prefs/.managed/app/locked",
+        #expect(keys == ["prefs/.managed/.GlobalPreferences/g", "prefs/.managed/.history/.GlobalPreferences/00000000000000000001",
+                         "prefs/.managed/.history/app/00000000000000000001", "prefs/.managed/app/locked",
                          "prefs/.suites/.managed/.GlobalPreferences", "prefs/.suites/.managed/app"])
         #expect(try administrator.suiteNames().names == ["app"])
         #expect(administrator.describe(.suite("app")) == "etcd://memory/prefs/.managed/app")

@@ -24,7 +24,8 @@ import Testing
         _ = try store.update(.global) { $0["g"] = true }
         _ = try store.register(.document(["r": 2]), for: .suite("app"), replacing: false, dryRun: false)
         let keys = etcd.dump().map(\.key)
-        #expect(keys == ["prefs/.GlobalPreferences/g", "prefs/.registered/app/r", "prefs/.suites/.GlobalPreferences",
+        #expect(keys == ["prefs/.GlobalPreferences/g", "prefs/.history/.GlobalPreferences/00000000000000000001", "prefs/.history/app/00000000000000000001",
+                         "prefs/.registered/app/r", "prefs/.suites/.GlobalPreferences",
                          "prefs/.suites/.registered/app", "prefs/.suites/app", "prefs/app/100%25", "prefs/app/a%2Fb"])
         let value = try #require(etcd.dump().first { $0.key == "prefs/app/a%2Fb" })
         #expect(try PropertyList.decode(value.value, as: .binary) == 1)

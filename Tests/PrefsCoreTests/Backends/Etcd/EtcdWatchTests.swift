@@ -206,7 +206,9 @@ import Testing
     @Test func aPinnedRevisionReadsTheBlobsItNamed() throws {
         let client = try SharedEtcd.client()
         let prefix = String(decoding: uniquePrefix().dropLast(), as: UTF8.self)
-        let environment = Environment(["XDG_CONFIG_HOME": "/c", "XDG_DATA_HOME": "/d", "XDG_DATA_DIRS": "/p", "PREFS_EXTERNAL_THRESHOLD": "1K"])
+        // No history, whose version would keep the first blob.
+        let environment = Environment(["XDG_CONFIG_HOME": "/c", "XDG_DATA_HOME": "/d", "XDG_DATA_DIRS": "/p", "PREFS_EXTERNAL_THRESHOLD": "1K",
+                                       "PREFS_HISTORY": "0"])
         let storage = EtcdSuiteStorage(etcd: client, prefix: prefix, name: "etcd://test/" + prefix, environment: environment)
         let files = FileSuiteStorage(fileSystem: InMemoryFileSystem(), environment: environment)
         let store = SuiteStore(storage: storage, files: files)

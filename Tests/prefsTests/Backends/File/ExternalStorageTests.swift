@@ -76,8 +76,11 @@ import Testing
         return String(decoding: hex, as: UTF8.self)
     }
 
+    /// Without a history (`PREFS_HISTORY=0`): a version would name the blobs a change drops, and
+    /// keep them until it is pruned and `gc` runs (`BackendContractTests+History`).
     @Test func overwriteDeleteResetAndImportLeaveExactlyTheBlobsStillReferenced() async throws {
         let sandbox = try ProcessSandbox()
+        sandbox.extraEnvironment["PREFS_HISTORY"] = "0"
         let a = try sandbox.directory.write("a", try Self.random(300_000))
         let b = try sandbox.directory.write("b", try Self.random(300_000))
         try #require(await sandbox.prefs("write", "s", "x", "-data", "@" + a, "y", "-data", "@" + b, "small", "-int", "1").status == 0)
@@ -133,6 +136,7 @@ import Testing
         let sandbox = try ProcessSandbox()
         var env = sandbox.environment
         env["PREFS_EXTERNAL_THRESHOLD"] = "1K"
+        env["PREFS_HISTORY"] = "0"  // the blobs a change drops go at once
         func prefs(_ arguments: [String]) async throws -> ProcessResult { try await runProcess(Paths.binary, arguments, environment: env) }
         func prefs(_ arguments: String...) async throws -> ProcessResult { try await prefs(arguments) }
         let items = (0..<200).map { "item\($0)" }
@@ -303,6 +307,7 @@ import Testing
     /// its inode. A different value still follows the size rule.
     @Test func anEqualValueStaysWhereItIsWhateverThePlacementFlag() async throws {
         let sandbox = try ProcessSandbox()
+        sandbox.extraEnvironment["PREFS_HISTORY"] = "0"  // a version would keep the blob the last write drops
         try #require(await sandbox.prefs("write", "s", "small", "--external", "-string", "x").status == 0)
         try #require(await sandbox.prefs("write", "s", "plain", "-string", "y").status == 0)
         let path = sandbox.config + "/s.plist"
@@ -403,6 +408,8 @@ import Testing
     /// nothing but referenced blobs.
     @Test func killedLargeWritesNeverLeaveADanglingReference() async throws {
         let sandbox = try ProcessSandbox()
+        // No history: at the end exactly the suite's blob is left (a version names the ones before).
+        sandbox.extraEnvironment["PREFS_HISTORY"] = "0"
         let sizes = [300_000, 1_000_000, 3_000_000]
         var sources: [String] = []
         var hashes: Set<String> = []
@@ -467,8 +474,11 @@ import Testing
         #expect(gc.status == 3 && gc.outputText == "removed s: k/11111111-1111-4111-8111-111111111111 (3 bytes)\n")
         #expect(try await sandbox.prefs("check").status == 0)
         #expect(Self.blobs(sandbox).count == 1)
-        // The blobs of a suite whose file is gone are all orphans.
+        // The blobs of a suite whose file and history are gone are all orphans (while its history
+        // is there, its version names them).
         try FileManager.default.removeItem(atPath: sandbox.config + "/s.plist")
+        #expect(try await sandbox.prefs("check").status == 0)
+        try FileManager.default.removeItem(atPath: sandbox.directory.path + "/.local/state/prefs/history/s.plist")
         #expect(try await sandbox.prefs("check").status == 65)
         #expect(try await sandbox.prefs("gc", "--grace", "0").status == 0)
         #expect(Self.blobs(sandbox).isEmpty)

@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+@testable import PrefsCore
+
+/// `history`, `diff` and `rollback` through the built binary, on files and on a real 3-member
+/// cluster: a suite imported with a value of every type comes back byte for byte; the verbs'
+/// output and statuses; a change the history did not see, and changes racing the rollbacks, make a
+/// rollback exit 4 and change nothing, and no version is lost or made up.
+@Suite(.serialized, .runsProcesses) struct HistoryTests {
+    enum Store: String, CaseIterable, CustomTestStringConvertible {
+        case files, etcd
+        var testDescription: String { rawValue }
+    }
+
+    /// Runs `prefs` on the store, keeping its sandbox (and so its directory) alive.
+    final class Runner: @unchecked Sendable {
+        let environment: [String: String]
+        let directory: String
+        let sandbox: ProcessSandbox
+
+        init(environment: [String: String], sandbox: ProcessSandbox) {
+            self.environment = environment
+            self.sandbox = sandbox
+            directory = sandbox.directory.path
+        }
+
+        @discardableResult
+        func callAsFunction(_ arguments: String..., environment extra: [String: String] = [:]) async throws -> ProcessResult {
+            try await runProcess(Paths.binary, arguments, environment: environment.merging(extra) { $1 })
+        }
+    }
+
+    static func runner(_ store: Store) async throws -> Runner {
+        switch store {
+        case .files:
+            let sandbox = try ProcessSandbox()
+            return Runner(environment: sandbox.environment, sandbox: sandbox)
+        case .etcd:
+            let fleet = try FleetSandbox(try await SharedCluster.threeMembers.get())
+            return Runner(environment: fleet.environment, sandbox: fleet.sandbox)
+        }
+    }
+
+    /// One value of every type, with their edges: what the suite starts as.
+    static let everyType: PrefDictionary = [
+        "string": "é \u{1F600} \"quoted\"\ttab", "empty": "", "integer": .integer(-42), "largest": .unsignedInteger(UInt64.max),
+        "real": .real(0.1), "nan": .real(.nan), "bool": true, "date": .date(PrefDate(secondsSinceReferenceDate: 12_345.5)),
+        "data": .data([0, 255, 1, 254]), "uid": .uid(7),
+        "array": [1, "two", [3.5]], "dictionary": ["nested": ["deeper": .data([9])], "empty": .dictionary([:])],
+    ]
+
+    /// Each value as the binary property list that stores it.
+    static func encoded(_ contents: PrefDictionary) throws -> [String: [UInt8]] {
+        var bytes: [String: [UInt8]] = [:]
+        for entry in contents { bytes[entry.key] = try PropertyList.encode(entry.value, as: .binary) }
+        return bytes
+    }
+
+    @Test(arguments: Store.allCases)
+    func everyValueComesBackByteForByte(store: Store) async throws {
+        let prefs = try await Self.runner(store)
+        let file = prefs.directory + "/every.plist"
+        try Data(try PropertyList.encode(.dictionary(Self.everyType), as: .binary)).write(to: URL(fileURLWithPath: file))
+        try #require(await prefs("import", "pool", file).status == 0)
+        try #require(await prefs("write", "pool", "string", "changed", "integer", "-int", "1").status == 0)
+        try #require(await prefs("delete", "pool", "data", "uid").status == 0)
+        try #require(await prefs("write", "pool", "added", "-bool", "false").status == 0)
+
+        let history = try await prefs("history", "pool")
+        #expect(history.status == 0, "\(history.error)")
+        let lines = history.outputText.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+        #expect(lines.map { $0[0] } == ["4", "3", "2", "1"])
+        #expect(lines.map { $0[3] } == ["write", "delete", "write", "import"])
+        // Keys as a dry run prints them: quoted where the word would read as something else.
+        #expect(lines.map { $0[4] } == ["added", "data \"uid\"", "integer string",
+                                        "array bool data date dictionary empty integer largest \"nan\" real string \"uid\""])
+        #expect(lines.allSatisfy { $0.count == 5 && $0[1].hasSuffix("Z") && $0[2].contains("@") }, "\(history.outputText)")
+        #expect(try await prefs("history", "pool", "uid").outputText.hasPrefix("3\t"))
+        let json = try await prefs("history", "pool", "--json")
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(json.output)) as? [[String: Any]])
+        #expect(parsed.map { $0["version"] as? Int } == [4, 3, 2, 1] && parsed[1]["keys"] as? [String] == ["data", "uid"], "\(json.outputText)")
+        let diff = try await prefs("diff", "pool", "1", "3")
+        #expect(diff.status == 0 && diff.outputText.split(separator: "\n").map { $0.prefix(9) } == ["- data = ", "~ integer", "~ string ", "- \"uid\" ="],
+                "\(diff.outputText)")
+        #expect(try await prefs("diff", "pool", "3", "1").outputText.split(separator: "\n").map { $0.prefix(2) } == ["+ ", "~ ", "~ ", "+ "])
+
+        // A dry run shows the change and changes nothing.
+        let before = try await prefs("export", "pool", "-", "--format", "binary").output
+        let dry = try await prefs("rollback", "pool", "--to", "1", "--dry-run")
+        #expect(dry.status == 0 && dry.outputText.hasPrefix("- added = false\n"), "\(dry.outputText)")
+        #expect(try await prefs("export", "pool", "-", "--format", "binary").output == before)
+        #expect(try await prefs("history", "pool").outputText.hasPrefix("4\t"))
+
+        let rollback = try await prefs("rollback", "pool", "--to", "1", "--exit-code")
+        #expect(rollback.status == 3, "\(rollback.error)")
+        let exported = try await prefs("export", "pool", "-", "--format", "binary")
+        guard case .dictionary(let contents) = try PropertyList.decode(exported.output).value else { Issue.record("not a dictionary"); return }
+        #expect(try Self.encoded(contents) == Self.encoded(Self.everyType), "every value byte for byte as imported")
+        #expect(try await prefs("history", "pool").outputText.split(separator: "\n").first?.split(separator: "\t")[3] == "rollback")
+        #expect(try await prefs("rollback", "pool", "--to", "5", "--exit-code").status == 0, "already so")
+
+        // Statuses: usage, a version not kept, a suite without history.
+        #expect(try await prefs("rollback", "pool").status == 64)
+        #expect(try await prefs("rollback", "pool", "--to", "x").status == 64)
+        let missing = try await prefs("rollback", "pool", "--to", "99")
+        #expect(missing.status == 1 && missing.error == "prefs: pool: no version 99 in its history (kept: 1 to 5)\n", "\(missing.error)")
+        #expect(try await prefs("diff", "pool", "0").status == 64)
+        #expect(try await prefs("history", "nosuch").status == 1)
+        #expect(try await prefs("history", prefs.directory + "/every.plist").status == 64)
+    }
+
+    /// A writer that keeps no history (`PREFS_HISTORY=0`) changes a key a rollback would put back:
+    /// the rollback exits 4 and changes nothing. Then writers race rollbacks: each rollback exits 0
+    /// with 3 (changed), 0 (already so) or 4, and the history holds exactly one version per write and
+    /// per rollback that changed something, numbered without a gap.
+    @Test(arguments: Store.allCases)
+    func aConcurrentChangeMakesRollbackExitFour(store: Store) async throws {
+        let prefs = try await Self.runner(store)
+        let keepAll = ["PREFS_HISTORY": "1000"]
+        try #require(await prefs("write", "race", "n", "-int", "0", environment: keepAll).status == 0)
+        try #require(await prefs("write", "race", "n", "-int", "1", environment: keepAll).status == 0)
+        try #require(await prefs("write", "race", "n", "-int", "2", environment: ["PREFS_HISTORY": "0"]).status == 0)
+        let refused = try await prefs("rollback", "race", "--to", "1", environment: keepAll)
+        #expect(refused.status == 4 && refused.error.contains("n changed without a version"), "\(refused.error)")
+        #expect(try await prefs("read", "race", "n").outputText == "2\n")
+        try #require(await prefs("write", "race", "n", "-int", "1", environment: keepAll).status == 0)  // version 3
+
+        let writes = 40, rollbacks = 40
+        async let writing: [Int32] = {
+            var statuses: [Int32] = []
+            for i in 0..<writes { statuses.append(try await prefs("write", "race", "n", "-int", String(100 + i), environment: keepAll).status) }
+            return statuses
+        }()
+        var rollbackStatuses: [Int32] = []
+        for i in 0..<rollbacks {
+            rollbackStatuses.append(try await prefs("rollback", "race", "--to", String(1 + i % 3), "--exit-code", environment: keepAll).status)
+        }
+        #expect(try await writing.allSatisfy { $0 == 0 })
+        #expect(rollbackStatuses.allSatisfy { [0, 3, 4].contains($0) }, "\(rollbackStatuses)")
+        let history = try await prefs("history", "race", "--json", "--compact", environment: keepAll)
+        let versions = try #require(try JSONSerialization.jsonObject(with: Data(history.output)) as? [[String: Any]])
+        let numbers = versions.compactMap { $0["version"] as? Int }
+        #expect(numbers == Array((1...numbers.count).reversed()), "numbered without a gap")
+        let rolledBack = versions.filter { $0["verb"] as? String == "rollback" }.count
+        #expect(rolledBack == rollbackStatuses.filter { $0 == 3 }.count, "one version per rollback that changed something (3), none for one already so (0) or refused (4)")
+        #expect(versions.filter { $0["verb"] as? String == "write" }.count == 3 + writes)
+    }
+}
