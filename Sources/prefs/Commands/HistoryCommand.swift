@@ -36,10 +36,16 @@ enum HistoryCommand: Command {
         } else {
             for version in versions {
                 let keys = version.keys.map(ValueOutput.quotedIfNeeded).joined(separator: " ")
-                context.print([String(version.number), LocksCommand.utc(version.time), version.user + "@" + version.host, version.verb, keys]
+                context.print([String(version.number), LocksCommand.utc(version.time), field(version.user + "@" + version.host), field(version.verb), keys]
                     .joined(separator: "\t"))
             }
         }
         return versions.isEmpty ? .notFound : .success
+    }
+
+    /// A field of the tab-separated line: with a control character (a tab or newline in `$USER`),
+    /// every byte not printable ASCII as `\xHH`, so one version stays one line.
+    static func field(_ text: String) -> String {
+        text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || $0 == "\\" } ? ByteText.escaped(Array(text.utf8)) : text
     }
 }

@@ -109,6 +109,23 @@ import Testing
         #expect(try await prefs("history", prefs.directory + "/every.plist").status == 64)
     }
 
+    /// Who changed a suite is what `$USER` says, whatever it holds: a tab or newline in it never
+    /// splits a version's line; `--json` gives it as it is. A bad `PREFS_HISTORY` is 64, nothing changed.
+    @Test func aHostileUserNameStaysInItsField() async throws {
+        let prefs = try await Self.runner(.files)
+        try #require(await prefs("write", "who", "k", "v", environment: ["USER": "ada\tlovelace\nroot", "LOGNAME": "x"]).status == 0)
+        let history = try await prefs("history", "who")
+        #expect(history.outputText.split(separator: "\n").count == 1 && history.outputText.contains("\tada\\x09lovelace\\x0aroot@"), "\(history.outputText)")
+        let json = try await prefs("history", "who", "--json")
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(json.output)) as? [[String: Any]])
+        #expect(parsed.first?["user"] as? String == "ada\tlovelace\nroot")
+        for bad in ["-1", "1001", "ten", "1e3"] {
+            let refused = try await prefs("write", "who", "k", "w", environment: ["PREFS_HISTORY": bad])
+            #expect(refused.status == 64 && refused.error.contains("PREFS_HISTORY"), "\(bad): \(refused.error)")
+        }
+        #expect(try await prefs("read", "who", "k").outputText == "v\n")
+    }
+
     /// A writer that keeps no history (`PREFS_HISTORY=0`) changes a key a rollback would put back:
     /// the rollback exits 4 and changes nothing. Then writers race rollbacks: each rollback exits 0
     /// with 3 (changed), 0 (already so) or 4, and the history holds exactly one version per write and
