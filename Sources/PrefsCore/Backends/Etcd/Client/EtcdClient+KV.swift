@@ -39,7 +39,7 @@ extension EtcdClient {
     package func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation], deadline: Double) throws -> EtcdTxnResult {
         // A transaction of ranges alone (a read of a suite and its layers) changes nothing.
         let reads = (success + failure).allSatisfy { if case .range = $0 { true } else { false } }
-        return try call("/v3/kv/txn", EtcdRequestBody.txn(compare: compare, success: success, failure: failure), idempotent: reads,
+        return try call("/v3/kv/txn", body: EtcdRequestBody.encodeTxn(compare: compare, success: success, failure: failure), idempotent: reads,
                         deadline: deadline) { message, resent in
             try message.requireHeader()
             let revision = try message.headerRevision()

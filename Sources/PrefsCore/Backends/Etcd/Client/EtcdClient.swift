@@ -254,7 +254,12 @@ package final class EtcdClient: Sendable {
     /// up (nil: `timeout` from now).
     func call<T>(_ path: String, _ fields: EtcdRequestBody.Fields, streamed: Bool = false, idempotent: Bool = false, deadline: Double? = nil,
                  _ decode: (EtcdMessage, _ resent: Bool) throws -> T) throws -> T {
-        let body = try EtcdRequestBody.encode(fields)
+        try call(path, body: try EtcdRequestBody.encode(fields), streamed: streamed, idempotent: idempotent, deadline: deadline, decode)
+    }
+
+    /// `call` with the request's JSON already written.
+    func call<T>(_ path: String, body: [UInt8], streamed: Bool = false, idempotent: Bool = false, deadline: Double? = nil,
+                 _ decode: (EtcdMessage, _ resent: Bool) throws -> T) throws -> T {
         let deadline = deadline ?? MonotonicClock.now() + timeout
         var sends = 0
         return try withEndpoints(deadline: deadline, failFast: true, attempts: { attempt in
