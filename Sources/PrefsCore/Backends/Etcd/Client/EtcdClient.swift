@@ -257,9 +257,10 @@ package final class EtcdClient: Sendable {
         try call(path, body: try EtcdRequestBody.encode(fields), streamed: streamed, idempotent: idempotent, deadline: deadline, decode)
     }
 
-    /// `call` with the request's JSON already written.
+    /// `call` with the request's JSON already written. `quick`, tried first on a unary answer's
+    /// bytes, may read it without the general parser; nil hands it to `decode`.
     func call<T>(_ path: String, body: [UInt8], streamed: Bool = false, idempotent: Bool = false, deadline: Double? = nil,
-                 _ decode: (EtcdMessage, _ resent: Bool) throws -> T) throws -> T {
+                 quick: (([UInt8], _ resent: Bool) -> T?)? = nil, _ decode: (EtcdMessage, _ resent: Bool) throws -> T) throws -> T {
         let deadline = deadline ?? MonotonicClock.now() + timeout
         var sends = 0
         return try withEndpoints(deadline: deadline, failFast: true, attempts: { attempt in
@@ -267,7 +268,10 @@ package final class EtcdClient: Sendable {
             let (status, response) = try exchange(attempt, path, body, headers: headers, idempotent: idempotent) { sends += 1 }
             let source = "etcd \(attempt.endpoint) \(path)"
             guard status == 200 else { throw EtcdRefusal.from(status: status, body: response, source: source) }
-            guard streamed else { return try decode(EtcdMessage(json: response, source: source), sends > 1) }
+            guard streamed else {
+                if let quick, let answer = quick(response, sends > 1) { return answer }
+                return try decode(EtcdMessage(json: response, source: source), sends > 1)
+            }
             let first = response.split(separator: 0x0A).first { !$0.allSatisfy { $0 == 0x20 || $0 == 0x0D } } ?? []
             let message = try EtcdMessage(json: Array(first), source: source)
             if let refusal = message.refusal() { throw refusal }
