@@ -202,7 +202,7 @@ import Testing
         for _ in 0..<20 { _ = try client.range(key) }
         #expect(client.state.withLock { $0.connectionsOpened } == 1)
         // A server that closed the idle connection meanwhile costs one new connection, no error.
-        let idle = try #require(client.state.withLock { $0.idle.values.first?.first })
+        let idle = try #require(client.state.withLock { $0.idle.first?.connection })
         shutdown(idle.socket.raw, Int32(SHUT_RDWR))
         #expect(try client.range(key).kvs.first?.value == [19])
         #expect(client.state.withLock { $0.connectionsOpened } == 2)
@@ -220,6 +220,6 @@ import Testing
             try await group.waitForAll()
         }
         #expect(try client.range(prefix, rangeEnd: EtcdClient.prefixEnd(prefix), countOnly: true).count == 160)
-        #expect(client.state.withLock { $0.idle.values.first?.count ?? 0 } <= EtcdClient.idleLimit)
+        #expect(client.state.withLock { state in client.endpoints.map { endpoint in state.idle.count { $0.endpoint == endpoint } }.max() ?? 0 } <= EtcdClient.idleLimit)
     }
 }

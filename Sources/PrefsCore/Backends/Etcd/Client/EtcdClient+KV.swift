@@ -39,35 +39,42 @@ extension EtcdClient {
     package func txn(compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation], deadline: Double) throws -> EtcdTxnResult {
         // A transaction of ranges alone (a read of a suite and its layers) changes nothing.
         let reads = (success + failure).allSatisfy { if case .range = $0 { true } else { false } }
-        return try call("/v3/kv/txn", EtcdRequestBody.txn(compare: compare, success: success, failure: failure), idempotent: reads,
-                        deadline: deadline) { message, resent in
-            try message.requireHeader()
-            let revision = try message.headerRevision()
-            let succeeded = try message.bool("succeeded")
-            guard succeeded || !compare.isEmpty else {
-                throw message.unexpected("a transaction without comparisons did not say it succeeded")
-            }
-            let operations = succeeded ? success : failure
-            let responses = try message.objects("responses")
-            guard responses.count == operations.count else {
-                throw message.unexpected("\(responses.count) responses to the \(operations.count) operations of the \(succeeded ? "success" : "failure") branch")
-            }
-            var ranges: [EtcdRange] = []
-            for (operation, response) in zip(operations, responses) {
-                switch operation {
-                case .range(let key, let rangeEnd, _, _):
-                    guard let answer = try response.object("response_range") else { throw message.unexpected("a range has no response_range") }
-                    ranges.append(try answer.range(revision: revision).checked(asked: key, rangeEnd: rangeEnd, by: message))
-                case .put:
-                    guard try response.object("response_put") != nil else { throw message.unexpected("a put has no response_put") }
-                case .delete:
-                    guard try response.object("response_delete_range") != nil else {
-                        throw message.unexpected("a delete has no response_delete_range")
-                    }
+        return try call("/v3/kv/txn", body: EtcdRequestBody.encodeTxn(compare: compare, success: success, failure: failure),
+                        idempotent: reads, deadline: deadline,
+                        quick: { EtcdTxnReader.result($0, compare: compare, success: success, failure: failure, resent: $1) }) { message, resent in
+            try EtcdClient.txnResult(message, compare: compare, success: success, failure: failure, resent: resent)
+        }
+    }
+
+    /// A transaction's answer, checked as `txn` says (`EtcdTxnReader` takes the common case first).
+    static func txnResult(_ message: EtcdMessage, compare: [EtcdCompare], success: [EtcdOperation], failure: [EtcdOperation],
+                          resent: Bool) throws -> EtcdTxnResult {
+        try message.requireHeader()
+        let revision = try message.headerRevision()
+        let succeeded = try message.bool("succeeded")
+        guard succeeded || !compare.isEmpty else {
+            throw message.unexpected("a transaction without comparisons did not say it succeeded")
+        }
+        let operations = succeeded ? success : failure
+        let responses = try message.objects("responses")
+        guard responses.count == operations.count else {
+            throw message.unexpected("\(responses.count) responses to the \(operations.count) operations of the \(succeeded ? "success" : "failure") branch")
+        }
+        var ranges: [EtcdRange] = []
+        for (operation, response) in zip(operations, responses) {
+            switch operation {
+            case .range(let key, let rangeEnd, _, _):
+                guard let answer = try response.object("response_range") else { throw message.unexpected("a range has no response_range") }
+                ranges.append(try answer.range(revision: revision).checked(asked: key, rangeEnd: rangeEnd, by: message))
+            case .put:
+                guard try response.object("response_put") != nil else { throw message.unexpected("a put has no response_put") }
+            case .delete:
+                guard try response.object("response_delete_range") != nil else {
+                    throw message.unexpected("a delete has no response_delete_range")
                 }
             }
-            return EtcdTxnResult(succeeded: succeeded, revision: revision, ranges: ranges, resent: resent)
         }
+        return EtcdTxnResult(succeeded: succeeded, revision: revision, ranges: ranges, resent: resent)
     }
 
     /// A new lease of `ttl` seconds; returns its ID.
