@@ -5,12 +5,12 @@ extension Prefs.Suite {
     /// starts when iteration does (`started()` returns once it is in place).
     ///
     /// Changes are found by comparing: each time the suite was written, the watcher reads the
-    /// values again (on files, once the directories have been quiet for about 15 ms) and reports
+    /// values again (on files, as soon as the new file is in place) and reports
     /// how they differ from the last reading, key by key in the order the reading lists them (the
     /// suite's keys in code-point order, or the keys given), not in the order they were written.
-    /// Writes closer together than one reading are summed up, with nothing to say so: a key changed
-    /// several times comes once, from the value before the first write to the value after the
-    /// last, and a key changed and changed back does not come at all.
+    /// Writes closer together than one reading (well under a millisecond) are summed up, with
+    /// nothing to say so: a key changed several times comes once, from the value before the first
+    /// write to the value after the last, and a key changed and changed back does not come at all.
     ///
     /// `keys`: only these keys' changes; none given, every top-level key's. Like `values(of:)`, it
     /// watches on a thread of its own (inotify, or etcd's watch; on an `InMemoryFileSystem`, reading

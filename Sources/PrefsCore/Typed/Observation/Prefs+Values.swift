@@ -5,9 +5,9 @@ extension Prefs.Suite {
     /// watch) on a thread of its own; the watch ends when the iterating task is cancelled or stops
     /// iterating. On an `InMemoryFileSystem`, which the kernel does not see, the values are read
     /// again every few milliseconds instead, so observing code can be unit-tested in memory. Each
-    /// value comes from reading the suite again after a write (on files, once its directories have
-    /// been quiet for about 15 ms): writes closer together than that give only the last value, and
-    /// a value written and written back gives none. `started()` returns once the watch is in place.
+    /// value comes from reading the suite again after a write (on files, as soon as the new file is
+    /// renamed into place or closed by its writer): writes closer together than one reading give
+    /// only the last value, and a value written and written back gives none. `started()` returns once the watch is in place.
     ///
     /// ```swift
     /// for try await retries in suite.values(of: .retries) { … }

@@ -6,9 +6,10 @@ import Glibc
 /// inotify watches the *directories* of those files — an atomic rename replaces a file's inode, so
 /// watching the file itself would go deaf after the first write — for a file closed after writing,
 /// renamed in or out, or deleted; a directory that does not exist yet is waited for through its
-/// nearest existing ancestor. The bursts one write causes (a temporary file written, renamed over)
-/// are gathered until the directory has been quiet for a moment, then the values are read again and
-/// compared with the last ones read: a write that leaves every value equal reports nothing. A file
+/// nearest existing ancestor. A layer file renamed into place (prefs' atomic write) or closed by
+/// its writer is read at once; other bursts of events are gathered until the directory has been
+/// quiet for a moment. The values read are compared with the last ones read: a write that leaves
+/// every value equal reports nothing. A file
 /// being rewritten in place (truncated, then written: `cp`, an editor, UserDefaults) is not read
 /// until its writer closes it, so a half-written file is never taken for a change: after each read the
 /// kernel is asked whether a layer file is open for writing (see `isOpenForWriting`), and if one is,
@@ -175,7 +176,11 @@ package final class SuiteWatcher: ValueWatcher {
                 }
                 continue
             }
-            if drainEvents().relevant { changed = true }
+            let drained = drainEvents()
+            if drained.relevant { changed = true }
+            // A layer file renamed into place, or closed by its writer, is whole: read it now, not
+            // after the quiet period (more events during the read make it read again, as ever).
+            if drained.completed && beingWritten.isEmpty { return .changed(waitedFor: []) }
             let now = MonotonicClock.now()
             if burstStart == nil { burstStart = now }
             if let start = burstStart, beingWritten.isEmpty, (now - start) * 1000 >= SuiteWatcher.longestBurstMilliseconds {
@@ -188,25 +193,26 @@ package final class SuiteWatcher: ValueWatcher {
     /// layer file is open for writing (`lateEventsPossible`), also those that come within the quiet
     /// period: the most that can be done then for an event queued late.
     func eventsDuringRead(lateEventsPossible: Bool) -> (relevant: Bool, modifiedInPlace: Bool) {
-        var seen = drainEvents()
-        guard lateEventsPossible else { return seen }
+        let seen = drainEvents()
+        guard lateEventsPossible else { return (seen.relevant, seen.modifiedInPlace) }
         var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)]
         if poll(&fds, 1, SuiteWatcher.quietMilliseconds) > 0 {
             let late = drainEvents()
-            seen = (seen.relevant || late.relevant, seen.modifiedInPlace || late.modifiedInPlace)
+            return (seen.relevant || late.relevant, seen.modifiedInPlace || late.modifiedInPlace)
         }
-        return seen
+        return (seen.relevant, seen.modifiedInPlace)
     }
 
-    /// Reads the pending events: whether one concerns a watched file (or the watches themselves), and
-    /// whether a watched file was modified in place.
-    func drainEvents() -> (relevant: Bool, modifiedInPlace: Bool) {
+    /// Reads the pending events: whether one concerns a watched file (or the watches themselves),
+    /// whether a watched file was modified in place, and whether the last event of a watched file
+    /// was its completion (renamed into place, or closed after writing).
+    func drainEvents() -> (relevant: Bool, modifiedInPlace: Bool, completed: Bool) {
         let names = watchedNames
-        var relevant = false, modifiedInPlace = false
+        var relevant = false, modifiedInPlace = false, completed = false
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
-            guard count > 0 else { return (relevant, modifiedInPlace) }
+            guard count > 0 else { return (relevant, modifiedInPlace, completed) }
             var offset = 0
             while offset + MemoryLayout<inotify_event>.size <= count {
                 let (mask, length) = buffer.withUnsafeBytes { raw -> (UInt32, Int) in
@@ -220,9 +226,11 @@ package final class SuiteWatcher: ValueWatcher {
                 if mask & UInt32(IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
                     // Events were lost, or a watched directory went: read again, watch again.
                     relevant = true
+                    completed = false
                 } else if mask & UInt32(IN_ISDIR) != 0 {
                     // A directory appearing may be one a watched file lives in.
                     relevant = true
+                    completed = false
                 } else if names.contains(Array(name.utf8)) {
                     if mask & UInt32(IN_MODIFY) != 0 {
                         beingWritten.insert(Array(name.utf8))
@@ -231,6 +239,7 @@ package final class SuiteWatcher: ValueWatcher {
                         beingWritten.remove(Array(name.utf8))
                     }
                     relevant = true
+                    completed = mask & UInt32(IN_MOVED_TO | IN_CLOSE_WRITE) != 0
                 }
             }
         }
