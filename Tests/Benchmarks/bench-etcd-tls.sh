@@ -9,7 +9,7 @@
 # time of a TLS one-key read against `etcdctl get` over TLS with the same certificates (PKCS#8 key),
 # a new connection and handshake per process on both sides, in interleaved hyperfine rounds (goal:
 # ≤ 0.35×). Beside them, the floor: the same OpenSSL calls from a C program that makes them and
-# nothing else (Tools/tls-read.c). One member with `--client-cert-auth` on loopback. Not a test:
+# nothing else (Tools/tls-read.c), its instructions and its time. One member with `--client-cert-auth` on loopback. Not a test:
 # figures only.
 #   Tests/Benchmarks/bench-etcd-tls.sh [ROUNDS | --smoke]    (needs etcd, etcdctl, openssl, hyperfine, valgrind)
 # --smoke: ECDSA only, one round of two runs.
@@ -100,7 +100,10 @@ done
 key=$certs/client-ec-pkcs8.key
 export PREFS_ETCD_CERT=$certs/client-ec.pem PREFS_ETCD_KEY=$key
 etcdctl_get="etcdctl --endpoints https://$endpoint --cacert $certs/ca.pem --cert $certs/client-ec.pem --key $key get plain/k"
-bench_rounds "$rounds" "$runs" 1 "$work/times" "$prefs read s k" "$etcdctl_get"
-read -r p e < <(bench_medians "$work/times")
+tls_read="$work/tls-read $certs/ca.pem $certs/client-ec.pem $key ${endpoint#*:}"
+bench_rounds "$rounds" "$runs" 1 "$work/times" "$prefs read s k" "$etcdctl_get" "$tls_read"
+read -r p e c < <(bench_medians "$work/times")
 printf '\n%-34s%9s%10s%9s\n' case ms "peer ms" ratio
 printf '%-34s%9.2f%10.2f%8sx\n' "TLS one-key read vs etcdctl get" "$p" "$e" "$(bench_ratio "$p" "$e")"
+printf '%-34s%9.2f%10.2f%8sx\n' "the C floor (tls-read.c) vs etcdctl" "$c" "$e" "$(bench_ratio "$c" "$e")"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -90,7 +90,8 @@ import Testing
         #expect(home.run("write", "app", "big", "-string", "x", "--external").status == .success)
         try home.fileSystem.removeFile("/home/u/.config/app.plist")
         #expect(home.run("check", "app") == (.success, "app: 0 external values OK\n", ""))
-        try home.fileSystem.removeFile("/home/u/.local/state/prefs/history/app.plist")
+        let history = "/home/u/.local/state/prefs/history/app"
+        for name in try home.fileSystem.contentsOfDirectory(history) { try home.fileSystem.removeFile(history + "/" + name) }
         let run = home.run("check", "app")
         #expect(run.status == .dataError)
         #expect(run.output.contains("orphan blob"), "\(run.output)")

@@ -126,6 +126,23 @@ import Testing
         #expect(try await prefs("read", "who", "k").outputText == "v\n")
     }
 
+    /// The file store's history: a directory per suite (0700), a file per version (0600). A damaged
+    /// version stops no change (the change keeps its own version); `history` reports it (65).
+    @Test func aDamagedVersionStopsNoChange() async throws {
+        let prefs = try await Self.runner(.files)
+        try #require(await prefs("write", "d", "k", "1").status == 0)
+        let directory = prefs.directory + "/.local/state/prefs/history/d"
+        let first = directory + "/00000000000000000001.plist"
+        #expect(try FileManager.default.attributesOfItem(atPath: directory)[.posixPermissions] as? Int == 0o700)
+        #expect(try FileManager.default.attributesOfItem(atPath: first)[.posixPermissions] as? Int == 0o600)
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: first))
+        #expect(try await prefs("write", "d", "k", "2").status == 0)
+        #expect(try await prefs("read", "d", "k").outputText == "2\n")
+        let history = try await prefs("history", "d")
+        #expect(history.status == 65 && history.error.contains("00000000000000000001.plist"), "\(history.error)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["00000000000000000001.plist", "00000000000000000002.plist"])
+    }
+
     /// A writer that keeps no history (`PREFS_HISTORY=0`) changes a key a rollback would put back:
     /// the rollback exits 4 and changes nothing. Then writers race rollbacks: each rollback exits 0
     /// with 3 (changed), 0 (already so) or 4, and the history holds exactly one version per write and

@@ -1,10 +1,11 @@
-/// The file store's history of a suite's changes: one file per suite,
-/// `$XDG_STATE_HOME/prefs/history/S.plist` (`.GlobalPreferences.plist` for the global suite; 0600,
-/// its directory 0700), a binary property list `{ versions = ( … ) }`, oldest first. A change writes
-/// it while it still holds the suite's lock, right after the suite's own file is in place, with the
-/// same atomic replace (temporary file, fsync, rename): a reader sees the old history or the new,
-/// never a part; a change killed between the two renames leaves its version out, never a version
-/// of a change that did not happen.
+/// The file store's history of a suite's changes: a directory per suite,
+/// `$XDG_STATE_HOME/prefs/history/S/` (`.GlobalPreferences/` for the global suite; 0700), one file
+/// per version, `NUMBER.plist` (NUMBER in 20 digits; 0600), the version as a binary property list
+/// (`SuiteVersion.stored`). A change writes its version while it still holds the suite's lock,
+/// right after the suite's own file is in place, with the same atomic replace (temporary file,
+/// fsync, rename), and removes the oldest beyond the count kept: a change costs its own version
+/// whatever the history holds. A change killed between the two renames leaves its version out,
+/// never a version of a change that did not happen.
 extension FileSuiteStorage {
     package func recordingVersions(_ stamp: VersionStamp) -> any SuiteStorage {
         var recording = self
@@ -13,75 +14,83 @@ extension FileSuiteStorage {
     }
 
     package func versions(of location: SuiteLocation) throws -> [SuiteVersion]? {
-        guard let file = try historyFile(of: location) else { return nil }
-        return try readVersions(file)
+        guard let directory = try historyDirectory(of: location) else { return nil }
+        return try versionNumbers(directory).map { try readVersion(directory, $0) }
     }
 
     /// Where a location's history is kept; nil for a place that has none (registered defaults,
     /// schemas, files named by their paths, ByHost suites), or when neither `XDG_STATE_HOME` nor
     /// `HOME` names a directory: then changes keep no version.
-    func historyFile(of location: SuiteLocation) throws -> String? {
+    func historyDirectory(of location: SuiteLocation) throws -> String? {
         let name: String
         switch location {
         case .suite(let suite): name = suite
         case .global: name = ".GlobalPreferences"
         default: return nil
         }
-        return try environment.optionalBaseDirectory("XDG_STATE_HOME", fallback: ".local/state").map { $0 + "/prefs/history/" + name + ".plist" }
+        return try environment.optionalBaseDirectory("XDG_STATE_HOME", fallback: ".local/state").map { $0 + "/prefs/history/" + name }
     }
 
-    func readVersions(_ file: String) throws -> [SuiteVersion] {
-        let bytes: [UInt8]
-        do { bytes = try fileSystem.contents(of: file) } catch PrefsError.fileNotFound { return [] }
+    /// The numbers of the versions kept, oldest first (other names are passed over: a writer's
+    /// temporary file).
+    func versionNumbers(_ directory: String) throws -> [Int64] {
+        try fileSystem.contentsOfDirectory(directory).compactMap { name -> Int64? in
+            guard name.utf8.count == 26, name.hasSuffix(".plist") else { return nil }
+            return Int64(name.prefix(20))
+        }.sorted()
+    }
+
+    func versionFile(_ directory: String, _ number: Int64) -> String {
+        let digits = String(number)
+        return directory + "/" + String(repeating: "0", count: max(0, 20 - digits.count)) + digits + ".plist"
+    }
+
+    func readVersion(_ directory: String, _ number: Int64) throws -> SuiteVersion {
+        let file = versionFile(directory, number)
         let decoded: PrefValue
-        do { decoded = try PropertyList.decode(bytes, as: .binary) } catch let error as PrefsError { throw error.attributed(to: file) }
-        guard case .dictionary(let root) = decoded, case .array(let entries)? = root["versions"] else {
-            throw PrefsError.malformed(source: file, format: .binary, reason: "not a prefs history")
+        do { decoded = try PropertyList.decode(try fileSystem.contents(of: file), as: .binary) } catch let error as PrefsError { throw error.attributed(to: file) }
+        guard let version = SuiteVersion(stored: decoded), version.number == number else {
+            throw PrefsError.malformed(source: file, format: .binary, reason: "not a version prefs wrote")
         }
-        return try entries.map { entry in
-            guard let version = SuiteVersion(stored: entry) else {
-                throw PrefsError.malformed(source: file, format: .binary, reason: "a version that is not one")
-            }
-            return version
-        }
+        return version
     }
 
-    /// Before a change commits, under the suite's lock: the versions kept now, checked against the
-    /// version a `rollback` expects (`VersionStamp.checkHead`); nil when no version is recorded.
-    func versionsBeforeChange(_ location: SuiteLocation) throws -> (file: String, versions: [SuiteVersion])? {
-        guard let stamp = versioning, stamp.keep > 0 || stamp.expectedHead != nil, let file = try historyFile(of: location) else { return nil }
-        let versions: [SuiteVersion]
+    /// Before a change commits, under the suite's lock: the numbers of the versions kept now,
+    /// checked against the version a `rollback` expects (`VersionStamp.checkHead`); nil when no
+    /// version is recorded.
+    func versionsBeforeChange(_ location: SuiteLocation) throws -> (directory: String, numbers: [Int64])? {
+        guard let stamp = versioning, stamp.keep > 0 || stamp.expectedHead != nil, let directory = try historyDirectory(of: location) else { return nil }
+        let numbers: [Int64]
         do {
-            versions = try readVersions(file)
-        } catch let error as PrefsError where error.exitStatus == .dataError && stamp.expectedHead == nil {
-            // A damaged history stops no change: the change keeps no version, and the file stays
-            // as it is for `prefs history` to report (65).
+            numbers = try versionNumbers(directory)
+        } catch let error as PrefsError where stamp.expectedHead == nil {
+            // A history that cannot be listed stops no change: the change keeps no version.
+            _ = error
             return nil
         }
-        try stamp.checkHead(versions.last?.number ?? 0, domain: FileSuiteStorage.suiteName(location))
-        return (file, versions)
+        try stamp.checkHead(numbers.last ?? 0, domain: FileSuiteStorage.suiteName(location))
+        return (directory, numbers)
     }
 
     /// After the suite's file is in place, still under its lock: the version of the change that
-    /// turned `before` into `after` added, the oldest beyond `keep` dropped. The change stands
-    /// whatever happens here: a history that cannot be written (a full disk) loses this version,
-    /// and the command does not report a committed change as failed.
-    /// `change` (nil for a whole suite's removal) hears of the version and of the versions pruned.
-    func recordVersion(_ kept: (file: String, versions: [SuiteVersion])?, before: PrefDictionary, after: PrefDictionary, _ change: StoredChange? = nil) {
-        guard let pruned = try? writeVersion(kept, before: before, after: after) else { return }
-        change?.recorded(pruned)
-    }
-
-    /// The versions pruned; nil when no version was written.
-    func writeVersion(_ kept: (file: String, versions: [SuiteVersion])?, before: PrefDictionary, after: PrefDictionary) throws -> [SuiteVersion]? {
+    /// turned `before` into `after` written, the oldest beyond `keep` removed, and `change` (nil
+    /// for a whole suite's removal) told of them (`StoredChange.recorded`). The change stands
+    /// whatever happens here: a version that cannot be written (a full disk) is left out, and the
+    /// command does not report a committed change as failed.
+    func recordVersion(_ kept: (directory: String, numbers: [Int64])?, before: PrefDictionary, after: PrefDictionary, _ change: StoredChange? = nil) {
         guard let kept, let stamp = versioning, stamp.keep > 0,
-              let version = stamp.version((kept.versions.last?.number ?? 0) + 1, from: before, to: after) else { return nil }
-        let all = kept.versions + [version]
-        let versions = Array(all.suffix(stamp.keep))
-        let bytes = try PropertyList.encode(.dictionary(["versions": .array(versions.map(\.stored))]), as: .binary)
-        let directory = splitPath(kept.file).directory
-        if try fileSystem.status(of: directory) == nil { try fileSystem.createDirectory(directory, mode: 0o700) }
-        try fileSystem.replace(kept.file, with: bytes, newFileMode: 0o600)
-        return Array(all.prefix(all.count - versions.count))
+              let version = stamp.version((kept.numbers.last ?? 0) + 1, from: before, to: after) else { return }
+        do {
+            if try fileSystem.status(of: kept.directory) == nil { try fileSystem.createDirectory(kept.directory, mode: 0o700) }
+            try fileSystem.replace(versionFile(kept.directory, version.number), with: try version.encoded(), newFileMode: 0o600)
+        } catch {
+            return
+        }
+        var pruned: [SuiteVersion] = []
+        for number in kept.numbers.prefix(max(0, kept.numbers.count + 1 - stamp.keep)) {
+            if let old = try? readVersion(kept.directory, number) { pruned.append(old) }
+            try? fileSystem.removeFile(versionFile(kept.directory, number))
+        }
+        change?.recorded(pruned)
     }
 }

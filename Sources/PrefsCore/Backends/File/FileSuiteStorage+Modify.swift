@@ -56,7 +56,7 @@ extension FileSuiteStorage {
     /// Patches the file in place of a full rewrite; nil when it cannot be patched (missing, empty,
     /// another format, or a structure the patch declines).
     func patch(_ target: String, scope: KeySet, _ location: SuiteLocation, _ change: StoredChange,
-               versions kept: (file: String, versions: [SuiteVersion])? = nil) throws -> Bool? {
+               versions kept: (directory: String, numbers: [Int64])? = nil) throws -> Bool? {
         do {
             return try fileSystem.withContents(of: target) { bytes -> Bool? in
                 guard !bytes.isEmpty else { return nil }

@@ -478,7 +478,7 @@ import Testing
         // is there, its version names them).
         try FileManager.default.removeItem(atPath: sandbox.config + "/s.plist")
         #expect(try await sandbox.prefs("check").status == 0)
-        try FileManager.default.removeItem(atPath: sandbox.directory.path + "/.local/state/prefs/history/s.plist")
+        try FileManager.default.removeItem(atPath: sandbox.directory.path + "/.local/state/prefs/history/s")
         #expect(try await sandbox.prefs("check").status == 65)
         #expect(try await sandbox.prefs("gc", "--grace", "0").status == 0)
         #expect(Self.blobs(sandbox).isEmpty)
