@@ -35,7 +35,14 @@ final class KernelChangeQueue: ChangeSignal, @unchecked Sendable {
         suitePrefix = Array((suite + ".").utf8)
     }
 
-    deinit { if inotify >= 0 { close(inotify) } }
+    deinit { if inotify >= 0 { KernelChangeQueue.closeLater(inotify) } }
+
+    /// Closes an inotify instance without waiting for it: closing one waits until the kernel has
+    /// retired its watches, often for milliseconds (an RCU grace period), so a cache being dropped
+    /// hands that to a thread of its own (closing here only where none can start).
+    static func closeLater(_ descriptor: Int32) {
+        if !DetachedThread.start({ close(descriptor) }) { close(descriptor) }
+    }
 
     var name: String { fallback.map { $0.name } ?? "kernel" }
 
@@ -54,7 +61,7 @@ final class KernelChangeQueue: ChangeSignal, @unchecked Sendable {
 
     /// A new inotify instance watching every file's directory; false when that failed this time.
     private func watch() -> Bool {
-        if inotify >= 0 { close(inotify) }
+        if inotify >= 0 { KernelChangeQueue.closeLater(inotify) }
         inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard inotify >= 0 else { return fallBack("no inotify instance (errno \(errno))") }
         guard let files = try? paths() else { return false }
