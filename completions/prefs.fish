@@ -474,7 +474,7 @@ complete -c prefs -n '__prefs_verb migrate' -l from -x -a 'file ini env suite' -
 complete -c prefs -n '__prefs_verb migrate' -l keys -x -a '(__prefs_key_list 1 | string split0)' -d 'only these keys (comma-separated KEYs or :key:paths; repeatable)'
 complete -c prefs -n '__prefs_verb migrate' -l bool-keys -x -a '(__prefs_key_list 1 | string split0)' -d 'make these keys booleans from 0/1, yes/no, on/off, true/false (else an error)'
 complete -c prefs -n '__prefs_verb migrate' -l rename -x -d 'store the key OLD as NEW (repeatable)'
-complete -c prefs -n '__prefs_verb migrate' -l infer-types -d 'strings that spell integers, reals or true/false (from INI also yes/no, on/off) become typed'
+complete -c prefs -n '__prefs_verb migrate' -l infer-types -d 'strings that spell integers, reals or true/false (from INI also yes/no, on/off; not an INI value in quotes) become typed'
 complete -c prefs -n '__prefs_verb migrate' -l decode-json-strings -d 'strings that are a JSON object or array become that value'
 complete -c prefs -n '__prefs_verb migrate' -l overwrite -d 'replace stored values that differ (else they are kept: skipped-conflict)'
 complete -c prefs -n '__prefs_verb migrate' -l skip-errors -d 'leave out the keys that fail instead of failing the migration'

@@ -359,7 +359,7 @@ _prefs_verb() {
                 --keys 'key-list 1...' 'only these keys (comma-separated KEYs or :key:paths; repeatable)'
                 --bool-keys 'key-list 1...' 'make these keys booleans from 0/1, yes/no, on/off, true/false (else an error)'
                 --rename text... 'store the key OLD as NEW (repeatable)'
-                --infer-types flag 'strings that spell integers, reals or true/false (from INI also yes/no, on/off) become typed'
+                --infer-types flag 'strings that spell integers, reals or true/false (from INI also yes/no, on/off; not an INI value in quotes) become typed'
                 --decode-json-strings flag 'strings that are a JSON object or array become that value'
                 --overwrite flag 'replace stored values that differ (else they are kept: skipped-conflict)'
                 --skip-errors flag 'leave out the keys that fail instead of failing the migration'

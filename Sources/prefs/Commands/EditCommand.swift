@@ -2,7 +2,8 @@ import Glibc
 import PrefsCore
 
 /// `prefs edit DOMAIN` — the suite's stored values open in `$VISUAL` (else `$EDITOR`, else `vi`) as
-/// typed JSON (every type kept), in a file of its own (0600, in a new 0700 directory under `$TMPDIR`
+/// typed JSON (every type kept; a value over 64 KiB shown by its size and SHA-256, and kept as it
+/// was unless its line goes: `SummarisedTypedJSON`), in a file of its own (0600, in a new 0700 directory under `$TMPDIR`
 /// or /tmp). When the editor exits 0 the file is read back — only a regular file, never through a
 /// symlink, at most 256 MiB (`EditedCopy`) — and what changed is stored in one locked write, checked
 /// against the suite's schema. A key someone else changed meanwhile is never overwritten: when the
@@ -29,8 +30,8 @@ enum EditCommand: Command {
         let domain = try Domain(argument: operands[0])
         guard domain != .standardInput else { throw PrefsError.usage("edit: name a suite or a file, not standard input") }
         let before = try context.store.loadMaterialized(domain)?.contents ?? PrefDictionary()
-        let original = try TypedJSON.encode(.dictionary(before), pretty: true)
-        let copy = try EditedCopy(original, name: domain.displayName, context)
+        let document = try SummarisedTypedJSON(before)
+        let copy = try EditedCopy(document.bytes, name: domain.displayName, context)
         switch try copy.runEditor(environment: context.environment) {
         case .exited(0): break
         case .exited(let status):
@@ -47,7 +48,7 @@ enum EditCommand: Command {
             return .cannotExecute
         }
         do {
-            let status = try commit(copy, before: before, domain: domain, context)
+            let status = try commit(copy, document, before: before, domain: domain, context)
             copy.remove()
             return status
         } catch let conflict as Conflict {
@@ -59,12 +60,14 @@ enum EditCommand: Command {
         }
     }
 
-    /// Reads the edited copy back and stores what the edit changed, in one locked write.
-    static func commit(_ copy: EditedCopy, before: PrefDictionary, domain: Domain, _ context: CommandContext) throws -> ExitStatus {
+    /// Reads the edited copy back (each summary of a large value it holds replaced by that value)
+    /// and stores what the edit changed, in one locked write.
+    static func commit(_ copy: EditedCopy, _ document: SummarisedTypedJSON, before: PrefDictionary, domain: Domain,
+                       _ context: CommandContext) throws -> ExitStatus {
         let bytes = try copy.read()
         let edited: PrefDictionary
         do {
-            guard case .dictionary(let dictionary) = try PropertyList.decode(bytes).value else {
+            guard case .dictionary(let dictionary) = try document.decode(bytes) else {
                 throw PrefsError.malformed(source: nil, format: nil, reason: "the document is not a dictionary of keys")
             }
             edited = dictionary

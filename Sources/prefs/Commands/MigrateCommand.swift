@@ -25,7 +25,7 @@ enum MigrateCommand: Command {
         .list("keys", "LIST", "only these keys (comma-separated KEYs or :key:paths; repeatable)", completing: .keyList(operand: 1)) { $0.keys = $1 },
         .list("bool-keys", "LIST", "make these keys booleans from 0/1, yes/no, on/off, true/false (else an error)", completing: .keyList(operand: 1)) { $0.boolKeys = $1 },
         .list("rename", "OLD=NEW", "store the key OLD as NEW (repeatable)") { $0.renames = $1 },
-        .flag("infer-types", "strings that spell integers, reals or true/false (from INI also yes/no, on/off) become typed") { $0.inferTypes = $1 },
+        .flag("infer-types", "strings that spell integers, reals or true/false (from INI also yes/no, on/off; not an INI value in quotes) become typed") { $0.inferTypes = $1 },
         .flag("decode-json-strings", "strings that are a JSON object or array become that value") { $0.decodeJSONStrings = $1 },
         .flag("overwrite", "replace stored values that differ (else they are kept: skipped-conflict)") { $0.overwrite = $1 },
         .flag("skip-errors", "leave out the keys that fail instead of failing the migration") { $0.skipErrors = $1 },

@@ -175,6 +175,9 @@ extension HelpText {
                 checked (the document, the schema) and stored in one locked write; a key changed
                 meanwhile by someone else is never overwritten: other keys are merged, the same key
                 exits 4. A bad document or value exits 65; on failure the edited copy is kept and named.
+                A string or data value over 64 KiB (and a container still larger) shows as its type, size
+                and SHA-256: left as it is, the value stays exactly as stored; its key may be renamed or
+                deleted; a changed summary exits 65.
                 """
 
     static let execDetails = """

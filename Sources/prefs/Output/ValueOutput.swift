@@ -52,15 +52,6 @@ extension ValueOutput {
         return text.utf8.count > reportLimit ? summary(value, line: text) : text
     }
 
-    /// `<data: 700000 bytes, sha256 HEX>`: the type, the size and the SHA-256 of a data value's
-    /// bytes or a string's UTF-8 (what `sha256sum` gives for the file it came from), or of a
-    /// container's one-line form.
-    static func summary(_ value: PrefValue, line: String) -> String {
-        let (bytes, what): ([UInt8], String) = switch value {
-        case .data(let data): (data, "bytes")
-        case .string(let string): (Array(string.utf8), "bytes of UTF-8")
-        default: (Array(line.utf8), "bytes as text")
-        }
-        return "<\(value.typeName): \(bytes.count) \(what), sha256 \(Hex.encode(SHA256.hash(bytes)))>"
-    }
+    /// `<data: 700000 bytes, sha256 HEX>` (`ReadableText.summary`).
+    static func summary(_ value: PrefValue, line: String) -> String { ReadableText.summary(value, line: line) }
 }

@@ -19,9 +19,10 @@ import Testing
             """)
     }
 
-    /// lint says OK only for what read and export accept: JSON's null is valid JSON with no
-    /// property-list value, so it fails as export fails on it.
-    @Test func lintPassesOnlyWhatExportTakes() throws {
+    /// lint says OK only for what read and export both accept: JSON's null is valid JSON with no
+    /// property-list value, so it fails as export fails on it; a root that is not a dictionary
+    /// (which export converts) fails as read fails on it.
+    @Test func lintPassesOnlyWhatReadAndExportTake() throws {
         let scratch = try TemporaryDirectory()
         for (name, text) in [("null.json", "null"), ("member.json", "{\"a\": null}"), ("element.json", "[1, null]")] {
             let path = try scratch.write(name, text)
@@ -30,16 +31,27 @@ import Testing
             #expect(export.status == .dataError)
             #expect(lint.error == export.error, "\(name)")
         }
-        for text in ["5", "\"s\"", "[]", "{\"a\": [1, 2.5, true]}"] {
-            let path = try scratch.write("ok.json", text)
-            #expect(prefs(["lint", path]).status == .success, "\(text)")
-            #expect(prefs(["export", path, "-"]).status == .success, "\(text)")
+        for (name, text) in [("number.json", "5"), ("string.json", "\"s\""), ("array.json", "[]"),
+                             ("array.plist", "<plist><array><string>x</string></array></plist>"),
+                             ("typed.json", #"{"prefs-typed-json": 1, "value": {"array": []}}"#)] {
+            let path = try scratch.write(name, text)
+            let lint = prefs(["lint", path]), read = prefs(["read", path])
+            #expect(lint.status == .dataError && lint.output == "", "\(name): \(lint)")
+            #expect(read.status == .dataError)
+            #expect(lint.error == read.error && lint.error.hasSuffix(", not a dictionary\n"), "\(name): \(lint.error)")
+        }
+        for (name, text) in [("ok.json", "{\"a\": [1, 2.5, true]}"), ("ok.plist", "<plist><dict><key>a</key><true/></dict></plist>"), ("ok.strings", "\"a\" = \"b\";")] {
+            let path = try scratch.write(name, text)
+            let lint = prefs(["lint", path])
+            #expect(lint.status == .success && lint.output == "\(path): OK\n" && lint.error == "", "\(name): \(lint)")
+            #expect(prefs(["read", path]).status == .success, "\(name)")
+            #expect(prefs(["export", path, "-"]).status == .success, "\(name)")
         }
     }
 
     @Test func lintStatusIsTheFirstFailure() throws {
         let scratch = try TemporaryDirectory()
-        let good = try scratch.write("good.json", "[1]")
+        let good = try scratch.write("good.json", "{\"a\": [1]}")
         #expect(prefs(["lint", good]).status == .success)
         #expect(prefs(["lint", good, scratch.file("nope")]).status == .noInput)
         #expect(prefs(["lint", scratch.path]).status == .cannotRead)

@@ -108,6 +108,45 @@ import Testing
         if let copy = EditTests.copyPath(run.error) { try? FileManager.default.removeItem(atPath: (copy as NSString).deletingLastPathComponent) }
     }
 
+    /// A value over 64 KiB (an external one of 1.3 MB, an inline one) shows as its type, size and
+    /// SHA-256, not its text: left alone it stays exactly as stored (the reference to its blob, the
+    /// inline text) while another key changes; an edited summary changes nothing (65); a key
+    /// renamed takes its value along; a key deleted goes.
+    @Test func largeValuesAreSummarisedAndKeptAsTheyWere() async throws {
+        let (sandbox, work) = try await EditTests.sandbox()
+        let photo = (0..<1_300_000).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 11) }
+        let notes = String(repeating: "a line of notes\n", count: 10_000)
+        let photoFile = try work.write("photo.bin", photo), notesFile = try work.write("notes.txt", notes)
+        try #require(await sandbox.prefs("write", "s", "photo", "-data", "@" + photoFile).status == 0)
+        try #require(await sandbox.prefs("write", "s", "notes", "-string-file", notesFile, "--inline").status == 0)
+        let stored = try #require(try sandbox.suite("s")?.dictionary)
+        let reference = try #require(stored["photo"])
+        try #require(reference.dictionary?[ExternalReference.marker] != nil && stored["notes"] == .string(notes))
+
+        let run = try await EditTests.edit(sandbox, work, script: #"sed -i 's/"integer": 1/"integer": 2/' "$1""#)
+        #expect(run.status == 0, "\(run.error)")
+        let seen = try String(contentsOfFile: work.file("seen"), encoding: .utf8)
+        #expect(seen.utf8.count < 1000, "\(seen.utf8.count) bytes")
+        #expect(seen.contains(#""photo": {"summary": "<data: 1300000 bytes, sha256 \#(Hex.encode(SHA256.hash(photo)))>"}"#), "\(seen)")
+        #expect(seen.contains(#""notes": {"summary": "<string: 160000 bytes of UTF-8, sha256 \#(Hex.encode(SHA256.hash(Array(notes.utf8))))>"}"#))
+        let after = try #require(try sandbox.suite("s")?.dictionary)
+        #expect(after["n"] == .integer(2) && after["photo"] == reference && after["notes"] == .string(notes))
+
+        let bytes = try Fixtures.bytes(sandbox.config + "/s.plist")
+        let edited = try await EditTests.edit(sandbox, work, script: #"sed -i 's/"integer": 2/"integer": 3/; s/<data: 1300000 bytes/<data: 1300001 bytes/' "$1""#)
+        #expect(edited.status == 65)
+        #expect(edited.error.contains(": typed JSON: at :photo: a summary of a large value was changed: it stands for the value as it was, and cannot be edited"),
+                "\(edited.error)")
+        #expect(try Fixtures.bytes(sandbox.config + "/s.plist") == bytes)
+        if let copy = EditTests.copyPath(edited.error) { try? FileManager.default.removeItem(atPath: (copy as NSString).deletingLastPathComponent) }
+
+        let moved = try await EditTests.edit(sandbox, work, script: #"sed -i 's/"photo":/"picture":/; /"notes":/d' "$1""#)
+        #expect(moved.status == 0, "\(moved.error)")
+        let last = try #require(try sandbox.suite("s")?.dictionary)
+        #expect(last["photo"] == nil && last["notes"] == nil && last["n"] == .integer(2))
+        #expect(try await sandbox.prefs("read", "s", "picture", "--raw").output == photo)
+    }
+
     /// On etcd too: the edit and a concurrent writer's change to another key both stay.
     @Test func worksOnEtcd() async throws {
         let fleet = try FleetSandbox(try await SharedCluster.oneMember.get())

@@ -173,8 +173,9 @@ import Testing
         #expect(skipped.status == .success && skipped.output.hasSuffix("1 migrated, 1 unchanged, 0 skipped-conflict, 0 missing, 1 error\n"), "\(skipped.output)")
     }
 
-    /// INI values in quotes lose them; from INI, --infer-types and --bool-keys take yes/no and
-    /// on/off as booleans; from .env only true and false are inferred.
+    /// INI values in quotes lose them, and stay text under --infer-types; from INI, --infer-types
+    /// and --bool-keys take yes/no and on/off as booleans; from .env only true and false are
+    /// inferred.
     @Test func iniQuotesGoAndOnOffAreBooleans() throws {
         let home = InMemoryHome()
         try home.fileSystem.write("/etc/app.ini", Array("""
@@ -187,11 +188,19 @@ import Testing
             music = Off
             log = yes
             count = 3
+            port = "8080"
+            beep = 'on'
+            ratio = "1.50"
 
             """.utf8))
         #expect(home.run("migrate", "app", "/etc/app.ini", "--infer-types").status == .success)
         #expect(try home.suite("app") == ["ui": ["title": "My App", "motto": "say \"hi\"", "half": "\"open", "mixed": "\"a\" ; b",
-                                                "sound": true, "music": false, "log": true, "count": 3]])
+                                                "sound": true, "music": false, "log": true, "count": 3,
+                                                "port": "8080", "beep": "on", "ratio": "1.50"]])
+        // Renamed, or one key of a section: still text; --bool-keys, asked for, makes it a boolean.
+        #expect(home.run("migrate", "one", "/etc/app.ini", "--infer-types", "--keys", ":ui:port,:ui:beep,:ui:count", "--rename", ":ui:port=port",
+                         "--bool-keys", ":ui:beep").status == .success)
+        #expect(try home.suite("one") == ["port": "8080", "ui": ["beep": true, "count": 3]])
         #expect(home.run("migrate", "plain", "/etc/app.ini").status == .success)
         #expect(try home.suite("plain")?.value(at: ["ui", "sound"]) == "on")
         #expect(home.run("migrate", "flags", "/etc/app.ini", "--bool-keys", ":ui:music").status == .success)

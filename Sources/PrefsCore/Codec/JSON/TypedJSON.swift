@@ -17,7 +17,12 @@ package enum TypedJSON {
     package static let version: Int64 = 1
 
     package static func encode(_ value: PrefValue, pretty: Bool = true) throws -> [UInt8] {
-        let document: PrefValue = .dictionary([marker: .integer(version), "value": try node(value, depth: 0)])
+        try write(node: try node(value, depth: 0), pretty: pretty)
+    }
+
+    /// The document whose root value is `node`, already a typed node.
+    static func write(node: PrefValue, pretty: Bool) throws -> [UInt8] {
+        let document: PrefValue = .dictionary([marker: .integer(version), "value": node])
         var writer = JSONWriter(pretty: pretty, format: .typedJSON)
         writer.inlineScalarNodes = true
         writer.maxDepth = JSONParser.maxDepth

@@ -64,6 +64,18 @@ package enum ReadableText {
         return out
     }
 
+    /// `<data: 700000 bytes, sha256 HEX>`: a value by its type, its size and the SHA-256 of a data
+    /// value's bytes or a string's UTF-8 (what `sha256sum` gives for the file it came from), or of a
+    /// container's one-line form (`line`, given when already made).
+    package static func summary(_ value: PrefValue, line: String? = nil) -> String {
+        let (bytes, what): ([UInt8], String) = switch value {
+        case .data(let data): (data, "bytes")
+        case .string(let string): (Array(string.utf8), "bytes of UTF-8")
+        default: (Array((line ?? self.line(value)).utf8), "bytes as text")
+        }
+        return "<\(value.typeName): \(bytes.count) \(what), sha256 \(Hex.encode(SHA256.hash(bytes)))>"
+    }
+
     /// Data as `NSData` describes itself on macOS (`defaults read` prints it so): its length, the
     /// first 16 and the last 8 bytes in groups of 4 — `{length = 300000, bytes = 0x89504e47 0d0a1a0a
     /// 0000000d 49484452 ... ae426082 00000000 }`.

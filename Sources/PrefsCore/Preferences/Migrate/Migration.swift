@@ -14,6 +14,8 @@ package struct MigrationPlan: Sendable {
     /// With `inferTypes`, the words that spell booleans besides true and false: yes/no and on/off
     /// from an INI file, whose readers (PHP, git config) take them so.
     package var booleanWords: [String: Bool] = ["true": true, "false": false]
+    /// With `inferTypes`, the source's values that stay text: INI values written in quotes.
+    package var quoted: [PrefKeyPath] = []
     /// Strings that are a JSON object or array become that value, until none is left.
     package var decodeJSONStrings = false
     /// Replace a target value that differs (else it is kept: a conflict).
@@ -164,7 +166,15 @@ package enum Migration {
                     try value.setValue(try boolean(found, at: boolKey, in: path), at: inner)
                 }
             }
-            if plan.inferTypes { value = inferred(value, booleanWords: plan.booleanWords) }
+            if plan.inferTypes {
+                let written = value
+                value = inferred(value, booleanWords: plan.booleanWords)
+                for quoted in plan.quoted where quoted.starts(with: path) {
+                    let inner = quoted.components.dropFirst(path.components.count)
+                    guard !inner.isEmpty else { value = written; continue }
+                    if let text = try written.value(at: inner) { try value.setValue(text, at: inner) }
+                }
+            }
             let stored = try target.value(at: destination)
             if stored == value { return .unchanged }
             let rewritesItself = inPlace && destination == path

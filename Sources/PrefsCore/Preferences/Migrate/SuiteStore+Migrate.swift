@@ -33,6 +33,7 @@ extension SuiteStore {
         var source = PrefDictionary()
         var problems: [(path: PrefKeyPath, reason: String)] = []
         var inPlace = false
+        var quoted: [PrefKeyPath] = []
         switch kind {
         case .suite:
             let sourceDomain = try Domain(argument: argument)
@@ -48,13 +49,14 @@ extension SuiteStore {
             do {
                 let bytes = try DocumentInput(fileSystem: fileSystem).bytes(from: argument)
                 let text = try kind == .ini ? INISource.read(bytes) : DotEnvSource.read(bytes)
-                (source, problems) = (text.contents, text.problems)
+                (source, problems, quoted) = (text.contents, text.problems, text.quoted)
             } catch let error as PrefsError {
                 throw error.attributed(to: DocumentInput.name(of: argument))
             }
         }
         var plan = plan
         if kind == .ini { plan.booleanWords.merge(["yes": true, "no": false, "on": true, "off": false]) { $1 } }
+        plan.quoted = quoted
         var report = MigrationReport()
         let keys = inPlace ? nil : KeySet(plan.selectedKeys(in: source).map { (plan.rename(of: $0) ?? $0).first })
         do {

@@ -4,11 +4,13 @@
 package struct TextSource: Sendable {
     package var contents = PrefDictionary()
     package var problems: [(path: PrefKeyPath, reason: String)] = []
+    /// The values written in quotes (INI), which stay text under `--infer-types`.
+    package var quoted: [PrefKeyPath] = []
 
     /// Where each key was first set, for the "given twice" message (keys compared by bytes).
     private var lines: [[[UInt8]]: Int] = [:]
 
-    mutating func set(_ value: String, at path: [String], line: Int) {
+    mutating func set(_ value: String, at path: [String], line: Int, quoted: Bool = false) {
         let place = PrefKeyPath(path)
         let bytes = path.map { Array($0.utf8) }
         if let first = lines[bytes] {
@@ -18,6 +20,7 @@ package struct TextSource: Sendable {
         lines[bytes] = line
         do {
             try contents.setValue(.string(value), at: place)
+            if quoted { self.quoted.append(place) }
         } catch {
             problems.append((place, "clashes with a section of the same name (line \(line))"))
         }
@@ -55,7 +58,8 @@ package struct TextSource: Sendable {
 /// before the first section are top-level. Unlike configparser, keys keep their case and there are
 /// no continuation lines. Keys and values are trimmed, an empty value is an empty string, a value
 /// wholly in double or single quotes loses them (as PHP's `parse_ini_file`, git config and systemd
-/// read it; configparser keeps them), and nothing else is interpreted (no escapes; an inline `;`
+/// read it; configparser keeps them) and stays text under `--infer-types` (as PHP's typed INI
+/// reading keeps a quoted `"8080"` or `"on"` a string), and nothing else is interpreted (no escapes; an inline `;`
 /// stays part of the value). A section given twice is
 /// merged; a key given twice in a section is a problem for that key. A line that is none of these
 /// is a data error for the file.
@@ -80,15 +84,16 @@ package enum INISource {
             }
             let key = String(before.trimmingWhitespace)
             guard !key.isEmpty else { throw TextSource.failure("INI", line: number, "the key is empty") }
-            source.set(unquoted(after.trimmingWhitespace), at: section.map { [$0, key] } ?? [key], line: number)
+            let (value, quoted) = unquoted(after.trimmingWhitespace)
+            source.set(value, at: section.map { [$0, key] } ?? [key], line: number, quoted: quoted)
         }
         return source
     }
 
-    /// `"text"` or `'text'` without its quotes; any other value as it is.
-    static func unquoted(_ value: Substring) -> String {
-        guard value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first else { return String(value) }
-        return String(value.dropFirst().dropLast())
+    /// `"text"` or `'text'` without its quotes; any other value as it is. Whether it was quoted.
+    static func unquoted(_ value: Substring) -> (String, Bool) {
+        guard value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first else { return (String(value), false) }
+        return (String(value.dropFirst().dropLast()), true)
     }
 }
 
