@@ -36,7 +36,7 @@ struct Verb: Sendable {
 
 /// A verb in the command table: its description, the spellings of its options, and its command with
 /// the options typed. `CommandTable.verbs` is the one list that parsing, `--help`, and the
-/// consistency tests against the man page, completions and README all read.
+/// consistency tests against the man page, completions and README (which names every verb) all read.
 struct VerbSpec: Sendable {
     let verb: Verb
     /// The command, for what only `prefs completion` asks of it (`operandKinds`).

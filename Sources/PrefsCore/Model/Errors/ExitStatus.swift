@@ -31,7 +31,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     /// `exec`, `edit`: COMMAND (the editor) was not found (as env(1) exits).
     case commandNotFound = 127
 
-    /// The one-line meaning shown in `--help`, the man page and the README.
+    /// The one-line meaning shown in `--help` and the man page's EXIT STATUS.
     public var meaning: String {
         switch self {
         case .success: return "success"

@@ -14,7 +14,7 @@
 /// ```
 public struct StoreOptions: Sendable, Equatable {
     /// A value whose encoding would be larger than this many bytes is stored outside the property
-    /// list (README, External storage); 0 to 1 TiB. Default 100 KiB.
+    /// list (EXTERNAL STORAGE in prefs(1)); 0 to 1 TiB. Default 100 KiB.
     public var externalThreshold: Int
     /// How many seconds a writer waits for another's lock before giving up; 0 to 86400. Default 10.
     public var lockTimeout: Double

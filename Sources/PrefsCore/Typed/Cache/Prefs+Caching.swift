@@ -1,7 +1,7 @@
 extension Prefs.Suite {
     /// This suite with its reads cached: each key's value is read from the store once and kept
     /// until the suite may have changed, so a server reading a setting per request pays about what
-    /// Foundation's cached `UserDefaults` pays (README, Performance) — without ever serving a value
+    /// Foundation's cached `UserDefaults` pays (`Tests/Benchmarks/README.md`) — without ever serving a value
     /// older than the last completed write by anyone (another process, `prefs write`, a
     /// `UserDefaults` app). Make it once and share it (it is `Sendable`; copies share the cache):
     ///
