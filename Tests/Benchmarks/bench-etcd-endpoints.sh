@@ -35,7 +35,7 @@ first=$(((leader + 1) % 3))
 order=("$first" $(((first + 1) % 3)) $(((first + 2) % 3)))
 plain="etcd://127.0.0.1:${plain_ports[${order[0]}]},127.0.0.1:${plain_ports[${order[1]}]},127.0.0.1:${plain_ports[${order[2]}]}/bench"
 tls="etcds://127.0.0.1:${tls_ports[${order[0]}]},127.0.0.1:${tls_ports[${order[1]}]},127.0.0.1:${tls_ports[${order[2]}]}/bench"
-export XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
+export XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
 export PREFS_ETCD_CACERT=$certs/ca.pem PREFS_ETCD_CERT=$certs/client-root.pem PREFS_ETCD_KEY=$certs/client-root.key
 mkdir -p "$XDG_CONFIG_HOME" && mkdir -m 700 "$work/run"
 unset XDG_RUNTIME_DIR

@@ -48,7 +48,7 @@ etcdctl=(etcdctl --endpoints "https://$endpoint" --cacert "$certs/ca.pem" --cert
 export ETCDCTL_API=3
 bench_etcd_healthy "https://$endpoint" "${etcdctl[@]:3}"
 
-export PREFS_STORE="etcds://$endpoint/bench" PREFS_ETCD_CACERT=$certs/ca.pem XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data \
+export PREFS_STORE="etcds://$endpoint/bench" PREFS_ETCD_CACERT=$certs/ca.pem XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state XDG_DATA_HOME=$work/data \
   XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
 unset XDG_RUNTIME_DIR
 PREFS_ETCD_CERT=$certs/client-root.pem PREFS_ETCD_KEY=$certs/client-root.key "$prefs" write s k -int 1

@@ -27,7 +27,7 @@ export PREFS_ETCD_CACERT=$certs/ca.pem PREFS_ETCD_CERT=$certs/client-root.pem PR
 tls_prefs="env PREFS_STORE=etcds://$tls_endpoints/bench $prefs"
 export ETCDCTL_API=3
 
-export PREFS_STORE="etcd://$endpoints/bench" XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
+export PREFS_STORE="etcd://$endpoints/bench" XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
 mkdir -p "$XDG_CONFIG_HOME"
 "$prefs" write s k -int 1
 etcdctl --endpoints "$endpoints" put plain/k 1 >/dev/null

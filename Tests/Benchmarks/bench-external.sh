@@ -27,7 +27,7 @@ bench_need hyperfine:hyperfine python3:python3
 bench_prefs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
+export XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
 head -c "$size" /dev/urandom >"$work/a"
 head -c "$size" /dev/urandom >"$work/b"
 for i in $(seq 0 9); do
@@ -57,7 +57,11 @@ echo "write $mb MB: prefs $ours ms, cp + fsync $cpsync ms = $(bench_ratio "$ours
 echo "replacing a $mb MB value: prefs $replacing ms, cp over the last copy + fsync $cpover ms = $(bench_ratio "$replacing" "$cpover")x"
 
 "$prefs" write big value -data @"$work/a"
-blob=$(find "$XDG_DATA_HOME/prefs/external/big" -type f -print -quit)
+# The blob the suite's reference names (the history keeps the ones before it).
+blob=$(python3 -c '
+import plistlib, sys
+ref = plistlib.load(open(sys.argv[1], "rb"))["value"]
+print(sys.argv[2] + "/" + ref["key"] + "/" + ref["uuid"])' "$XDG_CONFIG_HOME/big.plist" "$XDG_DATA_HOME/prefs/external/big")
 bench_rounds "$rounds" "${runs[2]}" "${warmup[2]}" "$work/c" "sh -c '$prefs read big value --raw >$work/out'" "sh -c 'cat $blob >$work/out'" \
   "$prefs check big"
 cmp "$work/out" "$work/a"

@@ -25,12 +25,15 @@ store="etcd://$endpoints/bench"
 # A suite of 20 keys, with 10 versions already kept, in each store.
 for url in "" "$store"; do
   for i in $(seq 20); do PREFS_STORE=$url "$prefs" write app "key$i" "value number $i" ; done
+  PREFS_STORE=$url "$prefs" write app key1 -int 0
 done
 
 out=$work/times
+# Every run changes the value (-int-add): hyperfine runs one command several times in a row, and a
+# write of the value already stored writes nothing.
 bench_rounds "$rounds" "$runs" 2 "$out" \
-  "env PREFS_HISTORY=0 $prefs write app key1 -int 1" "env PREFS_HISTORY=10 $prefs write app key1 -int 2" \
-  "env PREFS_HISTORY=0 PREFS_STORE=$store $prefs write app key1 -int 1" "env PREFS_HISTORY=10 PREFS_STORE=$store $prefs write app key1 -int 2" \
+  "env PREFS_HISTORY=0 $prefs write app key1 -int-add 1" "env PREFS_HISTORY=10 $prefs write app key1 -int-add 1" \
+  "env PREFS_HISTORY=0 PREFS_STORE=$store $prefs write app key1 -int-add 1" "env PREFS_HISTORY=10 PREFS_STORE=$store $prefs write app key1 -int-add 1" \
   "env PREFS_STORE=$store $prefs history app"
 read -r files_off files_on etcd_off etcd_on history <<<"$(bench_medians "$out")"
 

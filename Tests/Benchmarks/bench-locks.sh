@@ -13,7 +13,7 @@ if [ "${1:-}" = --smoke ]; then size=1000000 runs=5; else size=100000000 runs=30
 bench_prefs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
+export XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
 head -c "$size" /dev/urandom | python3 -c '
 import plistlib, sys
 open(sys.argv[1], "wb").write(plistlib.dumps({"big": sys.stdin.buffer.read()}, fmt=plistlib.FMT_BINARY))' "$work/big.plist"

@@ -15,7 +15,7 @@ bench_prefs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gcc -O2 -o "$work/peak-rss" "$root/Tests/Benchmarks/Tools/peak-rss.c"
-export XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
+export XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
 mkdir -p "$XDG_CONFIG_HOME"
 python3 - "$work" "$keys" <<'PY'
 import plistlib, sys

@@ -21,7 +21,7 @@ bench_scratch
 bench_before
 bench_etcd_cluster
 
-export PREFS_STORE="etcd://$endpoints/bench" XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none \
+export PREFS_STORE="etcd://$endpoints/bench" XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none \
   XDG_CONFIG_DIRS=$work/none XDG_CACHE_HOME=$work/cache
 mkdir -p "$XDG_CONFIG_HOME"
 "$prefs" write s k -int 1

@@ -29,7 +29,7 @@ gcc -O2 -o "$work/peak-rss" "$root/Tests/Benchmarks/Tools/peak-rss.c"
 printf 'import Glibc\nputs("hello")\n' >"$work/hello.swift"
 swiftc -O -static-executable "$work/hello.swift" -o "$work/hello" 2>/dev/null
 strip --strip-debug "$work/hello"
-export XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
+export XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
 mkdir -p "$XDG_CONFIG_HOME"
 "$work/prefs" write one k v
 for i in $(seq 0 9); do "$work/prefs" write ten "k$i" "value $i"; done

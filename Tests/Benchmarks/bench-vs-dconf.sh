@@ -20,7 +20,7 @@ bench_need hyperfine:hyperfine dconf:dconf-cli git:git python3:python3
 bench_prefs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
+export XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
 mkdir -p "$XDG_CONFIG_HOME" "$work/keyfiles"
 python3 - "$work" "$keys" <<'PY'
 import plistlib, sys

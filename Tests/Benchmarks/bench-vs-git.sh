@@ -19,7 +19,7 @@ command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hype
 bench_prefs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export XDG_CONFIG_HOME=$work/config XDG_CONFIG_DIRS=$work/none
+export XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state XDG_CONFIG_DIRS=$work/none
 mkdir -p "$XDG_CONFIG_HOME"
 python3 - "$work" "${sizes[@]}" <<'PY'
 import plistlib, sys

@@ -41,7 +41,7 @@ written=$order
 # valgrind cannot read the DWARF 5 that clang writes for the C target: run a copy without it.
 strip --strip-debug -o "$work/prefs" "$root/.build/release/prefs"
 prefs=$work/prefs
-export XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
+export XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state XDG_DATA_HOME=$work/data XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
 mkdir -p "$XDG_CONFIG_HOME"
 for i in $(seq 0 9); do "$prefs" write small "key$i" "value number $i"; done
 "$prefs" export small "$XDG_CONFIG_HOME/smallbin.plist" --format binary
