@@ -6,19 +6,6 @@ import Glibc
 /// `.prefs-expires` like any other). Versions are deltas: a suite's history costs what its changes
 /// changed, and undoing versions needs nothing but them.
 package struct SuiteVersion: Sendable, Equatable {
-    /// One top-level key a change changed: nil where the key was absent.
-    package struct Change: Sendable, Equatable {
-        package var key: String
-        package var old: PrefValue?
-        package var new: PrefValue?
-
-        package init(key: String, old: PrefValue?, new: PrefValue?) {
-            self.key = key
-            self.old = old
-            self.new = new
-        }
-    }
-
     package var number: Int64
     /// Seconds since 1970.
     package var time: Double
@@ -27,11 +14,12 @@ package struct SuiteVersion: Sendable, Equatable {
     package var verb: String
     /// The keys it changed, sorted by code point.
     package var keys: [String]
-    /// Their values before and after; nil when they were too large to keep in the store's history
-    /// (etcd: more than one transaction takes): the version is listed, but cannot be undone.
-    package var changes: [Change]?
+    /// Their values before and after (nil where the key was absent); nil when they were too large
+    /// to keep in the store's history (etcd: more than one transaction takes): the version is
+    /// listed, but cannot be undone.
+    package var changes: [KeyChange]?
 
-    package init(number: Int64, time: Double, user: String, host: String, verb: String, keys: [String], changes: [Change]?) {
+    package init(number: Int64, time: Double, user: String, host: String, verb: String, keys: [String], changes: [KeyChange]?) {
         self.number = number
         self.time = time
         self.user = user
@@ -42,11 +30,11 @@ package struct SuiteVersion: Sendable, Equatable {
     }
 
     /// What turned `before` into `after`, top-level key by key; empty when they are equal.
-    package static func changes(from before: PrefDictionary, to after: PrefDictionary) -> [Change] {
-        var changes: [Change] = []
+    package static func changes(from before: PrefDictionary, to after: PrefDictionary) -> [KeyChange] {
+        var changes: [KeyChange] = []
         PrefDictionary.zip(before, after) { old, new in
             guard old?.value != new?.value else { return }
-            changes.append(Change(key: (new ?? old)!.key, old: old?.value, new: new?.value))
+            changes.append(KeyChange(key: (new ?? old)!.key, old: old?.value, new: new?.value))
         }
         return changes.sorted { $0.key.utf8Compare($1.key) < 0 }
     }
@@ -85,12 +73,12 @@ package struct SuiteVersion: Sendable, Equatable {
             guard case .string(let key) = value else { return nil }
             keys.append(key)
         }
-        var changes: [Change]?
+        var changes: [KeyChange]?
         if case .array(let entries)? = d["changes"] {
             changes = []
             for entry in entries {
                 guard case .dictionary(let e) = entry, case .string(let key)? = e["key"] else { return nil }
-                changes?.append(Change(key: key, old: e["old"], new: e["new"]))
+                changes?.append(KeyChange(key: key, old: e["old"], new: e["new"]))
             }
         }
         self.init(number: number, time: time, user: user, host: host, verb: verb, keys: keys, changes: changes)
@@ -122,18 +110,14 @@ package struct VersionStamp: Sendable, Equatable {
 
     /// The version a change that turned `before` into `after` records as `number`, made now by this
     /// process; nil when nothing changed.
-    func version(_ number: Int64, from before: PrefDictionary, to after: PrefDictionary, keepingValues: Bool = true) -> SuiteVersion? {
+    func version(_ number: Int64, from before: PrefDictionary, to after: PrefDictionary) -> SuiteVersion? {
         let changes = SuiteVersion.changes(from: before, to: after)
         guard !changes.isEmpty else { return nil }
-        return version(number, changes: changes, keepingValues: keepingValues)
-    }
-
-    func version(_ number: Int64, changes: [SuiteVersion.Change], keepingValues: Bool = true) -> SuiteVersion {
         let who = VersionStamp.user()
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return SuiteVersion(number: number, time: Double(now.tv_sec) + Double(now.tv_nsec / 1_000_000) / 1000, user: who.user, host: who.host,
-                            verb: verb, keys: changes.map(\.key), changes: keepingValues ? changes : nil)
+                            verb: verb, keys: changes.map(\.key), changes: changes)
     }
 
     /// `$USER` (else `$LOGNAME`, else the user ID) and the host name, as `prefs locks` names a holder.
