@@ -67,7 +67,7 @@ extension EtcdSuiteStorage {
 
     /// What records the change from `before` to `after` beside `operations` (the change's own): its
     /// version with the values when all of it fits one transaction, else without them; the oldest
-    /// versions beyond the count kept deleted (one range). Checks the newest version against the
+    /// versions beyond the count kept deleted (one operation each: usually one). Checks the newest version against the
     /// one a `rollback` expects (4). Nothing when no version is recorded.
     func versionOperations(_ kept: [(number: Int64, namesBlobs: Bool)]?, place: [UInt8], location: SuiteLocation, before: PrefDictionary,
                            after: PrefDictionary, beside operations: [EtcdOperation]) throws -> VersionRecording {
@@ -77,12 +77,11 @@ extension EtcdSuiteStorage {
         guard stamp.keep > 0, let version = stamp.version(number, from: before, to: after) else { return VersionRecording() }
         var recording = VersionRecording()
         let drop = kept.count + 1 - stamp.keep
-        if drop > 0 {
-            let oldestKept = drop < kept.count ? kept[drop].number : number
-            recording.operations.append(.delete(key: layout.history(of: place), rangeEnd: layout.version(oldestKept, of: place)))
-            for pruned in kept.prefix(drop) where pruned.namesBlobs {
-                let key = layout.version(pruned.number, of: place, namingBlobs: true)
-                if let value = try etcd.range(key).kvs.first?.value, let version = SuiteVersion(encoded: value) { recording.pruned.append(version) }
+        for pruned in kept.prefix(max(0, drop)) {
+            let key = layout.version(pruned.number, of: place, namingBlobs: pruned.namesBlobs)
+            recording.operations.append(.delete(key: key))
+            if pruned.namesBlobs, let value = try etcd.range(key).kvs.first?.value, let version = SuiteVersion(encoded: value) {
+                recording.pruned.append(version)
             }
         }
         let whole = recording.operations + [.put(key: layout.version(number, of: place, namingBlobs: !version.references.isEmpty), value: try version.encoded())]

@@ -80,16 +80,18 @@ extension FileSuiteStorage {
     func recordVersion(_ kept: (directory: String, numbers: [Int64])?, before: PrefDictionary, after: PrefDictionary, _ change: StoredChange? = nil) {
         guard let kept, let stamp = versioning, stamp.keep > 0,
               let version = stamp.version((kept.numbers.last ?? 0) + 1, from: before, to: after) else { return }
+        // The pruned versions go first, unsynced: the new version's replace syncs the directory
+        // once for both (a crash before it leaves the old versions, and no new one).
+        var pruned: [SuiteVersion] = []
+        for number in kept.numbers.prefix(max(0, kept.numbers.count + 1 - stamp.keep)) {
+            if let old = try? readVersion(kept.directory, number) { pruned.append(old) }
+            try? fileSystem.removeFileUnsynced(versionFile(kept.directory, number))
+        }
         do {
             if try fileSystem.status(of: kept.directory) == nil { try fileSystem.createDirectory(kept.directory, mode: 0o700) }
             try fileSystem.replace(versionFile(kept.directory, version.number), with: try version.encoded(), newFileMode: 0o600)
         } catch {
             return
-        }
-        var pruned: [SuiteVersion] = []
-        for number in kept.numbers.prefix(max(0, kept.numbers.count + 1 - stamp.keep)) {
-            if let old = try? readVersion(kept.directory, number) { pruned.append(old) }
-            try? fileSystem.removeFile(versionFile(kept.directory, number))
         }
         change?.recorded(pruned)
     }

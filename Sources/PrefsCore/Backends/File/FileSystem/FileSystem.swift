@@ -67,6 +67,11 @@ package protocol FileSystem: Sendable {
     /// Removes a file (already resolved, not a symlink), durably; holding its lock.
     func removeFile(_ path: String) throws
 
+    /// Removes a file (already resolved, not a symlink) without waiting for it to be gone on disk:
+    /// the next durable change of its directory (a `replace` there) makes it so. Nothing when it is
+    /// not there.
+    func removeFileUnsynced(_ path: String) throws
+
     /// Runs `body` holding the exclusive lock of the file at `path` (already resolved; its directory
     /// exists), waiting at most `timeout` seconds in all (`.lockUnavailable` after that). The lock is
     /// a `flock` of the file itself — or of its directory while there is no file — taken again
@@ -128,6 +133,9 @@ package struct FileStatus: Equatable, Sendable {
 }
 
 extension FileSystem {
+    /// A file system with nothing to sync removes it as `removeFile` does.
+    package func removeFileUnsynced(_ path: String) throws { try removeFile(path) }
+
     package var isWatchableByKernel: Bool { true }
 
     package func cacheFiles(in directory: ConfinedPath) -> (any CacheFiles)? { nil }

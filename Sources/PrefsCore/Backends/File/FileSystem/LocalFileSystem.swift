@@ -155,6 +155,10 @@ package struct LocalFileSystem: FileSystem {
         try replace(path, newFileMode: newFileMode) { write in try bytes.withUnsafeBytes(write) }
     }
 
+    package func removeFileUnsynced(_ path: String) throws {
+        guard unlink(path) == 0 || errno == ENOENT else { throw PrefsError.cannotWrite(path: path, errno: errno) }
+    }
+
     package func removeFile(_ path: String) throws {
         guard unlink(path) == 0 else {
             if errno == ENOENT { return }
