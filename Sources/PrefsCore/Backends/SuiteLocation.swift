@@ -20,6 +20,15 @@ package enum SuiteLocation: Hashable, Sendable {
     /// store only ever reads.
     case managed(String)
 
+    /// Whether its changes keep a history (`prefs history`): suites and the global suite do;
+    /// registered defaults, schemas, managed values seen from a user's store, files and ByHost suites do not.
+    package var keepsHistory: Bool {
+        switch self {
+        case .suite, .global: return true
+        default: return false
+        }
+    }
+
     /// Whether this is a file named by its path (kept by the file store whatever the store).
     package var isFile: Bool {
         if case .file = self { return true }

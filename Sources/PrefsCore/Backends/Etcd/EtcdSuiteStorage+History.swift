@@ -30,16 +30,8 @@ extension EtcdSuiteStorage {
         return recording
     }
 
-    /// Whether a location keeps a history: suites and the global suite.
-    static func hasHistory(_ location: SuiteLocation) -> Bool {
-        switch location {
-        case .suite, .global: return true
-        default: return false
-        }
-    }
-
     package func versions(of location: SuiteLocation) throws -> [SuiteVersion]? {
-        guard EtcdSuiteStorage.hasHistory(location) else { return nil }
+        guard location.keepsHistory else { return nil }
         let prefix = layout.history(of: try place(location))
         return try etcd.range(prefix, rangeEnd: EtcdClient.prefixEnd(prefix)).kvs.map { kv in
             guard let version = SuiteVersion(encoded: kv.value) else {
@@ -51,7 +43,7 @@ extension EtcdSuiteStorage {
 
     /// The history a change of `location` reads and writes (nil: it records none).
     func historyPrefix(_ location: SuiteLocation, place: [UInt8]) -> [UInt8]? {
-        guard let versioning, versioning.keep > 0 || versioning.expectedHead != nil, EtcdSuiteStorage.hasHistory(location) else { return nil }
+        guard let versioning, versioning.keep > 0 || versioning.expectedHead != nil, location.keepsHistory else { return nil }
         return layout.history(of: place)
     }
 

@@ -22,12 +22,8 @@ extension FileSuiteStorage {
     /// schemas, files named by their paths, ByHost suites), or when neither `XDG_STATE_HOME` nor
     /// `HOME` names a directory: then changes keep no version.
     func historyDirectory(of location: SuiteLocation) throws -> String? {
-        let name: String
-        switch location {
-        case .suite(let suite): name = suite
-        case .global: name = ".GlobalPreferences"
-        default: return nil
-        }
+        guard location.keepsHistory else { return nil }
+        let name = location == .global ? ".GlobalPreferences" : FileSuiteStorage.suiteName(location)
         return try environment.optionalBaseDirectory("XDG_STATE_HOME", fallback: ".local/state").map { $0 + "/prefs/history/" + name }
     }
 

@@ -170,3 +170,13 @@ package struct ExternalReference: Equatable, Sendable {
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(decoding: utf8[$0], as: UTF8.self) }.joined(separator: "-")
     }
 }
+
+extension ExternalReference {
+    /// The blob it names, as `BlobEntry.id` names one: `KEYDIR/UUID`.
+    package var blobID: String { directory + "/" + uuid }
+
+    /// The blobs the top-level values of `contents` name (a value that is no reference names none).
+    package static func blobIDs(in contents: PrefDictionary) -> Set<String> {
+        Set(contents.compactMap { entry in (try? parse(entry.value))?.map(\.blobID) })
+    }
+}

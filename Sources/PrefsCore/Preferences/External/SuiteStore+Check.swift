@@ -93,7 +93,7 @@ extension SuiteStore {
             usleep(50_000)
             let still = Set(place.store.inventory(of: place.suite).blobs.map(\.id))
             let current = try load(at: location)?.contents ?? PrefDictionary()
-            let named = Set(current.compactMap { entry in (try? ExternalReference.parse(entry.value))?.map { $0.directory + "/" + $0.uuid } })
+            let named = ExternalReference.blobIDs(in: current)
             leftOver = leftOver.filter { still.contains($0.id) && !named.contains($0.id) }
         }
         for blob in leftOver {
@@ -130,7 +130,7 @@ extension SuiteStore {
     /// committed or it is removed, and (the file store) removes the old blobs of a change before it
     /// lets go of the suite's lock; so those are orphans, or what a writer that died left.
     static func unheldBlobs(_ inventory: BlobInventory, referencedBy contents: PrefDictionary, place: BlobPlace) -> [BlobEntry] {
-        let referenced = Set(contents.compactMap { entry in (try? ExternalReference.parse(entry.value))?.map { $0.directory + "/" + $0.uuid } })
+        let referenced = ExternalReference.blobIDs(in: contents)
         return inventory.blobs.filter { !referenced.contains($0.id) && place.store.isSettled($0, suite: place.suite) }
     }
 

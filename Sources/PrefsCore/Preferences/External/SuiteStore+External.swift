@@ -277,7 +277,7 @@ final class ExternalTransaction {
         for blob in unreferencedWritten { blob.remove(from: place) }
         if !versionRecorded { for reference in orphaned { place.store.remove(reference, suite: place.suite) } }
         guard !pruned.isEmpty, let named = try? store.blobsNamed(at: location) else { return }
-        for reference in pruned where !named.contains(reference.directory + "/" + reference.uuid) {
+        for reference in pruned where !named.contains(reference.blobID) {
             place.store.remove(reference, suite: place.suite)
         }
     }

@@ -15,34 +15,19 @@ extension SuiteStore {
 
     /// Whether changes of `location` record versions, which then name the blobs the changes drop.
     func keepsVersions(_ location: SuiteLocation) throws -> Bool {
-        switch location {
-        case .suite, .global: return try host == nil && environment.historyLength() > 0
-        default: return false
-        }
+        try location.keepsHistory && host == nil && environment.historyLength() > 0
     }
 
     /// The blobs (`KEYDIR/UUID`) a location's stored contents (expired values too) and its kept
     /// versions name.
     func blobsNamed(at location: SuiteLocation) throws -> Set<String> {
-        var named = try blobsNamedByVersions(location)
-        for entry in try ExpiringStorage.unwrapped(storage(for: location)).load(location)?.contents ?? [:] {
-            if let reference = try? ExternalReference.parse(entry.value) { named.insert(reference.directory + "/" + reference.uuid) }
-        }
-        return named
+        try blobsNamedByVersions(location).union(ExternalReference.blobIDs(in: ExpiringStorage.unwrapped(storage(for: location)).load(location)?.contents ?? [:]))
     }
 
     /// The blobs (`KEYDIR/UUID`) the kept versions of a location name, which `gc` keeps and `check`
     /// does not count as orphans.
     func blobsNamedByVersions(_ location: SuiteLocation) throws -> Set<String> {
-        var named = Set<String>()
-        for version in try storage(for: location).versions(of: location) ?? [] {
-            for change in version.changes ?? [] {
-                for value in [change.old, change.new] {
-                    if let reference = try? value.flatMap({ try ExternalReference.parse($0) }) { named.insert(reference.directory + "/" + reference.uuid) }
-                }
-            }
-        }
-        return named
+        Set(try (storage(for: location).versions(of: location) ?? []).flatMap(\.references).map(\.blobID))
     }
 
     /// The versions kept of a domain's suite, oldest first (none when it has none). A store without
