@@ -102,7 +102,7 @@ package protocol FileSystem: Sendable {
 
     /// Removes a regular file unless a writer holds it (`createConfinedFile`'s lock). A symlink is
     /// never removed or followed (`.symlink`).
-    func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> ConfinedRemoval
+    func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> BlobRemoval
 
     /// Whether a regular file is there and no writer holds it (`createConfinedFile`'s lock); true
     /// when it cannot be opened for another reason (a symlink, a file that cannot be read).
