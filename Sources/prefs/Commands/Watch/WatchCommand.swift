@@ -9,7 +9,7 @@ import PrefsCore
 /// `--timeout` 1 when none came in time. `-- COMMAND [ARG…]` (COMMAND found on `$PATH` as the
 /// watch starts: 127 not found, 126 not runnable, as `exec`) and `--exec COMMAND` (through
 /// `/bin/sh -c`) run COMMAND once per committed change instead of printing it (see
-/// `ChangeCommand`); `--timeout` then stops a run in progress, and SIGINT or
+/// `ExecRunner`); `--timeout` then stops a run in progress, and SIGINT or
 /// SIGTERM stops it and ends the watch with 128+N (`Signals.stopCommandsOnSignals`). A store that
 /// stops answering does not end it (`RetryingWatcher`): said once, waited for (`--retry-for` bounds
 /// that), and what changed meanwhile reported as one change.
@@ -83,9 +83,9 @@ enum WatchCommand: Command {
         let deadline = values.timeout.map { Monotonic.now + $0 }
         let report: @Sendable (String) -> Void = { context.printError($0) }
         let runner = if let program, let commandWords {
-            ChangeCommand(program: program, words: commandWords, suite: domain.displayName, report: report)
+            ExecRunner(program: program, words: commandWords, suite: domain.displayName, report: report)
         } else {
-            values.exec.map { ChangeCommand(command: $0, suite: domain.displayName, report: report) }
+            values.exec.map { ExecRunner(command: $0, suite: domain.displayName, report: report) }
         }
         if let runner {
             try Signals.stopCommandsOnSignals(runner)
