@@ -26,7 +26,8 @@ let package = Package(
         // objects to and from PrefsCore's values. Apart, so PrefsCore (and the command) never load Foundation.
         .target(name: "PrefsFoundation", dependencies: ["PrefsCore"]),
         // What Swift cannot reach: the CPU's SHA-256 instructions (x86 SHA-NI, ARMv8 SHA2), chosen at run
-        // time, the vector scans of the one-key lookups, and placing a helper thread on another CPU.
+        // time, the vector scans of the one-key lookups, placing a helper thread on another CPU, and
+        // starting a file's write-back (sync_file_range).
         .target(name: "CPrefsSystem"),
         // TLS for `etcds://` stores, through the system's OpenSSL (Debian: libssl-dev); nothing of it
         // runs before a TLS store is used (cpu.c).

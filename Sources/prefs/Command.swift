@@ -16,6 +16,9 @@ protocol Command: SendableMetatype {
     /// `prefs completion` reads these.)
     static var operandKinds: [WordKind] { get }
     static var options: [Option<Values>] { get }
+    /// Refuses (64) options that do not go together, and operands of the wrong shape, before
+    /// anything is read or the store is opened (argument-parser's `validate()`); by default nothing.
+    static func validate(_ values: Values, _ operands: [String]) throws
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus
     /// The context the verb runs in: fenced by `--fence` for the verbs that take it (`FenceOptions`).
     static func fenced(_ values: Values, _ context: CommandContext) throws -> CommandContext
@@ -44,7 +47,8 @@ struct VerbSpec: Sendable {
     /// The spellings of the verb's options, built when first asked for: a run builds only its own
     /// verb's options, not every verb's.
     private let optionSpecs: @Sendable () -> [OptionSpec]
-    /// Types the options (validating every value) and runs the command; nothing has happened before.
+    /// Types the options (validating every value), validates them together (`Command.validate`)
+    /// and runs the command; nothing has happened before.
     let run: @Sendable (Invocation, CommandContext) throws -> ExitStatus
 
     init<C: Command>(_ command: C.Type) {
@@ -57,6 +61,7 @@ struct VerbSpec: Sendable {
                 guard let given = invocation.options[option.spec.name] else { continue }
                 try option.set(&values, given)
             }
+            try C.validate(values, invocation.operands)
             var context = try C.fenced(values, context)
             context.store.changeVerb = C.verb.name
             return try C.run(values, invocation.operands, context)
@@ -81,4 +86,8 @@ struct VerbSpec: Sendable {
 extension ChangeOptions {
     /// The status of a command that changed something (3 with `--exit-code`) or found it already so.
     func status(_ outcome: ChangeOutcome) -> ExitStatus { outcome.changed && exitCode ? .changed : .success }
+}
+
+extension Command {
+    static func validate(_ values: Values, _ operands: [String]) throws {}
 }

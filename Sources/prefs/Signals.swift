@@ -31,10 +31,10 @@ enum Signals {
     nonisolated(unsafe) private static var stopPipe: Int32 = -1
 
     /// `watch --exec`: SIGINT and SIGTERM are passed to a thread of their own, which stops `runner`
-    /// (`ChangeCommand.stopOnSignal`: the run in progress gets the signal, what waits is dropped and
+    /// (`ExecRunner.stopOnSignal`: the run in progress gets the signal, what waits is dropped and
     /// said) and ends prefs with 128 + the signal. Called before `runner` starts, so that its runs do
     /// not inherit the signals blocked.
-    static func stopCommandsOnSignals(_ runner: ChangeCommand) throws {
+    static func stopCommandsOnSignals(_ runner: ExecRunner) throws {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
             throw PrefsError.internalError("watch --exec: cannot make a pipe (\(PrefsError.describe(errno: errno)))")
@@ -68,7 +68,7 @@ enum Signals {
         unblockStopSignals()
     }
 
-    nonisolated(unsafe) private static var stoppedRunner: ChangeCommand?
+    nonisolated(unsafe) private static var stoppedRunner: ExecRunner?
 
     /// A parent may have started us with SIGINT, SIGTERM and SIGHUP blocked (the mask is inherited).
     private static func unblockStopSignals() {

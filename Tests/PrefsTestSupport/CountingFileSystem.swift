@@ -103,7 +103,7 @@ package final class CountingFileSystem: FileSystem, @unchecked Sendable {
 
     package func confinedEntries(_ directory: ConfinedPath) throws(ConfinedError) -> [ConfinedEntry] { try base.confinedEntries(directory) }
 
-    package func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> ConfinedRemoval { try base.removeIfUnused(path) }
+    package func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> BlobRemoval { try base.removeIfUnused(path) }
     package func isSettled(_ path: ConfinedPath) -> Bool { base.isSettled(path) }
 
     package func removeConfinedDirectoryIfEmpty(_ path: ConfinedPath) -> Bool { base.removeConfinedDirectoryIfEmpty(path) }

@@ -66,4 +66,8 @@ int prefs_hosts_from_files_and_dns(void);
 /// with `*error` set (the exec's errno: ENOENT when not found).
 pid_t prefs_start_job(char *const argv[], char *const envp[], int terminal, const sigset_t *mask, int pipe_default, int *error);
 
+/// Starts writing the file's dirty pages back without waiting (`sync_file_range` with
+/// SYNC_FILE_RANGE_WRITE): 0, or -1 with errno set. It promises nothing durable: an fsync still does.
+int prefs_start_writeback(int fd);
+
 #endif

@@ -72,6 +72,8 @@ extension SuiteStorage {
     package func versions(of location: SuiteLocation) throws -> [SuiteVersion]? { nil }
 
     package func recordingVersions(_ stamp: VersionStamp) -> any SuiteStorage { self }
+
+    package func creatingSuites(as format: PlistFormat) -> any SuiteStorage { self }
 }
 
 extension SuiteStore {

@@ -169,4 +169,8 @@ package protocol SuiteStorage: Sendable {
     /// transaction), and the oldest pruned to `stamp.keep` in that step. By default the store
     /// itself: it keeps no history.
     func recordingVersions(_ stamp: VersionStamp) -> any SuiteStorage
+
+    /// This store with the suites it creates written in `format` (a property list's flavour); by
+    /// default the store itself: it has no file formats.
+    func creatingSuites(as format: PlistFormat) -> any SuiteStorage
 }

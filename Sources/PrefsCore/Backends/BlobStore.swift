@@ -25,7 +25,7 @@ package protocol BlobStore: Sendable {
     func inventory(of suite: String) -> BlobInventory
 
     /// Removes a blob no reference names, unless a writer holds it; then what that leaves empty.
-    func removeIfUnused(_ blob: BlobEntry, suite: String) throws -> ConfinedRemoval
+    func removeIfUnused(_ blob: BlobEntry, suite: String) throws -> BlobRemoval
 
     /// Whether an inventory's blob is still there and no writer holds it (as one does while it writes
     /// the blob and until the change that refers to it is committed).
@@ -132,4 +132,12 @@ package struct BlobSink {
 
     /// The digest of everything written (the sink is spent).
     mutating func finish() -> BlobDigest { hasher.finish() }
+}
+
+/// What `removeIfUnused` did, whatever holds the blob (a file, an etcd key).
+package enum BlobRemoval: Equatable, Sendable {
+    case removed
+    /// A writer holds it (it is being written, or about to be committed).
+    case inUse
+    case missing
 }

@@ -166,12 +166,7 @@ extension SuiteStore {
     package func creatingSuites(as format: PlistFormat) -> SuiteStore {
         var files = self.files
         files.newPlistFormat = format
-        var storage = ExpiringStorage.unwrapped(self.storage)
-        if var fileStorage = storage as? FileSuiteStorage {
-            fileStorage.newPlistFormat = format
-            storage = fileStorage
-        }
-        var store = SuiteStore(storage: storage, files: files)
+        var store = SuiteStore(storage: ExpiringStorage.unwrapped(storage.creatingSuites(as: format)), files: files)
         store.host = host
         store.schemaChoice = schemaChoice
         store.pinnedManaged = pinnedManaged

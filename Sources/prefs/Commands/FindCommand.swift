@@ -28,10 +28,13 @@ enum FindCommand: Command {
         .duration("expiring", "only the stored keys that expire within D (500ms, 10s, 15m, 1h; at most a week), with their deadlines") { $0.expiring = $1 },
     ]
 
+    static func validate(_ values: Values, _ operands: [String]) throws {
+        guard !((values.json || values.compact) && values.null) else { throw PrefsError.usage("find: --\(values.json ? "json" : "compact") and --null cannot be combined") }
+        guard !operands.isEmpty || values.expiring != nil else { throw PrefsError.usage("find: give a WORD, or --expiring D (usage: prefs find [WORD] [--expiring D])") }
+    }
+
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let json = values.json || values.compact
-        guard !(json && values.null) else { throw PrefsError.usage("find: --\(values.json ? "json" : "compact") and --null cannot be combined") }
-        guard !operands.isEmpty || values.expiring != nil else { throw PrefsError.usage("find: give a WORD, or --expiring D (usage: prefs find [WORD] [--expiring D])") }
         let every = try context.store.everySuite()
         context.report(every)
         var matches = operands.first.map { SuiteStore.find($0, in: every.suites) } ?? []

@@ -29,9 +29,12 @@ enum ImportCommand: Command {
         .fence,
     ]
 
+    static func validate(_ values: Values, _ operands: [String]) throws {
+        guard !(values.replace && values.ifAbsent) else { throw PrefsError.usage("import: --replace and --if-absent cannot be combined") }
+    }
+
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: operands[0])
-        guard !(values.replace && values.ifAbsent) else { throw PrefsError.usage("import: --replace and --if-absent cannot be combined") }
         if values.format == nil, let kind = migrateKind(of: operands[1]) {
             throw PrefsError.usage("import: \(operands[1]) is \(kind) file; import reads property lists and JSON: use prefs migrate \(operands[0]) \(operands[1])")
         }

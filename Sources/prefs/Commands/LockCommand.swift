@@ -42,15 +42,18 @@ enum LockCommand: Command {
         },
     ]
 
-    static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
+    static func validate(_ values: Values, _ operands: [String]) throws {
         guard operands.count >= 3, operands[1] == "--" else {
             let missing = operands.first == "--" ? "no NAME given" : operands.count > 1 && operands[1] != "--" ? "one NAME, then --" : "no COMMAND given"
             throw PrefsError.usage("lock: \(missing) (usage: prefs lock NAME [--ttl D] [--wait D | --no-wait] [-n N] -- COMMAND [ARG...])")
         }
-        let name = operands[0]
-        try LockName.check(name)
+        try LockName.check(operands[0])
         guard !(values.noWait && values.wait != nil) else { throw PrefsError.usage("lock: --wait and --no-wait cannot be combined") }
         guard values.ttl >= 1, values.ttl <= 86400 else { throw PrefsError.usage("lock: --ttl must be from 1s to 24h") }
+    }
+
+    static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
+        let name = operands[0]
         guard context.mayReplaceProcess else { throw PrefsError.internalError("lock runs only as a process of its own") }
         let command = Array(operands[2...])
         let locks = try context.store.locks()

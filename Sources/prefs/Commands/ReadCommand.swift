@@ -38,8 +38,9 @@ enum ReadCommand: Command {
         .maxStale, .fallbackCache,
     ]
 
+    static func validate(_ values: Values, _ operands: [String]) throws { try ReadOutput.check(values) }
+
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
-        try ReadOutput.check(values)
         var values = values
         // `--compact` alone asks for JSON too: read's own, on one line.
         if values.compact && values.format == nil { values.json = true }

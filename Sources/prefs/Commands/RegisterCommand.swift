@@ -28,12 +28,18 @@ enum RegisterCommand: Command {
         .fence,
     ]
 
-    static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
-        let domain = try Domain(argument: operands[0])
-        if let schema = values.schema {
+    static func validate(_ values: Values, _ operands: [String]) throws {
+        if values.schema != nil {
             guard operands.count == 1, values.delete.isEmpty, !values.replace, !values.noSchema else {
                 throw PrefsError.usage("register: --schema FILE takes only the DOMAIN (no values, --delete, --replace or --no-schema)")
             }
+        }
+        guard values.delete.isEmpty || !values.replace else { throw PrefsError.usage("register: --delete cannot be combined with --replace") }
+    }
+
+    static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
+        let domain = try Domain(argument: operands[0])
+        if let schema = values.schema {
             let outcome = try context.store.installSchema(from: schema, for: domain, dryRun: values.dryRun)
             context.print(outcome)
             return values.status(outcome)
@@ -51,7 +57,6 @@ enum RegisterCommand: Command {
         let name = "\(domain.displayName) (registered)"
         guard values.delete.isEmpty else {
             // `--delete a b`: the words after the domain are keys to remove too.
-            guard !values.replace else { throw PrefsError.usage("register: --delete cannot be combined with --replace") }
             return .deletion(try (values.delete + operands.dropFirst()).map { try PrefKeyPath(argument: $0, in: name, allowingEmpty: true) })
         }
         let words = operands.dropFirst()

@@ -31,14 +31,13 @@ enum WriteCommand: Command {
         .fence,
     ]
 
-    /// The deadline `--ttl` or `--expires-at` gives (nil: none); one in the past, or both, are
-    /// refused (64) before anything is read.
+    /// The deadline `--ttl` or `--expires-at` gives (nil: none; `validate` refuses both); one in
+    /// the past is refused (64) before anything is read.
     static func deadline(_ values: Values) throws -> PrefDate? {
         let now = Expiry.now()
         switch (values.ttl, values.expiresAt) {
         case (nil, nil): return nil
-        case (_?, _?): throw PrefsError.usage("write: --ttl and --expires-at cannot be combined")
-        case (let ttl?, nil):
+        case (let ttl?, _):
             guard ttl > 0 else { throw PrefsError.usage("write: --ttl takes a duration above 0, such as 500ms, 10s, 15m or 1h") }
             return PrefDate(secondsSinceReferenceDate: now.secondsSinceReferenceDate + ttl)
         case (nil, let text?):
@@ -50,13 +49,17 @@ enum WriteCommand: Command {
         }
     }
 
+    static func validate(_ values: Values, _ operands: [String]) throws {
+        guard !(values.external && values.inline) else { throw PrefsError.usage("write: --external and --inline cannot be combined") }
+        guard values.ttl == nil || values.expiresAt == nil else { throw PrefsError.usage("write: --ttl and --expires-at cannot be combined") }
+    }
+
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: operands[0])
         let request = try WriteRequest.parse(operands.dropFirst(), domain: domain.displayName)
         if case .replaceDomain = request, values.ttl != nil || values.expiresAt != nil {
             throw PrefsError.usage("write: --ttl and --expires-at need KEY [TYPE] VALUE groups, not a whole domain")
         }
-        guard !(values.external && values.inline) else { throw PrefsError.usage("write: --external and --inline cannot be combined") }
         var options = WriteOptions()
         options.conditions.ifAbsent = values.ifAbsent
         options.ifEquals = values.ifEquals

@@ -173,7 +173,7 @@ import Testing
             let text = try String(contentsOfFile: Fixtures.packageRoot + "/Sources/" + file, encoding: .utf8)
             for match in text.matches(of: /"((?:PREFS|XDG)_[A-Z_]+)"/) {
                 // The variables `watch --exec` gives its COMMAND are set, not read.
-                guard !ChangeCommand.variableNames.contains(String(match.1)) else { continue }
+                guard !ExecRunner.variableNames.contains(String(match.1)) else { continue }
                 #expect(Environment.names.contains(String(match.1)), "\(file) reads \(match.1), which is not documented")
             }
         }

@@ -125,7 +125,7 @@ import Testing
         let started = try Channel(work.file("started")), go = try Channel(work.file("go"))
         let command = "\(WatchExecTests.given) > \(started.path); read line < \(go.path)"
         let reports = Mutex<[String]>([])
-        let runner = ChangeCommand(command: command, suite: "s", report: { line in reports.withLock { $0.append(line) } })
+        let runner = ExecRunner(command: command, suite: "s", report: { line in reports.withLock { $0.append(line) } })
         try runner.start()
         runner.submit([WatchChange(key: "a", old: 0, new: 1), WatchChange(key: "z", old: nil, new: 9)])
         #expect(await started.nextLine() == "a,z|(unset)|(unset)|(unset)")

@@ -193,7 +193,7 @@ struct EtcdBlobStore: BlobStore {
         }
     }
 
-    func removeIfUnused(_ blob: BlobEntry, suite: String) throws -> ConfinedRemoval {
+    func removeIfUnused(_ blob: BlobEntry, suite: String) throws -> BlobRemoval {
         try removeUnlessPending(suite, blob.directory, uuid(of: blob)) ? .removed : .inUse
     }
 

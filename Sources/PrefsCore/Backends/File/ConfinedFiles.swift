@@ -79,14 +79,6 @@ package protocol ConfinedFile: BlobSource {
     var createdDirectories: [ConfinedPath] { get }
 }
 
-/// What `removeIfUnused` did.
-package enum ConfinedRemoval: Equatable, Sendable {
-    case removed
-    /// A writer holds the file (it is being written, or about to be committed).
-    case inUse
-    case missing
-}
-
 /// Failures in a confined place, mapped by the caller (it knows whether it was reading or writing).
 package enum ConfinedError: Error, Equatable, Sendable {
     /// A component below the base is a symlink (or something else that is not a directory/file).

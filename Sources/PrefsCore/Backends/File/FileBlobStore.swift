@@ -143,9 +143,9 @@ package struct FileBlobStore: BlobStore {
         fileSystem.isSettled(directory(of: suite).appending(blob.directory).appending(blob.name))
     }
 
-    package func removeIfUnused(_ blob: BlobEntry, suite: String) throws -> ConfinedRemoval {
+    package func removeIfUnused(_ blob: BlobEntry, suite: String) throws -> BlobRemoval {
         let path = directory(of: suite).appending(blob.directory).appending(blob.name)
-        let removal: ConfinedRemoval
+        let removal: BlobRemoval
         do {
             removal = try fileSystem.removeIfUnused(path)
         } catch {

@@ -1,11 +1,12 @@
 /// The file store's history of a suite's changes: a directory per suite,
 /// `$XDG_STATE_HOME/prefs/history/S/` (`.GlobalPreferences/` for the global suite; 0700), one file
 /// per version, `NUMBER.plist` (NUMBER in 20 digits; 0600), the version as a binary property list
-/// (`SuiteVersion.stored`). A change writes its version while it still holds the suite's lock,
-/// right after the suite's own file is in place, with the same atomic replace (temporary file,
-/// fsync, rename), and removes the oldest beyond the count kept: a change costs its own version
-/// whatever the history holds. A change killed between the two renames leaves its version out,
-/// never a version of a change that did not happen.
+/// (`SuiteVersion.stored`). A change writes its version under the suite's lock as the companion of
+/// the suite's own replace (`FileSystem.replace(_:newFileMode:streaming:alongside:commit:)`): a
+/// temporary file fsynced with the suite's, renamed right after it, the oldest beyond the count
+/// kept removed, all made durable in the suite's own step; a change costs its own version whatever
+/// the history holds. A change killed between the two renames leaves its version out, never a
+/// version of a change that did not happen.
 extension FileSuiteStorage {
     package func recordingVersions(_ stamp: VersionStamp) -> any SuiteStorage {
         var recording = self
@@ -68,27 +69,44 @@ extension FileSuiteStorage {
         return (directory, numbers)
     }
 
-    /// After the suite's file is in place, still under its lock: the version of the change that
-    /// turned `before` into `after` written, the oldest beyond `keep` removed, and `change` (nil
-    /// for a whole suite's removal) told of them (`StoredChange.recorded`). The change stands
-    /// whatever happens here: a version that cannot be written (a full disk) is left out, and the
-    /// command does not report a committed change as failed.
-    func recordVersion(_ kept: (directory: String, numbers: [Int64])?, before: PrefDictionary, after: PrefDictionary, _ change: StoredChange? = nil) {
+    /// The version of the change that turns `before` into `after`, as the file that will hold it
+    /// (the companion of the suite's replace, `FileSystem.replace(_:newFileMode:streaming:alongside:commit:)`,
+    /// which also removes the oldest beyond `keep`), and the values of the versions it prunes; nil
+    /// when none is kept.
+    func pendingVersion(_ kept: (directory: String, numbers: [Int64])?, before: PrefDictionary, after: PrefDictionary) -> PendingVersion? {
         guard let kept, let stamp = versioning, stamp.keep > 0,
-              let version = stamp.version((kept.numbers.last ?? 0) + 1, from: before, to: after) else { return }
-        // The pruned versions go first, unsynced: the new version's replace syncs the directory
-        // once for both (a crash before it leaves the old versions, and no new one).
-        var pruned: [SuiteVersion] = []
+              let version = stamp.version((kept.numbers.last ?? 0) + 1, from: before, to: after),
+              let bytes = try? version.encoded() else { return nil }
+        var pruned: [SuiteVersion] = [], removing: [String] = []
         for number in kept.numbers.prefix(max(0, kept.numbers.count + 1 - stamp.keep)) {
             if let old = try? readVersion(kept.directory, number) { pruned.append(old) }
-            try? fileSystem.removeFileUnsynced(versionFile(kept.directory, number))
+            removing.append(versionFile(kept.directory, number))
         }
+        return PendingVersion(file: CompanionFile(path: versionFile(kept.directory, version.number), bytes: bytes, newFileMode: 0o600,
+                                                  directoryMode: 0o700, removing: removing), pruned: pruned)
+    }
+
+    /// A change that is no replace of the suite's file (the suite removed): its version written
+    /// after the removal, on its own. The change stands whatever happens here: a version that
+    /// cannot be written (a full disk) is left out, and the command does not report a committed
+    /// change as failed.
+    func recordVersion(_ kept: (directory: String, numbers: [Int64])?, before: PrefDictionary, after: PrefDictionary, _ change: StoredChange? = nil) {
+        guard let pending = pendingVersion(kept, before: before, after: after) else { return }
+        // The pruned versions go first, unsynced: the new version's replace syncs the directory
+        // once for both (a crash before it leaves the old versions, and no new one).
+        for path in pending.file.removing { try? fileSystem.removeFileUnsynced(path) }
         do {
-            if try fileSystem.status(of: kept.directory) == nil { try fileSystem.createDirectory(kept.directory, mode: 0o700) }
-            try fileSystem.replace(versionFile(kept.directory, version.number), with: try version.encoded(), newFileMode: 0o600)
+            if try fileSystem.status(of: pending.file.directory) == nil { try fileSystem.createDirectory(pending.file.directory, mode: 0o700) }
+            try fileSystem.replace(pending.file.path, with: pending.file.bytes, newFileMode: 0o600)
         } catch {
             return
         }
-        change?.recorded(pruned)
+        change?.recorded(pending.pruned)
     }
+}
+
+/// A change's version, ready to be put in place with the suite's file.
+struct PendingVersion {
+    var file: CompanionFile
+    var pruned: [SuiteVersion]
 }

@@ -45,10 +45,10 @@ extension FileSuiteStorage {
             let encoded = try FileSuiteStorage.encode(contents, as: format)
             // Values can differ and still encode alike (a date fraction in XML): same bytes, no write.
             guard encoded != bytes else { return false }
+            let version = pendingVersion(kept, before: current?.contents ?? [:], after: contents)
             change.willCommit()
-            try fileSystem.replace(target, newFileMode: 0o600, streaming: { write in try encoded.withUnsafeBytes(write) }) { rename in
-                try committing(rename, change) { recordVersion(kept, before: current?.contents ?? [:], after: contents, change) }
-            }
+            try fileSystem.replace(target, newFileMode: 0o600, streaming: { write in try encoded.withUnsafeBytes(write) },
+                                   alongside: version?.file) { rename in try committing(rename, change, version) }
             return true
         }
     }
@@ -73,10 +73,11 @@ extension FileSuiteStorage {
                     return false
                 case .patched(let document):
                     guard !document.isOriginal else { return false }
+                    let version = pendingVersion(kept, before: before, after: after)
                     change.willCommit()
                     try fileSystem.replace(target, newFileMode: 0o600, streaming: { write in
                         try document.withPieces { pieces in for piece in pieces { try write(piece) } }
-                    }) { rename in try committing(rename, change) { recordVersion(kept, before: before, after: after, change) } }
+                    }, alongside: version?.file) { rename in try committing(rename, change, version) }
                     return true
                 case .unsupported:
                     return nil
@@ -89,13 +90,13 @@ extension FileSuiteStorage {
         }
     }
 
-    /// Renames the new file over the suite's, then runs `didCommit` while the suite is still locked:
-    /// the lock taken on the old file no longer keeps anyone out once the new one is in its place,
-    /// but the new file is locked too until `replace` returns (its writer's lock on the temporary file).
-    /// `recording` adds the change's version to the suite's history first.
-    func committing(_ rename: () throws -> Void, _ change: StoredChange, recording: () -> Void = {}) throws {
-        try rename()
-        recording()
+    /// Renames the new file over the suite's (and the change's version into the history), then runs
+    /// `didCommit` while the suite is still locked: the lock taken on the old file no longer keeps
+    /// anyone out once the new one is in its place, but the new file is locked too until `replace`
+    /// returns (its writer's lock on the temporary file). A version in place is told first
+    /// (`StoredChange.recorded`).
+    func committing(_ rename: () throws -> Bool, _ change: StoredChange, _ version: PendingVersion?) throws {
+        if try rename(), let version { change.recorded(version.pruned) }
         change.didCommit()
     }
 

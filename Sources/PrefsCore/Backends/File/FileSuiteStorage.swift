@@ -49,6 +49,12 @@ package struct FileSuiteStorage: SuiteStorage {
 
     package func newDocumentFormat(for location: SuiteLocation) -> PlistFormat? { newSuiteFileFormat(describe(location)) }
 
+    package func creatingSuites(as format: PlistFormat) -> any SuiteStorage {
+        var creating = self
+        creating.newPlistFormat = format
+        return creating
+    }
+
     /// The format a new file at `path` is written in: JSON for a `.json` path, else `newPlistFormat`.
     func newSuiteFileFormat(_ path: String) -> PlistFormat { path.hasSuffix(".json") ? .json : newPlistFormat }
 

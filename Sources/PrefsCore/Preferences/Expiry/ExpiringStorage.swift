@@ -187,4 +187,5 @@ package struct ExpiringStorage: SuiteStorage {
     package func fenced(by fence: LockFence) throws -> any SuiteStorage { ExpiringStorage(try inner.fenced(by: fence), request: request) }
     package func versions(of location: SuiteLocation) throws -> [SuiteVersion]? { try inner.versions(of: location) }
     package func recordingVersions(_ stamp: VersionStamp) -> any SuiteStorage { ExpiringStorage(inner.recordingVersions(stamp), request: request) }
+    package func creatingSuites(as format: PlistFormat) -> any SuiteStorage { ExpiringStorage(inner.creatingSuites(as: format), request: request) }
 }

@@ -83,7 +83,7 @@ struct SnapshotBlobs: BlobStore {
 
     func inventory(of suite: String) -> BlobInventory { BlobInventory() }
 
-    func removeIfUnused(_ blob: BlobEntry, suite: String) throws -> ConfinedRemoval { throw missing }
+    func removeIfUnused(_ blob: BlobEntry, suite: String) throws -> BlobRemoval { throw missing }
 
     func isSettled(_ blob: BlobEntry, suite: String) -> Bool { false }
 }

@@ -1,21 +1,8 @@
 /// The values an `EtcdClient` sends and receives. Keys and values are bytes: etcd stores any bytes,
 /// and the JSON gateway carries them as base64.
 
-/// One member's client address: an IP literal (IPv6 without brackets) or a host name, and a port.
-package struct EtcdEndpoint: Hashable, Sendable, CustomStringConvertible {
-    package let host: String
-    package let port: UInt16
-
-    package init(host: String, port: UInt16) {
-        self.host = host
-        self.port = port
-    }
-
-    /// `host:port`, with an IPv6 literal in brackets: how errors and the `Host` header name it.
-    package var description: String {
-        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-    }
-}
+/// An etcd member's address (`NetworkEndpoint`).
+package typealias EtcdEndpoint = NetworkEndpoint
 
 /// A key as stored, with etcd's bookkeeping. A deletion seen by a watch carries only the key and
 /// `modRevision` (the revision of the deletion); the other fields are empty or zero.

@@ -54,8 +54,14 @@ package protocol FileSystem: Sendable {
     /// dump takes each suite's) and `commit` taking the file's lock; for a suite, whose lock is held
     /// throughout, `commit` runs what must follow the rename before anyone else can lock the new file
     /// (it is locked until this returns).
+    ///
+    /// A `companion` is put in place with the file, at the cost of about one durable step for both
+    /// (a suite's file and its version): `rename` renames the file, then the companion, removes
+    /// `companion.removing`, makes all of it durable, and says whether the companion is in place.
+    /// The companion stands or falls on its own: nothing about it (a full disk, a directory it
+    /// cannot make) makes the replacement fail, and it is never in place without the file.
     func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
-                 commit: (_ rename: () throws -> Void) throws -> Void) throws
+                 alongside companion: CompanionFile?, commit: (_ rename: () throws -> Bool) throws -> Void) throws
 
     /// Writes the pieces into a device, FIFO or socket (`FileStatus.isSpecial`), which is not replaced.
     func writeSpecial(_ path: String, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws
@@ -96,7 +102,7 @@ package protocol FileSystem: Sendable {
 
     /// Removes a regular file unless a writer holds it (`createConfinedFile`'s lock). A symlink is
     /// never removed or followed (`.symlink`).
-    func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> ConfinedRemoval
+    func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> BlobRemoval
 
     /// Whether a regular file is there and no writer holds it (`createConfinedFile`'s lock); true
     /// when it cannot be opened for another reason (a symlink, a file that cannot be read).
@@ -168,17 +174,28 @@ extension FileSystem {
         let target = try resolvingSymlinks(path)
         let directory = splitPath(target).directory
         guard try status(of: directory)?.isDirectory == true else { throw PrefsError.cannotWrite(path: path, errno: ENOENT) }
-        try replace(target, newFileMode: newFileMode, streaming: produce) { rename in
-            try withLock(ofFile: target, timeout: lockTimeout, rename)
+        try replace(target, newFileMode: newFileMode, streaming: produce, alongside: nil) { rename in
+            _ = try withLock(ofFile: target, timeout: lockTimeout, rename)
         }
     }
 
-    /// Collects the pieces, then replaces the file with them inside `commit`.
+    /// Collects the pieces, then replaces the file, then the companion, inside `commit`.
     package func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
-                        commit: (_ rename: () throws -> Void) throws -> Void) throws {
+                        alongside companion: CompanionFile?, commit: (_ rename: () throws -> Bool) throws -> Void) throws {
         var bytes: [UInt8] = []
         try produce { bytes.append(contentsOf: $0) }
-        try commit { try replace(path, with: bytes, newFileMode: newFileMode) }
+        try commit {
+            try replace(path, with: bytes, newFileMode: newFileMode)
+            guard let companion else { return false }
+            do {
+                if try status(of: companion.directory) == nil { try createDirectory(companion.directory, mode: companion.directoryMode) }
+                try replace(companion.path, with: companion.bytes, newFileMode: companion.newFileMode)
+            } catch {
+                return false
+            }
+            for path in companion.removing { try? removeFileUnsynced(path) }
+            return true
+        }
     }
 
     /// Collects the pieces, then replaces the file with them (a file system with no streaming write).
@@ -187,6 +204,27 @@ extension FileSystem {
         try produce { bytes.append(contentsOf: $0) }
         try replace(path, with: bytes, newFileMode: newFileMode)
     }
+}
+
+/// A file put in place together with another (`FileSystem.replace(_:newFileMode:streaming:alongside:commit:)`):
+/// its bytes, its mode, its directory's mode if that must be made, and the files in that directory
+/// it replaces (removed in the same step).
+package struct CompanionFile: Sendable {
+    package var path: String
+    package var bytes: [UInt8]
+    package var newFileMode: mode_t
+    package var directoryMode: mode_t
+    package var removing: [String]
+
+    package init(path: String, bytes: [UInt8], newFileMode: mode_t, directoryMode: mode_t, removing: [String]) {
+        self.path = path
+        self.bytes = bytes
+        self.newFileMode = newFileMode
+        self.directoryMode = directoryMode
+        self.removing = removing
+    }
+
+    var directory: String { splitPath(path).directory }
 }
 
 /// `path` split into its directory and last component.

@@ -102,8 +102,8 @@ extension InMemoryFileSystem {
         }
     }
 
-    package func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> ConfinedRemoval {
-        try locked { (s: inout State) throws(ConfinedError) -> ConfinedRemoval in
+    package func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> BlobRemoval {
+        try locked { (s: inout State) throws(ConfinedError) -> BlobRemoval in
             let found: (node: String, inode: UInt64)
             do throws(ConfinedError) {
                 found = try s.fileNode(path)

@@ -178,7 +178,7 @@ extension LocalFileSystem {
         }
     }
 
-    package func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> ConfinedRemoval {
+    package func removeIfUnused(_ path: ConfinedPath) throws(ConfinedError) -> BlobRemoval {
         let parent: FileDescriptor
         do {
             parent = try openConfinedDirectory(path.parent, create: false)

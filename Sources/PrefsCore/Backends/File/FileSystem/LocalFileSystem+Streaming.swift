@@ -1,3 +1,4 @@
+import CPrefsSystem
 import Glibc
 
 extension LocalFileSystem {
@@ -7,57 +8,78 @@ extension LocalFileSystem {
     package func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         let (directory, name) = splitPath(path)
         removeStaleTemporaries(in: directory, for: name)
-        try replace(path, newFileMode: newFileMode, streaming: produce, removingStale: false) { rename in try rename() }
+        try replace(path, newFileMode: newFileMode, streaming: produce, removingStale: false, alongside: nil) { rename in _ = try rename() }
     }
 
     /// The temporary file written and synced with no lock held; then, inside `commit` (which takes the
     /// file's lock), the temporaries killed writers left are removed and it is renamed over `path`.
+    ///
+    /// The companion's temporary file is written first and its write-back started, so that the
+    /// main file's fsync commits the journal for both (on ext4 and XFS, one journal for the whole
+    /// file system), and its own fsync then has little left to do; the two renames and the
+    /// companion's removals go in before either directory is synced, so the first directory sync
+    /// makes them all durable and the second finds them so. A crash before the main rename leaves
+    /// neither; the companion is never in place without the main file.
     package func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
-                        commit: (_ rename: () throws -> Void) throws -> Void) throws {
-        try replace(path, newFileMode: newFileMode, streaming: produce, removingStale: true, commit: commit)
+                        alongside companion: CompanionFile?, commit: (_ rename: () throws -> Bool) throws -> Void) throws {
+        try replace(path, newFileMode: newFileMode, streaming: produce, removingStale: true, alongside: companion, commit: commit)
     }
 
     /// The temporary file is locked (`flock`) from its creation until its writer ends, so that
     /// `removeStaleTemporaries` tells a killed writer's from one still being written.
     private func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
-                         removingStale: Bool, commit: (_ rename: () throws -> Void) throws -> Void) throws {
+                         removingStale: Bool, alongside companion: CompanionFile?, commit: (_ rename: () throws -> Bool) throws -> Void) throws {
         let (directory, name) = splitPath(path)
         let existing = try status(of: path)
         let mode = existing?.mode ?? newFileMode
         func failed(_ error: FileDescriptor.Errno) -> PrefsError { .cannotWrite(path: path, errno: error.code) }
-        var attempt = 0
-        while true {
-            let temporary = TemporaryName.make(for: name)
-            let candidate = directory + "/" + temporary
-            let raw: Int32
-            do {
-                raw = try FileDescriptor.retrying { open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) }
-            } catch where error == .exists && attempt < 100 {
-                attempt += 1
-                continue
-            } catch {
-                throw failed(error)
-            }
-            let file = FileDescriptor(owning: raw)
-            do {
-                guard try file.tryLock(LOCK_EX) else { throw FileDescriptor.Errno(code: EWOULDBLOCK) }
-                if existing != nil { _ = try FileDescriptor.retrying { fchmod(raw, mode) } }
-                try produce(LocalFileSystem.writer(raw, path: path))
-                try file.sync()
-                try commit {
-                    if removingStale { removeStaleTemporaries(in: directory, for: name, except: temporary) }
-                    guard rename(candidate, path) == 0 else { throw FileDescriptor.Errno.current }
-                    try syncDirectory(directory)
-                }
-                // Now the file's lock (see `withLock(ofFile:)`): let go of it before the descriptor is
-                // closed, which a child another thread forks would delay until its exec.
-                flock(raw, LOCK_UN)
-                return
-            } catch {
-                unlink(candidate)
-                throw (error as? FileDescriptor.Errno).map(failed) ?? error
-            }
+        var staged = companion.flatMap(stage)
+        let temporary: TemporaryFile
+        do { temporary = try TemporaryFile(replacing: path, mode: mode) } catch {
+            staged?.discard()
+            throw failed(error)
         }
+        do {
+            if existing != nil { _ = try FileDescriptor.retrying { fchmod(temporary.file.raw, mode) } }
+            try produce(LocalFileSystem.writer(temporary.file.raw, path: path))
+            try temporary.file.sync()
+            if staged?.sync() == false { staged = nil }
+            try commit {
+                if removingStale { removeStaleTemporaries(in: directory, for: name, except: temporary.name) }
+                guard rename(temporary.path, path) == 0 else { throw FileDescriptor.Errno.current }
+                let placed = staged?.place() ?? false
+                try syncDirectory(directory)
+                guard placed, let staged else { return false }
+                return (try? syncDirectory(staged.companion.directory)) != nil
+            }
+            // Now the file's lock (see `withLock(ofFile:)`): let go of it before the descriptor is
+            // closed, which a child another thread forks would delay until its exec.
+            flock(temporary.file.raw, LOCK_UN)
+        } catch {
+            unlink(temporary.path)
+            staged?.discard()
+            throw (error as? FileDescriptor.Errno).map(failed) ?? error
+        }
+    }
+
+    /// The companion's temporary file made and written, its write-back started; nil when any of it
+    /// fails (it is then left out, and nothing of it stays).
+    private func stage(_ companion: CompanionFile) -> StagedCompanion? {
+        do {
+            if try status(of: companion.directory) == nil { try createDirectory(companion.directory, mode: companion.directoryMode) }
+        } catch {
+            return nil
+        }
+        removeStaleTemporaries(in: companion.directory, for: splitPath(companion.path).name)
+        guard let temporary = try? TemporaryFile(replacing: companion.path, mode: companion.newFileMode) else { return nil }
+        do {
+            try temporary.file.writeAll(companion.bytes)
+        } catch {
+            unlink(temporary.path)
+            return nil
+        }
+        _ = prefs_start_writeback(temporary.file.raw)
+        return StagedCompanion(temporary: temporary, companion: companion)
     }
 
     /// Writes the pieces straight into what `path` names, a device, FIFO or socket (`/dev/null`, a
@@ -89,5 +111,83 @@ extension LocalFileSystem {
             }
         }
         _ = consume file
+    }
+}
+
+/// A new temporary file beside the file it will replace (`O_EXCL|O_NOFOLLOW`, a random name from
+/// `TemporaryName`), locked (`flock`) until its writer ends.
+final class TemporaryFile {
+    let file: FileDescriptor
+    let name: String
+    let path: String
+
+    init(replacing path: String, mode: mode_t) throws(FileDescriptor.Errno) {
+        let (directory, target) = splitPath(path)
+        var attempt = 0
+        while true {
+            let name = TemporaryName.make(for: target)
+            let candidate = directory + "/" + name
+            let raw: Int32
+            do {
+                raw = try FileDescriptor.retrying { open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) }
+            } catch where error == .exists && attempt < 100 {
+                attempt += 1
+                continue
+            }
+            let file = FileDescriptor(owning: raw)
+            do throws(FileDescriptor.Errno) {
+                guard try file.tryLock(LOCK_EX) else { throw FileDescriptor.Errno(code: EWOULDBLOCK) }
+            } catch {
+                unlink(candidate)
+                throw error
+            }
+            self.file = file
+            self.name = name
+            self.path = candidate
+            return
+        }
+    }
+}
+
+/// A companion's temporary file, written: synced, then renamed into place or removed. Its lock
+/// is let go of when it goes away.
+private final class StagedCompanion {
+    let temporary: TemporaryFile
+    let companion: CompanionFile
+    /// Whether the temporary file is still there under its own name.
+    private var pending = true
+
+    init(temporary: consuming TemporaryFile, companion: CompanionFile) {
+        self.temporary = temporary
+        self.companion = companion
+    }
+
+    deinit { flock(temporary.file.raw, LOCK_UN) }
+
+    /// False when the fsync fails (the temporary file is removed then).
+    func sync() -> Bool {
+        guard (try? temporary.file.sync()) != nil else {
+            discard()
+            return false
+        }
+        return true
+    }
+
+    /// Renames it into place and removes the files the companion replaces, none of it synced; false
+    /// when the rename fails (the temporary file is removed then).
+    func place() -> Bool {
+        guard rename(temporary.path, companion.path) == 0 else {
+            discard()
+            return false
+        }
+        pending = false
+        for path in companion.removing { unlink(path) }
+        return true
+    }
+
+    func discard() {
+        guard pending else { return }
+        unlink(temporary.path)
+        pending = false
     }
 }

@@ -5,7 +5,7 @@ import Glibc
 /// until one accepts, then (with `tls`) the TLS handshake. The caller polls `socket` for `events`
 /// and calls `step` when it is ready.
 final class PendingConnection {
-    let endpoint: EtcdEndpoint
+    let endpoint: NetworkEndpoint
     private let tls: TLSContext?
     private let limits: HTTPLimits
     private var addresses: ArraySlice<SocketAddress>
@@ -18,7 +18,7 @@ final class PendingConnection {
 
     /// Resolves the endpoint's host (waiting for the resolver until `deadline` at most) and starts
     /// connecting; a connection made at once (loopback often is) goes on to its handshake.
-    init(to endpoint: EtcdEndpoint, tls: TLSContext?, limits: HTTPLimits, deadline: Double) throws(NetworkFailure) {
+    init(to endpoint: NetworkEndpoint, tls: TLSContext?, limits: HTTPLimits, deadline: Double) throws(NetworkFailure) {
         self.endpoint = endpoint
         self.tls = tls
         self.limits = limits

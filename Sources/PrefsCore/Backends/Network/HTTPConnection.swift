@@ -70,7 +70,7 @@ final class HTTPConnection: @unchecked Sendable {
 
     /// A connection to `endpoint`; with `tls`, its handshake made (the certificate checked against
     /// the endpoint's host as written).
-    static func connect(to endpoint: EtcdEndpoint, deadline: Double, limits: HTTPLimits = .standard,
+    static func connect(to endpoint: NetworkEndpoint, deadline: Double, limits: HTTPLimits = .standard,
                         tls: TLSContext? = nil) throws(NetworkFailure) -> HTTPConnection {
         let socket = try TCPSocket.connect(host: endpoint.host, port: endpoint.port, deadline: deadline)
         if let tls { try socket.startTLS(tls, host: endpoint.host, deadline: deadline) }

@@ -5,7 +5,7 @@
 enum TLSProbe {
     /// Sends a TLS 1.2 ClientHello to `endpoint` and reads what comes before `deadline`: true when
     /// it starts as a TLS record does (a handshake, 0x16, or an alert, 0x15, then version 3.x).
-    static func answersHandshake(_ endpoint: EtcdEndpoint, deadline: Double) -> Bool {
+    static func answersHandshake(_ endpoint: NetworkEndpoint, deadline: Double) -> Bool {
         guard let socket = try? TCPSocket.connect(host: endpoint.host, port: endpoint.port, deadline: deadline),
             (try? socket.send(clientHello(), until: deadline)) != nil
         else { return false }

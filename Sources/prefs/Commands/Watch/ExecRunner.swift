@@ -13,7 +13,7 @@ import PrefsCore
 /// where it was is dropped), and run as one when the run in progress ends. A run that fails is
 /// reported on standard error; the watch goes on. `stop` ends it all: the run in progress gets a
 /// signal (its whole group; SIGKILL after `grace`), and what waits is dropped and said.
-final class ChangeCommand: @unchecked Sendable {
+final class ExecRunner: @unchecked Sendable {
     /// The variables COMMAND gets (prefs reads none of them).
     static let variableNames = ["PREFS_SUITE", "PREFS_KEYS", "PREFS_KEY", "PREFS_OLD", "PREFS_NEW"]
     /// How long a stopped run has to end after its signal before its process group is killed.
@@ -74,7 +74,7 @@ final class ChangeCommand: @unchecked Sendable {
         var thread = pthread_t()
         let context = Unmanaged.passUnretained(self).toOpaque()
         let started = pthread_create(&thread, nil, { context in
-            Unmanaged<ChangeCommand>.fromOpaque(context!).takeUnretainedValue().work()
+            Unmanaged<ExecRunner>.fromOpaque(context!).takeUnretainedValue().work()
             return nil
         }, context)
         guard started == 0 else { throw PrefsError.internalError("watch --exec: cannot start a thread (\(PrefsError.describe(errno: started)))") }
@@ -139,7 +139,7 @@ final class ChangeCommand: @unchecked Sendable {
         pending = []
         let stopped = running?.changes
         if let running { kill(-running.pid, signal) }
-        let deadline = Monotonic.now + ChangeCommand.grace
+        let deadline = Monotonic.now + ExecRunner.grace
         var killed = false
         while let running {
             if !killed && !waitForChange(until: deadline) {
@@ -152,7 +152,7 @@ final class ChangeCommand: @unchecked Sendable {
         pthread_cond_broadcast(changed)
         var what: [String] = []
         if let stopped {
-            what.append("the running COMMAND (\(ChangeCommand.describe(stopped, suite: suite))) " + (killed ? "did not end within \(Int(ChangeCommand.grace)) s and was killed" : "was stopped"))
+            what.append("the running COMMAND (\(ExecRunner.describe(stopped, suite: suite))) " + (killed ? "did not end within \(Int(ExecRunner.grace)) s and was killed" : "was stopped"))
         }
         if dropped > 0 { what.append("\(dropped) queued change\(dropped == 1 ? " was" : "s were") not run") }
         return what.isEmpty ? nil : what.joined(separator: "; ")
@@ -188,7 +188,7 @@ final class ChangeCommand: @unchecked Sendable {
         variables.append(("PREFS_KEY", change.key))
         for (name, value) in [("PREFS_OLD", change.old), ("PREFS_NEW", change.new)] {
             guard let value else { continue }
-            variables.append((name, ChangeCommand.text(value)))
+            variables.append((name, ExecRunner.text(value)))
         }
         return variables
     }
@@ -201,9 +201,9 @@ final class ChangeCommand: @unchecked Sendable {
     /// One run for one committed change (or those coalesced while a run held): spawned, waited
     /// for, and reported unless it exits 0 or was stopped.
     private func run(_ changes: [Change]) {
-        let variables = ChangeCommand.variables(changes, suite: suite)
-        let what = ChangeCommand.describe(changes, suite: suite)
-        if let refusal = ChangeCommand.refusal(variables) {
+        let variables = ExecRunner.variables(changes, suite: suite)
+        let what = ExecRunner.describe(changes, suite: suite)
+        if let refusal = ExecRunner.refusal(variables) {
             report("watch: \(what): \(refusal); COMMAND not run")
             return
         }
@@ -234,7 +234,7 @@ final class ChangeCommand: @unchecked Sendable {
     private func launch(_ changes: [Change], _ variables: [(String, String)]) -> Result<pid_t, Spawn.Failure>? {
         locked {
             guard !stopping else { return nil }
-            let started = Spawn.start(words, path: program, environment: variables, clearing: ChangeCommand.variableNames, ownGroup: true)
+            let started = Spawn.start(words, path: program, environment: variables, clearing: ExecRunner.variableNames, ownGroup: true)
             if case .success(let pid) = started { running = (pid, changes) }
             return started
         }
@@ -279,19 +279,5 @@ final class ChangeCommand: @unchecked Sendable {
         guard Monotonic.now < deadline else { return false }
         var end = Monotonic.absolute(deadline)
         return pthread_cond_timedwait(changed, lock, &end) != ETIMEDOUT || Monotonic.now < deadline
-    }
-}
-
-/// CLOCK_MONOTONIC, in seconds.
-enum Monotonic {
-    static var now: Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
-    static func absolute(_ seconds: Double) -> timespec {
-        let whole = seconds.rounded(.down)
-        return timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9))
     }
 }

@@ -1,4 +1,26 @@
+/// The etcd store's settings: `PREFS_ETCD_*`, or the `StoreOptions` given in code.
 extension Environment {
+    /// `$PREFS_ETCD_TIMEOUT` (or `StoreOptions.etcdTimeout`): how many seconds an etcd store waits, over every endpoint, for one to
+    /// answer before giving up with 69; a decimal number from 0.1 to 3600 (default 5).
+    package func etcdTimeout() throws -> Double {
+        if let options { return try options.checked(options.etcdTimeout, 0.1...3600, "etcdTimeout", "0.1 to 3600 seconds") }
+        guard let text = try self["PREFS_ETCD_TIMEOUT"] else { return 5 }
+        guard let seconds = Environment.decimal(text), seconds >= 0.1, seconds <= 3600 else {
+            throw PrefsError.badEnvironment(name: "PREFS_ETCD_TIMEOUT", value: text, accepted: "a number of seconds from 0.1 to 3600")
+        }
+        return seconds
+    }
+
+    /// `$PREFS_ETCD_USER` and `$PREFS_ETCD_PASSWORD`: etcd credentials, both or neither.
+    package func etcdCredentials() throws -> (user: String, password: String)? {
+        switch (try self["PREFS_ETCD_USER"], try self["PREFS_ETCD_PASSWORD"]) {
+        case (nil, nil): return nil
+        case (let user?, let password?): return (user, password)
+        case (nil, _?): throw refused("PREFS_ETCD_USER", value: "", accepted: "a user name with \(settingName("PREFS_ETCD_PASSWORD"))")
+        case (_?, nil): throw refused("PREFS_ETCD_PASSWORD", value: "", accepted: "a password with \(settingName("PREFS_ETCD_USER"))")
+        }
+    }
+
     /// The most a certificate or key file may hold: a system's whole trust store is about 200 KiB.
     static let pemFileLimit = 4 << 20
 

@@ -9,7 +9,7 @@ import PrefsCore
 /// `--timeout` 1 when none came in time. `-- COMMAND [ARG…]` (COMMAND found on `$PATH` as the
 /// watch starts: 127 not found, 126 not runnable, as `exec`) and `--exec COMMAND` (through
 /// `/bin/sh -c`) run COMMAND once per committed change instead of printing it (see
-/// `ChangeCommand`); `--timeout` then stops a run in progress, and SIGINT or
+/// `ExecRunner`); `--timeout` then stops a run in progress, and SIGINT or
 /// SIGTERM stops it and ends the watch with 128+N (`Signals.stopCommandsOnSignals`). A store that
 /// stops answering does not end it (`RetryingWatcher`): said once, waited for (`--retry-for` bounds
 /// that), and what changed meanwhile reported as one change.
@@ -39,6 +39,14 @@ enum WatchCommand: Command {
 
     static let usage = "usage: prefs watch DOMAIN [KEY...] [--initial] [--once] [--timeout SECONDS] -- COMMAND [ARG...]"
 
+    static func validate(_ values: Values, _ operands: [String]) throws {
+        let printing = "--json and --compact do not go with it"
+        if values.json && values.exec != nil { throw PrefsError.usage("watch: --exec runs COMMAND instead of printing: \(printing)") }
+        guard operands.contains("--") else { return }
+        if values.json { throw PrefsError.usage("watch: -- COMMAND runs COMMAND instead of printing: \(printing)") }
+        if values.exec != nil { throw PrefsError.usage("watch: --exec COMMAND and -- COMMAND cannot be combined; give one") }
+    }
+
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         // `-- COMMAND [ARG...]`: the words after the first `--` (kept by the parser, as for exec).
         let dashes = operands.firstIndex(of: "--")
@@ -51,12 +59,8 @@ enum WatchCommand: Command {
         for name in watched.dropFirst() where !keys.contains(where: { $0.name.utf8.elementsEqual(name.utf8) }) {
             keys.append((name, try PrefKeyPath(argument: name, in: domain.displayName)))
         }
-        let printing = values.json ? "--json and --compact do not go with it" : nil
-        if values.exec != nil, let printing { throw PrefsError.usage("watch: --exec runs COMMAND instead of printing: \(printing)") }
         var program: String?
         if let commandWords {
-            if let printing { throw PrefsError.usage("watch: -- COMMAND runs COMMAND instead of printing: \(printing)") }
-            guard values.exec == nil else { throw PrefsError.usage("watch: --exec COMMAND and -- COMMAND cannot be combined; give one") }
             switch try CommandLookup.find(commandWords, verb: "watch", usage: usage) {
             case .success(let path): program = path
             case .failure(let failure):
@@ -79,9 +83,9 @@ enum WatchCommand: Command {
         let deadline = values.timeout.map { Monotonic.now + $0 }
         let report: @Sendable (String) -> Void = { context.printError($0) }
         let runner = if let program, let commandWords {
-            ChangeCommand(program: program, words: commandWords, suite: domain.displayName, report: report)
+            ExecRunner(program: program, words: commandWords, suite: domain.displayName, report: report)
         } else {
-            values.exec.map { ChangeCommand(command: $0, suite: domain.displayName, report: report) }
+            values.exec.map { ExecRunner(command: $0, suite: domain.displayName, report: report) }
         }
         if let runner {
             try Signals.stopCommandsOnSignals(runner)
