@@ -12,11 +12,12 @@ extension Prefs.Suite {
     ///
     /// How a change is told, per store:
     /// - **files**: each read takes the events of the suite's files' directories from the process's
-    ///   inotify instance (one `read` that finds nothing; `KernelChangeQueue`). The kernel queues a change's event before
-    ///   the writer's call returns, so a read after a completed write always sees it. Where inotify
-    ///   cannot watch, each file's identity (inode, size, times) is compared instead, and a file
-    ///   changed in the last two seconds is read again every time (`FileIdentities`). On a network
-    ///   file system, whose other hosts' changes no local check can see cheaply, nothing is kept.
+    ///   inotify instance (one `read` that finds nothing; `KernelChangeQueue`). The kernel queues a
+    ///   change's event before the writer's call returns, so a read after a completed write always
+    ///   sees it. Where inotify cannot watch, each file's identity (inode, size, times) is compared
+    ///   instead, and a file changed in the last two seconds is read again every time
+    ///   (`FileIdentities`). On a network file system, whose other hosts' changes no local check can
+    ///   see cheaply, nothing is kept.
     /// - **an `InMemoryFileSystem`**: each file's identity, which is exact there.
     /// - **etcd**: the store's watch, on a thread of its own; a kept value may be older than the
     ///   last write by as long as the watch takes to report it (`WatchedStore`). The suite's files

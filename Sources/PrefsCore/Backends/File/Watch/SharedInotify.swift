@@ -198,7 +198,7 @@ final class SharedInotify: Sendable {
     private func take(_ id: Int) -> [Event] {
         state.withLock { state in
             SharedInotify.pump(&state)
-            guard var subscriber = state.subscribers[id] else { return [] }
+            guard var subscriber = state.subscribers[id], !subscriber.queue.isEmpty || subscriber.signalled else { return [] }
             let events = subscriber.queue
             subscriber.queue = []
             if subscriber.signalled {
