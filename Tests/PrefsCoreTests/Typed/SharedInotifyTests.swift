@@ -129,6 +129,27 @@ import PrefsTestSupport
         #expect(again.take().map(\.name) == [Array("d".utf8)])
     }
 
+    /// A watched directory removed: every subscriber of its watch is told (IN_DELETE_SELF, then
+    /// IN_IGNORED as the kernel drops the watch), and no one holds the descriptor any longer.
+    @Test func aWatchedDirectoryRemovedIsToldToEverySubscriber() throws {
+        let directory = try TemporaryDirectory()
+        let watched = directory.file("watched")
+        try FileManager.default.createDirectory(atPath: watched, withIntermediateDirectories: true)
+        let hub = SharedInotify.shared
+        let one = try hub.subscribe(mask: UInt32(IN_CREATE | IN_DELETE_SELF), wakes: false)
+        let other = try hub.subscribe(mask: UInt32(IN_CLOSE_WRITE), wakes: true)
+        let wd = try one.watch(watched).get()
+        #expect(try other.watch(watched).get() == wd)
+        try FileManager.default.removeItem(atPath: watched)
+        let toldOne = one.take().map(\.mask), toldOther = other.take().map(\.mask)
+        #expect(toldOne.contains { $0 & UInt32(IN_DELETE_SELF) != 0 })
+        #expect(toldOne.contains { $0 & UInt32(IN_IGNORED) != 0 })
+        #expect(!toldOther.contains { $0 & UInt32(IN_DELETE_SELF) != 0 }, "only what it asked for, and what every subscriber gets")
+        #expect(toldOther.contains { $0 & UInt32(IN_IGNORED) != 0 })
+        #expect(hub.holderCount(of: wd) == 0)
+        #expect(one.watches.isEmpty && other.watches.isEmpty)
+    }
+
     /// A subscriber that does not take its events keeps a bounded number of them: beyond, one
     /// IN_Q_OVERFLOW stands for the lost ones (read everything again).
     @Test func aSubscriberThatDoesNotTakeGetsAnOverflow() throws {
