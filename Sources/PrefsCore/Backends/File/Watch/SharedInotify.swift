@@ -96,7 +96,7 @@ final class SharedInotify: Sendable {
             }
             if wakes && !state.readerStarted {
                 let descriptor = state.descriptor
-                guard DetachedThread.start({ SharedInotify.shared.readLoop(descriptor) }) else {
+                guard DetachedThread.start({ self.readLoop(descriptor) }) else {
                     return .failure(PrefsError.internalError("no thread could be started to read inotify's events"))
                 }
                 state.readerStarted = true
