@@ -67,8 +67,26 @@ final class SharedInotify: Sendable {
 
     private let state = Mutex(State())
 
+    /// The process's instance (`shared`) is never released; one made apart (by a test) is closed
+    /// once its last subscription has gone.
+    deinit {
+        state.withLock { state in
+            if state.descriptor >= 0 { close(state.descriptor) }
+        }
+    }
+
     /// The instance's descriptor (-1 before the first subscriber), for tests.
     var descriptor: Int32 { state.withLock { $0.descriptor } }
+
+    /// Hands out an event as if the kernel had queued it (for tests: the kernel's own IN_Q_OVERFLOW
+    /// comes only once its queue, 16,384 events by default for every process, is full).
+    func deliverAsIfQueued(wd: Int32, mask: UInt32) {
+        state.withLock { state in
+            var woken = Set<Int>()
+            SharedInotify.deliver(wd: wd, mask: mask, name: [], &state, woken: &woken)
+            SharedInotify.wake(woken, &state)
+        }
+    }
 
     /// How many subscribers hold `wd` (for tests).
     func holderCount(of wd: Int32) -> Int { state.withLock { $0.holders[wd]?.count ?? 0 } }
@@ -77,6 +95,8 @@ final class SharedInotify: Sendable {
     /// sleeps in `poll` on `Subscription.wake` until events come for it (the reader thread is
     /// started for it). Throws `SuiteWatcher.initError` when no inotify instance can be had.
     func subscribe(mask: UInt32, wakes: Bool) throws -> Subscription {
+        // (The reader thread holds its hub: only the shared one may have one.)
+        precondition(!wakes || self === SharedInotify.shared, "a subscriber that sleeps needs the shared instance")
         var ends: [Int32] = [-1, -1]
         if wakes {
             guard pipe(&ends) == 0 else { throw PrefsError.cannotRead(path: "pipe", errno: errno) }
@@ -246,28 +266,39 @@ final class SharedInotify: Sendable {
                 let nameStart = offset + headerSize
                 let name = Array(buffer[nameStart..<min(nameStart + Int(event.len), count)].prefix { $0 != 0 })
                 offset = nameStart + Int(event.len)
-                let ids: Set<Int>
-                if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
-                    ids = Set(state.subscribers.keys)
-                } else {
-                    guard let holders = state.holders[event.wd] else { continue }
-                    ids = holders
-                    if event.mask & UInt32(IN_IGNORED) != 0 {
-                        // The kernel removed the watch (its directory went): no one holds it now.
-                        state.holders[event.wd] = nil
-                        for id in holders { state.subscribers[id]?.watches.remove(event.wd) }
-                    }
-                }
-                for id in ids {
-                    guard let mask = state.subscribers[id]?.mask, mask & event.mask != 0 else { continue }
-                    if state.subscribers[id]!.queue.count >= mostQueued {
-                        state.subscribers[id]!.queue = [Event(mask: UInt32(IN_Q_OVERFLOW), name: [])]
-                    }
-                    state.subscribers[id]!.queue.append(Event(mask: event.mask, name: name))
-                    woken.insert(id)
-                }
+                deliver(wd: event.wd, mask: event.mask, name: name, &state, woken: &woken)
             }
         }
+        wake(woken, &state)
+    }
+
+    /// Gives an event to the subscribers of its watch that asked for it (IN_Q_OVERFLOW: to every
+    /// subscriber); `woken` collects them.
+    private static func deliver(wd: Int32, mask eventMask: UInt32, name: [UInt8], _ state: inout State, woken: inout Set<Int>) {
+        let ids: Set<Int>
+        if eventMask & UInt32(IN_Q_OVERFLOW) != 0 {
+            ids = Set(state.subscribers.keys)
+        } else {
+            guard let holders = state.holders[wd] else { return }
+            ids = holders
+            if eventMask & UInt32(IN_IGNORED) != 0 {
+                // The kernel removed the watch (its directory went): no one holds it now.
+                state.holders[wd] = nil
+                for id in holders { state.subscribers[id]?.watches.remove(wd) }
+            }
+        }
+        for id in ids {
+            guard let mask = state.subscribers[id]?.mask, mask & eventMask != 0 else { continue }
+            if state.subscribers[id]!.queue.count >= mostQueued {
+                state.subscribers[id]!.queue = [Event(mask: UInt32(IN_Q_OVERFLOW), name: [])]
+            }
+            state.subscribers[id]!.queue.append(Event(mask: eventMask, name: name))
+            woken.insert(id)
+        }
+    }
+
+    /// Writes a byte into the pipe of each of `woken` that sleeps and has none waiting.
+    private static func wake(_ woken: Set<Int>, _ state: inout State) {
         for id in woken {
             guard let subscriber = state.subscribers[id], subscriber.wakeWrite >= 0, !subscriber.signalled else { continue }
             var byte: UInt8 = 1
