@@ -79,7 +79,7 @@ final class SharedInotify: Sendable {
     var descriptor: Int32 { state.withLock { $0.descriptor } }
 
     /// Hands out an event as if the kernel had queued it (for tests: the kernel's own IN_Q_OVERFLOW
-    /// comes only once its queue, 16,384 events by default for every process, is full).
+    /// comes only once its queue is full, 16,384 events by default).
     func deliverAsIfQueued(wd: Int32, mask: UInt32) {
         state.withLock { state in
             var woken = Set<Int>()
