@@ -1,11 +1,12 @@
 import Glibc
 
-/// Tells a `ReadCache` of changes to a suite's files through the kernel: an inotify instance
-/// watches the directory of every file a read of the suite may look at, and each read drains its
-/// queue — one `read` that finds nothing when nothing changed. The kernel queues an event before
-/// the call that changed a file returns (the writer's rename, or each `write` of a file rewritten in
-/// place), so a read after a write has completed always finds its event: a value is never kept past
-/// a change, with no timestamp to trust and no thread.
+/// Tells a `ReadCache` of changes to a suite's files through the kernel: the process's inotify
+/// instance (`SharedInotify`, one for every cached and observed suite) watches the directory of
+/// every file a read of the suite may look at, and each read takes the events for it after reading
+/// the kernel's queue — one `read` that finds nothing when nothing changed. The kernel queues an
+/// event before the call that changed a file returns (the writer's rename, or each `write` of a
+/// file rewritten in place), so a read after a write has completed always finds its event: a value
+/// is never kept past a change, with no timestamp to trust and no thread of its own.
 ///
 /// Directories are watched, not files (an atomic rename replaces a file's inode), and where one
 /// does not exist yet, its nearest existing ancestor, until a directory appears there. An event
@@ -21,13 +22,13 @@ final class KernelChangeQueue: ChangeSignal, @unchecked Sendable {
     let fileSystem: any FileSystem
     /// The suite's name followed by ".", as bytes: another of its files (`NAME.json` for `NAME.plist`).
     let suitePrefix: [UInt8]
-    private var inotify: Int32 = -1
+    /// Its share of the process's inotify instance; nil until the first watch.
+    private var inotify: SharedInotify.Subscription?
     private var watchedNames = Set<[UInt8]>()
     /// The watches must be set up again before a value may be kept.
     private var stale = true
     /// What stands in when the kernel cannot watch.
     private var fallback: (any ChangeSignal)?
-    private var buffer = [UInt8](repeating: 0, count: 4096)
 
     init(suite: String, fileSystem: any FileSystem, paths: @escaping () throws -> [String]) {
         self.paths = paths
@@ -35,14 +36,9 @@ final class KernelChangeQueue: ChangeSignal, @unchecked Sendable {
         suitePrefix = Array((suite + ".").utf8)
     }
 
-    deinit { if inotify >= 0 { KernelChangeQueue.closeLater(inotify) } }
-
-    /// Closes an inotify instance without waiting for it: closing one waits until the kernel has
-    /// retired its watches, often for milliseconds (an RCU grace period), so a cache being dropped
-    /// hands that to a thread of its own (closing here only where none can start).
-    static func closeLater(_ descriptor: Int32) {
-        if !DetachedThread.start({ close(descriptor) }) { close(descriptor) }
-    }
+    /// The events it asks for: any change of a file in the watched directories.
+    static let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE
+        | IN_DELETE_SELF | IN_MOVE_SELF)
 
     var name: String { fallback.map { $0.name } ?? "kernel" }
 
@@ -59,12 +55,17 @@ final class KernelChangeQueue: ChangeSignal, @unchecked Sendable {
         return !stale
     }
 
-    /// A new inotify instance watching every file's directory; false when that failed this time.
+    /// Watches every file's directory (letting go of the watches no longer needed); false when
+    /// that failed this time.
     private func watch() -> Bool {
-        if inotify >= 0 { KernelChangeQueue.closeLater(inotify) }
-        inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard inotify >= 0 else { return fallBack("no inotify instance (errno \(errno))") }
-        guard let files = try? paths() else { return false }
+        if inotify == nil {
+            do {
+                inotify = try SharedInotify.shared.subscribe(mask: KernelChangeQueue.mask, wakes: false)
+            } catch {
+                return fallBack("no inotify instance (\(error))")
+            }
+        }
+        guard let inotify, let files = try? paths() else { return false }
         var directories = Set<String>(), names = Set<[UInt8]>()
         for file in files {
             for path in [file, try? fileSystem.resolvingSymlinks(file)].compactMap({ $0 }) {
@@ -74,13 +75,19 @@ final class KernelChangeQueue: ChangeSignal, @unchecked Sendable {
             }
         }
         watchedNames = names
-        let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE
-            | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+        var watches = Set<Int32>()
         for directory in directories {
             var place = directory
             while true {
-                if inotify_add_watch(inotify, place, mask) >= 0 { break }
-                let code = errno
+                let code: Int32
+                switch inotify.watch(place) {
+                case .success(let wd):
+                    watches.insert(wd)
+                    code = 0
+                case .failure(let failure):
+                    code = failure.code
+                }
+                if code == 0 { break }
                 var info = stat()
                 let isDirectory = stat(place, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
                 // A directory that is there but cannot be watched (no watch left, not readable
@@ -92,16 +99,19 @@ final class KernelChangeQueue: ChangeSignal, @unchecked Sendable {
                 place = splitPath(place).directory
             }
             if KernelChangeQueue.isRemote(place) {
+                self.inotify = nil
                 fallback = NoCaching("\(place) is on a network file system")
                 return false
             }
         }
+        inotify.keepOnly(watches)
+        // What was queued before the watches were in place is older than the read that follows.
+        _ = inotify.take()
         return true
     }
 
     private func fallBack(_ reason: String) -> Bool {
-        if inotify >= 0 { close(inotify) }
-        inotify = -1
+        inotify = nil
         fallback = FileIdentities.onDisk(paths: paths, reason: reason)
         return false
     }
@@ -109,30 +119,16 @@ final class KernelChangeQueue: ChangeSignal, @unchecked Sendable {
     /// Reads every queued event; whether one may mean a change. One that may mean that a directory
     /// came or went (or events were lost) also makes the watches stale.
     private func drain() -> Bool {
+        guard let inotify else { return true }
         var changed = false
-        let headerSize = MemoryLayout<inotify_event>.size
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
-            guard count > 0 else {
-                if count < 0 && errno == EINTR { continue }
-                if count < 0 && errno != EAGAIN { stale = true }
-                return changed || stale
-            }
-            buffer.withUnsafeBytes { raw in
-                var offset = 0
-                while offset + headerSize <= count {
-                    let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
-                    let nameStart = offset + headerSize
-                    let name = raw[nameStart..<min(nameStart + Int(event.len), count)].prefix { $0 != 0 }
-                    offset = nameStart + Int(event.len)
-                    if event.mask & UInt32(IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_ISDIR) != 0 {
-                        (changed, stale) = (true, true)
-                    } else if watchedNames.contains(Array(name)) || name.starts(with: suitePrefix) {
-                        changed = true
-                    }
-                }
+        for event in inotify.take() {
+            if event.mask & UInt32(IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT | IN_ISDIR) != 0 {
+                (changed, stale) = (true, true)
+            } else if watchedNames.contains(event.name) || event.name.starts(with: suitePrefix) {
+                changed = true
             }
         }
+        return changed || stale
     }
 
     /// Whether a directory is on a file system whose other clients' (or host's) changes inotify never

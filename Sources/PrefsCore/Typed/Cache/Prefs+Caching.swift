@@ -11,12 +11,13 @@ extension Prefs.Suite {
     /// ```
     ///
     /// How a change is told, per store:
-    /// - **files**: each read drains an inotify queue watching the suite's files' directories (one
-    ///   `read` that finds nothing; `KernelChangeQueue`). The kernel queues a change's event before
-    ///   the writer's call returns, so a read after a completed write always sees it. Where inotify
-    ///   cannot watch, each file's identity (inode, size, times) is compared instead, and a file
-    ///   changed in the last two seconds is read again every time (`FileIdentities`). On a network
-    ///   file system, whose other hosts' changes no local check can see cheaply, nothing is kept.
+    /// - **files**: each read takes the events of the suite's files' directories from the process's
+    ///   inotify instance (one `read` that finds nothing; `KernelChangeQueue`). The kernel queues a
+    ///   change's event before the writer's call returns, so a read after a completed write always
+    ///   sees it. Where inotify cannot watch, each file's identity (inode, size, times) is compared
+    ///   instead, and a file changed in the last two seconds is read again every time
+    ///   (`FileIdentities`). On a network file system, whose other hosts' changes no local check can
+    ///   see cheaply, nothing is kept.
     /// - **an `InMemoryFileSystem`**: each file's identity, which is exact there.
     /// - **etcd**: the store's watch, on a thread of its own; a kept value may be older than the
     ///   last write by as long as the watch takes to report it (`WatchedStore`). The suite's files
@@ -24,8 +25,10 @@ extension Prefs.Suite {
     ///
     /// Writes through this suite (`set`, `update`, `reset`) drop what was kept, so it always reads
     /// its own writes. The defaults registered in code are not cached (they never change behind the
-    /// suite's back). A cached suite on files holds one inotify instance while it lives (a user has
-    /// 128 by default, `fs.inotify.max_user_instances`): one per suite, not one per request.
+    /// suite's back). A cached suite on files holds a watch of each of its files' directories while
+    /// it lives, in the one inotify instance the process shares between every cached and observed
+    /// suite (a user has 128 instances by default, `fs.inotify.max_user_instances`, and 8,192 or more
+    /// watches, `fs.inotify.max_user_watches`; a directory watched for several suites is one watch).
     public func cachingReads() -> Prefs.Suite {
         var cached = self
         let suite = self

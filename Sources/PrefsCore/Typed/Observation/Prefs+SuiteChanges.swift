@@ -13,8 +13,9 @@ extension Prefs.Suite {
     /// write to the value after the last, and a key changed and changed back does not come at all.
     ///
     /// `keys`: only these keys' changes; none given, every top-level key's. Like `values(of:)`, it
-    /// watches on a thread of its own (inotify, or etcd's watch; on an `InMemoryFileSystem`, reading
-    /// again every few milliseconds), ends when the iterating task is cancelled or stops iterating,
+    /// watches on a thread of its own (inotify — the one instance the process shares between every
+    /// observed and cached suite —, or etcd's watch; on an `InMemoryFileSystem`, reading again every
+    /// few milliseconds), ends when the iterating task is cancelled or stops iterating,
     /// and passes over a layer that cannot be read for a moment.
     ///
     /// ```swift

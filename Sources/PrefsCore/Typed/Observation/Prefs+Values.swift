@@ -1,8 +1,9 @@
 extension Prefs.Suite {
     /// The value of `key` now, then each time it changes, whoever changes it (this process, another
     /// one, `prefs write`, a `UserDefaults` app): a change to any layer that changes what a read of
-    /// `key` gives. Iterating it watches the suite (inotify on its files' directories, or etcd's
-    /// watch) on a thread of its own; the watch ends when the iterating task is cancelled or stops
+    /// `key` gives. Iterating it watches the suite (inotify on its files' directories, in the one
+    /// instance the process shares between every observed and cached suite, or etcd's watch) on a
+    /// thread of its own; the watch ends when the iterating task is cancelled or stops
     /// iterating. On an `InMemoryFileSystem`, which the kernel does not see, the values are read
     /// again every few milliseconds instead, so observing code can be unit-tested in memory. Each
     /// value comes from reading the suite again after a write (on files, as soon as the new file is

@@ -15,12 +15,14 @@ import Glibc
 /// kernel is asked whether a layer file is open for writing (see `isOpenForWriting`), and if one is,
 /// or an event came during the read, nothing is reported and the values are read again once the
 /// writers have closed the files and the directories are quiet. No polling: between writes the
-/// process sleeps in `poll`.
+/// watch sleeps in `poll`. Its watches are a share of the process's one inotify instance
+/// (`SharedInotify`), whose reader thread wakes it when events come for it.
 package final class SuiteWatcher: ValueWatcher {
     package let layers: Layers
     /// The watched keys as typed; nil: every top-level key.
     let keys: [(name: String, path: PrefKeyPath)]?
-    private let inotify: Int32
+    /// Its share of the process's inotify instance.
+    private let inotify: SharedInotify.Subscription
     /// The values last read: key → value.
     private var current: WatchedValues.Reading = []
     /// The last error reported, so a file that stays corrupt is reported once.
@@ -45,14 +47,12 @@ package final class SuiteWatcher: ValueWatcher {
     package init(_ layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws {
         self.layers = layers
         self.keys = keys
-        inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard inotify >= 0 else {
-            let code = errno
-            throw SuiteWatcher.initError(code, descriptorFree: code == EMFILE && SuiteWatcher.descriptorFree())
-        }
+        inotify = try SharedInotify.shared.subscribe(mask: SuiteWatcher.mask, wakes: true)
     }
 
-    deinit { close(inotify) }
+    /// The events it asks for.
+    static let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF
+        | IN_MOVE_SELF)
 
     /// Why a watch ended (the name it had before every watcher shared it).
     package typealias Stop = WatchStop
@@ -108,7 +108,8 @@ package final class SuiteWatcher: ValueWatcher {
     func values() throws -> WatchedValues.Reading { try WatchedValues.read(layers, keys: keys) }
 
     /// The directories of every layer's file (and of a symlinked suite's target), each watched where
-    /// it exists, or through its nearest existing ancestor until it does.
+    /// it exists, or through its nearest existing ancestor until it does; watches no longer needed
+    /// (an ancestor once the directory is there) are let go.
     func updateWatches() throws {
         var wanted = Set<String>()
         var names = Set<[UInt8]>()
@@ -124,18 +125,24 @@ package final class SuiteWatcher: ValueWatcher {
         }
         watchedNames = names
         layerFiles = files
-        let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF
-            | IN_MOVE_SELF | IN_ONLYDIR)
+        var watches = Set<Int32>()
         for directory in wanted {
             var place = directory
             while !place.isEmpty {
                 // Adding a watch again is harmless: it returns the same descriptor.
-                if inotify_add_watch(inotify, place, mask) >= 0 { break }
-                guard errno == ENOENT || errno == ENOTDIR || errno == EACCES else { throw SuiteWatcher.watchError(errno, path: place) }
-                let parent = splitPath(place).directory
-                place = parent == place ? "" : parent
+                switch inotify.watch(place) {
+                case .success(let wd):
+                    watches.insert(wd)
+                    place = ""
+                case .failure(let failure):
+                    let code = failure.code
+                    guard code == ENOENT || code == ENOTDIR || code == EACCES else { throw SuiteWatcher.watchError(code, path: place) }
+                    let parent = splitPath(place).directory
+                    place = parent == place ? "" : parent
+                }
             }
         }
+        inotify.keepOnly(watches)
     }
 
     /// `changed`: with the files whose writers were waited for as long as they may be, in vain.
@@ -147,7 +154,7 @@ package final class SuiteWatcher: ValueWatcher {
         var burstStart: Double? = pending ? MonotonicClock.now() : nil
         var changed = pending
         while true {
-            var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: inotify.wake, events: Int16(POLLIN), revents: 0)]
             if let output { fds.append(pollfd(fd: output, events: 0, revents: 0)) }
             var timeout: Int32 = -1
             if let start = burstStart {
@@ -195,7 +202,7 @@ package final class SuiteWatcher: ValueWatcher {
     func eventsDuringRead(lateEventsPossible: Bool) -> (relevant: Bool, modifiedInPlace: Bool) {
         let seen = drainEvents()
         guard lateEventsPossible else { return (seen.relevant, seen.modifiedInPlace) }
-        var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)]
+        var fds = [pollfd(fd: inotify.wake, events: Int16(POLLIN), revents: 0)]
         if poll(&fds, 1, SuiteWatcher.quietMilliseconds) > 0 {
             let late = drainEvents()
             return (seen.relevant || late.relevant, seen.modifiedInPlace || late.modifiedInPlace)
@@ -209,39 +216,27 @@ package final class SuiteWatcher: ValueWatcher {
     func drainEvents() -> (relevant: Bool, modifiedInPlace: Bool, completed: Bool) {
         let names = watchedNames
         var relevant = false, modifiedInPlace = false, completed = false
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
-            guard count > 0 else { return (relevant, modifiedInPlace, completed) }
-            var offset = 0
-            while offset + MemoryLayout<inotify_event>.size <= count {
-                let (mask, length) = buffer.withUnsafeBytes { raw -> (UInt32, Int) in
-                    let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
-                    return (event.mask, Int(event.len))
+        for event in inotify.take() {
+            let mask = event.mask
+            if mask & UInt32(IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT) != 0 {
+                // Events were lost, or a watched directory went: read again, watch again.
+                relevant = true
+                completed = false
+            } else if mask & UInt32(IN_ISDIR) != 0 {
+                // A directory appearing may be one a watched file lives in.
+                relevant = true
+                completed = false
+            } else if names.contains(event.name) {
+                if mask & UInt32(IN_MODIFY) != 0 {
+                    beingWritten.insert(event.name)
+                    modifiedInPlace = true
+                } else {
+                    beingWritten.remove(event.name)
                 }
-                let nameStart = offset + MemoryLayout<inotify_event>.size
-                let nameBytes = buffer[nameStart..<min(nameStart + length, count)].prefix { $0 != 0 }
-                let name = String(decoding: nameBytes, as: UTF8.self)
-                offset = nameStart + length
-                if mask & UInt32(IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
-                    // Events were lost, or a watched directory went: read again, watch again.
-                    relevant = true
-                    completed = false
-                } else if mask & UInt32(IN_ISDIR) != 0 {
-                    // A directory appearing may be one a watched file lives in.
-                    relevant = true
-                    completed = false
-                } else if names.contains(Array(name.utf8)) {
-                    if mask & UInt32(IN_MODIFY) != 0 {
-                        beingWritten.insert(Array(name.utf8))
-                        modifiedInPlace = true
-                    } else {
-                        beingWritten.remove(Array(name.utf8))
-                    }
-                    relevant = true
-                    completed = mask & UInt32(IN_MOVED_TO | IN_CLOSE_WRITE) != 0
-                }
+                relevant = true
+                completed = mask & UInt32(IN_MOVED_TO | IN_CLOSE_WRITE) != 0
             }
         }
+        return (relevant, modifiedInPlace, completed)
     }
 }
