@@ -318,8 +318,10 @@ final class WatchProcess: @unchecked Sendable {
             """)
         try #require(run.status == 0, "\(run.error)")
         let last = run.outputText.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The watch may lag the writer on a loaded machine: it is given time to catch up (a lost
+        // last change still fails), and the loop ends as soon as the last value comes.
         var lines: [String] = []
-        while let line = await watch.nextLine(timeout: 3) {
+        while let line = await watch.nextLine(timeout: 15) {
             lines.append(line)
             if line.hasSuffix("-> \(last)") { break }
         }
