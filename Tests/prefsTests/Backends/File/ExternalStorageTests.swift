@@ -59,7 +59,7 @@ import Testing
     }
 
     /// 100 MB through standard input, as a pipeline gives it: the suite stays small and the value reads
-    /// back byte for byte. Slow (a minute of a loaded machine): `Tests/run-slow-tests.sh` runs it.
+    /// back byte for byte. Slow (200 MB written and hashed): `Tests/run-slow-tests.sh` runs it.
     @Test(.enabled(if: SlowTests.enabled, "slow: Tests/run-slow-tests.sh runs it"))
     func aHundredMegabyteValueThroughAPipeLeavesTheSuiteSmallAndReadsBackIdentically() async throws {
         let sandbox = try ProcessSandbox()
