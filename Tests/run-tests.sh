@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests use when it is missing (Debian or Ubuntu, with apt-get
-# as root, or through sudo), then runs the whole suite. On a machine that has the tools,
+# as root, or through sudo), then runs the whole suite but the slow tests, which `swift test` skips
+# and Tests/run-slow-tests.sh runs (CI runs both). On a machine that has the tools,
 # `swift test --parallel` alone is the same run.
 #
 # The tests use libplist's plistutil and CPython's plistlib as oracles, bash, zsh and fish to drive

@@ -67,6 +67,10 @@ package final class EtcdCluster: @unchecked Sendable {
     /// Starts `count` members and waits until each one answers with a leader (a few hundred ms for
     /// one member, about a second for three). Fails, never skips, when etcd is not installed.
     package init(members count: Int = 1, lifetime: Double = 3600, tls: TLS? = nil, extraArguments: [String] = []) throws {
+        // The edit loop's guard (README, Test): a test that starts etcd fails, rather than slow a run meant to be quick.
+        if ProcessInfo.processInfo.environment["PREFS_TEST_NO_ETCD"] == "1" {
+            throw TestFailure("PREFS_TEST_NO_ETCD=1: this run starts no etcd cluster, and this test needs one (add it to the edit loop's --skip)")
+        }
         for path in [EtcdCluster.etcdPath, EtcdCluster.etcdctlPath] where !FileManager.default.isExecutableFile(atPath: path) {
             throw TestFailure("\(path) not found: install etcd 3.4 or later (Debian: etcd-server, etcd-client)")
         }

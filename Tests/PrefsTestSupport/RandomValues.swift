@@ -1,3 +1,4 @@
+import Foundation
 @testable import PrefsCore
 
 /// A small seeded generator (SplitMix64) so random tests print a seed that reproduces them.
@@ -89,5 +90,25 @@ package func firstDifference(_ a: PrefValue, _ b: PrefValue, path: String = "") 
         return ""
     default:
         return a == b ? "" : "at \(path.isEmpty ? "the root" : path): \(String(describing: a).prefix(200)) vs \(String(describing: b).prefix(200))"
+    }
+}
+
+/// The seed of this run's random inputs: `PREFS_TEST_SEED` when it is set, else one drawn when a test
+/// first asks. A failing random test prints it (`TestSeed.reproduce`), and running the test again with
+/// that variable gives the same inputs. A fixed seed beside it (`@Test(arguments: [11, TestSeed.run])`)
+/// keeps a case that once failed.
+package enum TestSeed {
+    package static let run: UInt64 = {
+        if let text = ProcessInfo.processInfo.environment["PREFS_TEST_SEED"] {
+            guard let seed = UInt64(text) else { fatalError("PREFS_TEST_SEED=\(text) is not a number from 0 to \(UInt64.max)") }
+            return seed
+        }
+        return UInt64.random(in: 0...UInt64.max)
+    }()
+
+    /// What a failure message says of `seed`: for this run's seed, the variable that gives the same
+    /// inputs again (a fixed seed is in the test's source).
+    package static func reproduce(_ seed: UInt64 = run) -> String {
+        seed == run ? "seed \(seed) (PREFS_TEST_SEED=\(seed) reproduces it)" : "seed \(seed)"
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import PrefsCore
 
@@ -14,6 +15,15 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     var testDescription: String { rawValue }
 
     var isEtcd: Bool { self == .etcdFake || self == .etcdReal }
+
+    /// Every backend; in the edit loop's run without etcd (PREFS_TEST_NO_ETCD=1, README, Test), all
+    /// but the real cluster, and the others still run every scenario.
+    static let allCases: [Backend] = {
+        let every: [Backend] = [.fileMemory, .fileDisk, .etcdFake, .etcdReal]
+        // Stops compiling when a case is added, so that it is listed above too, never left untested.
+        for backend in every { switch backend { case .fileMemory, .fileDisk, .etcdFake, .etcdReal: break } }
+        return ProcessInfo.processInfo.environment["PREFS_TEST_NO_ETCD"] == "1" ? every.filter { $0 != .etcdReal } : every
+    }()
 }
 
 /// What a backend documents it does differently. A scenario that meets a difference asks here and

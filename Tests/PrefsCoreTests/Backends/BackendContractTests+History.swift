@@ -22,7 +22,7 @@ extension BackendContractTests {
     /// gives back the stored bytes of every value as that version left them, as a new version.
     @Test(arguments: Backend.allCases)
     func rollbackPutsBackEveryValueByteForByte(backend: Backend) throws {
-        let seed = UInt64.random(in: 0...UInt64.max)
+        let seed = TestSeed.run
         let fixture = try ContractStore(backend)
         // Suites the typed API makes are binary files: every type and a date's fraction are kept.
         let store = fixture.store.creatingSuites(as: .binary)
@@ -43,25 +43,25 @@ extension BackendContractTests {
                 }
             }
             let versions = try store.versions(of: domain)
-            guard let head = versions.last else { Issue.record("seed \(seed): no version after step \(step)"); return }
+            guard let head = versions.last else { Issue.record("\(TestSeed.reproduce(seed)): no version after step \(step)"); return }
             states[head.number] = try BackendContractTests.rawState(fixture, domain)
-            #expect(head.verb == "swift", "seed \(seed)")
+            #expect(head.verb == "swift", "\(TestSeed.reproduce(seed))")
         }
         var versions = try store.versions(of: domain)
-        #expect(versions.count == 10, "seed \(seed)")
-        #expect(versions.map(\.number) == Array(Int64(versions[0].number)...Int64(versions[0].number) + 9), "seed \(seed): consecutive")
-        #expect(versions.contains { $0.verb == "swift" && $0.changes?.allSatisfy { $0.new == nil } == true }, "seed \(seed): the removal is a version")
+        #expect(versions.count == 10, "\(TestSeed.reproduce(seed))")
+        #expect(versions.map(\.number) == Array(Int64(versions[0].number)...Int64(versions[0].number) + 9), "\(TestSeed.reproduce(seed)): consecutive")
+        #expect(versions.contains { $0.verb == "swift" && $0.changes?.allSatisfy { $0.new == nil } == true }, "\(TestSeed.reproduce(seed)): the removal is a version")
         for _ in 0..<6 {
             // Not the oldest: the rollback's own version prunes it.
             let target = versions[random.int(1...versions.count - 2)].number
             _ = try store.rollback(domain, to: target, dryRun: false)
             let state = try BackendContractTests.rawState(fixture, domain)
-            #expect(state == states[target], "seed \(seed): rollback to \(target)")
+            #expect(state == states[target], "\(TestSeed.reproduce(seed)): rollback to \(target)")
             versions = try store.versions(of: domain)
             let head = try #require(versions.last)
-            #expect(head.verb == "rollback", "seed \(seed)")
+            #expect(head.verb == "rollback", "\(TestSeed.reproduce(seed))")
             states[head.number] = state
-            #expect(try store.difference(in: domain, from: target, to: nil).isEmpty, "seed \(seed): nothing between \(target) and the rollback")
+            #expect(try store.difference(in: domain, from: target, to: nil).isEmpty, "\(TestSeed.reproduce(seed)): nothing between \(target) and the rollback")
         }
     }
 

@@ -101,7 +101,7 @@ import PrefsTestSupport
         #expect(answered > 1000)
     }
 
-    @Test(arguments: [UInt64(21), UInt64.random(in: 1...UInt64.max)])
+    @Test(arguments: [UInt64(21), TestSeed.run])
     func randomDocumentsAgreeAndAreAnswered(seed: UInt64) throws {
         var random = RandomValues(seed: seed)
         for i in 0..<200 {
@@ -110,10 +110,10 @@ import PrefsTestSupport
                 let bytes = try PropertyList.encode(document, as: format)
                 for key in StreamedLookupTests.keys(of: bytes) {
                     for size in [16, 100, 1 << 17] {
-                        let answered = try StreamedLookupTests.agree(bytes, key, bufferSize: size, "seed \(seed) case \(i) \(format)")
+                        let answered = try StreamedLookupTests.agree(bytes, key, bufferSize: size, "\(TestSeed.reproduce(seed)) case \(i) \(format)")
                         // A single `CF$UID` entry with an integer is a UID, not a dictionary: refused.
                         if case .dictionary(let root) = document, root.count == 1, root.keys == ["CF$UID"] { continue }
-                        #expect(answered, "seed \(seed) case \(i) \(format) key \(key.debugDescription) buffer \(size): not answered")
+                        #expect(answered, "\(TestSeed.reproduce(seed)) case \(i) \(format) key \(key.debugDescription) buffer \(size): not answered")
                     }
                 }
             }
@@ -121,7 +121,7 @@ import PrefsTestSupport
     }
 
     /// Damaged copies (bytes changed, cut, inserted) are never answered differently.
-    @Test(arguments: [UInt64(22), 17057385686378110210, UInt64.random(in: 1...UInt64.max)])
+    @Test(arguments: [UInt64(22), 17057385686378110210, TestSeed.run])
     func damagedDocumentsNeverGetAnotherAnswer(seed: UInt64) throws {
         var random = RandomValues(seed: seed)
         for i in 0..<300 {
@@ -140,7 +140,7 @@ import PrefsTestSupport
                     }
                 }
                 for key in keys {
-                    for size in [16, 1 << 17] { try StreamedLookupTests.agree(bytes, key, bufferSize: size, "seed \(seed) case \(i) \(format)") }
+                    for size in [16, 1 << 17] { try StreamedLookupTests.agree(bytes, key, bufferSize: size, "\(TestSeed.reproduce(seed)) case \(i) \(format)") }
                 }
             }
         }

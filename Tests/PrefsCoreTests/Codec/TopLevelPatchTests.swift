@@ -1,5 +1,6 @@
 import Testing
 @testable import PrefsCore
+import PrefsTestSupport
 
 /// Patching a few top-level keys must give exactly what decoding, changing and re-encoding gives, and
 /// must refuse exactly the documents decoding refuses.
@@ -55,7 +56,7 @@ import Testing
         #expect(KeySet([nfc, nfd, nfc]).count == 2)
     }
 
-    @Test(arguments: [UInt64(11), UInt64.random(in: 1...UInt64.max)])
+    @Test(arguments: [UInt64(11), TestSeed.run])
     func xmlPatchIsByteForByteAFullReencode(seed: UInt64) throws {
         for (i, (dictionary, edits)) in TopLevelPatchTests.cases(seed: seed, count: 300).enumerated() {
             let document = try XMLPlistEncoder.encode(.dictionary(dictionary))
@@ -63,20 +64,20 @@ import Testing
             switch try TopLevelPatchTests.patch(document, edits) {
             case .patched(let bytes):
                 if expected.isEmpty {
-                    #expect(try XMLPlistDecoder.decode(bytes) == .dictionary(expected), "seed \(seed) case \(i)")
+                    #expect(try XMLPlistDecoder.decode(bytes) == .dictionary(expected), "\(TestSeed.reproduce(seed)) case \(i)")
                 } else {
-                    #expect(bytes == (try XMLPlistEncoder.encode(.dictionary(expected))), "seed \(seed) case \(i)")
+                    #expect(bytes == (try XMLPlistEncoder.encode(.dictionary(expected))), "\(TestSeed.reproduce(seed)) case \(i)")
                 }
             case .unchanged:
-                #expect(RoundTripTests.xmlMapping(.dictionary(expected)) == RoundTripTests.xmlMapping(.dictionary(dictionary)), "seed \(seed) case \(i)")
+                #expect(RoundTripTests.xmlMapping(.dictionary(expected)) == RoundTripTests.xmlMapping(.dictionary(dictionary)), "\(TestSeed.reproduce(seed)) case \(i)")
             case .unsupported:
                 // Declined only when one entry would be left (it might spell a UID in XML).
-                #expect(expected.count == 1, "seed \(seed) case \(i): declined a canonical document")
+                #expect(expected.count == 1, "\(TestSeed.reproduce(seed)) case \(i): declined a canonical document")
             }
         }
     }
 
-    @Test(arguments: [UInt64(12), UInt64.random(in: 1...UInt64.max)])
+    @Test(arguments: [UInt64(12), TestSeed.run])
     func binaryPatchDecodesToTheChangedValue(seed: UInt64) throws {
         for (i, (dictionary, edits)) in TopLevelPatchTests.cases(seed: seed, count: 300).enumerated() {
             let document = try BinaryPlistEncoder.encode(.dictionary(dictionary))
@@ -84,10 +85,10 @@ import Testing
             switch try TopLevelPatchTests.patch(document, edits) {
             case .patched(let bytes):
                 let decoded = try BinaryPlistDecoder.decode(bytes)
-                #expect(decoded == .dictionary(expected), "seed \(seed) case \(i): \(firstDifference(decoded, .dictionary(expected)))")
+                #expect(decoded == .dictionary(expected), "\(TestSeed.reproduce(seed)) case \(i): \(firstDifference(decoded, .dictionary(expected)))")
                 #expect(try PropertyList.decode(bytes).format == .binary)
             case .unchanged:
-                #expect(expected == dictionary, "seed \(seed) case \(i)")
+                #expect(expected == dictionary, "\(TestSeed.reproduce(seed)) case \(i)")
             case .unsupported:
                 // Small documents may need wider references or carry too much garbage: re-encoded.
                 break

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
+import PrefsTestSupport
 
 /// CPython's `json` as an oracle for the JSON decoder: it writes random documents (keys in any
 /// order, repeated keys, escapes of every kind, numbers in many spellings, objects large enough for
@@ -106,30 +107,30 @@ import Testing
         }
     }
 
-    @Test(arguments: [UInt64(20_261_122), UInt64.random(in: 1...UInt64(UInt32.max))])
+    @Test(arguments: [UInt64(20_261_122), TestSeed.run])
     func decodesAsCPythonDoes(seed: UInt64) throws {
         let python = try requireProgram("python3", install: "python3")
         let scratch = try TemporaryDirectory()
         let count = 300
         try scratch.write("gen.py", JSONDifferentialTests.generator)
         let generated = try runProcess(python, [scratch.file("gen.py"), String(seed), String(count), scratch.path])
-        try #require(generated.status == 0, "seed \(seed): \(generated.error)")
+        try #require(generated.status == 0, "\(TestSeed.reproduce(seed)): \(generated.error)")
         for i in 0..<count {
             let bytes = try Fixtures.bytes(scratch.file("\(i).json"))
             let expected = try String(contentsOfFile: scratch.file("\(i).expected"), encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
             let (parsed, _, deleted) = try JSONTextDecoder.parse(bytes, nulls: .rootMembers, duplicates: .lastWins)
             let value = try #require(parsed)
-            #expect(JSONDifferentialTests.canonical(value) == expected[0], "seed \(seed) document \(i)")
+            #expect(JSONDifferentialTests.canonical(value) == expected[0], "\(TestSeed.reproduce(seed)) document \(i)")
             do {
                 let imported = try PropertyList.decodeForImport(bytes)
-                #expect(imported.format == .json && imported.value == value && imported.deletedKeys == deleted, "seed \(seed) document \(i)")
+                #expect(imported.format == .json && imported.value == value && imported.deletedKeys == deleted, "\(TestSeed.reproduce(seed)) document \(i)")
             } catch let error as PrefsError {
-                #expect(PrefsError.reason(of: error).hasSuffix("is given twice in one object"), "seed \(seed) document \(i): \(error)")
+                #expect(PrefsError.reason(of: error).hasSuffix("is given twice in one object"), "\(TestSeed.reproduce(seed)) document \(i): \(error)")
             }
             #expect(deleted.map { $0.utf8.map { String(format: "%02x", $0) }.joined() }.joined(separator: ",") == expected[1],
-                    "seed \(seed) document \(i): deleted keys")
+                    "\(TestSeed.reproduce(seed)) document \(i): deleted keys")
             if i % 3 != 0 {  // no nulls: plain decoding reads the same
-                #expect(JSONDifferentialTests.canonical(try JSONTextDecoder.decode(bytes)) == expected[0], "seed \(seed) document \(i)")
+                #expect(JSONDifferentialTests.canonical(try JSONTextDecoder.decode(bytes)) == expected[0], "\(TestSeed.reproduce(seed)) document \(i)")
             }
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
+import PrefsTestSupport
 
 /// CPython's plistlib as an oracle: it writes random documents in both plist formats, PrefsCore
 /// decodes them, re-encodes them in both formats, and plistlib reads ours back and compares.
@@ -70,7 +71,7 @@ import Testing
         sys.exit(1 if failures else 0)
         """#
 
-    @Test(arguments: [UInt64(20_261_122), UInt64.random(in: 1...UInt64(UInt32.max))])
+    @Test(arguments: [UInt64(20_261_122), TestSeed.run])
     func plistlibReadsWhatWeWriteFromWhatItWrote(seed: UInt64) throws {
         let python = try requireProgram("python3", install: "python3")
         let scratch = try TemporaryDirectory()
@@ -78,18 +79,18 @@ import Testing
         try scratch.write("gen.py", Array(PlistlibDifferentialTests.generator.utf8))
         try scratch.write("check.py", Array(PlistlibDifferentialTests.checker.utf8))
         let generated = try runProcess(python, [scratch.file("gen.py"), String(seed), String(count), scratch.path])
-        try #require(generated.status == 0, "seed \(seed): \(generated.error)")
+        try #require(generated.status == 0, "\(TestSeed.reproduce(seed)): \(generated.error)")
         for i in 0..<count {
             let fromXML = try XMLPlistDecoder.decode(try Fixtures.bytes(scratch.file("\(i).xml")))
             let fromBinary = try BinaryPlistDecoder.decode(try Fixtures.bytes(scratch.file("\(i).bin")))
             for (name, value) in [("xml", fromXML), ("bin", fromBinary)] {
                 try scratch.write("\(i).\(name).ours.xml", try XMLPlistEncoder.encode(value))
                 try scratch.write("\(i).\(name).ours.bin", try BinaryPlistEncoder.encode(value))
-                #expect(try value.roundTripped(.typedJSON) == value, "seed \(seed), document \(i).\(name)")
+                #expect(try value.roundTripped(.typedJSON) == value, "\(TestSeed.reproduce(seed)), document \(i).\(name)")
             }
         }
         let checked = try runProcess(python, [scratch.file("check.py"), String(count), scratch.path])
-        #expect(checked.status == 0, "seed \(seed): \(checked.outputText.prefix(2000)) \(checked.error.prefix(2000))")
+        #expect(checked.status == 0, "\(TestSeed.reproduce(seed)): \(checked.outputText.prefix(2000)) \(checked.error.prefix(2000))")
     }
 }
 
@@ -112,23 +113,23 @@ import Testing
         let plistutil = try requireProgram("plistutil", install: "apt-get install libplist-utils")
         let python = try requireProgram("python3", install: "python3")
         let scratch = try TemporaryDirectory()
-        let seed = UInt64.random(in: 1...UInt64(UInt32.max)), count = 40
+        let seed = TestSeed.run, count = 40
         try scratch.write("gen.py", Array(PlistlibDifferentialTests.generator.utf8))
         let generated = try runProcess(python, [scratch.file("gen.py"), String(seed), String(count), scratch.path])
-        try #require(generated.status == 0, "seed \(seed): \(generated.error)")
+        try #require(generated.status == 0, "\(TestSeed.reproduce(seed)): \(generated.error)")
         for i in 0..<count {
             let binary = try BinaryPlistDecoder.decode(try Fixtures.bytes(scratch.file("\(i).bin")))
             try scratch.write("\(i).ours.bin", try BinaryPlistEncoder.encode(binary))
             let converted = try runProcess(plistutil, ["-i", scratch.file("\(i).ours.bin"), "-o", scratch.file("\(i).lib.xml")])
-            try #require(converted.status == 0, "seed \(seed) document \(i): \(converted.error)")
+            try #require(converted.status == 0, "\(TestSeed.reproduce(seed)) document \(i): \(converted.error)")
             let viaLibplist = try XMLPlistDecoder.decode(try Fixtures.bytes(scratch.file("\(i).lib.xml")))
-            #expect(PlistutilDifferentialTests.similar(viaLibplist, RoundTripTests.xmlMapping(binary)), "seed \(seed) document \(i).bin")
+            #expect(PlistutilDifferentialTests.similar(viaLibplist, RoundTripTests.xmlMapping(binary)), "\(TestSeed.reproduce(seed)) document \(i).bin")
 
             let xml = try XMLPlistDecoder.decode(try Fixtures.bytes(scratch.file("\(i).xml")))
             let back = try runProcess(plistutil, ["-i", scratch.file("\(i).xml"), "-o", scratch.file("\(i).lib.bin")])
-            try #require(back.status == 0, "seed \(seed) document \(i): \(back.error)")
+            try #require(back.status == 0, "\(TestSeed.reproduce(seed)) document \(i): \(back.error)")
             let fromLibplist = try BinaryPlistDecoder.decode(try Fixtures.bytes(scratch.file("\(i).lib.bin")))
-            #expect(PlistutilDifferentialTests.similar(fromLibplist, xml), "seed \(seed) document \(i).xml")
+            #expect(PlistutilDifferentialTests.similar(fromLibplist, xml), "\(TestSeed.reproduce(seed)) document \(i).xml")
         }
     }
 }

@@ -9,8 +9,8 @@ import PrefsTestSupport
 /// (minutes: PrefsCore is compiled again, once for both tests: the client has a program for each),
 /// and must build with no warning and run. A dependency by version (`.package(url:from:)`, for when
 /// a version is tagged) is checked to pass SwiftPM's checks too: it refuses a library target that
-/// carries unsafe flags.
-@Suite(.serialized, .runsProcesses) struct ClientPackageTests {
+/// carries unsafe flags. Slow (the build takes minutes): `Tests/run-slow-tests.sh` runs it.
+@Suite(.serialized, .runsProcesses, .enabled(if: SlowTests.enabled, "slow: Tests/run-slow-tests.sh runs it")) struct ClientPackageTests {
     /// The client package, built: `Client` (the smallest program) and `ReadmeClient` (the README's
     /// Swift section, when it has one; its own test fails otherwise).
     static let client = Task { () async throws -> (package: ClientPackage, printed: String) in

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
+import PrefsTestSupport
 
 @Suite struct PrefDateTests {
     @Test(arguments: [
@@ -29,7 +30,7 @@ import Testing
 
     /// Formatting then parsing gives back the same Double, for many random instants.
     @Test func iso8601RoundTripsEveryBit() throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(seed: TestSeed.run)
         for _ in 0..<5000 {
             let seconds: Double
             switch Int.random(in: 0..<3, using: &generator) {
@@ -39,8 +40,8 @@ import Testing
             }
             let date = PrefDate(secondsSinceReferenceDate: seconds)
             let text = date.iso8601()
-            let parsed = try #require(PrefDate(iso8601: text), "\(text)")
-            #expect(parsed.secondsSinceReferenceDate.bitPattern == seconds.bitPattern, "\(seconds) → \(text)")
+            let parsed = try #require(PrefDate(iso8601: text), "\(text), \(TestSeed.reproduce())")
+            #expect(parsed.secondsSinceReferenceDate.bitPattern == seconds.bitPattern, "\(seconds) → \(text), \(TestSeed.reproduce())")
         }
     }
 
@@ -83,11 +84,12 @@ import Testing
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
         let reform = Int64(PrefDate.seconds(year: 1583, month: 1, day: 1))
+        var generator = SeededGenerator(seed: TestSeed.run)
         for _ in 0..<2000 {
-            let seconds = Double(Int64.random(in: reform..<Int64(PrefDate.endSeconds)))
+            let seconds = Double(Int64.random(in: reform..<Int64(PrefDate.endSeconds), using: &generator))
             let ours = PrefDate(secondsSinceReferenceDate: seconds).iso8601()
             let theirs = formatter.string(from: Date(timeIntervalSinceReferenceDate: seconds))
-            #expect(ours == theirs)
+            #expect(ours == theirs, "\(seconds): \(TestSeed.reproduce())")
         }
     }
 }
