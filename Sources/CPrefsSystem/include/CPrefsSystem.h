@@ -70,4 +70,9 @@ pid_t prefs_start_job(char *const argv[], char *const envp[], int terminal, cons
 /// SYNC_FILE_RANGE_WRITE): 0, or -1 with errno set. It promises nothing durable: an fsync still does.
 int prefs_start_writeback(int fd);
 
+/// fsync(2) of `first` on the calling thread while a thread of its own fsyncs `second` (one after
+/// the other if no thread can start): 0 or the errno of `first`'s; `second`'s in `second_error`.
+/// EINTR is retried.
+int prefs_fsync_together(int first, int second, int *second_error);
+
 #endif

@@ -14,12 +14,12 @@ extension LocalFileSystem {
     /// The temporary file written and synced with no lock held; then, inside `commit` (which takes the
     /// file's lock), the temporaries killed writers left are removed and it is renamed over `path`.
     ///
-    /// The companion's temporary file is written first and its write-back started, so that the
-    /// main file's fsync commits the journal for both (on ext4 and XFS, one journal for the whole
-    /// file system), and its own fsync then has little left to do; the two renames and the
-    /// companion's removals go in before either directory is synced, so the first directory sync
-    /// makes them all durable and the second finds them so. A crash before the main rename leaves
-    /// neither; the companion is never in place without the main file.
+    /// The companion's temporary file is written first and its write-back started, so that its
+    /// blocks are in the same journal transaction as the main file's (on ext4 and XFS, one journal
+    /// for the whole file system); the two files are then fsynced at once, on two threads, and
+    /// wait for the same commit. The two renames and the companion's removals go in before either
+    /// directory is synced, and the two directories are fsynced at once too. A crash before the
+    /// main rename leaves neither; the companion is never in place without the main file.
     package func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
                         alongside companion: CompanionFile?, commit: (_ rename: () throws -> Bool) throws -> Void) throws {
         try replace(path, newFileMode: newFileMode, streaming: produce, removingStale: true, alongside: companion, commit: commit)
@@ -42,15 +42,19 @@ extension LocalFileSystem {
         do {
             if existing != nil { _ = try FileDescriptor.retrying { fchmod(temporary.file.raw, mode) } }
             try produce(LocalFileSystem.writer(temporary.file.raw, path: path))
-            try temporary.file.sync()
-            if staged?.sync() == false { staged = nil }
+            if let companion = staged {
+                if try !companion.sync(with: temporary.file) { staged = nil }
+            } else {
+                try temporary.file.sync()
+            }
             try commit {
                 if removingStale { removeStaleTemporaries(in: directory, for: name, except: temporary.name) }
                 guard rename(temporary.path, path) == 0 else { throw FileDescriptor.Errno.current }
-                let placed = staged?.place() ?? false
-                try syncDirectory(directory)
-                guard placed, let staged else { return false }
-                return (try? syncDirectory(staged.companion.directory)) != nil
+                guard let companion = staged, companion.place() else {
+                    try syncDirectory(directory)
+                    return false
+                }
+                return try companion.syncDirectories(with: directory)
             }
             // Now the file's lock (see `withLock(ofFile:)`): let go of it before the descriptor is
             // closed, which a child another thread forks would delay until its exec.
@@ -164,13 +168,31 @@ private final class StagedCompanion {
 
     deinit { flock(temporary.file.raw, LOCK_UN) }
 
-    /// False when the fsync fails (the temporary file is removed then).
-    func sync() -> Bool {
-        guard (try? temporary.file.sync()) != nil else {
+    /// fsyncs the file and this companion's at once (`prefs_fsync_together`): throws the file's
+    /// failure; false when only the companion's fails (its temporary file is removed then).
+    func sync(with file: borrowing FileDescriptor) throws(FileDescriptor.Errno) -> Bool {
+        var failed: Int32 = 0
+        let error = prefs_fsync_together(file.raw, temporary.file.raw, &failed)
+        guard error == 0 else { throw FileDescriptor.Errno(code: error) }
+        guard failed == 0 else {
             discard()
             return false
         }
         return true
+    }
+
+    /// fsyncs `directory` (the file's) and this companion's at once: throws the first's failure;
+    /// false when only the companion's fails.
+    func syncDirectories(with directory: String) throws(FileDescriptor.Errno) -> Bool {
+        let own = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY)
+        guard let other = try? FileDescriptor.open(companion.directory, O_RDONLY | O_DIRECTORY) else {
+            try own.sync()
+            return false
+        }
+        var failed: Int32 = 0
+        let error = prefs_fsync_together(own.raw, other.raw, &failed)
+        guard error == 0 else { throw FileDescriptor.Errno(code: error) }
+        return failed == 0
     }
 
     /// Renames it into place and removes the files the companion replaces, none of it synced; false
