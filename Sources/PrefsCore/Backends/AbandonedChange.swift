@@ -1,5 +1,5 @@
 /// What a change too large for one request left when its writer stopped before committing: keys
-/// no reader reads (`SuiteStorage.abandonedChanges`), which `check` reports and `gc` removes.
+/// no reader reads (`SuiteBackend.abandonedChanges`), which `check` reports and `gc` removes.
 package struct AbandonedChange: Sendable, Equatable {
     /// The keys it wrote.
     package var keys: Int

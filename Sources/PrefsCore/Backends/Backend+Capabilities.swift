@@ -1,7 +1,7 @@
 /// What a store that says nothing about a capability can do: the "unsupported" answer of each,
 /// as SwiftPM's `FileSystem` gives its optional operations. A backend opts in by implementing the
 /// requirement; the core then asks the store, never which store it is.
-extension SuiteStorage {
+extension SuiteBackend {
     /// One lookup after another.
     package func lookup(_ key: String, in locations: [SuiteLocation]) throws -> [(exists: Bool, value: PrefValue?)] {
         try locations.map { try lookup(key, in: $0) }
@@ -63,17 +63,17 @@ extension SuiteStorage {
 
     package var snapshotName: String? { nil }
 
-    package func observing(_ observer: any ReadObserver) -> any SuiteStorage { self }
+    package func observing(_ observer: any ReadObserver) -> any SuiteBackend { self }
 
     package func locks() throws -> (any LockService)? { nil }
 
-    package func fenced(by fence: LockFence) throws -> any SuiteStorage { throw PrefsError.usage(SuiteStore.keepsNoLocks) }
+    package func fenced(by fence: LockFence) throws -> any SuiteBackend { throw PrefsError.usage(SuiteStore.keepsNoLocks) }
 
     package func versions(of location: SuiteLocation) throws -> [SuiteVersion]? { nil }
 
-    package func recordingVersions(_ stamp: VersionStamp) -> any SuiteStorage { self }
+    package func recordingVersions(_ stamp: VersionStamp) -> any SuiteBackend { self }
 
-    package func creatingSuites(as format: PlistFormat) -> any SuiteStorage { self }
+    package func creatingSuites(as format: PlistFormat) -> any SuiteBackend { self }
 }
 
 extension SuiteStore {

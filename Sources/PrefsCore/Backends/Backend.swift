@@ -1,6 +1,6 @@
 /// The seam between what prefs means (`Preferences/`: layers, external values, write requests,
 /// imports, migrations, watching) and where the bytes live. A backend is one folder under
-/// `Backends/` — its `SuiteStorage`, its `BlobStore` when it keeps large values apart, its
+/// `Backends/` — its `SuiteBackend`, its `BlobStore` when it keeps large values apart, its
 /// `ValueWatcher` when it can report changes — and one row in the table of store URLs
 /// (`StoreSelection.swift`). The file store keeps suites as property-list files under
 /// `$XDG_CONFIG_HOME` (`File/`), the etcd store under a key prefix of a cluster (`Etcd/`).
@@ -10,7 +10,7 @@
 /// no file paths, no managed values of its own, no watch — so the core asks the store it holds what
 /// it can do, and never which store it is. Everything a verb means is decided above this protocol,
 /// the same for every store.
-package protocol SuiteStorage: Sendable {
+package protocol SuiteBackend: Sendable {
     /// How messages and `--origin` name a location.
     func describe(_ location: SuiteLocation) -> String
 
@@ -149,7 +149,7 @@ package protocol SuiteStorage: Sendable {
 
     /// The same store, telling `observer` of every place it reads (`PlaceReading`). By default the
     /// store itself, telling nothing.
-    func observing(_ observer: any ReadObserver) -> any SuiteStorage
+    func observing(_ observer: any ReadObserver) -> any SuiteBackend
 
     /// The store's named locks (`prefs lock`, `prefs locks`); nil by default: it keeps none, and
     /// those verbs are refused (64).
@@ -158,7 +158,7 @@ package protocol SuiteStorage: Sendable {
     /// This store with each change fenced (`--fence`): committed only while `fence` holds, checked
     /// in the same step as the commit (in its transaction, or under the suite's lock). By default
     /// refused (64): a store without locks has nothing to fence with.
-    func fenced(by fence: LockFence) throws -> any SuiteStorage
+    func fenced(by fence: LockFence) throws -> any SuiteBackend
 
     /// The versions kept of a suite's changes (`prefs history`), oldest first; nil (the default) when
     /// the store keeps no history.
@@ -168,9 +168,9 @@ package protocol SuiteStorage: Sendable {
     /// says, in the same step as the change (the file store under the suite's lock, etcd in its
     /// transaction), and the oldest pruned to `stamp.keep` in that step. By default the store
     /// itself: it keeps no history.
-    func recordingVersions(_ stamp: VersionStamp) -> any SuiteStorage
+    func recordingVersions(_ stamp: VersionStamp) -> any SuiteBackend
 
     /// This store with the suites it creates written in `format` (a property list's flavour); by
     /// default the store itself: it has no file formats.
-    func creatingSuites(as format: PlistFormat) -> any SuiteStorage
+    func creatingSuites(as format: PlistFormat) -> any SuiteBackend
 }

@@ -1,4 +1,4 @@
-/// What a store tells of each place it reads, when asked to (`SuiteStorage.observing(_:)`): what the
+/// What a store tells of each place it reads, when asked to (`SuiteBackend.observing(_:)`): what the
 /// host keeps as the last-known-good snapshot of a suite read from a remote store
 /// (`SnapshotCache`). Each reading is a fact about one version of one place, true whatever else was
 /// read with it, so readings may be kept one by one.
@@ -31,7 +31,7 @@ package struct PlaceReading: Sendable, Equatable {
     }
 }
 
-/// Told of the places a store reads (`SuiteStorage.observing(_:)`); called on the reading thread.
+/// Told of the places a store reads (`SuiteBackend.observing(_:)`); called on the reading thread.
 package protocol ReadObserver: Sendable {
     func observe(_ readings: [PlaceReading])
 }

@@ -12,7 +12,7 @@ struct StoreScheme: Sendable {
     let check: @Sendable (_ url: String) throws -> Void
     /// The store a URL names, set up from the environment (credentials, timeouts) before anything
     /// is contacted; files named by their paths stay on the file system either way.
-    let open: @Sendable (_ url: String, _ fileSystem: any FileSystem, _ environment: Environment) throws -> any SuiteStorage
+    let open: @Sendable (_ url: String, _ fileSystem: any FileSystem, _ environment: Environment) throws -> any SuiteBackend
 
     /// Every store a URL can name: one row per backend.
     static let all: [StoreScheme] = [.etcd]

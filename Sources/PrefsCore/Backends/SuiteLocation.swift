@@ -16,7 +16,7 @@ package enum SuiteLocation: Hashable, Sendable {
     /// `prefs register --schema` installs: a dictionary like a suite's (see `Schema`).
     case schema(String)
     /// An administrator's managed values for a suite kept in the store itself (a fleet's:
-    /// `SuiteStorage.managedLocations`; `NSGlobalDomain` for the global suite's), which a user's
+    /// `SuiteBackend.managedLocations`; `NSGlobalDomain` for the global suite's), which a user's
     /// store only ever reads.
     case managed(String)
 
@@ -76,7 +76,7 @@ package struct StoredSuite: Sendable {
 /// before anyone else sees the suite; a store that has no such moment does not call it.
 ///
 /// `recorded` is called, once the change is committed and before `didCommit`, by a store that kept
-/// a version of it (`SuiteStorage.recordingVersions`), with the values of the versions that change
+/// a version of it (`SuiteBackend.recordingVersions`), with the values of the versions that change
 /// pruned (those whose values it has: on etcd, only when they name an external value), so the
 /// blobs only they named can go with the change's own.
 package struct StoredChange {

@@ -23,7 +23,7 @@ package enum WatchStop: Equatable, Sendable {
 }
 
 /// What `prefs watch` and `Prefs.Suite.values(of:)` run, as the store of the watched suite makes it
-/// (`SuiteStorage.watcher(for:keys:)`): inotify on files (`SuiteWatcher`), reading again every few
+/// (`SuiteBackend.watcher(for:keys:)`): inotify on files (`SuiteWatcher`), reading again every few
 /// milliseconds on a file system the kernel does not see (`PollingWatcher`), etcd's watch
 /// (`EtcdWatcher`).
 package protocol ValueWatcher: AnyObject {

@@ -95,7 +95,7 @@ extension SuiteStore {
     /// What `update` would do, for `--dry-run`: the contents before and after `change`, read without a
     /// lock and with nothing written, external values read in. Fails exactly where `update` would
     /// (a corrupt store, a value the file's format cannot hold), no more: it reads what the change
-    /// would read (`SuiteStorage.load(_:scope:removingEmpty:)`: on etcd, only the keys it names,
+    /// would read (`SuiteBackend.load(_:scope:removingEmpty:)`: on etcd, only the keys it names,
     /// and then the contents are only those keys).
     package func preview(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, external: ExternalOptions = ExternalOptions(),
                         _ change: (inout PrefDictionary) throws -> Void) throws -> (before: PrefDictionary, after: PrefDictionary) {

@@ -1,5 +1,5 @@
 /// Named locks (`prefs lock`, `prefs locks`) and fenced changes (`--fence`), through the store's
-/// capability (`SuiteStorage.locks()`, `fenced(by:)`).
+/// capability (`SuiteBackend.locks()`, `fenced(by:)`).
 extension SuiteStore {
     /// The store's locks; a store without any is refused (64).
     package func locks() throws -> any LockService {

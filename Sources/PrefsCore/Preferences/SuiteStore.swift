@@ -1,10 +1,10 @@
 /// What every verb reads and changes suites through: a store for named suites, the global suite and
-/// the user's registered defaults (the file store, or another `SuiteStorage`), files named by their
+/// the user's registered defaults (the file store, or another `SuiteBackend`), files named by their
 /// paths (always the file store), and the semantics above both — key checks, external values, dry
 /// runs — so they are the same whatever the store.
 public struct SuiteStore: Sendable {
     /// Where named suites, the global suite and the user's registered defaults live.
-    package internal(set) var storage: any SuiteStorage
+    package internal(set) var storage: any SuiteBackend
     /// Files named by their paths: file domains, `--defaults FILE`s, packages' registered defaults.
     /// A path names a file whatever `storage` is, so this is always the file store; what the core
     /// asks of a location's store goes through `storage(for:)` and the seam's capabilities.
@@ -60,14 +60,14 @@ public struct SuiteStore: Sendable {
         self = try SuiteStore.selected(url: url, fileSystem: LocalFileSystem(), environment: options.map { environment.with($0) } ?? environment)
     }
 
-    package init(storage: any SuiteStorage, files: FileSuiteStorage) {
+    package init(storage: any SuiteBackend, files: FileSuiteStorage) {
         self.storage = ExpiringStorage.wrapping(storage)
         self.files = files
     }
 
     /// The store that holds a location, as readers see it: values past their deadline are not
     /// there (`ExpiringStorage`).
-    package func storage(for location: SuiteLocation) -> any SuiteStorage {
+    package func storage(for location: SuiteLocation) -> any SuiteBackend {
         if location.isFile { return ExpiringStorage(files, request: expiry) }
         guard let expiry, var expiring = storage as? ExpiringStorage else { return storage }
         expiring.request = expiry

@@ -7,8 +7,8 @@ import Testing
 /// the documented behaviour — values inline, no host, no watch (64), no empty suite made, no format
 /// bound, no files — with nothing asking which store it holds.
 @Suite struct BackendCapabilityTests {
-    /// Suites in a dictionary, with only the required members of `SuiteStorage`.
-    final class MinimalStorage: SuiteStorage, Sendable {
+    /// Suites in a dictionary, with only the required members of `SuiteBackend`.
+    final class MinimalStorage: SuiteBackend, Sendable {
         let suites = Mutex<[SuiteLocation: PrefDictionary]>([:])
 
         func describe(_ location: SuiteLocation) -> String { "minimal:\(location)" }

@@ -50,16 +50,16 @@ extension Backend {
     var oneKeyChangesReadTheWholeSuite: Bool { !isEtcd }
 
     /// Whether the store keeps ByHost suites (`-currentHost`, `-host`): the etcd store refuses them
-    /// with 64 (the man page, ETCD STORE: ByHost suites are kept in files only; `SuiteStorage.keepsByHostSuites`).
+    /// with 64 (the man page, ETCD STORE: ByHost suites are kept in files only; `SuiteBackend.keepsByHostSuites`).
     var keepsByHostSuites: Bool { !isEtcd }
 
-    /// Whether the façade can watch the store (`SuiteStorage.watcher`): files by inotify, or by
+    /// Whether the façade can watch the store (`SuiteBackend.watcher`): files by inotify, or by
     /// polling on the in-memory file system; etcd by its watch where its etcd has one
     /// (`EtcdKV.canWatch`). The in-memory etcd fake has none, and `watch` is refused (64,
     /// `SuiteStore.notWatchable`) before anything is read (`BackendCapabilityTests`).
     var canBeWatched: Bool { self != .etcdFake }
 
-    /// Whether the store keeps named locks (`SuiteStorage.locks`, `prefs lock`): files where the
+    /// Whether the store keeps named locks (`SuiteBackend.locks`, `prefs lock`): files where the
     /// kernel has them (flock and inotify: not on the in-memory file system), etcd where its waiters
     /// can watch (not the fake). The others refuse the lock verbs and `--fence` (64,
     /// `SuiteStore.keepsNoLocks`).

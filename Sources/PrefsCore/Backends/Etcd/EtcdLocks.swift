@@ -215,7 +215,7 @@ extension EtcdSuiteStorage {
         etcd.canWatch ? EtcdLocks(etcd: etcd, layout: layout) : nil
     }
 
-    package func fenced(by fence: LockFence) throws -> any SuiteStorage {
+    package func fenced(by fence: LockFence) throws -> any SuiteBackend {
         var fenced = self
         fenced.fence = fence
         return fenced

@@ -24,7 +24,7 @@ struct VersionRecording {
 }
 
 extension EtcdSuiteStorage {
-    package func recordingVersions(_ stamp: VersionStamp) -> any SuiteStorage {
+    package func recordingVersions(_ stamp: VersionStamp) -> any SuiteBackend {
         var recording = self
         recording.versioning = stamp
         return recording

@@ -9,7 +9,7 @@ extension EtcdSuiteStorage {
         return (secure ? "etcds://" : "etcd://") + sorted.joined(separator: ",") + "/" + prefix
     }
 
-    package func observing(_ observer: any ReadObserver) -> any SuiteStorage {
+    package func observing(_ observer: any ReadObserver) -> any SuiteBackend {
         var observed = self
         observed.observer = observer
         return observed

@@ -8,7 +8,7 @@ extension EtcdSuiteStorage {
     /// The store an etcd URL names: an `EtcdClient` with `$PREFS_ETCD_TIMEOUT` and the credentials
     /// in `$PREFS_ETCD_USER`/`$PREFS_ETCD_PASSWORD` (`etcds://`: TLS with the files
     /// `$PREFS_ETCD_CACERT`, `$PREFS_ETCD_CERT`, `$PREFS_ETCD_KEY`, read from `fileSystem`).
-    static func open(url: String, fileSystem: any FileSystem, environment: Environment) throws -> any SuiteStorage {
+    static func open(url: String, fileSystem: any FileSystem, environment: Environment) throws -> any SuiteBackend {
         let (endpoints, prefix, secure) = try EtcdClient.parse(url: url)
         let (timeout, credentials) = (try environment.etcdTimeout(), try environment.etcdCredentials())
         let client: EtcdClient

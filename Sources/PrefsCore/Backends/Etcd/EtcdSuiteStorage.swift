@@ -6,7 +6,7 @@ import Glibc
 /// what it read (the suite's marker, the keys it touched), retried on conflict — so concurrent
 /// writers through any member lose nothing, and no change is ever half-applied; one too large for
 /// a transaction writes its new generation in batches first, which readers ignore until then.
-package struct EtcdSuiteStorage: SuiteStorage {
+package struct EtcdSuiteStorage: SuiteBackend {
     let etcd: any EtcdKV
     let layout: EtcdLayout
     /// How messages name the store: `etcd://HOST:PORT,…/PREFIX`.

@@ -210,7 +210,7 @@ extension FileSuiteStorage {
 }
 
 extension FileSuiteStorage {
-    package func fenced(by fence: LockFence) throws -> any SuiteStorage {
+    package func fenced(by fence: LockFence) throws -> any SuiteBackend {
         var fenced = self
         fenced.fence = fence
         return fenced

@@ -8,7 +8,7 @@
 /// the history holds. A change killed between the two renames leaves its version out, never a
 /// version of a change that did not happen.
 extension FileSuiteStorage {
-    package func recordingVersions(_ stamp: VersionStamp) -> any SuiteStorage {
+    package func recordingVersions(_ stamp: VersionStamp) -> any SuiteBackend {
         var recording = self
         recording.versioning = stamp
         return recording

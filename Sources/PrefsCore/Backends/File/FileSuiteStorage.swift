@@ -10,7 +10,7 @@ import Glibc
 /// file's own format → atomic replace (temporary file in the same directory, fsync, rename, fsync of
 /// the directory) → unlock. A file that cannot be parsed is never overwritten or deleted: the change
 /// fails with a data error and the file stays as it was. Reading takes no lock and creates nothing.
-package struct FileSuiteStorage: SuiteStorage {
+package struct FileSuiteStorage: SuiteBackend {
     package let fileSystem: any FileSystem
     package let environment: Environment
     /// The lock every change must still hold when it commits (`--fence`), checked under the suite's lock.
@@ -49,7 +49,7 @@ package struct FileSuiteStorage: SuiteStorage {
 
     package func newDocumentFormat(for location: SuiteLocation) -> PlistFormat? { newSuiteFileFormat(describe(location)) }
 
-    package func creatingSuites(as format: PlistFormat) -> any SuiteStorage {
+    package func creatingSuites(as format: PlistFormat) -> any SuiteBackend {
         var creating = self
         creating.newPlistFormat = format
         return creating

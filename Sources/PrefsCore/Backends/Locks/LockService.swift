@@ -4,7 +4,7 @@ import Glibc
 /// processes at once (1: a mutex; more: a semaphore), each holder given a fencing token that
 /// increases with every holder of the name. The file store keeps them as flocks in the user's lock
 /// directory (`FileLocks`), the etcd store as keys on leases under `PREFIX/.locks/.named/`
-/// (`EtcdLocks`). What a store without locks answers: `SuiteStorage.locks()` is nil.
+/// (`EtcdLocks`). What a store without locks answers: `SuiteBackend.locks()` is nil.
 package protocol LockService: Sendable {
     /// Takes the lock: returns once this process holds it. `deadline` (CLOCK_MONOTONIC seconds) nil
     /// waits as long as it takes; a deadline that has passed (`--no-wait`) only tries once. Not
@@ -16,7 +16,7 @@ package protocol LockService: Sendable {
     func holders() throws -> [LockHolder]
 
     /// The check that the holder of `name` with `token` still holds it, for a change to run in the
-    /// same step as it commits (`SuiteStorage.fenced(by:)`). Not held (now): `PrefsError.fenceFailed` (4).
+    /// same step as it commits (`SuiteBackend.fenced(by:)`). Not held (now): `PrefsError.fenceFailed` (4).
     func fence(name: String, token: Int64) throws -> LockFence
 }
 

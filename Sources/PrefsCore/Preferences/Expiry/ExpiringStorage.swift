@@ -5,24 +5,24 @@
 /// an expired value, but whether it shows never depends on them. A change sees the visible
 /// contents, and its deadlines are kept in step in the same atomic change (`request`, else the
 /// default of `ExpiryChange`).
-package struct ExpiringStorage: SuiteStorage {
-    package let inner: any SuiteStorage
+package struct ExpiringStorage: SuiteBackend {
+    package let inner: any SuiteBackend
     /// What the next change does to the deadlines of the keys it writes; nil: the default.
     package var request: ExpiryChange?
 
-    init(_ inner: any SuiteStorage, request: ExpiryChange? = nil) {
+    init(_ inner: any SuiteBackend, request: ExpiryChange? = nil) {
         self.inner = inner
         self.request = request
     }
 
     /// `storage` with expiry enforced, once.
-    package static func wrapping(_ storage: any SuiteStorage) -> any SuiteStorage {
+    package static func wrapping(_ storage: any SuiteBackend) -> any SuiteBackend {
         if storage is ExpiringStorage { return storage }
         return ExpiringStorage(storage)
     }
 
     /// The store under the expiry (what holds the bytes).
-    package static func unwrapped(_ storage: any SuiteStorage) -> any SuiteStorage {
+    package static func unwrapped(_ storage: any SuiteBackend) -> any SuiteBackend {
         (storage as? ExpiringStorage)?.inner ?? storage
     }
 
@@ -182,10 +182,10 @@ package struct ExpiringStorage: SuiteStorage {
         ExpiringWatcher(try inner.watcher(for: layers, keys: keys), layers: layers, keys: keys)
     }
     package var snapshotName: String? { inner.snapshotName }
-    package func observing(_ observer: any ReadObserver) -> any SuiteStorage { ExpiringStorage(inner.observing(observer), request: request) }
+    package func observing(_ observer: any ReadObserver) -> any SuiteBackend { ExpiringStorage(inner.observing(observer), request: request) }
     package func locks() throws -> (any LockService)? { try inner.locks() }
-    package func fenced(by fence: LockFence) throws -> any SuiteStorage { ExpiringStorage(try inner.fenced(by: fence), request: request) }
+    package func fenced(by fence: LockFence) throws -> any SuiteBackend { ExpiringStorage(try inner.fenced(by: fence), request: request) }
     package func versions(of location: SuiteLocation) throws -> [SuiteVersion]? { try inner.versions(of: location) }
-    package func recordingVersions(_ stamp: VersionStamp) -> any SuiteStorage { ExpiringStorage(inner.recordingVersions(stamp), request: request) }
-    package func creatingSuites(as format: PlistFormat) -> any SuiteStorage { ExpiringStorage(inner.creatingSuites(as: format), request: request) }
+    package func recordingVersions(_ stamp: VersionStamp) -> any SuiteBackend { ExpiringStorage(inner.recordingVersions(stamp), request: request) }
+    package func creatingSuites(as format: PlistFormat) -> any SuiteBackend { ExpiringStorage(inner.creatingSuites(as: format), request: request) }
 }

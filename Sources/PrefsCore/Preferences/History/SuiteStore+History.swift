@@ -1,11 +1,11 @@
 /// A suite's history (`prefs history`, `diff`, `rollback`): every change of a suite or the global
-/// suite records a version in the same step as it commits (`SuiteStorage.recordingVersions`), the
+/// suite records a version in the same step as it commits (`SuiteBackend.recordingVersions`), the
 /// newest `PREFS_HISTORY` (10) kept. Versions are deltas of the stored contents, so undoing them
 /// needs nothing else, and a value comes back byte for byte as it was stored.
 extension SuiteStore {
     /// The store a change of `location` goes through: recording its version, unless `PREFS_HISTORY`
     /// is 0 or the place keeps no history.
-    func changing(_ location: SuiteLocation) throws -> any SuiteStorage {
+    func changing(_ location: SuiteLocation) throws -> any SuiteBackend {
         let storage = storage(for: location)
         guard !location.isFile, host == nil else { return storage }
         let keep = try environment.historyLength()

@@ -2,7 +2,7 @@
 /// suite's (which bind every suite, as macOS's forced global preferences do), each this machine's
 /// managed file first (`$XDG_CONFIG_DIRS`, through `SuiteStore.files` whatever the store: a user of
 /// a fleet's store is still a user of this machine), then the store's own (a fleet's,
-/// `SuiteStorage.managedLocations`). System defaults, this machine's files, are under the global
+/// `SuiteBackend.managedLocations`). System defaults, this machine's files, are under the global
 /// suite and over registered defaults.
 extension Layers {
     /// The names whose managed values bind a suite filed as `name`: its own, then the global suite's.

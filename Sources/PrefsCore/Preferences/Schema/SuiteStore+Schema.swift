@@ -15,7 +15,7 @@ package struct LoadedSchema: Sendable {
     package let source: String
 }
 
-/// Schemas through the store: found by `SuiteStorage.schemaLocations` (so another store keeps the
+/// Schemas through the store: found by `SuiteBackend.schemaLocations` (so another store keeps the
 /// user's where it keeps suites), checked on every change `update` makes, installed by `register`.
 extension SuiteStore {
     /// The schema of the suite filed as `name` (a suite's name or `NSGlobalDomain`), as
@@ -69,7 +69,7 @@ extension SuiteStore {
         return store
     }
 
-    /// The schema at a location; nil when there is none. Its store reads it (`SuiteStorage.loadSchema`:
+    /// The schema at a location; nil when there is none. Its store reads it (`SuiteBackend.loadSchema`:
     /// a file at most `Schema.maximumSize` bytes, and with `regularOnly` never a FIFO or a device).
     func loadSchema(at location: SuiteLocation, regularOnly: Bool = false) throws -> LoadedSchema? {
         try storage(for: location).loadSchema(location, regularOnly: regularOnly).map { try loadedSchema($0, at: location) }

@@ -1,7 +1,7 @@
 /// A snapshot file is a binary property list (so `prefs read FILE` shows one):
 ///
 ///     prefs-snapshot  1
-///     store           etcd://HOST:PORT,…/PREFIX (SuiteStorage.snapshotName)
+///     store           etcd://HOST:PORT,…/PREFIX (SuiteBackend.snapshotName)
 ///     suite           the suite's name (NSGlobalDomain for the global suite)
 ///     revision        the highest store revision read
 ///     written         when the file was written (its modification time: when the store last

@@ -56,7 +56,7 @@ package struct ReadSnapshot: Equatable, Sendable {
         }
     }
 
-    /// The store (`SuiteStorage.snapshotName`) and the suite (its registration name) it is of.
+    /// The store (`SuiteBackend.snapshotName`) and the suite (its registration name) it is of.
     package let store: String
     package let suite: String
     /// The highest store revision a reading of it was made at.

@@ -5,10 +5,10 @@
 /// external value's blob, the list of suites — is `.unavailable`, as the store away would be: a
 /// read with `--max-stale` then asks the store, one with `--fallback-cache` exits 69. Names,
 /// locations and messages are the store's own (`live`); nothing is ever written.
-struct SnapshotStorage: SuiteStorage {
+struct SnapshotStorage: SuiteBackend {
     let snapshot: ReadSnapshot
     /// The store the snapshot is of: how it names and finds places (never read here).
-    let live: any SuiteStorage
+    let live: any SuiteBackend
 
     /// What a read the snapshot cannot answer fails with.
     func missing(_ what: String) -> PrefsError {

@@ -149,7 +149,7 @@ extension SuiteStore {
 
     /// After a write that replaced a domain with an empty dictionary and so changed nothing: the
     /// domain's suite, when there is none, is created empty where its store keeps empty suites
-    /// (`SuiteStorage.createEmpty`: a file, as `defaults write` makes one).
+    /// (`SuiteBackend.createEmpty`: a file, as `defaults write` makes one).
     func creatingEmpty(_ target: SuiteTarget, after outcome: ChangeOutcome) throws -> ChangeOutcome {
         guard !outcome.changed else { return outcome }
         var outcome = outcome
