@@ -106,6 +106,9 @@ import Testing
         let otherOnly = try fixture.storedFilesOutsideHistory()
         try fixture.write(.suite("app"), "a", "1", "b", "-int", "2", "c", "-array", "x", "y")
         #expect(try fixture.store.rename(PrefKeyPath(["a"]), to: PrefKeyPath(["z"]), in: .suite("app"), dryRun: false).changed)
+        expectFailure(.keyNotFound(domain: "app", key: "a"), status: .notFound) {
+            _ = try fixture.store.rename(PrefKeyPath(["a"]), to: PrefKeyPath(["y"]), in: .suite("app"), dryRun: false)
+        }
         #expect(try fixture.store.rename(PrefKeyPath(["z"]), to: PrefKeyPath(["c", "0"]), in: .suite("app"), dryRun: false).changed, "into a key path")
         #expect(try fixture.store.delete(PrefKeyPath(["c", "1"]), in: .suite("app"), dryRun: false).changed)
         #expect(try fixture.stored(.suite("app")) == ["b": 2, "c": ["1"]])

@@ -1,9 +1,10 @@
 import Testing
 @testable import PrefsCore
 
-/// The verbs' semantics, in PrefsCore, on the in-memory file system: write requests (types,
-/// containers, counters, conditions), dry runs, delete/rename/reset, import modes, registration,
-/// export selection and find.
+/// The verbs' semantics, in PrefsCore, on the in-memory file system, where the backend contract
+/// (`BackendContractTests`) does not state them: write requests' types and bad words, import modes,
+/// registration, export selection and find. (Containers, counters, conditions, dry runs and
+/// delete/rename/reset are the contract's, on every backend.)
 @Suite struct OperationsTests {
     let store = SuiteStore(fileSystem: InMemoryFileSystem(), environment: Environment([
         "XDG_CONFIG_HOME": "/c", "XDG_DATA_HOME": "/d", "XDG_DATA_DIRS": "/p", "PREFS_LOCK_TIMEOUT": "0.2"]))
@@ -38,54 +39,6 @@ import Testing
             try WriteRequest.parse(["k", "-json", "{"], domain: "s")
         }) else { Issue.record("not an invalid document"); return }
         #expect(domain == "s" && key == "k")
-    }
-
-    @Test func containersGrowCountersAddAndConditionsHold() throws {
-        _ = try write("list", "-array-add", "a", "b")
-        _ = try write("list", "-array-add", "c")
-        _ = try write("map", "-dict-add", "x", "1")
-        _ = try write("map", "-dict-add", "y", "2")
-        #expect(try write("n", "-int-add", "5").sums == [5])
-        #expect(try write("n", "-int-add", "-2").sums == [3])
-        #expect(try stored() == ["list": ["a", "b", "c"], "map": ["x": "1", "y": "2"], "n": 3])
-        #expect(throws: PrefsError.typeMismatch(domain: "s", key: "list", reason: "-dict-add needs a dictionary, and the value is an array")) {
-            try write("list", "-dict-add", "z", "1")
-        }
-        var ifEquals = WriteOptions()
-        ifEquals.ifEquals = "4"
-        #expect(throws: PrefsError.conditionFailed(domain: "s", key: "n", found: 3, expected: 4)) { try write("n", "-int", "9", options: ifEquals) }
-        ifEquals.ifEquals = "3"
-        #expect(try write("n", "-int", "9", options: ifEquals).changed)
-        var ifAbsent = WriteOptions()
-        ifAbsent.conditions.ifAbsent = true
-        #expect(try write("n", "-int", "1", "new", "v", options: ifAbsent).changed)
-        #expect(try stored()["n"] == 9 && stored()["new"] == "v")
-    }
-
-    @Test func aDryRunReportsAndChangesNothing() throws {
-        _ = try write("a", "1", "b", "2")
-        let before = try stored()
-        var dryRun = WriteOptions()
-        dryRun.dryRun = true
-        let outcome = try write("a", "one", "c", "3", options: dryRun)
-        #expect(outcome.changed && outcome.report == [KeyChange(key: "a", old: "1", new: "one"), KeyChange(key: "c", old: nil, new: "3")])
-        #expect(try stored() == before)
-        #expect(try store.delete(PrefKeyPath(["b"]), in: .suite("s"), dryRun: true).report == [KeyChange(key: "b", old: "2", new: nil)])
-        #expect(try store.delete(nil, in: .suite("s"), dryRun: true).report?.count == 2)
-        #expect(try stored() == before)
-    }
-
-    @Test func deleteRenameAndResetEachChangeOnce() throws {
-        _ = try write("a", "1", "b", "2", "c", "3")
-        #expect(try store.rename(PrefKeyPath(["a"]), to: PrefKeyPath(["z"]), in: .suite("s"), dryRun: false).changed)
-        #expect(throws: PrefsError.keyNotFound(domain: "s", key: "a")) { try store.rename(PrefKeyPath(["a"]), to: PrefKeyPath(["y"]), in: .suite("s"), dryRun: false) }
-        #expect(try store.delete(PrefKeyPath(["b"]), in: .suite("s"), dryRun: false).changed)
-        #expect(throws: PrefsError.keyNotFound(domain: "s", key: "b")) { try store.delete(PrefKeyPath(["b"]), in: .suite("s"), dryRun: false) }
-        #expect(try store.reset([PrefKeyPath(["c"]), PrefKeyPath(["never"])], in: .suite("s"), dryRun: false).changed)
-        #expect(try stored() == ["z": "1"])
-        #expect(try store.reset([], in: .suite("s"), dryRun: false).changed)
-        #expect(try store.load(.suite("s")) == nil, "a suite reset to nothing is removed")
-        #expect(throws: PrefsError.suiteNotFound(domain: "s")) { try store.delete(nil, in: .suite("s"), dryRun: false) }
     }
 
     /// JSON null deletes a key when merging; `--if-absent` keeps what is stored (and deletes nothing);
