@@ -166,7 +166,7 @@ extension SuiteStore {
     package func creatingSuites(as format: PlistFormat) -> SuiteStore {
         var files = self.files
         files.newPlistFormat = format
-        var store = SuiteStore(storage: ExpiringStorage.unwrapped(storage.creatingSuites(as: format)), files: files)
+        var store = SuiteStore(storage: ExpiringStorage.unwrapped(storage).creatingSuites(as: format), files: files)
         store.host = host
         store.schemaChoice = schemaChoice
         store.pinnedManaged = pinnedManaged
