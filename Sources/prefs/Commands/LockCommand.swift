@@ -57,7 +57,7 @@ enum LockCommand: Command {
         guard context.mayReplaceProcess else { throw PrefsError.internalError("lock runs only as a process of its own") }
         let command = Array(operands[2...])
         let locks = try context.store.locks()
-        let deadline: Double? = values.noWait ? 0 : values.wait.map { Monotonic.now + $0 }
+        let deadline: Double? = values.noWait ? 0 : values.wait.map { MonotonicClock.now() + $0 }
         let request = LockRequest(name: name, holders: values.holders, ttl: values.ttl, holder: .current(context.environment))
         let handle = try locks.acquire(request, deadline: deadline)
         var variables = [("PREFS_LOCK_NAME", name), ("PREFS_LOCK_TOKEN", String(handle.token))]

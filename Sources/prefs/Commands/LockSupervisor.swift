@@ -60,7 +60,7 @@ final class LockSupervisor {
                 if lost != nil { kill(-pid, SIGKILL) }  // what COMMAND left running goes too
                 return lost.map { .lost(silent: $0) } ?? .ended(status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + status & 0x7F)
             }
-            let now = Monotonic.now
+            let now = MonotonicClock.now()
             if lost == nil, let loss = handle.loss() {
                 lost = loss.silent
                 killAt = now + max(0, loss.remaining)

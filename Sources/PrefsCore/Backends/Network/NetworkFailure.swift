@@ -51,33 +51,3 @@ enum NetworkFailure: Error, Equatable, CustomStringConvertible {
         }
     }
 }
-
-/// Seconds on CLOCK_MONOTONIC: what every deadline is measured in.
-enum MonotonicClock {
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
-    /// The milliseconds `poll` may wait before `deadline` (nil: forever, -1), rounded up so a wait
-    /// never ends just short of it.
-    static func pollTimeout(until deadline: Double?) -> Int32 {
-        guard let deadline else { return -1 }
-        let left = (deadline - now()) * 1000
-        if left <= 0 { return 0 }
-        return Int32(min(left.rounded(.up), Double(Int32.max)))
-    }
-
-    /// Sleeps until `deadline`, or until `descriptor` (when given) hangs up: true when it did.
-    static func sleep(until deadline: Double, watching descriptor: Int32?) -> Bool {
-        while true {
-            let timeout = pollTimeout(until: deadline)
-            guard timeout > 0 else { return false }
-            var fds = [pollfd(fd: descriptor ?? -1, events: 0, revents: 0)]
-            let ready = poll(&fds, 1, timeout)
-            if ready > 0 && fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return true }
-            if ready < 0 && errno != EINTR { return false }
-        }
-    }
-}

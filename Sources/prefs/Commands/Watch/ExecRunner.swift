@@ -139,7 +139,7 @@ final class ExecRunner: @unchecked Sendable {
         pending = []
         let stopped = running?.changes
         if let running { kill(-running.pid, signal) }
-        let deadline = Monotonic.now + ExecRunner.grace
+        let deadline = MonotonicClock.now() + ExecRunner.grace
         var killed = false
         while let running {
             if !killed && !waitForChange(until: deadline) {
@@ -276,8 +276,8 @@ final class ExecRunner: @unchecked Sendable {
             pthread_cond_wait(changed, lock)
             return true
         }
-        guard Monotonic.now < deadline else { return false }
-        var end = Monotonic.absolute(deadline)
-        return pthread_cond_timedwait(changed, lock, &end) != ETIMEDOUT || Monotonic.now < deadline
+        guard MonotonicClock.now() < deadline else { return false }
+        var end = MonotonicClock.absolute(deadline)
+        return pthread_cond_timedwait(changed, lock, &end) != ETIMEDOUT || MonotonicClock.now() < deadline
     }
 }

@@ -80,7 +80,7 @@ enum WatchCommand: Command {
             back: { context.printError("\(domain.displayName): the store answers again; what changed meanwhile follows as one change") },
             afterReading: keep)
         // --timeout holds while a command runs: the watch ends at this time whatever it is doing.
-        let deadline = values.timeout.map { Monotonic.now + $0 }
+        let deadline = values.timeout.map { MonotonicClock.now() + $0 }
         let report: @Sendable (String) -> Void = { context.printError($0) }
         let runner = if let program, let commandWords {
             ExecRunner(program: program, words: commandWords, suite: domain.displayName, report: report)
