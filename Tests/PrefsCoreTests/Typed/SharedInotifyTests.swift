@@ -94,6 +94,15 @@ import PrefsTestSupport
         withExtendedLifetime(probe) {}
     }
 
+    /// Places `name` in `directory` as writers of suites do: written as `name.new`, then renamed.
+    /// Both events a subscriber here asks for, IN_CREATE of `name.new` and IN_MOVED_TO of `name`,
+    /// are queued within the system call. (IN_CLOSE_WRITE is not: it comes when the file's last
+    /// reference goes, which a process that another test forks meanwhile may hold for a while.)
+    static func place(_ name: String, in directory: TemporaryDirectory) throws {
+        let temporary = try directory.write(name + ".new", "x")
+        #expect(rename(temporary, directory.file(name)) == 0)
+    }
+
     /// Below the suites: one directory watched by two subscribers is one kernel watch; each gets the
     /// events it asked for; when one goes the other still gets them, and when the last goes the
     /// kernel's watch is removed (a new watch of the directory gets a new descriptor).
@@ -101,32 +110,32 @@ import PrefsTestSupport
         let directory = try TemporaryDirectory()
         let hub = SharedInotify.shared
         var creates: SharedInotify.Subscription? = try hub.subscribe(mask: UInt32(IN_CREATE), wakes: false)
-        var closes: SharedInotify.Subscription? = try hub.subscribe(mask: UInt32(IN_CLOSE_WRITE), wakes: true)
+        var moves: SharedInotify.Subscription? = try hub.subscribe(mask: UInt32(IN_MOVED_TO), wakes: true)
         let wd = try creates!.watch(directory.path).get()
-        #expect(try closes!.watch(directory.path).get() == wd)
+        #expect(try moves!.watch(directory.path).get() == wd)
         #expect(hub.holderCount(of: wd) == 2)
-        _ = try directory.write("a", "x")
-        #expect(creates!.take().map(\.name) == [Array("a".utf8)])
-        #expect(closes!.take().map(\.name) == [Array("a".utf8)])
+        try SharedInotifyTests.place("a", in: directory)
+        #expect(creates!.take().map(\.name) == [Array("a.new".utf8)])
+        #expect(moves!.take().map(\.name) == [Array("a".utf8)])
         #expect(creates!.take().isEmpty)
         // The waking subscriber's pipe is readable once events came, and no longer once taken.
-        _ = try directory.write("b", "x")
-        var ready = pollfd(fd: closes!.wake, events: Int16(POLLIN), revents: 0)
+        try SharedInotifyTests.place("b", in: directory)
+        var ready = pollfd(fd: moves!.wake, events: Int16(POLLIN), revents: 0)
         #expect(poll(&ready, 1, -1) == 1)
-        #expect(closes!.take().map(\.name) == [Array("b".utf8)])
+        #expect(moves!.take().map(\.name) == [Array("b".utf8)])
         #expect(poll(&ready, 1, 0) == 0)
         _ = creates!.take()
         creates = nil
         #expect(hub.holderCount(of: wd) == 1)
-        _ = try directory.write("c", "x")
-        #expect(closes!.take().map(\.name) == [Array("c".utf8)])
-        closes = nil
+        try SharedInotifyTests.place("c", in: directory)
+        #expect(moves!.take().map(\.name) == [Array("c".utf8)])
+        moves = nil
         #expect(hub.holderCount(of: wd) == 0)
         let again = try hub.subscribe(mask: UInt32(IN_CREATE), wakes: false)
         let renewed = try again.watch(directory.path).get()
         #expect(renewed != wd, "the kernel's watch was removed with its last subscriber")
-        _ = try directory.write("d", "x")
-        #expect(again.take().map(\.name) == [Array("d".utf8)])
+        try SharedInotifyTests.place("d", in: directory)
+        #expect(again.take().map(\.name) == [Array("d.new".utf8)])
     }
 
     /// A watched directory removed: every subscriber of its watch is told (IN_DELETE_SELF, then
@@ -140,7 +149,10 @@ import PrefsTestSupport
         let other = try hub.subscribe(mask: UInt32(IN_CLOSE_WRITE), wakes: true)
         let wd = try one.watch(watched).get()
         #expect(try other.watch(watched).get() == wd)
-        try FileManager.default.removeItem(atPath: watched)
+        // rmdir(2), not a removal that opens the directory first: a process another test forks
+        // meanwhile would share that descriptor, and the kernel tells of the removal only once the
+        // directory's last reference goes.
+        #expect(rmdir(watched) == 0)
         let toldOne = one.take().map(\.mask), toldOther = other.take().map(\.mask)
         #expect(toldOne.contains { $0 & UInt32(IN_DELETE_SELF) != 0 })
         #expect(toldOne.contains { $0 & UInt32(IN_IGNORED) != 0 })
