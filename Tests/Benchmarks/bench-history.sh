@@ -37,10 +37,11 @@ bench_rounds "$rounds" "$runs" 2 "$out" \
   "env PREFS_STORE=$store $prefs history app"
 read -r files_off files_on etcd_off etcd_on history <<<"$(bench_medians "$out")"
 
-# Storage: the history of 10 one-key versions beside the suite (files: the suite's and its versions' sizes; etcd:
-# the bytes of the keys and values under each prefix).
+# Storage: the history of 10 one-key versions beside the suite (files: the suite's size and its history's log, as
+# the runs leave it: the log holds up to 32 versions beyond the 10 kept before a change rewrites it; etcd: the bytes
+# of the keys and values under each prefix).
 suite_file=$(stat -c %s "$XDG_CONFIG_HOME/app.plist")
-history_file=$(cat "$XDG_STATE_HOME"/prefs/history/app/*.plist | wc -c)
+history_file=$(cat "$XDG_STATE_HOME"/prefs/history/app/* | wc -c)
 etcd_bytes() { ETCDCTL_API=3 etcdctl --endpoints "$endpoints" get --prefix "$1" -w json | python3 -c '
 import base64, json, sys
 print(sum(len(base64.b64decode(kv["key"])) + len(base64.b64decode(kv.get("value", ""))) for kv in json.load(sys.stdin).get("kvs", [])))'; }

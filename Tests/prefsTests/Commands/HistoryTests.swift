@@ -126,21 +126,86 @@ import Testing
         #expect(try await prefs("read", "who", "k").outputText == "v\n")
     }
 
-    /// The file store's history: a directory per suite (0700), a file per version (0600). A damaged
+    /// The file store's history: a directory per suite (0700) holding its log (0600). A damaged
     /// version stops no change (the change keeps its own version); `history` reports it (65).
     @Test func aDamagedVersionStopsNoChange() async throws {
         let prefs = try await Self.runner(.files)
         try #require(await prefs("write", "d", "k", "1").status == 0)
-        let directory = prefs.directory + "/.local/state/prefs/history/d"
-        let first = directory + "/00000000000000000001.plist"
+        let directory = prefs.directory + "/.local/state/prefs/history/d", log = directory + "/versions.log"
         #expect(try FileManager.default.attributesOfItem(atPath: directory)[.posixPermissions] as? Int == 0o700)
-        #expect(try FileManager.default.attributesOfItem(atPath: first)[.posixPermissions] as? Int == 0o600)
-        try Data("garbage".utf8).write(to: URL(fileURLWithPath: first))
+        #expect(try FileManager.default.attributesOfItem(atPath: log)[.posixPermissions] as? Int == 0o600)
+        // A byte of the first version's property list changed.
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: log)))
+        bytes[VersionLog.header.count + VersionLog.headSize + 12] ^= 0x20
+        try Data(bytes).write(to: URL(fileURLWithPath: log))
         #expect(try await prefs("write", "d", "k", "2").status == 0)
         #expect(try await prefs("read", "d", "k").outputText == "2\n")
         let history = try await prefs("history", "d")
-        #expect(history.status == 65 && history.error.contains("00000000000000000001.plist"), "\(history.error)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["00000000000000000001.plist", "00000000000000000002.plist"])
+        #expect(history.status == 65 && history.error.contains("versions.log") && history.error.contains("version 1 is damaged"), "\(history.error)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["versions.log"])
+    }
+
+    /// What a crash leaves of a version being appended (the log's last bytes, part of a record) is
+    /// passed over by readers and cut by the next change, whose version follows the last whole one.
+    @Test func aVersionACrashCutShortIsPassedOverThenCut() async throws {
+        let prefs = try await Self.runner(.files)
+        for value in ["1", "2"] { try #require(await prefs("write", "c", "k", value).status == 0) }
+        let log = prefs.directory + "/.local/state/prefs/history/c/versions.log"
+        let whole = try [UInt8](Data(contentsOf: URL(fileURLWithPath: log)))
+        let record = whole[(VersionLog(whole).records.last!.bytes)]
+        try Data(whole + record.prefix(record.count - 3)).write(to: URL(fileURLWithPath: log))
+        var listed = try await prefs("history", "c")
+        #expect(listed.status == 0 && listed.outputText.split(separator: "\n").map { $0.prefix(1) } == ["2", "1"], "\(listed.error)")
+        try #require(await prefs("write", "c", "k", "3").status == 0)
+        listed = try await prefs("history", "c")
+        #expect(listed.status == 0 && listed.outputText.split(separator: "\n").map { $0.prefix(1) } == ["3", "2", "1"], "\(listed.error)")
+        let after = try [UInt8](Data(contentsOf: URL(fileURLWithPath: log)))
+        #expect(VersionLog(after).end == after.count && Array(after.prefix(whole.count)) == whole)
+        #expect(try await prefs("diff", "c", "1").outputText.contains("3"))
+    }
+
+    /// Versions an older prefs kept, a file each, are listed with the log's, and the change that
+    /// prunes one removes its file; a log that is not prefs's is left alone and reported (65).
+    @Test func versionFilesOfAnOlderPrefsAreReadAndPruned() async throws {
+        let prefs = try await Self.runner(.files)
+        let directory = prefs.directory + "/.local/state/prefs/history/o"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        for number in 1...3 {
+            let version = SuiteVersion(number: Int64(number), time: 1_700_000_000, user: "old", host: "h", verb: "write", keys: ["k"],
+                                       changes: [KeyChange(key: "k", old: number == 1 ? nil : .integer(Int64(number - 1)), new: .integer(Int64(number)))])
+            try Data(try version.encoded()).write(to: URL(fileURLWithPath: directory + String(format: "/%020d.plist", number)))
+        }
+        try #require(await prefs("write", "o", "k", "-int", "3", environment: ["PREFS_HISTORY": "0"]).status == 0)
+        #expect(try await prefs("history", "o").outputText.split(separator: "\n").map { $0.prefix(1) } == ["3", "2", "1"])
+        try #require(await prefs("write", "o", "k", "-int", "4", environment: ["PREFS_HISTORY": "3"]).status == 0)
+        #expect(try await prefs("history", "o").outputText.split(separator: "\n").map { $0.prefix(1) } == ["4", "3", "2"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+                == ["00000000000000000002.plist", "00000000000000000003.plist", "versions.log"])
+        #expect(try await prefs("rollback", "o", "--to", "2").status == 0)
+        #expect(try await prefs("read", "o", "k").outputText == "2\n")
+        // Not a log prefs wrote: changes go on without a version; history says so.
+        try Data("not a log\n".utf8).write(to: URL(fileURLWithPath: directory + "/versions.log"))
+        #expect(try await prefs("write", "o", "k", "-int", "5").status == 0)
+        let history = try await prefs("history", "o")
+        #expect(history.status == 65 && history.error.contains("not a history prefs wrote"), "\(history.error)")
+        #expect(try String(contentsOfFile: directory + "/versions.log", encoding: .utf8) == "not a log\n")
+    }
+
+    /// The log keeps the newest versions its writer keeps, whoever reads it, and is rewritten with
+    /// only those once it holds `VersionLog.slack` more: it never grows without bound.
+    @Test func theLogIsRewrittenWithTheVersionsKept() async throws {
+        let prefs = try await Self.runner(.files)
+        let log = prefs.directory + "/.local/state/prefs/history/r/versions.log"
+        var most = 0
+        for value in 1...40 {
+            try #require(await prefs("write", "r", "k", "-int", String(value), environment: ["PREFS_HISTORY": "2"]).status == 0)
+            most = max(most, VersionLog(try [UInt8](Data(contentsOf: URL(fileURLWithPath: log)))).records.count)
+        }
+        #expect(most == 2 + VersionLog.slack(keeping: 2))
+        let records = VersionLog(try [UInt8](Data(contentsOf: URL(fileURLWithPath: log)))).records
+        #expect(records.count < most && records.last?.number == 40)
+        let listed = try await prefs("history", "r", environment: ["PREFS_HISTORY": "1000"])
+        #expect(listed.outputText.split(separator: "\n").map { $0.prefix(2) } == ["40", "39"], "\(listed.error)")
     }
 
     /// A writer that keeps no history (`PREFS_HISTORY=0`) changes a key a rollback would put back:

@@ -1,12 +1,12 @@
 /// The file store's history of a suite's changes: a directory per suite,
-/// `$XDG_STATE_HOME/prefs/history/S/` (`.GlobalPreferences/` for the global suite; 0700), one file
-/// per version, `NUMBER.plist` (NUMBER in 20 digits; 0600), the version as a binary property list
-/// (`SuiteVersion.stored`). A change writes its version under the suite's lock as the companion of
-/// the suite's own replace (`FileSystem.replace(_:newFileMode:streaming:alongside:commit:)`): a
-/// temporary file fsynced with the suite's, renamed right after it, the oldest beyond the count
-/// kept removed, all made durable in the suite's own step; a change costs its own version whatever
-/// the history holds. A change killed between the two renames leaves its version out, never a
-/// version of a change that did not happen.
+/// `$XDG_STATE_HOME/prefs/history/S/` (`.GlobalPreferences/` for the global suite; 0700), holding
+/// the log `versions.log` (0600, `VersionLog`). A change appends its version under the suite's lock,
+/// right after its own file is renamed into place, and the two are made durable in one step
+/// (`FileSystem.replace(_:newFileMode:streaming:alongside:commit:)`): a change costs its own
+/// version whatever the history holds, and a change killed between its rename and its version's
+/// append leaves its version out, never a version of a change that did not happen. Versions an
+/// older prefs wrote, one file each (`NUMBER.plist`, NUMBER in 20 digits, a binary property list),
+/// are read with the log's, and removed by the change that prunes them.
 extension FileSuiteStorage {
     package func recordingVersions(_ stamp: VersionStamp) -> any SuiteBackend {
         var recording = self
@@ -16,7 +16,9 @@ extension FileSuiteStorage {
 
     package func versions(of location: SuiteLocation) throws -> [SuiteVersion]? {
         guard let directory = try historyDirectory(of: location) else { return nil }
-        return try versionNumbers(directory).map { try readVersion(directory, $0) }
+        let history = try readHistory(directory)
+        if history.log.foreign { throw PrefsError.malformed(source: history.logPath, format: nil, reason: "not a history prefs wrote") }
+        return try history.kept.map(history.version)
     }
 
     /// Where a location's history is kept; nil for a place that has none (registered defaults,
@@ -28,13 +30,27 @@ extension FileSuiteStorage {
         return try environment.optionalBaseDirectory("XDG_STATE_HOME", fallback: ".local/state").map { $0 + "/prefs/history/" + name }
     }
 
-    /// The numbers of the versions kept, oldest first (other names are passed over: a writer's
-    /// temporary file).
-    func versionNumbers(_ directory: String) throws -> [Int64] {
-        try fileSystem.contentsOfDirectory(directory).compactMap { name -> Int64? in
-            guard name.utf8.count == 26, name.hasSuffix(".plist") else { return nil }
-            return Int64(name.prefix(20))
-        }.sorted()
+    /// A suite's history as it is on disk: its log, and the version files an older prefs wrote.
+    func readHistory(_ directory: String) throws -> SuiteHistory {
+        var files: [Int64] = [], hasLog = false
+        for name in try fileSystem.contentsOfDirectory(directory) {
+            if name == VersionLog.name {
+                hasLog = true
+            } else if name.utf8.count == 26, name.hasSuffix(".plist"), let number = Int64(name.prefix(20)) {
+                files.append(number)
+            }
+        }
+        let logPath = directory + "/" + VersionLog.name
+        var log = VersionLog([])
+        if hasLog {
+            // A FIFO or device in its place is no log (and is never opened).
+            if let status = try fileSystem.status(of: logPath), status.isSpecial || status.isDirectory {
+                log = VersionLog(Array("-".utf8))
+            } else {
+                do { log = VersionLog(try fileSystem.contents(of: logPath)) } catch PrefsError.fileNotFound {}
+            }
+        }
+        return SuiteHistory(storage: self, directory: directory, logPath: logPath, log: log, files: files.sorted())
     }
 
     func versionFile(_ directory: String, _ number: Int64) -> String {
@@ -52,61 +68,86 @@ extension FileSuiteStorage {
         return version
     }
 
-    /// Before a change commits, under the suite's lock: the numbers of the versions kept now,
-    /// checked against the version a `rollback` expects (`VersionStamp.checkHead`); nil when no
-    /// version is recorded.
-    func versionsBeforeChange(_ location: SuiteLocation) throws -> (directory: String, numbers: [Int64])? {
+    /// Before a change commits, under the suite's lock: the history as it is, its newest version
+    /// checked against the one a `rollback` expects (`VersionStamp.checkHead`); nil when no version
+    /// is recorded.
+    func versionsBeforeChange(_ location: SuiteLocation) throws -> SuiteHistory? {
         guard let stamp = versioning, stamp.keep > 0 || stamp.expectedHead != nil, let directory = try historyDirectory(of: location) else { return nil }
-        let numbers: [Int64]
+        let history: SuiteHistory
         do {
-            numbers = try versionNumbers(directory)
+            history = try readHistory(directory)
         } catch let error as PrefsError where stamp.expectedHead == nil {
-            // A history that cannot be listed stops no change: the change keeps no version.
+            // A history that cannot be read stops no change: the change keeps no version.
             _ = error
             return nil
         }
-        try stamp.checkHead(numbers.last ?? 0, domain: FileSuiteStorage.suiteName(location))
-        return (directory, numbers)
+        try stamp.checkHead(history.numbers.last ?? 0, domain: FileSuiteStorage.suiteName(location))
+        return history
     }
 
-    /// The version of the change that turns `before` into `after`, as the file that will hold it
-    /// (the companion of the suite's replace, `FileSystem.replace(_:newFileMode:streaming:alongside:commit:)`,
-    /// which also removes the oldest beyond `keep`), and the values of the versions it prunes; nil
-    /// when none is kept.
-    func pendingVersion(_ kept: (directory: String, numbers: [Int64])?, before: PrefDictionary, after: PrefDictionary) -> PendingVersion? {
-        guard let kept, let stamp = versioning, stamp.keep > 0,
-              let version = stamp.version((kept.numbers.last ?? 0) + 1, from: before, to: after),
-              let bytes = try? version.encoded() else { return nil }
-        var pruned: [SuiteVersion] = [], removing: [String] = []
-        for number in kept.numbers.prefix(max(0, kept.numbers.count + 1 - stamp.keep)) {
-            if let old = try? readVersion(kept.directory, number) { pruned.append(old) }
-            removing.append(versionFile(kept.directory, number))
+    /// The version of the change that turns `before` into `after`, as what the suite's replace adds
+    /// to the log (`FileSystem.replace(_:newFileMode:streaming:alongside:commit:)`): appended, or
+    /// the log rewritten with the versions kept once it holds `VersionLog.slack` more; the version
+    /// files of an older prefs it prunes removed. With it, the values of the versions it prunes.
+    /// Nil when none is kept (a log prefs did not write is left as it is).
+    func pendingVersion(_ history: SuiteHistory?, before: PrefDictionary, after: PrefDictionary) -> PendingVersion? {
+        guard let history, !history.log.foreign, let stamp = versioning, stamp.keep > 0,
+              let version = stamp.version((history.numbers.last ?? 0) + 1, from: before, to: after),
+              let record = try? VersionLog.record(version, keep: stamp.keep) else { return nil }
+        let keptAfter = Set((history.numbers + [version.number]).suffix(stamp.keep))
+        let pruned = history.kept.filter { !keptAfter.contains($0) }.compactMap { try? history.version($0) }
+        let removing = history.files.filter { !keptAfter.contains($0) }.map { versionFile(history.directory, $0) }
+        let log = history.log
+        if log.records.count + 1 > stamp.keep + VersionLog.slack(keeping: stamp.keep) {
+            var bytes = VersionLog.header
+            for kept in log.records where keptAfter.contains(kept.number) { bytes += log.bytes[kept.bytes] }
+            return PendingVersion(log: LogAppend(path: history.logPath, bytes: bytes + record, offset: 0, rewrite: true, removing: removing), pruned: pruned)
         }
-        return PendingVersion(file: CompanionFile(path: versionFile(kept.directory, version.number), bytes: bytes, newFileMode: 0o600,
-                                                  directoryMode: 0o700, removing: removing), pruned: pruned)
+        return PendingVersion(log: LogAppend(path: history.logPath, bytes: log.end == 0 ? VersionLog.header + record : record, offset: log.end,
+                                             removing: removing), pruned: pruned)
     }
 
-    /// A change that is no replace of the suite's file (the suite removed): its version written
+    /// A change that is no replace of the suite's file (the suite removed): its version added
     /// after the removal, on its own. The change stands whatever happens here: a version that
     /// cannot be written (a full disk) is left out, and the command does not report a committed
     /// change as failed.
-    func recordVersion(_ kept: (directory: String, numbers: [Int64])?, before: PrefDictionary, after: PrefDictionary, _ change: StoredChange? = nil) {
-        guard let pending = pendingVersion(kept, before: before, after: after) else { return }
-        // The pruned versions go first, unsynced: the new version's replace syncs the directory
-        // once for both (a crash before it leaves the old versions, and no new one).
-        for path in pending.file.removing { try? fileSystem.removeFileUnsynced(path) }
-        do {
-            if try fileSystem.status(of: pending.file.directory) == nil { try fileSystem.createDirectory(pending.file.directory, mode: 0o700) }
-            try fileSystem.replace(pending.file.path, with: pending.file.bytes, newFileMode: 0o600)
-        } catch {
-            return
-        }
+    func recordVersion(_ history: SuiteHistory?, before: PrefDictionary, after: PrefDictionary, _ change: StoredChange? = nil) {
+        guard let pending = pendingVersion(history, before: before, after: after), fileSystem.append(pending.log) else { return }
         change?.recorded(pending.pruned)
     }
 }
 
-/// A change's version, ready to be put in place with the suite's file.
+/// A suite's history as a change or a reader finds it (`FileSuiteStorage.readHistory`).
+struct SuiteHistory {
+    let storage: FileSuiteStorage
+    let directory: String
+    let logPath: String
+    let log: VersionLog
+    /// The numbers of the version files an older prefs wrote, oldest first.
+    let files: [Int64]
+
+    /// Every version there, oldest first.
+    var numbers: [Int64] {
+        files.isEmpty ? log.records.map(\.number) : Array(Set(files + log.records.map(\.number))).sorted()
+    }
+
+    /// The versions kept: the newest as many as the log's newest writer kept (all of them when the
+    /// log has no record).
+    var kept: ArraySlice<Int64> {
+        let numbers = numbers
+        return numbers.suffix(log.keep ?? numbers.count)
+    }
+
+    /// The version numbered `number`: the log's record, else an older prefs' file; a damaged one is
+    /// a corrupt history (65).
+    func version(_ number: Int64) throws -> SuiteVersion {
+        if let record = log.records.last(where: { $0.number == number }) { return try log.version(record, path: logPath) }
+        return try storage.readVersion(directory, number)
+    }
+}
+
+/// A change's version, ready to be added to its suite's log with the suite's file.
 struct PendingVersion {
-    var file: CompanionFile
+    var log: LogAppend
     var pruned: [SuiteVersion]
 }

@@ -48,7 +48,7 @@ extension FileSuiteStorage {
             let version = pendingVersion(kept, before: current?.contents ?? [:], after: contents)
             change.willCommit()
             try fileSystem.replace(target, newFileMode: 0o600, streaming: { write in try encoded.withUnsafeBytes(write) },
-                                   alongside: version?.file) { rename in try committing(rename, change, version) }
+                                   alongside: version?.log) { rename in try committing(rename, change, version) }
             return true
         }
     }
@@ -56,7 +56,7 @@ extension FileSuiteStorage {
     /// Patches the file in place of a full rewrite; nil when it cannot be patched (missing, empty,
     /// another format, or a structure the patch declines).
     func patch(_ target: String, scope: KeySet, _ location: SuiteLocation, _ change: StoredChange,
-               versions kept: (directory: String, numbers: [Int64])? = nil) throws -> Bool? {
+               versions kept: SuiteHistory? = nil) throws -> Bool? {
         do {
             return try fileSystem.withContents(of: target) { bytes -> Bool? in
                 guard !bytes.isEmpty else { return nil }
@@ -77,7 +77,7 @@ extension FileSuiteStorage {
                     change.willCommit()
                     try fileSystem.replace(target, newFileMode: 0o600, streaming: { write in
                         try document.withPieces { pieces in for piece in pieces { try write(piece) } }
-                    }, alongside: version?.file) { rename in try committing(rename, change, version) }
+                    }, alongside: version?.log) { rename in try committing(rename, change, version) }
                     return true
                 case .unsupported:
                     return nil
@@ -90,10 +90,10 @@ extension FileSuiteStorage {
         }
     }
 
-    /// Renames the new file over the suite's (and the change's version into the history), then runs
+    /// Renames the new file over the suite's (and adds the change's version to the history), then runs
     /// `didCommit` while the suite is still locked: the lock taken on the old file no longer keeps
     /// anyone out once the new one is in its place, but the new file is locked too until `replace`
-    /// returns (its writer's lock on the temporary file). A version in place is told first
+    /// returns (its writer's lock on the temporary file). A version recorded is told first
     /// (`StoredChange.recorded`).
     func committing(_ rename: () throws -> Bool, _ change: StoredChange, _ version: PendingVersion?) throws {
         if try rename(), let version { change.recorded(version.pruned) }

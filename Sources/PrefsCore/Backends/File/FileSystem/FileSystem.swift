@@ -55,13 +55,17 @@ package protocol FileSystem: Sendable {
     /// throughout, `commit` runs what must follow the rename before anyone else can lock the new file
     /// (it is locked until this returns).
     ///
-    /// A `companion` is put in place with the file, at the cost of about one durable step for both
-    /// (a suite's file and its version): `rename` renames the file, then the companion, removes
-    /// `companion.removing`, makes all of it durable, and says whether the companion is in place.
-    /// The companion stands or falls on its own: nothing about it (a full disk, a directory it
-    /// cannot make) makes the replacement fail, and it is never in place without the file.
+    /// A `log` is added to after the file, at the cost of no more durable steps than the file's
+    /// alone (a suite's file and its history, `VersionLog`): `rename` renames the file, then
+    /// appends to the log (or rewrites it, `LogAppend.rewrite`), removes `log.removing`, makes all
+    /// of it durable together, and says whether the log holds the bytes. The log stands or falls
+    /// on its own: nothing about it (a full disk, a directory it cannot make) makes the replacement
+    /// fail, and it is never added to before the file is in place.
     func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
-                 alongside companion: CompanionFile?, commit: (_ rename: () throws -> Bool) throws -> Void) throws
+                 alongside log: LogAppend?, commit: (_ rename: () throws -> Bool) throws -> Void) throws
+
+    /// Adds to a log on its own (`LogAppend`), durably: whether it holds the bytes now.
+    func append(_ log: LogAppend) -> Bool
 
     /// Writes the pieces into a device, FIFO or socket (`FileStatus.isSpecial`), which is not replaced.
     func writeSpecial(_ path: String, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws
@@ -179,23 +183,29 @@ extension FileSystem {
         }
     }
 
-    /// Collects the pieces, then replaces the file, then the companion, inside `commit`.
+    /// Collects the pieces, then replaces the file, then adds to the log, inside `commit`.
     package func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
-                        alongside companion: CompanionFile?, commit: (_ rename: () throws -> Bool) throws -> Void) throws {
+                        alongside log: LogAppend?, commit: (_ rename: () throws -> Bool) throws -> Void) throws {
         var bytes: [UInt8] = []
         try produce { bytes.append(contentsOf: $0) }
         try commit {
             try replace(path, with: bytes, newFileMode: newFileMode)
-            guard let companion else { return false }
-            do {
-                if try status(of: companion.directory) == nil { try createDirectory(companion.directory, mode: companion.directoryMode) }
-                try replace(companion.path, with: companion.bytes, newFileMode: companion.newFileMode)
-            } catch {
-                return false
-            }
-            for path in companion.removing { try? removeFileUnsynced(path) }
-            return true
+            return log.map(append) ?? false
         }
+    }
+
+    /// The log's new contents put in place whole (a file system that cannot append).
+    package func append(_ log: LogAppend) -> Bool {
+        do {
+            if try status(of: log.directory) == nil { try createDirectory(log.directory, mode: log.directoryMode) }
+            var contents = log.bytes
+            if !log.rewrite, try status(of: log.path) != nil { contents = Array(try self.contents(of: log.path).prefix(log.offset)) + log.bytes }
+            try replace(log.path, with: contents, newFileMode: log.newFileMode)
+        } catch {
+            return false
+        }
+        for path in log.removing { try? removeFileUnsynced(path) }
+        return true
     }
 
     /// Collects the pieces, then replaces the file with them (a file system with no streaming write).
@@ -206,19 +216,26 @@ extension FileSystem {
     }
 }
 
-/// A file put in place together with another (`FileSystem.replace(_:newFileMode:streaming:alongside:commit:)`):
-/// its bytes, its mode, its directory's mode if that must be made, and the files in that directory
-/// it replaces (removed in the same step).
-package struct CompanionFile: Sendable {
+/// What a replace adds to a log after the file (`FileSystem.replace(_:newFileMode:streaming:alongside:commit:)`),
+/// or `FileSystem.append(_:)` on its own: `bytes` written at `offset` (what lies past it, a record
+/// a crash cut short, is cut first), or with `rewrite` the log's whole new contents, put in place
+/// of it as a file is replaced; the files in its directory it supersedes (`removing`) removed in
+/// the same step. A log that is not there is made (`newFileMode`, its directory `directoryMode`).
+package struct LogAppend: Sendable {
     package var path: String
     package var bytes: [UInt8]
+    package var offset: Int
+    package var rewrite: Bool
     package var newFileMode: mode_t
     package var directoryMode: mode_t
     package var removing: [String]
 
-    package init(path: String, bytes: [UInt8], newFileMode: mode_t, directoryMode: mode_t, removing: [String]) {
+    package init(path: String, bytes: [UInt8], offset: Int, rewrite: Bool = false, newFileMode: mode_t = 0o600, directoryMode: mode_t = 0o700,
+                 removing: [String] = []) {
         self.path = path
         self.bytes = bytes
+        self.offset = offset
+        self.rewrite = rewrite
         self.newFileMode = newFileMode
         self.directoryMode = directoryMode
         self.removing = removing

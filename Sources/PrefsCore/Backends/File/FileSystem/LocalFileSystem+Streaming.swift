@@ -14,76 +14,119 @@ extension LocalFileSystem {
     /// The temporary file written and synced with no lock held; then, inside `commit` (which takes the
     /// file's lock), the temporaries killed writers left are removed and it is renamed over `path`.
     ///
-    /// The companion's temporary file is written first and its write-back started, so that its
-    /// blocks are in the same journal transaction as the main file's (on ext4 and XFS, one journal
-    /// for the whole file system); the two files are then fsynced at once, on two threads, and
-    /// wait for the same commit. The two renames and the companion's removals go in before either
-    /// directory is synced, and the two directories are fsynced at once too. A crash before the
-    /// main rename leaves neither; the companion is never in place without the main file.
+    /// A log is added to right after the rename (`appendAfterRename`): its write-back started at
+    /// once, then the file's directory and the log fsynced at once, on two threads, so that both
+    /// wait for the same journal commit (on ext4 and XFS, one journal for the whole file system).
+    /// A crash before the rename leaves the log as it was; the log never holds a change's record
+    /// without the change.
     package func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
-                        alongside companion: CompanionFile?, commit: (_ rename: () throws -> Bool) throws -> Void) throws {
-        try replace(path, newFileMode: newFileMode, streaming: produce, removingStale: true, alongside: companion, commit: commit)
+                        alongside log: LogAppend?, commit: (_ rename: () throws -> Bool) throws -> Void) throws {
+        try replace(path, newFileMode: newFileMode, streaming: produce, removingStale: true, alongside: log, commit: commit)
     }
 
     /// The temporary file is locked (`flock`) from its creation until its writer ends, so that
     /// `removeStaleTemporaries` tells a killed writer's from one still being written.
     private func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
-                         removingStale: Bool, alongside companion: CompanionFile?, commit: (_ rename: () throws -> Bool) throws -> Void) throws {
+                         removingStale: Bool, alongside log: LogAppend?, commit: (_ rename: () throws -> Bool) throws -> Void) throws {
         let (directory, name) = splitPath(path)
         let existing = try status(of: path)
         let mode = existing?.mode ?? newFileMode
         func failed(_ error: FileDescriptor.Errno) -> PrefsError { .cannotWrite(path: path, errno: error.code) }
-        var staged = companion.flatMap(stage)
         let temporary: TemporaryFile
-        do { temporary = try TemporaryFile(replacing: path, mode: mode) } catch {
-            staged?.discard()
-            throw failed(error)
-        }
+        do { temporary = try TemporaryFile(replacing: path, mode: mode) } catch { throw failed(error) }
         do {
             if existing != nil { _ = try FileDescriptor.retrying { fchmod(temporary.file.raw, mode) } }
             try produce(LocalFileSystem.writer(temporary.file.raw, path: path))
-            if let companion = staged {
-                if try !companion.sync(with: temporary.file) { staged = nil }
-            } else {
-                try temporary.file.sync()
-            }
+            try temporary.file.sync()
             try commit {
                 if removingStale { removeStaleTemporaries(in: directory, for: name, except: temporary.name) }
                 guard rename(temporary.path, path) == 0 else { throw FileDescriptor.Errno.current }
-                guard let companion = staged, companion.place() else {
+                guard let log else {
                     try syncDirectory(directory)
                     return false
                 }
-                return try companion.syncDirectories(with: directory)
+                return try appendAfterRename(log, syncing: directory)
             }
             // Now the file's lock (see `withLock(ofFile:)`): let go of it before the descriptor is
             // closed, which a child another thread forks would delay until its exec.
             flock(temporary.file.raw, LOCK_UN)
         } catch {
             unlink(temporary.path)
-            staged?.discard()
             throw (error as? FileDescriptor.Errno).map(failed) ?? error
         }
     }
 
-    /// The companion's temporary file made and written, its write-back started; nil when any of it
-    /// fails (it is then left out, and nothing of it stays).
-    private func stage(_ companion: CompanionFile) -> StagedCompanion? {
-        do {
-            if try status(of: companion.directory) == nil { try createDirectory(companion.directory, mode: companion.directoryMode) }
-        } catch {
-            return nil
+    package func append(_ log: LogAppend) -> Bool {
+        (try? appendAfterRename(log, syncing: nil)) ?? false
+    }
+
+    /// Adds to the log, and makes it durable together with `directory` (a renamed file's; nil:
+    /// the log alone): throws only the directory's failure; false when the log's own fails (a log
+    /// cut short by a failed write is cut back to `offset`).
+    private func appendAfterRename(_ log: LogAppend, syncing directory: String?) throws(FileDescriptor.Errno) -> Bool {
+        var own: Int32 = -1
+        if let directory {
+            own = try FileDescriptor.retrying { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         }
-        removeStaleTemporaries(in: companion.directory, for: splitPath(companion.path).name)
-        guard let temporary = try? TemporaryFile(replacing: companion.path, mode: companion.newFileMode) else { return nil }
-        do {
-            try temporary.file.writeAll(companion.bytes)
-        } catch {
-            unlink(temporary.path)
-            return nil
+        defer { if own >= 0 { close(own) } }
+        func alone() throws(FileDescriptor.Errno) -> Bool {
+            if own >= 0 { _ = try FileDescriptor.retrying { fsync(own) } }
+            return false
         }
-        _ = prefs_start_writeback(temporary.file.raw)
-        return StagedCompanion(temporary: temporary, companion: companion)
+        /// fsyncs the directory and `file` at once; false when the file's fails.
+        func syncTogether(_ file: Int32) throws(FileDescriptor.Errno) -> Bool {
+            guard own >= 0 else { return fsync(file) == 0 }
+            var failed: Int32 = 0
+            let error = prefs_fsync_together(own, file, &failed)
+            guard error == 0 else { throw FileDescriptor.Errno(code: error) }
+            return failed == 0
+        }
+        do {
+            if try status(of: log.directory) == nil { try createDirectory(log.directory, mode: log.directoryMode) }
+        } catch {
+            return try alone()
+        }
+        if log.rewrite {
+            removeStaleTemporaries(in: log.directory, for: splitPath(log.path).name)
+            guard let temporary = try? TemporaryFile(replacing: log.path, mode: log.newFileMode) else { return try alone() }
+            defer { flock(temporary.file.raw, LOCK_UN) }
+            guard (try? temporary.file.writeAll(log.bytes)) != nil else {
+                unlink(temporary.path)
+                return try alone()
+            }
+            let synced: Bool
+            do { synced = try syncTogether(temporary.file.raw) } catch {
+                unlink(temporary.path)
+                throw error
+            }
+            guard synced, rename(temporary.path, log.path) == 0 else {
+                unlink(temporary.path)
+                return false
+            }
+            for path in log.removing { unlink(path) }
+            return (try? syncDirectory(log.directory)) != nil
+        }
+        // Made here, or opened as it is: never through a symlink, never a FIFO's wait for a reader.
+        var created = false
+        var raw = open(log.path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        if raw < 0 && errno == ENOENT {
+            created = true
+            raw = open(log.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, log.newFileMode)
+        }
+        guard raw >= 0 else { return try alone() }
+        let file = FileDescriptor(owning: raw)
+        guard let info = try? file.status(), info.st_mode & S_IFMT == S_IFREG else { return try alone() }
+        if info.st_size > log.offset && ftruncate(raw, off_t(log.offset)) != 0 { return try alone() }
+        guard lseek(raw, off_t(log.offset), SEEK_SET) == off_t(log.offset), (try? file.writeAll(log.bytes)) != nil else {
+            _ = ftruncate(raw, off_t(log.offset))
+            return try alone()
+        }
+        _ = prefs_start_writeback(raw)
+        for path in log.removing { unlink(path) }
+        guard try syncTogether(raw) else { return false }
+        // A new log's name, and the files removed, are the log directory's to keep.
+        if created || !log.removing.isEmpty { return (try? syncDirectory(log.directory)) != nil }
+        return true
     }
 
     /// Writes the pieces straight into what `path` names, a device, FIFO or socket (`/dev/null`, a
@@ -150,66 +193,5 @@ final class TemporaryFile {
             self.path = candidate
             return
         }
-    }
-}
-
-/// A companion's temporary file, written: synced, then renamed into place or removed. Its lock
-/// is let go of when it goes away.
-private final class StagedCompanion {
-    let temporary: TemporaryFile
-    let companion: CompanionFile
-    /// Whether the temporary file is still there under its own name.
-    private var pending = true
-
-    init(temporary: consuming TemporaryFile, companion: CompanionFile) {
-        self.temporary = temporary
-        self.companion = companion
-    }
-
-    deinit { flock(temporary.file.raw, LOCK_UN) }
-
-    /// fsyncs the file and this companion's at once (`prefs_fsync_together`): throws the file's
-    /// failure; false when only the companion's fails (its temporary file is removed then).
-    func sync(with file: borrowing FileDescriptor) throws(FileDescriptor.Errno) -> Bool {
-        var failed: Int32 = 0
-        let error = prefs_fsync_together(file.raw, temporary.file.raw, &failed)
-        guard error == 0 else { throw FileDescriptor.Errno(code: error) }
-        guard failed == 0 else {
-            discard()
-            return false
-        }
-        return true
-    }
-
-    /// fsyncs `directory` (the file's) and this companion's at once: throws the first's failure;
-    /// false when only the companion's fails.
-    func syncDirectories(with directory: String) throws(FileDescriptor.Errno) -> Bool {
-        let own = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY)
-        guard let other = try? FileDescriptor.open(companion.directory, O_RDONLY | O_DIRECTORY) else {
-            try own.sync()
-            return false
-        }
-        var failed: Int32 = 0
-        let error = prefs_fsync_together(own.raw, other.raw, &failed)
-        guard error == 0 else { throw FileDescriptor.Errno(code: error) }
-        return failed == 0
-    }
-
-    /// Renames it into place and removes the files the companion replaces, none of it synced; false
-    /// when the rename fails (the temporary file is removed then).
-    func place() -> Bool {
-        guard rename(temporary.path, companion.path) == 0 else {
-            discard()
-            return false
-        }
-        pending = false
-        for path in companion.removing { unlink(path) }
-        return true
-    }
-
-    func discard() {
-        guard pending else { return }
-        unlink(temporary.path)
-        pending = false
     }
 }
