@@ -3,7 +3,8 @@ import Testing
 @testable import PrefsCore
 
 /// Real processes at once: writers never lose each other's writes, readers never see a partial
-/// file, a held lock ends in 75, and a writer killed at any moment leaves a suite that parses.
+/// file, a held lock ends in 75, and a writer killed at any moment leaves a suite that parses, and a
+/// history without a version of a change that did not happen.
 @Suite(.serialized, .runsProcesses) struct ConcurrencyTests {
     /// Eight processes write 125 keys each, and each write also counts with `-int-add` (the lost-update
     /// test every peer fails: read, add in the shell, write back): no key is lost, and the counter ends
@@ -218,6 +219,18 @@ import Testing
                 return
             }
             #expect(payload == String(repeating: "\(counter) ", count: 200), "round \(round): payload of another write")
+            // The history holds no version of a change that did not happen: its newest version's
+            // counter is the suite's, or one it held before (a writer killed between its rename
+            // and its version's append leaves its version out).
+            let log = VersionLog(try [UInt8](Data(contentsOf: URL(fileURLWithPath: sandbox.directory.path + "/.local/state/prefs/history/crash/versions.log"))))
+            if let newest = log.records.last {
+                let version = try log.version(newest, path: "versions.log")
+                guard case .integer(let recorded)? = version.changes?.first(where: { $0.key == "counter" })?.new else {
+                    Issue.record("round \(round): version \(version.number) without the counter")
+                    return
+                }
+                #expect(recorded <= counter, "round \(round): version \(version.number) says \(recorded), the suite \(counter)")
+            }
             let temporaries = try sandbox.files().filter { $0.hasPrefix(".crash.plist.prefs-") }.count
             if temporaries > 0 { killsInsideAWrite += 1 }
             maximumTemporaries = max(maximumTemporaries, temporaries)
