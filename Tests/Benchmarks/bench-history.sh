@@ -38,7 +38,7 @@ bench_rounds "$rounds" "$runs" 2 "$out" \
 read -r files_off files_on etcd_off etcd_on history <<<"$(bench_medians "$out")"
 
 # Storage: the history of 10 one-key versions beside the suite (files: the suite's size and its history's log, as
-# the runs leave it: the log holds up to 32 versions beyond the 10 kept before a change rewrites it; etcd: the bytes
+# the runs leave it: the log holds up to 10 versions beyond the 10 kept before a change rewrites it; etcd: the bytes
 # of the keys and values under each prefix).
 suite_file=$(stat -c %s "$XDG_CONFIG_HOME/app.plist")
 history_file=$(cat "$XDG_STATE_HOME"/prefs/history/app/* | wc -c)

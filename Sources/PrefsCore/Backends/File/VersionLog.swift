@@ -14,7 +14,7 @@ struct VersionLog {
     static let header = Array("prefs versions 1\n".utf8)
     /// How many records a log holds beyond those kept before a writer rewrites it with only those:
     /// the rewrite costs one more durable step, so it comes once in this many changes or more.
-    static func slack(keeping keep: Int) -> Int { max(keep, 32) }
+    static func slack(keeping keep: Int) -> Int { max(keep, 8) }
     static let checksumSize = 8
     static let headSize = 16
 

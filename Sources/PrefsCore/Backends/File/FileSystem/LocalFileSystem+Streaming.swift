@@ -17,8 +17,9 @@ extension LocalFileSystem {
     /// A log is added to right after the rename (`appendAfterRename`): its write-back started at
     /// once, then the file's directory and the log fsynced at once, on two threads, so that both
     /// wait for the same journal commit (on ext4 and XFS, one journal for the whole file system).
-    /// A crash before the rename leaves the log as it was; the log never holds a change's record
-    /// without the change.
+    /// A log rewritten whole is written to a temporary file first, fsynced with the file's, and
+    /// renamed right after it, both directories then fsynced at once. A crash before the rename
+    /// leaves the log as it was; the log never holds a change's record without the change.
     package func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
                         alongside log: LogAppend?, commit: (_ rename: () throws -> Bool) throws -> Void) throws {
         try replace(path, newFileMode: newFileMode, streaming: produce, removingStale: true, alongside: log, commit: commit)
@@ -32,12 +33,26 @@ extension LocalFileSystem {
         let existing = try status(of: path)
         let mode = existing?.mode ?? newFileMode
         func failed(_ error: FileDescriptor.Errno) -> PrefsError { .cannotWrite(path: path, errno: error.code) }
+        var rewritten = log.flatMap { $0.rewrite ? stage($0) : nil }
         let temporary: TemporaryFile
-        do { temporary = try TemporaryFile(replacing: path, mode: mode) } catch { throw failed(error) }
+        do { temporary = try TemporaryFile(replacing: path, mode: mode) } catch {
+            if let rewritten { unlink(rewritten.path) }
+            throw failed(error)
+        }
         do {
             if existing != nil { _ = try FileDescriptor.retrying { fchmod(temporary.file.raw, mode) } }
             try produce(LocalFileSystem.writer(temporary.file.raw, path: path))
-            try temporary.file.sync()
+            if let staged = rewritten {
+                var failedToo: Int32 = 0
+                let error = prefs_fsync_together(temporary.file.raw, staged.file.raw, &failedToo)
+                guard error == 0 else { throw FileDescriptor.Errno(code: error) }
+                if failedToo != 0 {
+                    unlink(staged.path)
+                    rewritten = nil
+                }
+            } else {
+                try temporary.file.sync()
+            }
             try commit {
                 if removingStale { removeStaleTemporaries(in: directory, for: name, except: temporary.name) }
                 guard rename(temporary.path, path) == 0 else { throw FileDescriptor.Errno.current }
@@ -45,66 +60,88 @@ extension LocalFileSystem {
                     try syncDirectory(directory)
                     return false
                 }
-                return try appendAfterRename(log, syncing: directory)
+                guard log.rewrite else { return try appendAfterRename(log, syncing: directory) }
+                defer { rewritten = nil }
+                return try place(rewritten, log, syncing: directory)
             }
             // Now the file's lock (see `withLock(ofFile:)`): let go of it before the descriptor is
             // closed, which a child another thread forks would delay until its exec.
             flock(temporary.file.raw, LOCK_UN)
         } catch {
             unlink(temporary.path)
+            if let rewritten { unlink(rewritten.path) }
             throw (error as? FileDescriptor.Errno).map(failed) ?? error
         }
     }
 
     package func append(_ log: LogAppend) -> Bool {
-        (try? appendAfterRename(log, syncing: nil)) ?? false
+        guard log.rewrite else { return (try? appendAfterRename(log, syncing: nil)) ?? false }
+        guard let staged = stage(log) else { return false }
+        guard fsync(staged.file.raw) == 0 else {
+            unlink(staged.path)
+            return false
+        }
+        return (try? place(staged, log, syncing: nil)) ?? false
     }
 
-    /// Adds to the log, and makes it durable together with `directory` (a renamed file's; nil:
+    /// A log's whole new contents in a temporary file beside it (its directory made if need be);
+    /// nil when any of it fails, and then nothing of it stays.
+    private func stage(_ log: LogAppend) -> TemporaryFile? {
+        do {
+            if try status(of: log.directory) == nil { try createDirectory(log.directory, mode: log.directoryMode) }
+        } catch {
+            return nil
+        }
+        removeStaleTemporaries(in: log.directory, for: splitPath(log.path).name)
+        guard let temporary = try? TemporaryFile(replacing: log.path, mode: log.newFileMode) else { return nil }
+        guard (try? temporary.file.writeAll(log.bytes)) != nil else {
+            unlink(temporary.path)
+            return nil
+        }
+        return temporary
+    }
+
+    /// Renames a log's staged contents (synced) over it, removes what it supersedes, and fsyncs its
+    /// directory together with `directory` (a renamed file's; nil: the log's alone): throws only
+    /// the directory's failure; false when the log is not in place.
+    private func place(_ staged: TemporaryFile?, _ log: LogAppend, syncing directory: String?) throws(FileDescriptor.Errno) -> Bool {
+        guard let staged, rename(staged.path, log.path) == 0 else {
+            if let staged { unlink(staged.path) }
+            if let directory { try syncDirectory(directory) }
+            return false
+        }
+        flock(staged.file.raw, LOCK_UN)
+        for path in log.removing { unlink(path) }
+        guard let logDirectory = try? FileDescriptor.open(log.directory, O_RDONLY | O_DIRECTORY) else {
+            if let directory { try syncDirectory(directory) }
+            return false
+        }
+        return try syncTogether(directory, logDirectory.raw)
+    }
+
+    /// fsyncs `directory` (nil: none) and `file` at once, on two threads: throws the directory's
+    /// failure; false when the file's fails.
+    private func syncTogether(_ directory: String?, _ file: Int32) throws(FileDescriptor.Errno) -> Bool {
+        guard let directory else { return fsync(file) == 0 }
+        let own = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY)
+        var failed: Int32 = 0
+        let error = prefs_fsync_together(own.raw, file, &failed)
+        guard error == 0 else { throw FileDescriptor.Errno(code: error) }
+        return failed == 0
+    }
+
+    /// Appends to the log, and makes it durable together with `directory` (a renamed file's; nil:
     /// the log alone): throws only the directory's failure; false when the log's own fails (a log
     /// cut short by a failed write is cut back to `offset`).
     private func appendAfterRename(_ log: LogAppend, syncing directory: String?) throws(FileDescriptor.Errno) -> Bool {
-        var own: Int32 = -1
-        if let directory {
-            own = try FileDescriptor.retrying { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        }
-        defer { if own >= 0 { close(own) } }
         func alone() throws(FileDescriptor.Errno) -> Bool {
-            if own >= 0 { _ = try FileDescriptor.retrying { fsync(own) } }
+            if let directory { try syncDirectory(directory) }
             return false
-        }
-        /// fsyncs the directory and `file` at once; false when the file's fails.
-        func syncTogether(_ file: Int32) throws(FileDescriptor.Errno) -> Bool {
-            guard own >= 0 else { return fsync(file) == 0 }
-            var failed: Int32 = 0
-            let error = prefs_fsync_together(own, file, &failed)
-            guard error == 0 else { throw FileDescriptor.Errno(code: error) }
-            return failed == 0
         }
         do {
             if try status(of: log.directory) == nil { try createDirectory(log.directory, mode: log.directoryMode) }
         } catch {
             return try alone()
-        }
-        if log.rewrite {
-            removeStaleTemporaries(in: log.directory, for: splitPath(log.path).name)
-            guard let temporary = try? TemporaryFile(replacing: log.path, mode: log.newFileMode) else { return try alone() }
-            defer { flock(temporary.file.raw, LOCK_UN) }
-            guard (try? temporary.file.writeAll(log.bytes)) != nil else {
-                unlink(temporary.path)
-                return try alone()
-            }
-            let synced: Bool
-            do { synced = try syncTogether(temporary.file.raw) } catch {
-                unlink(temporary.path)
-                throw error
-            }
-            guard synced, rename(temporary.path, log.path) == 0 else {
-                unlink(temporary.path)
-                return false
-            }
-            for path in log.removing { unlink(path) }
-            return (try? syncDirectory(log.directory)) != nil
         }
         // Made here, or opened as it is: never through a symlink, never a FIFO's wait for a reader.
         var created = false
@@ -123,7 +160,7 @@ extension LocalFileSystem {
         }
         _ = prefs_start_writeback(raw)
         for path in log.removing { unlink(path) }
-        guard try syncTogether(raw) else { return false }
+        guard try syncTogether(directory, raw) else { return false }
         // A new log's name, and the files removed, are the log directory's to keep.
         if created || !log.removing.isEmpty { return (try? syncDirectory(log.directory)) != nil }
         return true
