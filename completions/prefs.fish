@@ -51,7 +51,7 @@ function __prefs_verbs
     printf '%s\t%s\n' edit 'edit a suite\'s values in $VISUAL or $EDITOR (typed JSON), checked, no concurrent change lost'
     printf '%s\t%s\n' describe 'print a suite\'s schema: each key\'s type, default, range or choices, description and current origin'
     printf '%s\t%s\n' check 'verify the external values of suites: every blob present with its recorded size and SHA-256; list orphan blobs'
-    printf '%s\t%s\n' gc 'remove orphan blobs from external storage'
+    printf '%s\t%s\n' gc 'remove expired values and orphan blobs'
     printf '%s\t%s\n' completion 'print the completion script for bash, zsh or fish'
     printf '%s\t%s\n' help 'show help for prefs or for one verb'
 end
@@ -499,5 +499,5 @@ complete -c prefs -n '__prefs_verb describe' -l schema -r -F -d 'describe the sc
 complete -c prefs -n '__prefs_verb describe' -l choices -d 'print only the values KEY may take, one per line (a boolean\'s: true and false)'
 complete -c prefs -n '__prefs_verb describe' -l null -d 'with --choices, end each value with a NUL byte instead of a newline'
 complete -c prefs -n '__prefs_verb check' -l schema -r -F -d 'check the stored values against the schema FILE instead of the suite\'s'
-complete -c prefs -n '__prefs_verb gc' -l grace -x -d 'only blobs older than SECONDS (default 3600), so a write in progress keeps its blob'
+complete -c prefs -n '__prefs_verb gc' -l grace -x -d 'only values expired and blobs made longer than SECONDS ago (default 3600): a write in progress keeps its blob, a host whose clock is behind still sees its values'
 complete -c prefs -n '__prefs_verb gc' -l dry-run -d 'print what would be removed and remove nothing'

@@ -178,7 +178,7 @@ _prefs_table() {
         'edit:edit a suite'\''s values in $VISUAL or $EDITOR (typed JSON), checked, no concurrent change lost'
         'describe:print a suite'\''s schema: each key'\''s type, default, range or choices, description and current origin'
         'check:verify the external values of suites: every blob present with its recorded size and SHA-256; list orphan blobs'
-        'gc:remove orphan blobs from external storage'
+        'gc:remove expired values and orphan blobs'
         'completion:print the completion script for bash, zsh or fish'
         'help:show help for prefs or for one verb'
     )
@@ -479,7 +479,7 @@ _prefs_verb() {
             ;;
         (gc)
             verb_options=(
-                --grace text 'only blobs older than SECONDS (default 3600), so a write in progress keeps its blob'
+                --grace text 'only values expired and blobs made longer than SECONDS ago (default 3600): a write in progress keeps its blob, a host whose clock is behind still sees its values'
                 --dry-run flag 'print what would be removed and remove nothing'
                 --exit-code flag 'exit 3 when something changed, 0 when everything was already so'
                 --help flag 'show help for this verb'

@@ -55,6 +55,31 @@ import Testing
         #expect(foreign.outputText.contains(".prefs-expires\tdictionary\tfromRegistered="), "\(foreign.outputText)")
     }
 
+    /// `gc` removes a value, with its deadline, once it expired longer ago than the grace period
+    /// (a host whose clock is behind may still show it before that), as one change the history
+    /// keeps; a value still ahead of its deadline, and one expired less long ago, stay.
+    @Test func gcRemovesValuesExpiredLongerAgoThanTheGrace() async throws {
+        let sandbox = try ProcessSandbox()
+        try #require(await sandbox.prefs("write", "g", "soon", "x", "--ttl", "1s").status == 0)
+        try #require(await sandbox.prefs("write", "g", "later", "y", "--ttl", "1h").status == 0)
+        try #require(await sandbox.prefs("write", "g", "plain", "-int", "1").status == 0)
+        let deadline = try Self.deadline(sandbox, suite: "g", key: "soon")
+        while Self.now <= deadline + 0.1 { try await Task.sleep(for: .milliseconds(100)) }
+        // Expired, but not an hour ago: kept.
+        var gc = try await sandbox.prefs("gc", "g", "--exit-code")
+        #expect(gc.status == 0 && gc.outputText.isEmpty, "\(gc.outputText)\(gc.error)")
+        gc = try await sandbox.prefs("gc", "g", "--grace", "0", "--dry-run")
+        #expect(gc.status == 0 && gc.outputText.hasPrefix("would remove g: soon (expired "), "\(gc.outputText)\(gc.error)")
+        gc = try await sandbox.prefs("gc", "--grace", "0", "--exit-code")
+        #expect(gc.status == 3 && gc.outputText.hasPrefix("removed g: soon (expired "), "\(gc.outputText)\(gc.error)")
+        guard case .dictionary(let stored)? = try sandbox.suite("g") else { throw TestFailure("no suite g") }
+        #expect(stored["soon"] == nil && stored["later"] == .string("y") && stored["plain"] == .integer(1))
+        #expect(Expiry.deadline(of: "soon", in: stored[Expiry.key]) == nil && Expiry.deadline(of: "later", in: stored[Expiry.key]) != nil)
+        #expect(try await sandbox.prefs("history", "g").outputText.hasPrefix("4\t") == true)
+        #expect(try await sandbox.prefs("history", "g").outputText.split(separator: "\n").first?.contains("\tgc\t") == true)
+        #expect(try await sandbox.prefs("gc", "g", "--grace", "0", "--exit-code").status == 0)
+    }
+
     @Test func userDefaultsReadsASuiteWithAnExpiringValue() async throws {
         let sandbox = try ProcessSandbox()
         try #require(await sandbox.prefs("write", "shared", "kept", "-int", "1").status == 0)

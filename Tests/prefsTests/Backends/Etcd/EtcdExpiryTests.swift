@@ -50,6 +50,21 @@ import Testing
     /// 1000 keys with a 5 s TTL, the leader SIGKILLed 4 s after the write; a reader polls (one key
     /// at a time, and every key at once) and no read issued at deadline + 1 s or later, by the
     /// reader's own clock read before issuing it, returns a value.
+    /// `gc --grace 0` removes an expired value's key and its deadline from the cluster, in one
+    /// transaction; a value not yet expired stays.
+    @Test func gcRemovesExpiredValuesFromTheCluster() async throws {
+        let fleet = try FleetSandbox(try await Self.cluster.get())
+        try #require(await fleet.prefs("write", "g", "soon", "x", "--ttl", "1s").status == 0)
+        try #require(await fleet.prefs("write", "g", "later", "y", "--ttl", "1h").status == 0)
+        let deadline = try Self.deadline(fleet, suite: "g", key: "soon")
+        while Self.now <= deadline + 0.1 { try await Task.sleep(for: .milliseconds(100)) }
+        let gc = try await fleet.prefs("gc", "g", "--grace", "0", "--exit-code")
+        #expect(gc.status == 3 && gc.outputText.hasPrefix("removed g: soon (expired "), "\(gc.outputText)\(gc.error)")
+        let keys = try await fleet.cluster.etcdctl("get", "--prefix", "--keys-only", String(fleet.url.split(separator: "/").last!) + "/g/")
+        #expect(!keys.contains("soon") && keys.contains("later") && keys.contains(".prefs-expires"), "\(keys)")
+        #expect(try Self.deadline(fleet, suite: "g", key: "later") > Self.now)
+    }
+
     @Test func noExpiredValueIsReadAcrossALeaderKill() async throws {
         let cluster = try await EtcdCluster.start(members: 3)
         let fleet = try FleetSandbox(cluster)
