@@ -28,7 +28,7 @@ struct OptionSpec: Sendable {
 /// An option bound to a field of its verb's options: declared once with its type and arity, parsed
 /// and validated into that field before the command runs. Nothing reads an option by its name.
 /// The field is set by a closure (`{ $0.json = $1 }`), not a key path: a key path is built by the
-/// runtime on first use, and every verb's were built at each start.
+/// runtime on first use, which would build every verb's at each start.
 struct Option<Values>: Sendable {
     let spec: OptionSpec
     /// Sets the field from every value given for the option (in order; "" for a flag).

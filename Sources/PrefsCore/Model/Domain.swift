@@ -85,16 +85,6 @@ public enum Domain: Equatable, Sendable {
         if name != Domain.global.registrationName { try checkSuiteName(name) }
     }
 
-    /// The file that holds this domain (nil for standard input).
-    package func path(in environment: Environment) throws -> String? {
-        switch self {
-        case .suite(let name): return try environment.configHome() + "/" + name + ".plist"
-        case .global: return try environment.configHome() + "/.GlobalPreferences.plist"
-        case .file(let path): return path
-        case .standardInput: return nil
-        }
-    }
-
     /// The name its registered defaults are filed under (`prefs/defaults/NAME.plist`): the suite's
     /// name, or `NSGlobalDomain`. Files and standard input have no registered defaults (nil).
     package var registrationName: String? {

@@ -130,11 +130,9 @@ struct FileDescriptor: ~Copyable {
     }
 
     /// The piece of a stream hashed on another thread while this one does the I/O
-    /// (`OverlappedHasher`): each piece handed over costs a wake-up of the other thread, tens of
-    /// microseconds in a virtual machine. Measured on 100 MB with one SHA-256 of the whole: `read
-    /// --raw` to a new file 92 ms in 256 KiB pieces, 76 ms in 1 MiB, no better in 2 or 4 MiB; `write
-    /// -data @FILE` 126–132 ms and 105–113 ms. Two `SHA256Tree` pieces, so that a stream read from
-    /// its start hashes them two at a time.
+    /// (`OverlappedHasher`): each piece handed over costs a wake-up of the other thread (tens of
+    /// microseconds in a virtual machine), so pieces are large: two `SHA256Tree` pieces, so that a
+    /// stream read from its start hashes them two at a time.
     static let overlappedPiece = 2 * SHA256Tree.pieceSize
 
     /// Reads from where the file is to its end in pieces of up to `overlappedPiece`, two buffers in

@@ -5,7 +5,7 @@ import Testing
 
 /// `prefs completion SHELL` writes the completion scripts from the command table, and the files
 /// under completions/ are exactly its output: packagers and tarball users can take them from the
-/// binary or from the tree, and the shell tests (ShellCompletionTests, HostileCompletionTests,
+/// binary or from the tree, and the shell tests (ShellCompletionTests, CompletionQuotingTests,
 /// SchemaCompletionTests), which load the files, test what the binary prints. Nothing here writes a
 /// file: a stale one fails until it is generated again.
 @Suite struct CompletionScriptTests {

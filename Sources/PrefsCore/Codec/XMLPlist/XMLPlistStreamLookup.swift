@@ -42,9 +42,8 @@ struct XMLPlistStreamLookup: ~Copyable {
         var stream = XMLPlistStreamLookup(reader, bufferSize: bufferSize)
         switch split {
         case .automatic where reader.size >= XMLPlistSpeculation.worthwhile:
-            // A little past half way: the thread starts about 0.1 ms after this one and on colder
-            // caches, and at half way this one waited 0.2–0.4 ms for it (at 58% the thread was done
-            // as much before it).
+            // A little past half way: the thread starts after this one and on colder caches, so
+            // it is given the smaller part.
             stream.ahead = XMLPlistSpeculation(reader: reader, from: reader.size / 100 * 53, needle: needle, bufferSize: bufferSize, evenOnOneCPU: false)
         case .at(let offset):
             stream.ahead = XMLPlistSpeculation(reader: reader, from: offset, needle: needle, bufferSize: bufferSize, evenOnOneCPU: true)

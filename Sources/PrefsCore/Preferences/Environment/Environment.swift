@@ -10,8 +10,8 @@ public struct Environment: Sendable {
     /// The file that names this machine when `PREFS_HOST_ID` is unset (tests point it elsewhere).
     package var machineIDFile = "/etc/machine-id"
     /// The settings given in code; nil: read from the `PREFS_*` variables, as the command does.
-    /// Boxed: a reference keeps copying an Environment as cheap as before they were added (a
-    /// struct here made the command's start-up build type metadata, bench-startup.sh).
+    /// Boxed: a reference keeps an Environment cheap to copy (a struct here would make the
+    /// command's start-up build type metadata).
     private var given: GivenOptions?
     var options: StoreOptions? { given?.options }
 

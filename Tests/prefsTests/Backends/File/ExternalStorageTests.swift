@@ -24,8 +24,8 @@ import Testing
         return String(run.outputText.prefix(64))
     }
 
-    /// `count` random bytes, read from the kernel at once (a byte at a time was a getrandom call
-    /// each: 5 MB took seconds).
+    /// `count` random bytes, read from the kernel at once (not a byte at a time: that is a getrandom
+    /// call each).
     static func random(_ count: Int) throws -> [UInt8] {
         guard let urandom = FileHandle(forReadingAtPath: "/dev/urandom") else { throw TestFailure("cannot open /dev/urandom") }
         defer { try? urandom.close() }

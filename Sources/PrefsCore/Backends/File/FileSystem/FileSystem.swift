@@ -133,7 +133,6 @@ package struct FileStatus: Equatable, Sendable {
 
     package init(isDirectory: Bool, mode: mode_t, size: Int, inode: UInt64, modified: Int64, isSpecial: Bool = false) {
         self.isDirectory = isDirectory
-        self.isSpecial = isSpecial
         self.mode = mode
         self.size = size
         self.inode = inode

@@ -6,7 +6,7 @@ import Testing
 /// Host scope under attack, with the real binary: a host NAME or `PREFS_HOST_ID` that could leave
 /// the ByHost directory, bytes that are not UTF-8, shell metacharacters in names and keys, symlinks
 /// at ByHost paths, empty keys, and a machine with no `/etc/machine-id`.
-@Suite(.runsProcesses) struct HostScopeAttackTests {
+@Suite(.runsProcesses) struct ByHostConfinementTests {
     /// Every file and directory under the sandbox, relative to it (`defaults` is the link to the binary).
     static func everything(_ sandbox: ProcessSandbox) throws -> [String] {
         try FileManager.default.subpathsOfDirectory(atPath: sandbox.directory.path).sorted()
@@ -21,7 +21,7 @@ import Testing
     func aHostNameCannotLeaveTheByHostDirectory(name: String) async throws {
         let sandbox = try ProcessSandbox()
         try FileManager.default.createSymbolicLink(atPath: sandbox.directory.file("defaults"), withDestinationPath: Paths.binary)
-        let before = try HostScopeAttackTests.everything(sandbox)
+        let before = try ByHostConfinementTests.everything(sandbox)
         let prefs = try await runProcess(Paths.binary, ["-host", name, "write", "app", "k", "v"], environment: sandbox.environment)
         #expect(prefs.status == 64 && prefs.error.hasPrefix("prefs: -host "), "\(prefs.error)")
         let defaults = try await runProcess(sandbox.directory.file("defaults"), ["-host", name, "write", "app", "k", "v"], environment: sandbox.environment)
@@ -35,7 +35,7 @@ import Testing
             let reading = try await runProcess(Paths.binary, ["read", "app", "k"], environment: environment)
             #expect(reading.status == 64 && reading.error.hasPrefix("prefs: PREFS_HOST_ID="), "\(reading.error)")
         }
-        #expect(try HostScopeAttackTests.everything(sandbox) == before)
+        #expect(try ByHostConfinementTests.everything(sandbox) == before)
     }
 
     /// Dots inside a host name are part of the file name: `a..b` stays in ByHost.
@@ -43,7 +43,7 @@ import Testing
         let sandbox = try ProcessSandbox()
         #expect(try await sandbox.prefs("-host", "a..b", "write", "app", "k", "v").status == 0)
         #expect(try await sandbox.prefs("-host", "x.-_9", "write", "-g", "k", "v").status == 0)
-        #expect(try HostScopeAttackTests.everything(sandbox) == ["config", "config/ByHost", "config/ByHost/.GlobalPreferences.x.-_9.plist",
+        #expect(try ByHostConfinementTests.everything(sandbox) == ["config", "config/ByHost", "config/ByHost/.GlobalPreferences.x.-_9.plist",
                                                              "config/ByHost/app.a..b.plist"])
     }
 
@@ -54,7 +54,7 @@ import Testing
         #expect(argument.status == 64 && argument.error.contains("not valid UTF-8"), "\(argument.error)")
         let variable = try await sandbox.shell(#"PREFS_HOST_ID=$'h\xff' prefs -currentHost write app k v"#)
         #expect(variable.status == 64 && variable.error.contains("PREFS_HOST_ID"), "\(variable.error)")
-        #expect(try HostScopeAttackTests.everything(sandbox).isEmpty)
+        #expect(try ByHostConfinementTests.everything(sandbox).isEmpty)
     }
 
     /// Suite names, keys and values full of shell metacharacters are data: each lands in its own
@@ -80,7 +80,7 @@ import Testing
                                           ("prefs -host \"`touch \(pwned)-6`\" domains ", .single)], in: sandbox, directory: work)
         let offered = shell == .bash ? try await shell.words(of: results[0].offers, in: sandbox, directory: work).map { $0.joined(separator: " ") }
                                      : results[0].offers
-        #expect(Set(offered).isSuperset(of: HostileCompletionTests.offerable(suites, shell)), "\(offered)")
+        #expect(Set(offered).isSuperset(of: CompletionQuotingTests.offerable(suites, shell)), "\(offered)")
         let ran = try FileManager.default.subpathsOfDirectory(atPath: sandbox.directory.path).filter { ($0 as NSString).lastPathComponent.hasPrefix("pwned") }
         #expect(ran.isEmpty)
     }
@@ -121,10 +121,10 @@ import Testing
         #expect(try await sandbox.prefs("-currentHost", "write", "app", "", "v").status == 64)
         let defaults = try await runProcess(sandbox.directory.file("defaults"), ["-currentHost", "write", "app", "", "v"], environment: sandbox.environment)
         #expect(defaults.status == 1 && defaults.error.contains("an empty key cannot be stored"), "\(defaults.error)")
-        #expect(try HostScopeAttackTests.everything(sandbox) == ["defaults"])
+        #expect(try ByHostConfinementTests.everything(sandbox) == ["defaults"])
         let path = "../../../" + String(repeating: "x", count: 300)
         #expect(try await sandbox.prefs("-currentHost", "write", "app", path, "-string", String(repeating: "v", count: 70_000)).status == 0)
-        #expect(try HostScopeAttackTests.everything(sandbox) == ["config", "config/ByHost", "config/ByHost/app.sandbox.plist", "defaults"])
+        #expect(try ByHostConfinementTests.everything(sandbox) == ["config", "config/ByHost", "config/ByHost/app.sandbox.plist", "defaults"])
         let before = try Fixtures.bytes(sandbox.config + "/ByHost/app.sandbox.plist")
         let refused: [(name: String, key: String, message: String)] = [("empty", "", #"key "": an empty key cannot be stored"#),
                                                                         ("nul", "a\u{0}b", #"key :a\0b: a key cannot contain NUL"#)]

@@ -5,7 +5,7 @@ import Testing
 /// (`BackendContractTests`) does not state them: write requests' types and bad words, import modes,
 /// registration, export selection and find. (Containers, counters, conditions, dry runs and
 /// delete/rename/reset are the contract's, on every backend.)
-@Suite struct OperationsTests {
+@Suite struct VerbSemanticsTests {
     let store = SuiteStore(fileSystem: InMemoryFileSystem(), environment: Environment([
         "XDG_CONFIG_HOME": "/c", "XDG_DATA_HOME": "/d", "XDG_DATA_DIRS": "/p", "PREFS_LOCK_TIMEOUT": "0.2"]))
 

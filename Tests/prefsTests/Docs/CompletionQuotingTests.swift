@@ -8,7 +8,7 @@ import Testing
 /// backslashes, $, newlines, tabs, glob characters, echo flags, a leading ~, non-ASCII), for a
 /// suite, a suite whose name has a space, and a file named by its path. A file that one of them
 /// would create must never appear.
-@Suite(.runsProcesses) struct HostileCompletionTests {
+@Suite(.runsProcesses) struct CompletionQuotingTests {
     /// A sandbox with the suites `hostile` and `my suite` holding every key of `keys`, suites with
     /// hostile names (holding the key `k`), the file `work/downloaded.json` with the same keys, `work` the
     /// shell's directory, and `eval` (where the lines are run) holding files a glob would match.
@@ -84,14 +84,14 @@ import Testing
         let lines = ["prefs read "] + domains.map { "prefs read \($0) " } + ["prefs read hostile -- ", "prefs read hostile \\~"]
         let results = try await shell.complete(lines.map { ($0, .single) }, in: fixture.sandbox, directory: fixture.work)
         // A DOMAIN is a suite or a file: the work directory's file is offered too.
-        let suites = HostileCompletionTests.offerable(Fixture.suites + ["hostile", "-g", "NSGlobalDomain"], shell) + ["downloaded.json"]
-        var expected = [HostileCompletionTests.expected(suites, shell)]
-        expected += domains.map { _ in HostileCompletionTests.expected(HostileCompletionTests.offerable(keys, shell), shell) }
-        expected.append(HostileCompletionTests.expected(HostileCompletionTests.offerable(keys, shell, dashdash: true), shell, dashdash: true))
-        expected.append(HostileCompletionTests.offerable(keys.filter { $0.hasPrefix("~") }, shell, tilde: true).map { [$0] })
+        let suites = CompletionQuotingTests.offerable(Fixture.suites + ["hostile", "-g", "NSGlobalDomain"], shell) + ["downloaded.json"]
+        var expected = [CompletionQuotingTests.expected(suites, shell)]
+        expected += domains.map { _ in CompletionQuotingTests.expected(CompletionQuotingTests.offerable(keys, shell), shell) }
+        expected.append(CompletionQuotingTests.expected(CompletionQuotingTests.offerable(keys, shell, dashdash: true), shell, dashdash: true))
+        expected.append(CompletionQuotingTests.offerable(keys.filter { $0.hasPrefix("~") }, shell, tilde: true).map { [$0] })
         for (line, (result, wanted)) in zip(lines, zip(results, expected)) {
-            let offered = try await HostileCompletionTests.words(result, shell, fixture)
-            #expect(HostileCompletionTests.sorted(offered) == HostileCompletionTests.sorted(wanted), "\(shell) '\(line)': \(result.offers)")
+            let offered = try await CompletionQuotingTests.words(result, shell, fixture)
+            #expect(CompletionQuotingTests.sorted(offered) == CompletionQuotingTests.sorted(wanted), "\(shell) '\(line)': \(result.offers)")
         }
         #expect(try fixture.pwnedFiles() == [])
     }
@@ -105,8 +105,8 @@ import Testing
         let lines = domains.map { "prefs read \($0.0) " } + ["prefs read "]
         let results = try await shell.complete(lines.map { ($0, .all) }, in: fixture.sandbox, directory: fixture.work)
         let words = try await shell.words(of: results.map(\.line), in: fixture.sandbox, directory: fixture.eval)
-        let keys = HostileCompletionTests.expected(fixture.keys, .bash).flatMap { $0 }
-        let suites = HostileCompletionTests.expected(Fixture.suites + ["hostile", "-g", "NSGlobalDomain", "downloaded.json"], .bash)
+        let keys = CompletionQuotingTests.expected(fixture.keys, .bash).flatMap { $0 }
+        let suites = CompletionQuotingTests.expected(Fixture.suites + ["hostile", "-g", "NSGlobalDomain", "downloaded.json"], .bash)
         let expected = domains.map { ["prefs", "read", $0.1] + keys } + [["prefs", "read"] + suites.flatMap { $0 }]
         for (line, (got, wanted)) in zip(lines, zip(words, expected)) {
             #expect(got.starts(with: wanted.prefix(line == "prefs read " ? 2 : 3)), "\(shell) '\(line)': \(got)")
@@ -131,11 +131,11 @@ import Testing
     @Test(arguments: CompletionShell.allCases)
     func acceptingACompletionGivesExactlyTheName(shell: CompletionShell) async throws {
         let fixture = try await Fixture()
-        let keys = HostileCompletionTests.offerable(fixture.keys, shell).filter { !$0.hasPrefix("~") }
-            + HostileCompletionTests.offerable(fixture.keys.filter { $0.hasPrefix("~") }, shell, tilde: true)
-        let suites = HostileCompletionTests.offerable(Fixture.suites, shell) + HostileCompletionTests.offerable(["~tilde"], shell, tilde: true)
-        let keyPrefixes = HostileCompletionTests.uniquePrefixes(keys, among: fixture.keys)
-        let suitePrefixes = HostileCompletionTests.uniquePrefixes(suites, among: Fixture.suites + ["hostile", "-g", "NSGlobalDomain", "downloaded.json"])
+        let keys = CompletionQuotingTests.offerable(fixture.keys, shell).filter { !$0.hasPrefix("~") }
+            + CompletionQuotingTests.offerable(fixture.keys.filter { $0.hasPrefix("~") }, shell, tilde: true)
+        let suites = CompletionQuotingTests.offerable(Fixture.suites, shell) + CompletionQuotingTests.offerable(["~tilde"], shell, tilde: true)
+        let keyPrefixes = CompletionQuotingTests.uniquePrefixes(keys, among: fixture.keys)
+        let suitePrefixes = CompletionQuotingTests.uniquePrefixes(suites, among: Fixture.suites + ["hostile", "-g", "NSGlobalDomain", "downloaded.json"])
         let escaped = try await shell.quoted((keyPrefixes + suitePrefixes).map(\.prefix), in: fixture.sandbox)
         var cases = zip(escaped, keyPrefixes).map { ("prefs read hostile " + $0.0, ["prefs", "read", "hostile", $0.1.name]) }
         cases += zip(escaped.dropFirst(keyPrefixes.count), suitePrefixes).map { ("prefs read " + $0.0, ["prefs", "read", $0.1.name]) }
