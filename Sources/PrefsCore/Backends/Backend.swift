@@ -130,7 +130,7 @@ package protocol SuiteBackend: Sendable {
     /// with the suite's other layers (one request), no change of a user touches them; none by
     /// default. (The machine's managed values and system defaults, files under `$XDG_CONFIG_DIRS`,
     /// bind every user of the machine whatever the store: the core reads them itself, through
-    /// `SuiteStore.files`, `Layers+Administered.swift`.)
+    /// `SuiteStore.administered`, `Layers+Administered.swift`.)
     func managedLocations(for name: String) throws -> [SuiteLocation]
 
     /// Whether the store's suites are themselves an administrator's managed values (etcd's store at

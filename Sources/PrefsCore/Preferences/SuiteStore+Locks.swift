@@ -13,9 +13,7 @@ extension SuiteStore {
     package func fenced(name: String, token: Int64) throws -> SuiteStore {
         let fence = try locks().fence(name: name, token: token)
         try fence.check()
-        var files = self.files
-        files.fence = fence
-        var fenced = SuiteStore(storage: try storage.fenced(by: fence), files: files)
+        var fenced = SuiteStore(storage: try storage.fenced(by: fence), files: try files.fenced(by: fence), administered: administered)
         fenced.host = host
         fenced.schemaChoice = schemaChoice
         return fenced

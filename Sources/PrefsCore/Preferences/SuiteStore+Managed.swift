@@ -34,10 +34,10 @@ extension SuiteStore {
     /// global suite, the machine's file, then the store's places.
     func managedPlaces(for location: SuiteLocation) throws -> [ManagedPlace] {
         guard !storage(for: location).holdsManagedValues, let name = managedName(of: location) else { return [] }
-        let directories = try files.administeredDirectories()
+        let directories = try administered.directories()
         var places: [ManagedPlace] = []
         for owner in Layers.managedOwners(of: name) {
-            if let values = try files.managedFileValues(for: owner, in: directories) { places.append(.file(values)) }
+            if let values = try administered.managedValues(for: owner, in: directories) { places.append(.file(values)) }
             places += try storage.managedLocations(for: owner).map { .inStore($0) }
         }
         return places
@@ -106,10 +106,10 @@ extension SuiteStore {
     /// every suite, are said once, for the global suite).
     package func managedSources(of suites: [DumpedSuite]) throws -> [(suite: String, source: String)] {
         guard !storage.holdsManagedValues else { return [] }
-        let directories = try files.administeredDirectories()
+        let directories = try administered.directories()
         var sources: [(suite: String, source: String)] = []
         for suite in suites where suite.section == .suites {
-            if let managed = try files.managedFileValues(for: suite.name, in: directories), !managed.values.isEmpty {
+            if let managed = try administered.managedValues(for: suite.name, in: directories), !managed.values.isEmpty {
                 sources.append((suite.name, managed.source))
             }
             for location in try storage.managedLocations(for: suite.name) {

@@ -40,7 +40,7 @@ extension SuiteStore {
     /// The home directory of `user` in a password file (`NAME:PASSWORD:UID:GID:GECOS:HOME:SHELL`
     /// lines; the first line for the name counts, as for NSS's `files`); nil when none names it.
     static func homeDirectory(of user: String, passwd: String) throws -> String? {
-        let bytes = try DocumentInput.read(passwd, atMost: passwdMaximumSize, what: "the password file")
+        let bytes = try HostFiles.read(passwd, atMost: passwdMaximumSize, what: "the password file")
         let name = Array(user.utf8)
         for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
             let fields = line.split(separator: UInt8(ascii: ":"), maxSplits: 6, omittingEmptySubsequences: false)

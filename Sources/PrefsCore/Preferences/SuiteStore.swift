@@ -8,7 +8,9 @@ public struct SuiteStore: Sendable {
     /// Files named by their paths: file domains, `--defaults FILE`s, packages' registered defaults.
     /// A path names a file whatever `storage` is, so this is always the file store; what the core
     /// asks of a location's store goes through `storage(for:)` and the seam's capabilities.
-    package let files: FileSuiteStorage
+    package let files: any SuiteBackend
+    /// The administrator's files on this machine, which bind every store's suites.
+    package let administered: AdministeredFiles
     /// The host a `-currentHost` or `-host NAME` chose (nil: any host): suites and the global suite
     /// are then that host's ByHost suites (`SuiteStore+ByHost.swift`).
     package internal(set) var host: String?
@@ -26,12 +28,14 @@ public struct SuiteStore: Sendable {
     /// The newest version of the suite a change expects to find (`rollback`); nil: any.
     var expectedVersion: Int64? = nil
 
-    package var environment: Environment { files.environment }
-    package var fileSystem: any FileSystem { files.fileSystem }
+    package var environment: Environment { administered.environment }
+    package var fileSystem: any FileSystem { administered.fileSystem }
 
     /// Everything on a file system.
     package init(fileSystem: any FileSystem, environment: Environment) {
-        files = FileSuiteStorage(fileSystem: fileSystem, environment: environment)
+        let files = FileSuiteStorage(fileSystem: fileSystem, environment: environment)
+        self.files = files
+        administered = AdministeredFiles(files)
         storage = ExpiringStorage(files)
     }
 
@@ -60,9 +64,15 @@ public struct SuiteStore: Sendable {
         self = try SuiteStore.selected(url: url, fileSystem: LocalFileSystem(), environment: options.map { environment.with($0) } ?? environment)
     }
 
+    /// `storage` for suites, `files` for files named by their paths and the administrator's.
     package init(storage: any SuiteBackend, files: FileSuiteStorage) {
+        self.init(storage: storage, files: files, administered: AdministeredFiles(files))
+    }
+
+    package init(storage: any SuiteBackend, files: any SuiteBackend, administered: AdministeredFiles) {
         self.storage = ExpiringStorage.wrapping(storage)
         self.files = files
+        self.administered = administered
     }
 
     /// The store that holds a location, as readers see it: values past their deadline are not

@@ -164,9 +164,8 @@ extension SuiteStore {
     /// This store, with the suite files it creates written in `format` (JSON for a `.json` path
     /// whatever `format` is); a store without files is unchanged.
     package func creatingSuites(as format: PlistFormat) -> SuiteStore {
-        var files = self.files
-        files.newPlistFormat = format
-        var store = SuiteStore(storage: ExpiringStorage.unwrapped(storage).creatingSuites(as: format), files: files)
+        var store = SuiteStore(storage: ExpiringStorage.unwrapped(storage).creatingSuites(as: format), files: files.creatingSuites(as: format),
+                               administered: administered)
         store.host = host
         store.schemaChoice = schemaChoice
         store.pinnedManaged = pinnedManaged

@@ -42,7 +42,7 @@ extension BackendContractTests {
         let racing = LockFence(name: "deploy", token: holder.token, etcdCompare: real.etcdCompare) {
             if checks.next() > 1 { try real.check() }
         }
-        let fenced = SuiteStore(storage: try fixture.store.storage.fenced(by: racing), files: fixture.store.files)
+        let fenced = SuiteStore(storage: try fixture.store.storage.fenced(by: racing), files: fixture.store.files, administered: fixture.store.administered)
         _ = try fixture.write(.suite("app"), "k", "before")
         holder.release()
         let before = try fixture.footprint()

@@ -189,7 +189,7 @@ final class ContractStore: @unchecked Sendable {
             case .unparsable: "<plist><dict><key>\(key)</key><string>v</dict></plist>"
             case .foreign: "<plist><array><string>\(key)</string></array></plist>"
             }
-            try fileSystem.replace(try store.files.path(of: .suite(name)), with: Array(text.utf8), newFileMode: 0o600)
+            try fileSystem.replace(try #require(try store.files.filePath(of: .suite(name))), with: Array(text.utf8), newFileMode: 0o600)
         }
         return try footprint()
     }

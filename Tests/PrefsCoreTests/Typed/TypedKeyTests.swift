@@ -115,7 +115,7 @@ extension TypedKeyTests {
     @Test func storeOptionsReplaceTheEnvironmentsText() throws {
         let environment = Environment(["HOME": "/home/test", "PREFS_LOCK_TIMEOUT": "soon", "PREFS_EXTERNAL_THRESHOLD": "2K"])
         let given = SuiteStore(fileSystem: InMemoryFileSystem(), environment: environment,
-                               options: StoreOptions(externalThreshold: 64, lockTimeout: 0.5, etcdTimeout: 1))
+                               options: StoreOptions(externalThreshold: 64, lockTimeout: 0.5, timeout: 1))
         #expect(try given.environment.lockTimeout() == 0.5)
         #expect(try given.environment.externalThreshold() == 64)
         #expect(try given.environment.etcdTimeout() == 1)

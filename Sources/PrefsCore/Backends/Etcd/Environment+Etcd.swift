@@ -1,9 +1,9 @@
 /// The etcd store's settings: `PREFS_ETCD_*`, or the `StoreOptions` given in code.
 extension Environment {
-    /// `$PREFS_ETCD_TIMEOUT` (or `StoreOptions.etcdTimeout`): how many seconds an etcd store waits, over every endpoint, for one to
+    /// `$PREFS_ETCD_TIMEOUT` (or `StoreOptions.timeout`): how many seconds an etcd store waits, over every endpoint, for one to
     /// answer before giving up with 69; a decimal number from 0.1 to 3600 (default 5).
     package func etcdTimeout() throws -> Double {
-        if let options { return try options.checked(options.etcdTimeout, 0.1...3600, "etcdTimeout", "0.1 to 3600 seconds") }
+        if let options { return try options.checked(options.timeout, 0.1...3600, "timeout", "0.1 to 3600 seconds") }
         guard let text = try self["PREFS_ETCD_TIMEOUT"] else { return 5 }
         guard let seconds = Environment.decimal(text), seconds >= 0.1, seconds <= 3600 else {
             throw PrefsError.badEnvironment(name: "PREFS_ETCD_TIMEOUT", value: text, accepted: "a number of seconds from 0.1 to 3600")

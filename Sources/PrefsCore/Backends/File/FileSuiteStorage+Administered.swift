@@ -4,7 +4,7 @@ import Glibc
 /// `/etc/xdg`): managed values `prefs/managed/NAME.plist` (or `.json`), where the first directory
 /// that has the file wins, and system defaults `prefs/defaults/NAME.plist`. The global suite's files
 /// are `.GlobalPreferences.plist`. They bind every user of the machine whatever store the suites are
-/// in, so the core reads them through `SuiteStore.files` for every store (`Layers+Administered.swift`).
+/// in, so the core reads them through `SuiteStore.administered` (`AdministeredFiles`) for every store (`Layers+Administered.swift`).
 /// They are only ever read. A directory without `prefs` (most machines) costs one `stat`.
 extension FileSuiteStorage {
     /// The `$XDG_CONFIG_DIRS` directories, in order, that have a `prefs` entry: where an

@@ -18,9 +18,9 @@ public struct StoreOptions: Sendable, Equatable {
     public var externalThreshold: Int
     /// How many seconds a writer waits for another's lock before giving up; 0 to 86400. Default 10.
     public var lockTimeout: Double
-    /// How many seconds an etcd store waits, over every endpoint, for one to answer; 0.1 to 3600.
-    /// Default 5.
-    public var etcdTimeout: Double
+    /// How many seconds a networked store (etcd) waits, over every endpoint, for one to answer
+    /// (`PREFS_ETCD_TIMEOUT`); 0.1 to 3600. Default 5.
+    public var timeout: Double
     /// The etcd user and password (`PREFS_ETCD_USER`, `PREFS_ETCD_PASSWORD`): both or neither.
     public var etcdUser: String?
     public var etcdPassword: String?
@@ -33,12 +33,12 @@ public struct StoreOptions: Sendable, Equatable {
     /// The name of this machine in ByHost suites (`PREFS_HOST_ID`; default: from `/etc/machine-id`).
     public var hostID: String?
 
-    public init(externalThreshold: Int = 100 << 10, lockTimeout: Double = 10, etcdTimeout: Double = 5,
+    public init(externalThreshold: Int = 100 << 10, lockTimeout: Double = 10, timeout: Double = 5,
                 etcdUser: String? = nil, etcdPassword: String? = nil, etcdCACertificate: String? = nil,
                 etcdCertificate: String? = nil, etcdKey: String? = nil, hostID: String? = nil) {
         self.externalThreshold = externalThreshold
         self.lockTimeout = lockTimeout
-        self.etcdTimeout = etcdTimeout
+        self.timeout = timeout
         (self.etcdUser, self.etcdPassword) = (etcdUser, etcdPassword)
         (self.etcdCACertificate, self.etcdCertificate, self.etcdKey) = (etcdCACertificate, etcdCertificate, etcdKey)
         self.hostID = hostID

@@ -1,6 +1,6 @@
 /// The administrators' layers. Managed values are over everything: the suite's, then the global
 /// suite's (which bind every suite, as macOS's forced global preferences do), each this machine's
-/// managed file first (`$XDG_CONFIG_DIRS`, through `SuiteStore.files` whatever the store: a user of
+/// managed file first (`$XDG_CONFIG_DIRS`, through `SuiteStore.administered` whatever the store: a user of
 /// a fleet's store is still a user of this machine), then the store's own (a fleet's,
 /// `SuiteBackend.managedLocations`). System defaults, this machine's files, are under the global
 /// suite and over registered defaults.
@@ -19,7 +19,7 @@ extension Layers {
         for owner in Layers.managedOwners(of: name) {
             // The global suite's managed values answer in a suite but do not make it exist.
             let establishes = owner == name
-            if let managed = try store.files.managedFileValues(for: owner, in: directories) {
+            if let managed = try store.administered.managedValues(for: owner, in: directories) {
                 layers.append(Layer(origin: .managed(managed.source), location: .file(managed.source), defaults: managed.values,
                                     establishes: establishes))
             }
@@ -32,14 +32,14 @@ extension Layers {
 
     /// The system-defaults layers of a suite: its files among `directories`, in order.
     func systemDefaultsLayers(for name: String, directories: [String]) -> [Layer] {
-        store.files.systemDefaultsFiles(for: name, in: directories).map { Layer(origin: .system($0), location: .file($0)) }
+        store.administered.systemDefaultsFiles(for: name, in: directories).map { Layer(origin: .system($0), location: .file($0)) }
     }
 
     /// Every file that would hold the domain's managed values (the suite's and the global suite's,
     /// in every `$XDG_CONFIG_DIRS` directory), where one may appear.
     func managedPaths() throws -> [String] {
         guard !storedOnly, !store.storage.holdsManagedValues, let name = domain.registrationName else { return [] }
-        return try Layers.managedOwners(of: name).flatMap { try store.files.managedFilePaths(for: $0) }
+        return try Layers.managedOwners(of: name).flatMap { try store.administered.managedPaths(for: $0) }
     }
 }
 

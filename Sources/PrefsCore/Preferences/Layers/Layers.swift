@@ -92,7 +92,7 @@ package struct Layers: Sendable {
     /// Every layer but the schema's defaults.
     func layersAboveSchema() throws -> [Layer] {
         guard !storedOnly, let name = domain.registrationName else { return [try ownLayer()] }
-        let administered = try store.files.administeredDirectories()
+        let administered = try store.administered.directories()
         var layers = try managedLayers(for: name, directories: administered) + storedLayers()
         layers += systemDefaultsLayers(for: name, directories: administered)
         layers += commandLineDefaults.reversed().map { Layer(origin: .commandLine($0), location: .file($0)) }
@@ -121,8 +121,8 @@ package struct Layers: Sendable {
     /// External values are read in.
     func contents(of layer: Layer) throws -> PrefDictionary? {
         if let defaults = layer.defaults { return defaults }
-        if layer.isAdministered, case .file(let path) = layer.location { return try store.files.loadAdministered(path)?.contents }
-        if case .registered = layer.origin, case .file(let path) = layer.location { try store.files.checkNotSpecial(path) }
+        if layer.isAdministered, case .file(let path) = layer.location { return try store.administered.load(path)?.contents }
+        if case .registered = layer.origin, case .file(let path) = layer.location { try store.administered.checkNotSpecial(path) }
         guard let contents = try store.load(at: layer.location)?.contents else {
             if case .commandLine(let path) = layer.origin { throw PrefsError.fileNotFound(path: path) }
             return nil

@@ -33,11 +33,6 @@ package struct DocumentInput: Sendable {
         return .malformed(source: name, format: nil, reason: "\(what): larger than \(size)")
     }
 
-    /// A system file the store reads whole (`/etc/passwd`), at most `limit` bytes.
-    static func read(_ path: String, atMost limit: Int, what: String) throws -> [UInt8] {
-        try DocumentInput(fileSystem: LocalFileSystem()).fileBytes(path, atMost: limit, what: what)
-    }
-
     /// The dictionary a document holds, decoded by its content (or by `decode`); errors, and a root
     /// that is not a dictionary, name the source.
     package func dictionary(from source: String, decode: ([UInt8]) throws -> PrefValue = { try PropertyList.decode($0).value }) throws -> PrefDictionary {

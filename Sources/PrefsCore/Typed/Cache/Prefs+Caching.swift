@@ -65,8 +65,8 @@ extension ReadCache {
     static func files(of layers: Layers, suite: String) throws -> [String] {
         var paths = try layers.paths()
         guard keepsInFiles(layers) else { return paths }
-        for location in try layers.store.files.schemaLocations(for: suite) {
-            let path = try layers.store.files.path(of: location)
+        for location in try layers.store.storage.schemaLocations(for: suite) {
+            guard let path = try layers.store.storage(for: location).filePath(of: location) else { continue }
             let base = path.hasSuffix(".json") ? String(path.dropLast(5)) : path.hasSuffix(".plist") ? String(path.dropLast(6)) : path
             paths += [base + ".plist", base + ".json"]
         }

@@ -158,7 +158,7 @@ final class LayerFixture {
 
     @Test func theUserRegistrationFileKeepsAnExistingJSONFile() throws {
         let fixture = try LayerFixture(.memory)
-        func path(_ domain: Domain) throws -> String { try fixture.store.files.path(of: try fixture.store.registrationTarget(for: domain).location) }
+        func path(_ domain: Domain) throws -> String { try #require(try fixture.store.files.filePath(of: try fixture.store.registrationTarget(for: domain).location)) }
         #expect(try path(.suite("app")) == fixture.root + "/data/prefs/defaults/app.plist")
         try fixture.put("data/prefs/defaults/app.json", ["a": 1])
         #expect(try path(.suite("app")) == fixture.root + "/data/prefs/defaults/app.json")
