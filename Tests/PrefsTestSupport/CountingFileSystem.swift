@@ -91,6 +91,8 @@ package final class CountingFileSystem: FileSystem, @unchecked Sendable {
 
     package func removeFile(_ path: String) throws { try base.removeFile(path) }
 
+    package func isHeldByAWriter(_ path: String) -> Bool { base.isHeldByAWriter(path) }
+
     package func withLock<T>(ofFile path: String, timeout: Double, _ body: () throws -> T) throws -> T {
         try base.withLock(ofFile: path, timeout: timeout, body)
     }

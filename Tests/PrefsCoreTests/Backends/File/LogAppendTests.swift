@@ -121,6 +121,27 @@ import Testing
         #expect(try f.fileSystem.status(of: f.log)?.isSpecial == true)
     }
 
+    /// A writer holds the suite's file until it has added to the log: a reader can tell a version
+    /// may be on its way (`isHeldByAWriter`). On disk the new file is held from its rename until
+    /// the replace returns; on both, while `withLock(ofFile:)` runs.
+    @Test(arguments: Kind.allCases)
+    func theFileIsHeldUntilTheLogIsAddedTo(kind: Kind) throws {
+        let f = try Fixture(kind)
+        #expect(try f.replace("one", "h|1|", at: 0))
+        #expect(!f.fileSystem.isHeldByAWriter(f.suite))
+        try f.fileSystem.withLock(ofFile: f.suite, timeout: 5) { #expect(f.fileSystem.isHeldByAWriter(f.suite)) }
+        #expect(!f.fileSystem.isHeldByAWriter(f.suite))
+        guard kind == .local else { return }
+        var heldAfterRename = false
+        try f.fileSystem.replace(f.suite, newFileMode: 0o600, streaming: { write in try Array("two".utf8).withUnsafeBytes(write) },
+                                 alongside: LogAppend(path: f.log, bytes: Array("2|".utf8), offset: 4)) { rename in
+            _ = try rename()
+            heldAfterRename = f.fileSystem.isHeldByAWriter(f.suite)
+        }
+        #expect(heldAfterRename && !f.fileSystem.isHeldByAWriter(f.suite))
+        #expect(try f.text(f.suite) == "two" && f.text(f.log) == "h|1|2|")
+    }
+
     /// The file's own replace fails (its bytes cannot be produced): the log is not added to,
     /// nothing is removed, no temporary file stays.
     @Test(arguments: Kind.allCases)

@@ -82,6 +82,10 @@ package protocol FileSystem: Sendable {
     /// not there.
     func removeFileUnsynced(_ path: String) throws
 
+    /// Whether a writer holds the lock of the file at `path` now (`withLock(ofFile:)`, or a
+    /// replace's on its new file until it returns); false when there is no such file.
+    func isHeldByAWriter(_ path: String) -> Bool
+
     /// Runs `body` holding the exclusive lock of the file at `path` (already resolved; its directory
     /// exists), waiting at most `timeout` seconds in all (`.lockUnavailable` after that). The lock is
     /// a `flock` of the file itself — or of its directory while there is no file — taken again

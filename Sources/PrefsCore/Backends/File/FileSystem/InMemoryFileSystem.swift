@@ -141,6 +141,13 @@ package final class InMemoryFileSystem: FileSystem, Sendable {
         }
     }
 
+    package func isHeldByAWriter(_ path: String) -> Bool {
+        locked { s in
+            guard case .file(_, _, let inode, _)? = s.nodes[s.resolve(normalize(path))] else { return false }
+            return s.lockedFiles.contains("inode \(inode)")
+        }
+    }
+
     package func withLock<T>(ofFile path: String, timeout: Double, _ body: () throws -> T) throws -> T {
         let target = normalize(path)
         var wait = LockWait(timeout: timeout)

@@ -171,6 +171,15 @@ package struct LocalFileSystem: FileSystem {
         }
     }
 
+    package func isHeldByAWriter(_ path: String) -> Bool {
+        let raw = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard raw >= 0 else { return false }
+        defer { close(raw) }
+        guard flock(raw, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
+        flock(raw, LOCK_UN)
+        return false
+    }
+
     package func withLock<T>(ofFile path: String, timeout: Double, _ body: () throws -> T) throws -> T {
         var clock = LockWait(timeout: timeout)
         while true {
