@@ -71,6 +71,8 @@ extension SuiteBackend {
 
     package func versions(of location: SuiteLocation) throws -> [SuiteVersion]? { nil }
 
+    package func mayBeRecordingVersion(of location: SuiteLocation) throws -> Bool { false }
+
     package func recordingVersions(_ stamp: VersionStamp) -> any SuiteBackend { self }
 
     package func creatingSuites(as format: PlistFormat) -> any SuiteBackend { self }

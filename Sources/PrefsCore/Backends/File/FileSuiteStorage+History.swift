@@ -19,6 +19,15 @@ extension FileSuiteStorage {
         return try versionNumbers(directory).map { try readVersion(directory, $0) }
     }
 
+    /// Whether the history holds anything but versions: a change's version written and not yet
+    /// renamed in (or one a killed writer left, which its suite's next change removes).
+    package func mayBeRecordingVersion(of location: SuiteLocation) throws -> Bool {
+        guard let directory = try historyDirectory(of: location) else { return false }
+        return try fileSystem.contentsOfDirectory(directory).contains { name in
+            !(name.utf8.count == 26 && name.hasSuffix(".plist") && Int64(name.prefix(20)) != nil)
+        }
+    }
+
     /// Where a location's history is kept; nil for a place that has none (registered defaults,
     /// schemas, files named by their paths, ByHost suites), or when neither `XDG_STATE_HOME` nor
     /// `HOME` names a directory: then changes keep no version.

@@ -35,6 +35,7 @@ package final class SuiteWatcher: ValueWatcher {
     /// Watched files modified in place (or found open for writing) and not yet closed by their
     /// writer (by name).
     private var beingWritten = Set<[UInt8]>()
+    package var reportsEveryReading = false
 
     /// How long a directory must be quiet before the values are read again, and the longest a burst
     /// of events may delay that.
@@ -94,7 +95,7 @@ package final class SuiteWatcher: ValueWatcher {
                     lastError = nil
                     let changes = WatchedValues.changes(from: current, to: now)
                     current = now
-                    if !changes.isEmpty && !onChanges(changes) { return .handlerStopped }
+                    if (!changes.isEmpty || reportsEveryReading) && !onChanges(changes) { return .handlerStopped }
                 case .failure(let error as PrefsError):
                     if error != lastError { onError(error) }
                     lastError = error
@@ -103,6 +104,11 @@ package final class SuiteWatcher: ValueWatcher {
                 }
             }
         }
+    }
+
+    /// Whether a file name is a version's in a suite's history (`FileSuiteStorage.versionFile`).
+    static func isVersionName(_ name: [UInt8]) -> Bool {
+        name.count == 26 && name[..<20].allSatisfy { $0 >= 0x30 && $0 <= 0x39 } && name[20...].elementsEqual(".plist".utf8)
     }
 
     func values() throws -> WatchedValues.Reading { try WatchedValues.read(layers, keys: keys) }
@@ -122,6 +128,13 @@ package final class SuiteWatcher: ValueWatcher {
                 names.insert(Array(name.utf8))
             }
             files.append((file, Array(splitPath(target ?? file).name.utf8)))
+        }
+        if reportsEveryReading {
+            // The histories of the suites that keep one: a version is renamed in right after its
+            // change's suite file.
+            for layer in try layers.layers() {
+                if let directory = try layers.store.files.historyDirectory(of: layer.location) { wanted.insert(directory) }
+            }
         }
         watchedNames = names
         layerFiles = files
@@ -235,6 +248,10 @@ package final class SuiteWatcher: ValueWatcher {
                 }
                 relevant = true
                 completed = mask & UInt32(IN_MOVED_TO | IN_CLOSE_WRITE) != 0
+            } else if reportsEveryReading && mask & UInt32(IN_MOVED_TO) != 0 && SuiteWatcher.isVersionName(event.name) {
+                // A version renamed into a history (`NUMBER.plist`, 20 digits).
+                relevant = true
+                completed = true
             }
         }
         return (relevant, modifiedInPlace, completed)
