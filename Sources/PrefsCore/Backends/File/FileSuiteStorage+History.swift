@@ -19,6 +19,11 @@ extension FileSuiteStorage {
         return try versionNumbers(directory).map { try readVersion(directory, $0) }
     }
 
+    package func versions(of location: SuiteLocation, after number: Int64) throws -> [SuiteVersion]? {
+        guard let directory = try historyDirectory(of: location) else { return nil }
+        return try versionNumbers(directory).filter { $0 > number }.map { try readVersion(directory, $0) }
+    }
+
     /// Whether the history holds anything but versions: a change's version written and not yet
     /// renamed in (or one a killed writer left, which its suite's next change removes).
     package func mayBeRecordingVersion(of location: SuiteLocation) throws -> Bool {

@@ -70,4 +70,7 @@ struct ReplayedStorage: SuiteBackend {
     package var holdsManagedValues: Bool { inner.holdsManagedValues }
     package func versions(of location: SuiteLocation) throws -> [SuiteVersion]? { try inner.versions(of: location) }
     package func mayBeRecordingVersion(of location: SuiteLocation) throws -> Bool { try inner.mayBeRecordingVersion(of: location) }
+    package func versions(of location: SuiteLocation, after number: Int64) throws -> [SuiteVersion]? {
+        try inner.versions(of: location, after: number)
+    }
 }

@@ -33,7 +33,7 @@ final class ChangeReplay {
     /// How long a read that is ahead of the versions listed waits for them before it is a gap.
     static let versionGrace = 0.5
     /// How long it sleeps between two readings meanwhile.
-    static let retryMicroseconds: UInt32 = 2_000
+    static let retryMicroseconds: UInt32 = 250
 
     let layers: Layers
     let keys: [(name: String, path: PrefKeyPath)]?
@@ -42,6 +42,8 @@ final class ChangeReplay {
     private(set) var tracked: [Tracked] = []
     /// What a read gave at the last reading reported.
     private(set) var reported: WatchedValues.Reading = []
+    /// How long a read ahead of the versions waits for them (`versionGrace`).
+    var grace = ChangeReplay.versionGrace
 
     /// Reads the starting point: the values now, and the newest version of each layer that keeps
     /// a history.
@@ -51,8 +53,11 @@ final class ChangeReplay {
         storage = ExpiringStorage.unwrapped(layers.store.storage)
         var locations: [SuiteLocation] = []
         for layer in try layers.layers() where layer.location.keepsHistory && !locations.contains(layer.location) {
-            // A store, or a place in it, that keeps no history (no state directory) is a layer like any other.
-            if (try? storage.versions(of: layer.location)) == .some(nil) { continue }
+            // A store, or a place in it, that keeps no history (no state directory) is a layer like
+            // any other; one that cannot be read now is followed (its rounds are gaps until it can).
+            let keeps: Bool
+            do { keeps = try storage.versions(of: layer.location, after: .max - 1) != nil } catch { keeps = true }
+            if !keeps { continue }
             locations.append(layer.location)
         }
         tracked = locations.map { Tracked(location: $0, contents: PrefDictionary(), seen: 0) }
@@ -78,7 +83,7 @@ final class ChangeReplay {
     }
 
     private func newestVersions() -> [Int64] {
-        tracked.map { layer in ((try? storage.versions(of: layer.location)) ?? nil)?.last?.number ?? 0 }
+        tracked.map { layer in ((try? storage.versions(of: layer.location, after: layer.seen)) ?? nil)?.last?.number ?? layer.seen }
     }
 
     /// What a read gives with the tracked layers holding `contents` (the others as they are now).
@@ -100,19 +105,21 @@ final class ChangeReplay {
         }
         var contents = tracked.map(\.contents)
         // Before the versions: what changed in the layers that keep none.
-        var current = try read(contents)
+        var last = try read(contents)
+        var current = last
         var changes = ChangeReplay.gap(ChangeReplay.differences(from: reported, to: current))
         for (index, version) in ChangeReplay.interleaved(versions) {
             for change in version.changes ?? [] { contents[index][change.key] = change.new }
-            let after = try read(contents)
+            last = try read(contents)
             let touched = Set(version.keys.map { Array($0.utf8) })
             let expiry = touched.contains(Array(Expiry.key.utf8))
-            let made = ChangeReplay.differences(from: current, to: after).filter { expiry || touched.contains(Array($0.key.utf8)) }
+            let made = ChangeReplay.differences(from: current, to: last).filter { expiry || touched.contains(Array($0.key.utf8)) }
             WatchedValues.apply(made, to: &current)
             changes += made
         }
-        // The contents as the store holds them (equal to the replay, but for what a format drops).
-        let final = try read(now)
+        // The contents as the store holds them (equal to the replay, but for what a format drops:
+        // read again only then).
+        let final = contents == now ? last : try read(now)
         changes += ChangeReplay.gap(ChangeReplay.differences(from: current, to: final))
         reported = final
         for index in tracked.indices {
@@ -150,13 +157,13 @@ final class ChangeReplay {
     /// may be on its way, `mayBeRecordingVersion`, then a gap). A version that
     /// cannot follow (a number skipped, values that do not match, values not kept) is a gap.
     func settle() throws -> Settled {
-        let deadline = MonotonicClock.now() + ChangeReplay.versionGrace
+        let deadline = MonotonicClock.now() + grace
         var rereads = 0
         while true {
             let contents = try tracked.map { try storage.load($0.location)?.contents ?? PrefDictionary() }
             var lists: [[SuiteVersion]] = [], behind = false, ahead = false, pending = false
             for (layer, now) in zip(tracked, contents) {
-                guard let listed = try? (storage.versions(of: layer.location) ?? []).filter({ $0.number > layer.seen }) else {
+                guard let listed = try? storage.versions(of: layer.location, after: layer.seen) ?? [] else {
                     // A version pruned while the history was read: read again.
                     behind = true
                     pending = true
