@@ -160,6 +160,28 @@ import Testing
         }
     }
 
+    /// The global suite's changes come too, from its own history, in time order with the suite's
+    /// (to the millisecond); one the suite's own value hides is no change.
+    @Test(arguments: watchable)
+    func theGlobalSuitesChangesComeAndAHiddenOneDoesNot(backend: Backend) async throws {
+        try await SuiteChangesOrderTests.patiently {
+            let fixture = try ContractStore(backend)
+            var (suite, changes) = try await SuiteChangesOrderTests.watching(fixture)
+            // Versions record their time to the millisecond: the writes are a few apart.
+            try SuiteChangesOrderTests.inOneBurst(fixture) {
+                try fixture.write(.global, "word", "hidden")
+                try fixture.write(.global, "shown", "g")
+                usleep(3_000)
+                try suite.set(.retries, 1)
+                usleep(3_000)
+                try fixture.write(.global, "shown", "h")
+            }
+            let seen = try await SuiteChangesOrderTests.until(&changes, "shown", is: "h")
+            #expect(seen == [SuiteChangesOrderTests.change("shown", nil, "g"), SuiteChangesOrderTests.change("retries", nil, 1),
+                             SuiteChangesOrderTests.change("shown", "g", "h")])
+        }
+    }
+
     /// A layer that keeps no history (the user's registered defaults): its change comes after a
     /// gap, since one such change between two readings cannot be told from several.
     @Test(arguments: watchable)

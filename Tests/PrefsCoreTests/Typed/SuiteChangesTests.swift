@@ -102,6 +102,7 @@ extension Prefs.Keys {
         try suite.set(.word, "b")
         let gap = try #require(try await changes.next())
         #expect(gap.isGap && gap.key.isEmpty && gap.old == nil && gap.new == nil)
+        #expect(throws: PrefsError.usage("this is a gap in the changes of com.example.watched, not a change of word")) { try gap.new(as: .word) }
         var summed = WatchChange(key: "word", old: "a", new: "b")
         summed.isSummary = true
         #expect(try await changes.next() == summed)

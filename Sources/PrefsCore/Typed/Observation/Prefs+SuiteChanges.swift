@@ -11,7 +11,8 @@ extension Prefs.Suite {
     /// to `a`, `b`, `a` come in that order. A version's change is seen through every layer as a read
     /// gives it: a key a managed value or this host's value hides does not come, and the defaults
     /// registered in code stand in for absent values. Changes of the suite and of the global suite
-    /// interleave by the time their versions recorded.
+    /// interleave by the time their versions recorded, to the millisecond (the suite's first
+    /// within one).
     ///
     /// What the history cannot account for comes after a gap, never in silence: one element with
     /// `isGap` (its key empty, its values nil), then each key whose value differs across the gap,
@@ -138,13 +139,14 @@ extension WatchChange {
     /// The value before, typed as a read of `key` gives it (`try change.old(as: .retries)`): the
     /// key's own default when neither a layer nor the defaults registered in code had one. A value
     /// of another type is `PrefsError.typeMismatch`, naming the suite and key; a change of another
-    /// key than `key` is `PrefsError.usage`.
+    /// key than `key`, or a gap (`isGap`), is `PrefsError.usage`.
     public func old<Value>(as key: Prefs.Key<Value>) throws -> Value { try typed(old, key) }
 
     /// The value after, typed as a read of `key` gives it (see `old(as:)`).
     public func new<Value>(as key: Prefs.Key<Value>) throws -> Value { try typed(new, key) }
 
     private func typed<Value>(_ value: PrefValue?, _ key: Prefs.Key<Value>) throws -> Value {
+        guard !isGap else { throw PrefsError.usage("this is a gap in the changes of \(suite ?? "the suite"), not a change of \(key.name)") }
         guard key.name == self.key else { throw PrefsError.usage("this change is of the key \(self.key), not \(key.name)") }
         guard let value else { return key.defaultValue }
         return try Prefs.Suite.decoded(Value.self, from: value, key: key.name, suite: suite ?? "")

@@ -179,16 +179,28 @@ extension FileSystem {
         }
     }
 
-    /// Collects the pieces, then replaces the file, then the companion, inside `commit`.
+    /// Collects the pieces, then replaces the file, then the companion, inside `commit`. As on disk,
+    /// the companion's bytes are in a temporary file beside it (`TemporaryName`) from before the
+    /// file is replaced until the companion is in place (what `FileSuiteStorage.mayBeRecordingVersion`
+    /// looks for).
     package func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
                         alongside companion: CompanionFile?, commit: (_ rename: () throws -> Bool) throws -> Void) throws {
         var bytes: [UInt8] = []
         try produce { bytes.append(contentsOf: $0) }
-        try commit {
-            try replace(path, with: bytes, newFileMode: newFileMode)
-            guard let companion else { return false }
+        var staged: String?
+        if let companion {
+            let temporary = companion.directory + "/" + TemporaryName.make(for: splitPath(companion.path).name)
             do {
                 if try status(of: companion.directory) == nil { try createDirectory(companion.directory, mode: companion.directoryMode) }
+                try replace(temporary, with: companion.bytes, newFileMode: companion.newFileMode)
+                staged = temporary
+            } catch {}
+        }
+        defer { if let staged { try? removeFileUnsynced(staged) } }
+        try commit {
+            try replace(path, with: bytes, newFileMode: newFileMode)
+            guard let companion, staged != nil else { return false }
+            do {
                 try replace(companion.path, with: companion.bytes, newFileMode: companion.newFileMode)
             } catch {
                 return false

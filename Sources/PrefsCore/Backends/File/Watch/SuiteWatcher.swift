@@ -16,7 +16,9 @@ import Glibc
 /// or an event came during the read, nothing is reported and the values are read again once the
 /// writers have closed the files and the directories are quiet. No polling: between writes the
 /// watch sleeps in `poll`. Its watches are a share of the process's one inotify instance
-/// (`SharedInotify`), whose reader thread wakes it when events come for it.
+/// (`SharedInotify`), whose reader thread wakes it when events come for it. Asked to report every
+/// reading (`reportsEveryReading`, for `Suite.changes(of:)`), it also watches the histories of the
+/// suites that keep one, and a version renamed in is read at once like a layer file.
 package final class SuiteWatcher: ValueWatcher {
     package let layers: Layers
     /// The watched keys as typed; nil: every top-level key.
