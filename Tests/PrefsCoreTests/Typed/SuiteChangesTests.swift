@@ -107,4 +107,22 @@ extension Prefs.Keys {
         summed.isSummary = true
         #expect(try await changes.next() == summed)
     }
+
+    /// A value whose deadline passes (`write --ttl`) goes as one change, from the history's point
+    /// of view a change without a version, but known: no gap.
+    @Test(arguments: FileSystemKind.allCases)
+    func aValuePastItsDeadlineGoesAsOneChange(kind: FileSystemKind) async throws {
+        let fixture = try LayerFixture(kind)
+        let store = SuiteChangesTests.keepingHistory(fixture)
+        let suite = Prefs.Suite("com.example.watched", store: store)
+        try suite.set(.word, "kept")
+        var options = WriteOptions()
+        // Far enough ahead for the watch to be in place first, whatever the machine's load.
+        options.deadline = PrefDate(secondsSinceReferenceDate: Expiry.now().secondsSinceReferenceDate + 2)
+        _ = try store.write(try WriteRequest.parse(["retries", "-int", "9"], domain: suite.name), to: .suite(suite.name), options: options)
+        var changes = try await suite.changes(of: .retries, .word).started().makeAsyncIterator()
+        #expect(try await changes.next() == WatchChange(key: "retries", old: 9, new: nil))
+        try suite.set(.word, "next")
+        #expect(try await changes.next() == WatchChange(key: "word", old: "kept", new: "next"))
+    }
 }

@@ -20,7 +20,7 @@ import Glibc
 /// a `UserDefaults` app writing the file), a change of a layer that keeps no history (ByHost,
 /// managed values, registered defaults, a file domain, a store without history) — comes as one
 /// gap (`WatchChange.isGap`) followed by the difference between the values before and after it
-/// (`isSummary`).
+/// (`isSummary`). A value whose deadline passed (`write --ttl`) is one change, with no gap.
 final class ChangeReplay {
     /// A layer whose changes record versions: its contents as stored at the last reading reported
     /// (empty: no suite), and the number of the last version replayed (0: none).
@@ -107,7 +107,10 @@ final class ChangeReplay {
         // Before the versions: what changed in the layers that keep none.
         var last = try read(contents)
         var current = last
-        var changes = ChangeReplay.gap(ChangeReplay.differences(from: reported, to: current))
+        // A value whose deadline passed is one change, not a gap.
+        let unexplained = ChangeReplay.differences(from: reported, to: current)
+        let expired = unexplained.filter { change in tracked.contains { hasExpired(change.key, in: $0) } }
+        var changes = expired + ChangeReplay.gap(unexplained.filter { change in !expired.contains { $0.key.utf8.elementsEqual(change.key.utf8) } })
         for (index, version) in ChangeReplay.interleaved(versions) {
             for change in version.changes ?? [] { contents[index][change.key] = change.new }
             last = try read(contents)
@@ -127,6 +130,11 @@ final class ChangeReplay {
             tracked[index].seen = versions[index].last?.number ?? tracked[index].seen
         }
         return changes
+    }
+
+    /// Whether `key`'s value in `layer`'s contents is past its deadline now.
+    private func hasExpired(_ key: String, in layer: Tracked) -> Bool {
+        layer.contents[key] != nil && Expiry.hasExpired(key, in: layer.contents[Expiry.key], at: Expiry.now())
     }
 
     /// A gap and the changes across it, marked as their sum; nothing when there are none.
