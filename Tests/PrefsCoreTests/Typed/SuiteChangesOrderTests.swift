@@ -182,6 +182,23 @@ import Testing
         }
     }
 
+    /// A change that removes the suite's file (its last key reset) records its version after the
+    /// removal: it comes as itself, no gap, and so do the changes after it.
+    @Test(arguments: watchable)
+    func theSuiteRemovedComesAsItsChanges(backend: Backend) async throws {
+        try await SuiteChangesOrderTests.patiently {
+            let fixture = try ContractStore(backend)
+            var (suite, changes) = try await SuiteChangesOrderTests.watching(fixture, .word)
+            for _ in 1...5 {
+                try suite.reset(.word)
+                try suite.set(.word, "a")
+            }
+            var seen: [WatchChange] = []
+            for _ in 1...10 { seen.append(try #require(try await changes.next())) }
+            #expect(seen == Array(repeating: [SuiteChangesOrderTests.change("word", "a", nil), SuiteChangesOrderTests.change("word", nil, "a")], count: 5).flatMap { $0 })
+        }
+    }
+
     /// A layer that keeps no history (the user's registered defaults): its change comes after a
     /// gap, since one such change between two readings cannot be told from several.
     @Test(arguments: watchable)

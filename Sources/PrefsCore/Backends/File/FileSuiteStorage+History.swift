@@ -100,6 +100,26 @@ extension FileSuiteStorage {
                                                   directoryMode: 0o700, removing: removing), pruned: pruned)
     }
 
+    /// Removes a suite's file, then records the change's version (`recordVersion`). The version's
+    /// bytes are staged first in a temporary file beside the versions, removed once the version is
+    /// in place: as for a replace, a reader that sees the file gone before its version sees that a
+    /// version is on its way (`mayBeRecordingVersion`).
+    func removeRecordingVersion(_ target: String, _ kept: (directory: String, numbers: [Int64])?, before: PrefDictionary,
+                                after: PrefDictionary, _ change: StoredChange? = nil) throws {
+        var staged: String?
+        if let pending = pendingVersion(kept, before: before, after: after) {
+            let temporary = pending.file.directory + "/" + TemporaryName.make(for: splitPath(pending.file.path).name)
+            do {
+                if try fileSystem.status(of: pending.file.directory) == nil { try fileSystem.createDirectory(pending.file.directory, mode: 0o700) }
+                try fileSystem.replace(temporary, with: pending.file.bytes, newFileMode: 0o600)
+                staged = temporary
+            } catch {}
+        }
+        defer { if let staged { try? fileSystem.removeFileUnsynced(staged) } }
+        try fileSystem.removeFile(target)
+        recordVersion(kept, before: before, after: after, change)
+    }
+
     /// A change that is no replace of the suite's file (the suite removed): its version written
     /// after the removal, on its own. The change stands whatever happens here: a version that
     /// cannot be written (a full disk) is left out, and the command does not report a committed
