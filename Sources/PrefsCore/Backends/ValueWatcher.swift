@@ -37,8 +37,8 @@ package enum WatchStop: Equatable, Sendable {
 /// milliseconds on a file system the kernel does not see (`PollingWatcher`), etcd's watch
 /// (`EtcdWatcher`).
 package protocol ValueWatcher: AnyObject {
-    /// Whether every reading after a wake goes to `onChanges`, even one that finds no change (false
-    /// by default), and, on files, a version renamed into a watched suite's history wakes the watch
+    /// Whether every reading after a wake goes to `onChanges`, even one that finds no change (each
+    /// watcher starts with false), and, on files, a version renamed into a watched suite's history wakes the watch
     /// too: `Suite.changes(of:)` reads the history at each wake (`ChangeReplay`), where a change and
     /// its undoing between two readings leave the values as they were. Set before `run`.
     var reportsEveryReading: Bool { get set }
