@@ -71,6 +71,12 @@ extension SuiteBackend {
 
     package func versions(of location: SuiteLocation) throws -> [SuiteVersion]? { nil }
 
+    package func mayBeRecordingVersion(of location: SuiteLocation) throws -> Bool { false }
+
+    package func versions(of location: SuiteLocation, after number: Int64) throws -> [SuiteVersion]? {
+        try versions(of: location)?.filter { $0.number > number }
+    }
+
     package func recordingVersions(_ stamp: VersionStamp) -> any SuiteBackend { self }
 
     package func creatingSuites(as format: PlistFormat) -> any SuiteBackend { self }

@@ -164,6 +164,17 @@ package protocol SuiteBackend: Sendable {
     /// the store keeps no history.
     func versions(of location: SuiteLocation) throws -> [SuiteVersion]?
 
+    /// The versions kept of `location` numbered above `number`, oldest first, reading no older
+    /// ones where the store can (a watcher reads the new ones at each change); nil as for
+    /// `versions(of:)`. By default `versions(of:)`, filtered.
+    func versions(of location: SuiteLocation, after number: Int64) throws -> [SuiteVersion]?
+
+    /// Whether a change of `location` may be between committing and recording its version, so
+    /// that its version may come in a moment: the file store renames a version in right after the
+    /// suite's file, its temporary file in the history meanwhile. False by default: a store that
+    /// commits both at once.
+    func mayBeRecordingVersion(of location: SuiteLocation) throws -> Bool
+
     /// This store with each change of a suite or the global suite recording a version as `stamp`
     /// says, in the same step as the change (the file store under the suite's lock, etcd in its
     /// transaction), and the oldest pruned to `stamp.keep` in that step. By default the store

@@ -6,9 +6,19 @@ public struct WatchChange: Equatable, Sendable {
     /// The suite it happened in, when the typed API reports it (`Suite.changes(of:)`), for the
     /// errors of `old(as:)` and `new(as:)`; not compared.
     var suite: String? = nil
+    /// Whether this is no change but a gap (`Suite.changes(of:)`): changes may have been missed
+    /// here. Its `key` is empty, `old` and `new` are nil; the changes that follow it with
+    /// `isSummary` are what changed across it.
+    public internal(set) var isGap = false
+    /// Whether this change sums up what changed across the gap just before it (`isGap`): the value
+    /// a read gave before the gap and gives after it, however many changes came between.
+    public internal(set) var isSummary = false
+
+    /// A gap in the changes of `suite` (`isGap`).
+    static func gap(suite: String?) -> WatchChange { WatchChange(key: "", old: nil, new: nil, suite: suite, isGap: true) }
 
     public static func == (lhs: WatchChange, rhs: WatchChange) -> Bool {
-        lhs.key == rhs.key && lhs.old == rhs.old && lhs.new == rhs.new
+        lhs.key == rhs.key && lhs.old == rhs.old && lhs.new == rhs.new && lhs.isGap == rhs.isGap && lhs.isSummary == rhs.isSummary
     }
 }
 
@@ -27,6 +37,12 @@ package enum WatchStop: Equatable, Sendable {
 /// milliseconds on a file system the kernel does not see (`PollingWatcher`), etcd's watch
 /// (`EtcdWatcher`).
 package protocol ValueWatcher: AnyObject {
+    /// Whether every reading after a wake goes to `onChanges`, even one that finds no change (each
+    /// watcher starts with false), and, on files, a version renamed into a watched suite's history wakes the watch
+    /// too: `Suite.changes(of:)` reads the history at each wake (`ChangeReplay`), where a change and
+    /// its undoing between two readings leave the values as they were. Set before `run`.
+    var reportsEveryReading: Bool { get set }
+
     /// Reads the current values, which `initial` receives (as changes from absent, for the keys
     /// that have a value); then, until `onChanges` returns false, `timeout` seconds pass, or
     /// `closedWhen` hangs up, hands each batch of changes to `onChanges`. A read that fails later (a

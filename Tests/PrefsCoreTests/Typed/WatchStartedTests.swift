@@ -9,12 +9,12 @@ extension Prefs.Keys {
 /// `started()`: once it returns, the watch is in place, so a change made at once is delivered.
 @Suite struct WatchStartedTests {
     /// A change made right after `started()`, 200 times, each with a watch of its own: every one is
-    /// delivered. (A sentinel written after it bounds the wait: the change must come before, or with,
+    /// delivered, as the change its version records (the store keeps a history). (A sentinel written after it bounds the wait: the change must come before, or with,
     /// the sentinel's.)
     @Test(arguments: FileSystemKind.allCases)
     func aChangeMadeRightAfterStartedIsNeverMissed(kind: FileSystemKind) async throws {
         let fixture = try LayerFixture(kind)
-        let suite = Prefs.Suite("com.example.started", store: fixture.store)
+        let suite = Prefs.Suite("com.example.started", store: SuiteChangesTests.keepingHistory(fixture))
         try suite.set(.retries, 0)
         var missed: [Int] = []
         let trials = kind == .disk ? 200 : 50

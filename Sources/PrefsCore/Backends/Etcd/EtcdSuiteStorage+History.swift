@@ -30,10 +30,15 @@ extension EtcdSuiteStorage {
         return recording
     }
 
-    package func versions(of location: SuiteLocation) throws -> [SuiteVersion]? {
+    package func versions(of location: SuiteLocation) throws -> [SuiteVersion]? { try versions(of: location, after: 0) }
+
+    /// One range from the first number above `number` (key order is number order).
+    package func versions(of location: SuiteLocation, after number: Int64) throws -> [SuiteVersion]? {
         guard location.keepsHistory else { return nil }
-        let prefix = layout.history(of: try place(location))
-        return try etcd.range(prefix, rangeEnd: EtcdClient.prefixEnd(prefix)).kvs.map { kv in
+        let place = try place(location)
+        let prefix = layout.history(of: place)
+        let start = number < 1 ? prefix : layout.version(number + 1, of: place)
+        return try etcd.range(start, rangeEnd: EtcdClient.prefixEnd(prefix)).kvs.map { kv in
             guard let version = SuiteVersion(encoded: kv.value) else {
                 throw PrefsError.malformed(source: describe(location), format: nil, reason: "etcd key \(ByteText.escaped(kv.key)) is not a version prefs wrote")
             }

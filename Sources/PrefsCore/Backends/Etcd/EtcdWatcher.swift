@@ -20,6 +20,7 @@ package final class EtcdWatcher: ValueWatcher {
     let storage: EtcdSuiteStorage
     /// The store's etcd, which can watch (`EtcdKV.canWatch`).
     var client: any EtcdKV { storage.etcd }
+    package var reportsEveryReading = false
 
     init(_ layers: Layers, keys: [(name: String, path: PrefKeyPath)]?, storage: EtcdSuiteStorage) {
         self.layers = layers
@@ -65,7 +66,7 @@ package final class EtcdWatcher: ValueWatcher {
         let markers = try markers()
         // The revision first read: every change after it comes through the watch.
         var start = try latestRevision()
-        var reader = Reader(watcher: self, current: try values(at: start))
+        var reader = Reader(watcher: self, current: try values(at: start), everyReading: reportsEveryReading)
         guard initial(WatchedValues.initial(reader.current)) else {
             return .handlerStopped
         }
@@ -97,6 +98,8 @@ package final class EtcdWatcher: ValueWatcher {
     struct Reader {
         let watcher: EtcdWatcher
         var current: WatchedValues.Reading
+        /// `reportsEveryReading`.
+        let everyReading: Bool
         var lastError: PrefsError?
 
         /// Reads the values at `revision` and hands their changes to `onChanges`: false when it
@@ -108,7 +111,7 @@ package final class EtcdWatcher: ValueWatcher {
                 lastError = nil
                 let changes = WatchedValues.changes(from: current, to: now)
                 current = now
-                return changes.isEmpty || onChanges(changes)
+                return (changes.isEmpty && !everyReading) || onChanges(changes)
             } catch let error as PrefsError {
                 if case .unavailable = error { throw error }
                 if error != lastError { onError(error) }

@@ -21,6 +21,24 @@ extension FileSuiteStorage {
         return try history.kept.map(history.version)
     }
 
+    package func versions(of location: SuiteLocation, after number: Int64) throws -> [SuiteVersion]? {
+        guard let directory = try historyDirectory(of: location) else { return nil }
+        let history = try readHistory(directory)
+        if history.log.foreign { throw PrefsError.malformed(source: history.logPath, format: nil, reason: "not a history prefs wrote") }
+        return try history.kept.filter { $0 > number }.map(history.version)
+    }
+
+    /// Whether a change's version may be on its way: a writer still holds the suite's file (it
+    /// appends the version before letting go), or a temporary file stands in the history (a
+    /// removal's, or a file system's whose replaced file no writer holds; or one a killed writer
+    /// left, which its suite's next change removes).
+    package func mayBeRecordingVersion(of location: SuiteLocation) throws -> Bool {
+        guard let directory = try historyDirectory(of: location) else { return false }
+        let suite = try path(of: location)
+        if fileSystem.isHeldByAWriter((try? fileSystem.resolvingSymlinks(suite)) ?? suite) { return true }
+        return try fileSystem.contentsOfDirectory(directory).contains { $0 != VersionLog.name && FileSuiteStorage.versionNumber($0) == nil }
+    }
+
     /// Where a location's history is kept; nil for a place that has none (registered defaults,
     /// schemas, files named by their paths, ByHost suites), or when neither `XDG_STATE_HOME` nor
     /// `HOME` names a directory: then changes keep no version.
@@ -32,12 +50,14 @@ extension FileSuiteStorage {
 
     /// A suite's history as it is on disk: its log, and the version files an older prefs wrote.
     func readHistory(_ directory: String) throws -> SuiteHistory {
-        var files: [Int64] = [], hasLog = false
+        var files: [Int64] = [], hasLog = false, temporaries: [String] = []
         for name in try fileSystem.contentsOfDirectory(directory) {
             if name == VersionLog.name {
                 hasLog = true
-            } else if name.utf8.count == 26, name.hasSuffix(".plist"), let number = Int64(name.prefix(20)) {
+            } else if let number = FileSuiteStorage.versionNumber(name) {
                 files.append(number)
+            } else {
+                temporaries.append(directory + "/" + name)
             }
         }
         let logPath = directory + "/" + VersionLog.name
@@ -50,7 +70,14 @@ extension FileSuiteStorage {
                 do { log = VersionLog(try fileSystem.contents(of: logPath)) } catch PrefsError.fileNotFound {}
             }
         }
-        return SuiteHistory(storage: self, directory: directory, logPath: logPath, log: log, files: files.sorted())
+        return SuiteHistory(storage: self, directory: directory, logPath: logPath, log: log, files: files.sorted(), temporaries: temporaries)
+    }
+
+    /// The number of a version file an older prefs wrote (`NUMBER.plist`, 20 digits); nil for
+    /// another name.
+    static func versionNumber(_ name: String) -> Int64? {
+        guard name.utf8.count == 26, name.hasSuffix(".plist") else { return nil }
+        return Int64(name.prefix(20))
     }
 
     func versionFile(_ directory: String, _ number: Int64) -> String {
@@ -96,7 +123,7 @@ extension FileSuiteStorage {
               let record = try? VersionLog.record(version, keep: stamp.keep) else { return nil }
         let keptAfter = Set((history.numbers + [version.number]).suffix(stamp.keep))
         let pruned = history.kept.filter { !keptAfter.contains($0) }.compactMap { try? history.version($0) }
-        let removing = history.files.filter { !keptAfter.contains($0) }.map { versionFile(history.directory, $0) }
+        let removing = history.files.filter { !keptAfter.contains($0) }.map { versionFile(history.directory, $0) } + history.temporaries
         let log = history.log
         if log.records.count + 1 > stamp.keep + VersionLog.slack(keeping: stamp.keep) {
             var bytes = VersionLog.header
@@ -105,6 +132,26 @@ extension FileSuiteStorage {
         }
         return PendingVersion(log: LogAppend(path: history.logPath, bytes: log.end == 0 ? VersionLog.header + record : record, offset: log.end,
                                              removing: removing), pruned: pruned)
+    }
+
+    /// Removes a suite's file, then records the change's version (`recordVersion`). A temporary
+    /// file stands beside the log from before the removal until the version is added: a reader
+    /// that sees the file gone before its version sees that a version is on its way
+    /// (`mayBeRecordingVersion`).
+    func removeRecordingVersion(_ target: String, _ history: SuiteHistory?, before: PrefDictionary,
+                                after: PrefDictionary, _ change: StoredChange? = nil) throws {
+        var marker: String?
+        if let history, versioning.map({ $0.keep > 0 }) == true {
+            let temporary = history.directory + "/" + TemporaryName.make(for: VersionLog.name)
+            do {
+                if try fileSystem.status(of: history.directory) == nil { try fileSystem.createDirectory(history.directory, mode: 0o700) }
+                try fileSystem.replace(temporary, with: [], newFileMode: 0o600)
+                marker = temporary
+            } catch {}
+        }
+        defer { if let marker { try? fileSystem.removeFileUnsynced(marker) } }
+        try fileSystem.removeFile(target)
+        recordVersion(history, before: before, after: after, change)
     }
 
     /// A change that is no replace of the suite's file (the suite removed): its version added
@@ -125,6 +172,9 @@ struct SuiteHistory {
     let log: VersionLog
     /// The numbers of the version files an older prefs wrote, oldest first.
     let files: [Int64]
+    /// Anything else there: what a writer killed while adding a version left (under the suite's
+    /// lock, no one else's), removed by the next change.
+    let temporaries: [String]
 
     /// Every version there, oldest first.
     var numbers: [Int64] {

@@ -35,10 +35,9 @@ extension FileSuiteStorage {
             if current == nil && contents.isEmpty { return false }
             if removingEmpty && contents.isEmpty {
                 change.willCommit()
-                try fileSystem.removeFile(target)
                 // (With the file gone, a new locker takes the directory's lock, which this one does
                 // not hold: `check` allows for what is removed here, see `checkExternal`.)
-                recordVersion(kept, before: current?.contents ?? [:], after: contents, change)
+                try removeRecordingVersion(target, kept, before: current?.contents ?? [:], after: contents, change)
                 change.didCommit()
                 return true
             }
@@ -137,8 +136,7 @@ extension FileSuiteStorage {
         return try locked(target) {
             guard let suite = try load(path: target) else { return nil }
             let kept = try versionsBeforeChange(location)
-            try fileSystem.removeFile(target)
-            recordVersion(kept, before: suite.contents, after: [:])
+            try removeRecordingVersion(target, kept, before: suite.contents, after: [:])
             return suite.contents
         }
     }

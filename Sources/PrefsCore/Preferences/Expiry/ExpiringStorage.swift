@@ -186,6 +186,10 @@ package struct ExpiringStorage: SuiteBackend {
     package func locks() throws -> (any LockService)? { try inner.locks() }
     package func fenced(by fence: LockFence) throws -> any SuiteBackend { ExpiringStorage(try inner.fenced(by: fence), request: request) }
     package func versions(of location: SuiteLocation) throws -> [SuiteVersion]? { try inner.versions(of: location) }
+    package func mayBeRecordingVersion(of location: SuiteLocation) throws -> Bool { try inner.mayBeRecordingVersion(of: location) }
+    package func versions(of location: SuiteLocation, after number: Int64) throws -> [SuiteVersion]? {
+        try inner.versions(of: location, after: number)
+    }
     package func recordingVersions(_ stamp: VersionStamp) -> any SuiteBackend { ExpiringStorage(inner.recordingVersions(stamp), request: request) }
     package func creatingSuites(as format: PlistFormat) -> any SuiteBackend { ExpiringStorage(inner.creatingSuites(as: format), request: request) }
 }

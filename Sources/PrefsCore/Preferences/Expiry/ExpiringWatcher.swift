@@ -7,6 +7,10 @@ package final class ExpiringWatcher: ValueWatcher {
     let inner: any ValueWatcher
     let layers: Layers
     let keys: [(name: String, path: PrefKeyPath)]?
+    package var reportsEveryReading: Bool {
+        get { inner.reportsEveryReading }
+        set { inner.reportsEveryReading = newValue }
+    }
 
     init(_ inner: any ValueWatcher, layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) {
         self.inner = inner
@@ -34,7 +38,7 @@ package final class ExpiringWatcher: ValueWatcher {
                 defer { last = now }
                 guard let previous = last else { return initial(changes) }
                 let missed = WatchedValues.changes(from: previous, to: now)
-                return missed.isEmpty || onChanges(missed)
+                return (missed.isEmpty && !reportsEveryReading) || onChanges(missed)
             }, onChanges: { changes in
                 if last != nil { WatchedValues.apply(changes, to: &last!) }
                 guard onChanges(changes) else { return false }

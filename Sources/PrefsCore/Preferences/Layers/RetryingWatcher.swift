@@ -17,6 +17,10 @@ package final class RetryingWatcher: ValueWatcher {
     let back: () -> Void
     /// Called after each reading the watch reports (to keep it in the host's snapshot).
     let afterReading: () -> Void
+    package var reportsEveryReading: Bool {
+        get { inner.reportsEveryReading }
+        set { inner.reportsEveryReading = newValue }
+    }
 
     package init(_ inner: any ValueWatcher, limit: Double?, lost: @escaping (PrefsError) -> Void, back: @escaping () -> Void,
                  afterReading: @escaping () -> Void = {}) {
@@ -46,7 +50,7 @@ package final class RetryingWatcher: ValueWatcher {
                     defer { last = now }
                     guard let previous = last else { return initial(changes) }
                     let missed = WatchedValues.changes(from: previous, to: now)
-                    return missed.isEmpty || onChanges(missed)
+                    return (missed.isEmpty && !reportsEveryReading) || onChanges(missed)
                 }, onChanges: { changes in
                     afterReading()
                     if last != nil { WatchedValues.apply(changes, to: &last!) }

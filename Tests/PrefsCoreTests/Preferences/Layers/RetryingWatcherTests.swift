@@ -13,6 +13,7 @@ final class ScriptedWatcher: ValueWatcher {
 
     var script: [Run]
     var runs = 0
+    var reportsEveryReading = false
 
     init(_ script: [Run]) { self.script = script }
 

@@ -186,11 +186,24 @@ extension FileSystem {
         }
     }
 
-    /// Collects the pieces, then replaces the file, then adds to the log, inside `commit`.
+    /// Collects the pieces, then replaces the file, then adds to the log, inside `commit`. A
+    /// temporary file beside the log (`TemporaryName`) stands from before the file is replaced
+    /// until the log is added to: what `FileSuiteStorage.mayBeRecordingVersion` looks for on a file
+    /// system whose replaced file no writer holds (on disk, the writer holds the new file instead).
     package func replace(_ path: String, newFileMode: mode_t, streaming produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
                         alongside log: LogAppend?, commit: (_ rename: () throws -> Bool) throws -> Void) throws {
         var bytes: [UInt8] = []
         try produce { bytes.append(contentsOf: $0) }
+        var marker: String?
+        if let log {
+            let temporary = log.directory + "/" + TemporaryName.make(for: splitPath(log.path).name)
+            do {
+                if try status(of: log.directory) == nil { try createDirectory(log.directory, mode: log.directoryMode) }
+                try replace(temporary, with: [], newFileMode: log.newFileMode)
+                marker = temporary
+            } catch {}
+        }
+        defer { if let marker { try? removeFileUnsynced(marker) } }
         try commit {
             try replace(path, with: bytes, newFileMode: newFileMode)
             return log.map(append) ?? false

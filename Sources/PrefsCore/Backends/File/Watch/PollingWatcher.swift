@@ -7,6 +7,7 @@ final class PollingWatcher: ValueWatcher {
     let layers: Layers
     let keys: [(name: String, path: PrefKeyPath)]?
     let interval: Int32
+    var reportsEveryReading = false
 
     init(_ layers: Layers, keys: [(name: String, path: PrefKeyPath)]?, interval: Int32 = 5) {
         self.layers = layers
@@ -31,7 +32,7 @@ final class PollingWatcher: ValueWatcher {
                 let now = try WatchedValues.read(layers, keys: keys)
                 let changes = WatchedValues.changes(from: current, to: now)
                 (current, lastError) = (now, nil)
-                if !changes.isEmpty && !onChanges(changes) { return .handlerStopped }
+                if (!changes.isEmpty || reportsEveryReading) && !onChanges(changes) { return .handlerStopped }
             } catch let error as PrefsError {
                 if error != lastError { onError(error) }
                 lastError = error

@@ -16,9 +16,13 @@ import Glibc
 /// or an event came during the read, nothing is reported and the values are read again once the
 /// writers have closed the files and the directories are quiet. No polling: between writes the
 /// watch sleeps in `poll`. Its watches are a share of the process's one inotify instance
-/// (`SharedInotify`), whose reader thread wakes it when events come for it.
+/// (`SharedInotify`), whose reader thread wakes it when events come for it. Asked to report every
+/// reading (`reportsEveryReading`, for `Suite.changes(of:)`), it also watches the histories of the
+/// suites that keep one, and a version renamed in is read at once like a layer file.
 package final class SuiteWatcher: ValueWatcher {
     package let layers: Layers
+    /// The file store, whose histories it watches when it reports every reading.
+    let fileStore: FileSuiteStorage
     /// The watched keys as typed; nil: every top-level key.
     let keys: [(name: String, path: PrefKeyPath)]?
     /// Its share of the process's inotify instance.
@@ -35,6 +39,7 @@ package final class SuiteWatcher: ValueWatcher {
     /// Watched files modified in place (or found open for writing) and not yet closed by their
     /// writer (by name).
     private var beingWritten = Set<[UInt8]>()
+    package var reportsEveryReading = false
 
     /// How long a directory must be quiet before the values are read again, and the longest a burst
     /// of events may delay that.
@@ -44,8 +49,9 @@ package final class SuiteWatcher: ValueWatcher {
     /// before reading anyway.
     static let longestWriteMilliseconds = 5_000.0
 
-    package init(_ layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws {
+    package init(_ layers: Layers, keys: [(name: String, path: PrefKeyPath)]?, files: FileSuiteStorage) throws {
         self.layers = layers
+        self.fileStore = files
         self.keys = keys
         inotify = try SharedInotify.shared.subscribe(mask: SuiteWatcher.mask, wakes: true)
     }
@@ -94,7 +100,7 @@ package final class SuiteWatcher: ValueWatcher {
                     lastError = nil
                     let changes = WatchedValues.changes(from: current, to: now)
                     current = now
-                    if !changes.isEmpty && !onChanges(changes) { return .handlerStopped }
+                    if (!changes.isEmpty || reportsEveryReading) && !onChanges(changes) { return .handlerStopped }
                 case .failure(let error as PrefsError):
                     if error != lastError { onError(error) }
                     lastError = error
@@ -103,6 +109,13 @@ package final class SuiteWatcher: ValueWatcher {
                 }
             }
         }
+    }
+
+    /// Whether a file name is a suite's history's: its log (`VersionLog`), or a version file an
+    /// older prefs wrote (`NUMBER.plist`, 20 digits).
+    static func isVersionName(_ name: [UInt8]) -> Bool {
+        name.elementsEqual(VersionLog.name.utf8)
+            || name.count == 26 && name[..<20].allSatisfy { $0 >= 0x30 && $0 <= 0x39 } && name[20...].elementsEqual(".plist".utf8)
     }
 
     func values() throws -> WatchedValues.Reading { try WatchedValues.read(layers, keys: keys) }
@@ -122,6 +135,13 @@ package final class SuiteWatcher: ValueWatcher {
                 names.insert(Array(name.utf8))
             }
             files.append((file, Array(splitPath(target ?? file).name.utf8)))
+        }
+        if reportsEveryReading {
+            // The histories of the suites that keep one: a version is appended to the log right
+            // after its change's suite file is renamed in.
+            for layer in try layers.layers() {
+                if let directory = try fileStore.historyDirectory(of: layer.location) { wanted.insert(directory) }
+            }
         }
         watchedNames = names
         layerFiles = files
@@ -235,6 +255,11 @@ package final class SuiteWatcher: ValueWatcher {
                 }
                 relevant = true
                 completed = mask & UInt32(IN_MOVED_TO | IN_CLOSE_WRITE) != 0
+            } else if reportsEveryReading && mask & UInt32(IN_MOVED_TO | IN_MODIFY) != 0 && SuiteWatcher.isVersionName(event.name) {
+                // A version appended to a history's log (IN_MODIFY, as the write ends), or the log
+                // rewritten whole (renamed in).
+                relevant = true
+                completed = true
             }
         }
         return (relevant, modifiedInPlace, completed)
