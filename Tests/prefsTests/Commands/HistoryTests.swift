@@ -191,6 +191,19 @@ import Testing
         #expect(try String(contentsOfFile: directory + "/versions.log", encoding: .utf8) == "not a log\n")
     }
 
+    /// A FIFO where the log should be is never opened (no wait for a writer): changes go on without
+    /// a version, and `history` says it is no history (65).
+    @Test func aFIFOInTheLogsPlaceStopsNothing() async throws {
+        let prefs = try await Self.runner(.files)
+        let directory = prefs.directory + "/.local/state/prefs/history/f"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        #expect(mkfifo(directory + "/versions.log", 0o600) == 0)
+        #expect(try await prefs("write", "f", "k", "1").status == 0)
+        #expect(try await prefs("read", "f", "k").outputText == "1\n")
+        let history = try await prefs("history", "f")
+        #expect(history.status == 65 && history.error.contains("not a history prefs wrote"), "\(history.error)")
+    }
+
     /// The log keeps the newest versions its writer keeps, whoever reads it, and is rewritten with
     /// only those once it holds `VersionLog.slack` more: it never grows without bound.
     @Test func theLogIsRewrittenWithTheVersionsKept() async throws {

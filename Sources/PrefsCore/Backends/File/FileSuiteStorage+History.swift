@@ -65,7 +65,7 @@ extension FileSuiteStorage {
         if hasLog {
             // A FIFO or device in its place is no log (and is never opened).
             if let status = try fileSystem.status(of: logPath), status.isSpecial || status.isDirectory {
-                log = VersionLog(Array("-".utf8))
+                log = VersionLog.notAFile
             } else {
                 do { log = VersionLog(try fileSystem.contents(of: logPath)) } catch PrefsError.fileNotFound {}
             }

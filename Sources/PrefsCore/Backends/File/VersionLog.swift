@@ -35,6 +35,13 @@ struct VersionLog {
     /// Whether the file does not begin as a log prefs writes.
     private(set) var foreign = false
 
+    /// What stands where the log should be and is no file to read (a FIFO, a device, a directory).
+    static let notAFile: VersionLog = {
+        var log = VersionLog([])
+        log.foreign = true
+        return log
+    }()
+
     init(_ bytes: [UInt8]) {
         self.bytes = bytes
         let header = VersionLog.header
