@@ -41,15 +41,17 @@ extension SuiteStore {
     /// No change stores an empty top-level key or a key with NUL (`checkStoredKeys`), nor a value
     /// that breaks the suite's schema (`checkingSchema`, as `schemaChoice` says), nor changes a
     /// managed key (`SuiteStore+Managed.swift`, 77): the schema and the managed values are found
-    /// first, together (`pinning(for:)`: on etcd, one request). In a suite,
+    /// first, together (`checks(for:)`: on etcd, one request), unless given (`checks`). In a suite,
     /// `change` sees external values as their references, except those of the keys `external.reading`
     /// names, which it sees read in; values it sets go external or inline as `ExternalTransaction`
     /// decides, and blobs it orphans are removed once the new contents are committed.
     @discardableResult
     package func update(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, external: ExternalOptions = ExternalOptions(),
-                       _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
-        guard isPinned(for: target) else {
-            return try pinning(for: target).update(target, keys: keys, removingEmpty: removingEmpty, external: external, change)
+                       checks given: ChangeChecks? = nil, _ change: (inout PrefDictionary) throws -> Void) throws -> Bool {
+        let checks: ChangeChecks
+        do { checks = try given ?? self.checks(for: target) } catch {
+            discard(external.prewritten, place: try? blobPlace(for: target))
+            throw error
         }
         let transaction: ExternalTransaction?
         do {
@@ -59,11 +61,10 @@ extension SuiteStore {
             throw error
         }
         do {
-            let managed = try managedValues(for: target.location)
-            try refuseManaged(keys?.sorted ?? [], in: target, managed: managed)
+            try refuseManaged(keys?.sorted ?? [], in: target, managed: checks.managed)
             let changed = try withoutActuallyEscaping(change) { change in
-                let guarded = SuiteStore.checkingManaged(change, name: target.displayName, managed: managed)
-                let checked = try checkingSchema(SuiteStore.checkingKeys(guarded, name: target.displayName), for: target)
+                let guarded = SuiteStore.checkingManaged(change, name: target.displayName, managed: checks.managed)
+                let checked = SuiteStore.checkingSchema(SuiteStore.checkingKeys(guarded, name: target.displayName), for: target, schema: checks.schema)
                 let stored = StoredChange(
                     apply: { contents, format in
                         guard let transaction else { return try checked(&contents) }
@@ -98,15 +99,12 @@ extension SuiteStore {
     /// would read (`SuiteBackend.load(_:scope:removingEmpty:)`: on etcd, only the keys it names,
     /// and then the contents are only those keys).
     package func preview(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, external: ExternalOptions = ExternalOptions(),
-                        _ change: (inout PrefDictionary) throws -> Void) throws -> (before: PrefDictionary, after: PrefDictionary) {
-        guard isPinned(for: target) else {
-            return try pinning(for: target).preview(target, keys: keys, removingEmpty: removingEmpty, external: external, change)
-        }
-        let managed = try managedValues(for: target.location)
-        try refuseManaged(keys?.sorted ?? [], in: target, managed: managed)
+                        checks given: ChangeChecks? = nil, _ change: (inout PrefDictionary) throws -> Void) throws -> (before: PrefDictionary, after: PrefDictionary) {
+        let checks = try given ?? self.checks(for: target)
+        try refuseManaged(keys?.sorted ?? [], in: target, managed: checks.managed)
         return try withoutActuallyEscaping(change) { change in
-            let guarded = SuiteStore.checkingManaged(change, name: target.displayName, managed: managed)
-            let checked = try checkingSchema(SuiteStore.checkingKeys(guarded, name: target.displayName), for: target)
+            let guarded = SuiteStore.checkingManaged(change, name: target.displayName, managed: checks.managed)
+            let checked = SuiteStore.checkingSchema(SuiteStore.checkingKeys(guarded, name: target.displayName), for: target, schema: checks.schema)
             let current = try storage(for: target.location).load(target.location, scope: keys, removingEmpty: removingEmpty)
             var before = current?.contents ?? PrefDictionary()
             var after = before

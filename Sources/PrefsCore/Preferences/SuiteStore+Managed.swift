@@ -16,9 +16,8 @@ extension SuiteStore {
     }
 
     /// The managed values that bind changes of `location`; nil when there are none. The store's own
-    /// are read in one request, or were with the suite's schema (`pinning(for:)`).
+    /// are read in one request (a change reads them with the suite's schema, `checks(for:)`).
     func managedValues(for location: SuiteLocation) throws -> Managed? {
-        if let pinnedManaged, pinnedManaged.location == location { return pinnedManaged.managed }
         let places = try managedPlaces(for: location)
         let inStore = places.compactMap { if case .inStore(let location) = $0 { location } else { nil } }
         return managed(places, loaded: inStore.isEmpty ? [] : try storage.lookup("", in: [], loading: inStore).loaded)

@@ -17,9 +17,6 @@ public struct SuiteStore: Sendable {
     /// Which schema changes are checked against (`--schema FILE`, `--no-schema`); reads always see
     /// the installed one's defaults.
     package var schemaChoice: SchemaChoice = .installed
-    /// The managed values that bind changes of one location, read once for a change of it (with its
-    /// schema, `pinning(for:)`); nil: read them when a change asks.
-    var pinnedManaged: (location: SuiteLocation, managed: Managed?)? = nil
     /// What the changes made through this store do to the deadlines of the keys they write
     /// (`write --ttl`, `rename`); nil: a key set to another value or removed loses its deadline.
     package var expiry: ExpiryChange? = nil

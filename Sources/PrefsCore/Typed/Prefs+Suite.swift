@@ -168,7 +168,6 @@ extension SuiteStore {
                                administered: administered)
         store.host = host
         store.schemaChoice = schemaChoice
-        store.pinnedManaged = pinnedManaged
         store.expiry = expiry
         return store
     }

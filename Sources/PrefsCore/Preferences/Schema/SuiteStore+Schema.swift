@@ -1,3 +1,10 @@
+/// What a change of one target is checked against, found before it (`SuiteStore.checks(for:)`):
+/// the schema (as `schemaChoice` says), and the managed values that bind the target.
+package struct ChangeChecks {
+    let schema: LoadedSchema?
+    let managed: SuiteStore.Managed?
+}
+
 /// Which schema a change is checked against.
 package enum SchemaChoice: Sendable {
     /// The suite's own: the user's (`prefs register --schema`), else the first a package ships.
@@ -87,28 +94,18 @@ extension SuiteStore {
         }
     }
 
-    /// This store with the schema of `target` and the managed values that bind it found once, for a
-    /// change of that target alone: read together (on a remote store, in one request), then given
-    /// instead of being looked for again by each step of the change.
-    func pinning(for target: SuiteTarget) throws -> SuiteStore {
+    /// What a change of `target` is checked against (`ChangeChecks`), found once before it: its
+    /// schema and the managed values that bind it, read together (on a remote store, in one request).
+    func checks(for target: SuiteTarget) throws -> ChangeChecks {
         let managedPlaces = try managedPlaces(for: target.location)
         let inStore = managedPlaces.compactMap { if case .inStore(let location) = $0 { location } else { nil } }
         let schemaPlace: SuiteLocation?
         if case .schema = target.location { schemaPlace = nil } else { schemaPlace = try schemaName(for: target).flatMap { try schemaPlaceInStore(named: $0) } }
         let places = (schemaPlace.map { [$0] } ?? []) + inStore
         let loaded = places.isEmpty ? [] : try storage.lookup("", in: [], loading: places).loaded
-        var store = self
-        if let loaded = try schema(for: target, prefetched: schemaPlace.map { ($0, loaded[0]) }) {
-            store.schemaChoice = .given(loaded)
-        } else {
-            store.schemaChoice = .none
-        }
-        store.pinnedManaged = (target.location, managed(managedPlaces, loaded: Array(loaded.dropFirst(schemaPlace == nil ? 0 : 1))))
-        return store
+        return ChangeChecks(schema: try schema(for: target, prefetched: schemaPlace.map { ($0, loaded[0]) }),
+                            managed: managed(managedPlaces, loaded: Array(loaded.dropFirst(schemaPlace == nil ? 0 : 1))))
     }
-
-    /// Whether the schema and the managed values of `target` are found already (`pinning(for:)`).
-    func isPinned(for target: SuiteTarget) -> Bool { pinnedManaged?.location == target.location }
 
     /// The schema a change of `target` is checked against: `--schema FILE`'s for any suite or file
     /// (not for a schema itself), else the suite's own. `prefetched`: its place, already read.
@@ -121,9 +118,9 @@ extension SuiteStore {
     /// `change`, refusing what breaks the target's schema: each top-level key it adds or changes
     /// must be declared (in a suite that allows no other) and keep its rules. Keys left as they
     /// were are not checked, so a value an application stored does not block other changes.
-    func checkingSchema(_ change: @escaping (inout PrefDictionary) throws -> Void, for target: SuiteTarget) throws
+    static func checkingSchema(_ change: @escaping (inout PrefDictionary) throws -> Void, for target: SuiteTarget, schema: LoadedSchema?)
         -> (inout PrefDictionary) throws -> Void {
-        guard let loaded = try schema(for: target) else { return change }
+        guard let loaded = schema else { return change }
         return { contents in
             let before = contents
             try change(&contents)

@@ -30,7 +30,11 @@ extension Schema {
 extension SuiteStore {
     /// A write's untyped VALUEs typed by the target's schema (as `schemaChoice` says).
     func typedBySchema(_ request: WriteRequest, for target: SuiteTarget) throws -> WriteRequest {
-        guard let loaded = try schema(for: target) else { return request }
-        return try request.typed(by: loaded.schema, domain: target.displayName)
+        try SuiteStore.typed(request, by: try schema(for: target), for: target)
+    }
+
+    static func typed(_ request: WriteRequest, by schema: LoadedSchema?, for target: SuiteTarget) throws -> WriteRequest {
+        guard let schema else { return request }
+        return try request.typed(by: schema.schema, domain: target.displayName)
     }
 }

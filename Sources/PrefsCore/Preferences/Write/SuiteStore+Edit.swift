@@ -49,9 +49,10 @@ extension SuiteStore {
         for path in paths { try path.check(in: domain.displayName) }
         let external = ExternalOptions(reading: paths.allSatisfy { $0.components.count == 1 } ? [] : nil)
         let target = try target(for: domain)
-        let removing = try self.removing.pinning(for: target)
-        try refuseManaged(paths.map(\.first), in: target, managed: try removing.managedValues(for: target.location))
-        return try removing.change(target, removingEmpty: domain.registrationName != nil, dryRun: dryRun, external: external) { contents in
+        let removing = self.removing
+        let checks = try removing.checks(for: target)
+        try refuseManaged(paths.map(\.first), in: target, managed: checks.managed)
+        return try removing.change(target, removingEmpty: domain.registrationName != nil, dryRun: dryRun, external: external, checks: checks) { contents in
             guard !paths.isEmpty else {
                 contents = PrefDictionary()
                 return

@@ -109,8 +109,8 @@ extension SuiteStore {
         let target = try target(for: domain)
         // The suite's schema and managed values are found once (on etcd, one request), then type and
         // check the change.
-        guard isPinned(for: target) else { return try pinning(for: target).write(request, to: domain, options: options) }
-        let request = try typedBySchema(request, for: target)
+        let checks = try checks(for: target)
+        let request = try SuiteStore.typed(request, by: checks.schema, for: target)
         var conditions = options.conditions
         if let text = options.ifEquals {
             guard !conditions.ifAbsent else { throw PrefsError.usage("write: --if-absent and --if-equals cannot be combined") }
@@ -139,7 +139,7 @@ extension SuiteStore {
         case .replaceDomain:
             if options.deadline != nil { throw PrefsError.usage("write: --ttl and --expires-at need KEY [TYPE] VALUE groups, not a whole domain") }
         }
-        var outcome = try store.change(target, keys: resolved.topLevelKeys, dryRun: options.dryRun, external: external) { contents in
+        var outcome = try store.change(target, keys: resolved.topLevelKeys, dryRun: options.dryRun, external: external, checks: checks) { contents in
             sums = try resolved.apply(to: &contents, domain: domain.displayName, conditions: conditions)
         }
         outcome.sums = sums
@@ -206,11 +206,12 @@ extension SuiteStore {
     /// Runs a change for real, in one atomic change of the store, or with `dryRun` reports what it
     /// would change and changes nothing (no lock, no file, no directory).
     package func change(_ target: SuiteTarget, keys: KeySet? = nil, removingEmpty: Bool = false, dryRun: Bool = false,
-                       external: ExternalOptions = ExternalOptions(), _ change: (inout PrefDictionary) throws -> Void) throws -> ChangeOutcome {
+                       external: ExternalOptions = ExternalOptions(), checks: ChangeChecks? = nil,
+                       _ change: (inout PrefDictionary) throws -> Void) throws -> ChangeOutcome {
         guard dryRun else {
-            return ChangeOutcome(changed: try update(target, keys: keys, removingEmpty: removingEmpty, external: external, change))
+            return ChangeOutcome(changed: try update(target, keys: keys, removingEmpty: removingEmpty, external: external, checks: checks, change))
         }
-        let (before, after) = try preview(target, keys: keys, removingEmpty: removingEmpty, external: external, change)
+        let (before, after) = try preview(target, keys: keys, removingEmpty: removingEmpty, external: external, checks: checks, change)
         let report = before.changes(to: after)
         return ChangeOutcome(changed: !report.isEmpty, report: report)
     }
