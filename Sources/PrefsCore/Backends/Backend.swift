@@ -170,9 +170,9 @@ package protocol SuiteBackend: Sendable {
     func versions(of location: SuiteLocation, after number: Int64) throws -> [SuiteVersion]?
 
     /// Whether a change of `location` may be between committing and recording its version, so
-    /// that its version may come in a moment: the file store renames a version in right after the
-    /// suite's file, its temporary file in the history meanwhile. False by default: a store that
-    /// commits both at once.
+    /// that its version may come in a moment: the file store appends a version right after the
+    /// suite's file is renamed in, holding the new file's lock meanwhile. False by default: a store
+    /// that commits both at once.
     func mayBeRecordingVersion(of location: SuiteLocation) throws -> Bool
 
     /// This store with each change of a suite or the global suite recording a version as `stamp`

@@ -13,11 +13,13 @@ import Glibc
 /// replayed contents, every other layer as it is now), one change per key per version; the
 /// versions of the two layers interleave by their time.
 ///
-/// A read that shows a change whose version is not listed yet (on files the version is renamed in
-/// right after the suite's file) is read again until the version is there, for at most
-/// `versionGrace`, while a version may be on its way (`SuiteBackend.mayBeRecordingVersion`). What no version accounts for — a number that jumps (versions pruned before they
-/// were read, `PREFS_HISTORY` of another writer), a change that recorded none (`PREFS_HISTORY=0`,
-/// a `UserDefaults` app writing the file), a change of a layer that keeps no history (ByHost,
+/// A read that shows a change whose version is not listed yet (on files the version is appended to
+/// the history's log right after the suite's file is renamed in) is read again until the version
+/// is there, for at most `versionGrace`, while a version may be on its way
+/// (`SuiteBackend.mayBeRecordingVersion`). What no version accounts for — a number that jumps
+/// (versions pruned before they were read, `PREFS_HISTORY` of another writer), a change that
+/// recorded none (`PREFS_HISTORY=0`, a `UserDefaults` app writing the file), a change of a layer
+/// that keeps no history (ByHost,
 /// managed values, registered defaults, a file domain, a store without history) — comes as one
 /// gap (`WatchChange.isGap`) followed by the difference between the values before and after it
 /// (`isSummary`). A value whose deadline passed (`write --ttl`) is one change, with no gap.

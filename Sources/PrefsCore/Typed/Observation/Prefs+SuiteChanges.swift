@@ -23,8 +23,9 @@ extension Prefs.Suite {
     /// for every change of a layer that keeps no history — a suite for this host (ByHost), managed
     /// values, registered defaults, a file domain, a store with no place for a history: one change
     /// of such a layer between two readings cannot be told from several, so each comes after a
-    /// gap. A value whose deadline passes (`write --ttl`) goes as one change, with no gap. When a read shows a change whose version is not there yet, while one may be on its way
-    /// (on files, a version is renamed in right after the suite's file), the watcher reads again,
+    /// gap. A value whose deadline passes (`write --ttl`) goes as one change, with no gap. When a
+    /// read shows a change whose version is not there yet, while one may be on its way (on files, a
+    /// version is appended right after the suite's file is renamed in), the watcher reads again,
     /// for at most half a second, before it takes it for a change that recorded none. At each
     /// reading, the changes of layers without history (after their gap) come before the versions'.
     ///

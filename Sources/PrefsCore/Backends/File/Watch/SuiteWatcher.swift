@@ -18,7 +18,7 @@ import Glibc
 /// watch sleeps in `poll`. Its watches are a share of the process's one inotify instance
 /// (`SharedInotify`), whose reader thread wakes it when events come for it. Asked to report every
 /// reading (`reportsEveryReading`, for `Suite.changes(of:)`), it also watches the histories of the
-/// suites that keep one, and a version renamed in is read at once like a layer file.
+/// suites that keep one, and a version appended to a log is read at once like a layer file.
 package final class SuiteWatcher: ValueWatcher {
     package let layers: Layers
     /// The file store, whose histories it watches when it reports every reading.
