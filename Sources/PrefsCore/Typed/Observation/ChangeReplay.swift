@@ -19,10 +19,10 @@ import Glibc
 /// (`SuiteBackend.mayBeRecordingVersion`). What no version accounts for — a number that jumps
 /// (versions pruned before they were read, `PREFS_HISTORY` of another writer), a change that
 /// recorded none (`PREFS_HISTORY=0`, a `UserDefaults` app writing the file), a change of a layer
-/// that keeps no history (ByHost,
-/// managed values, registered defaults, a file domain, a store without history) — comes as one
-/// gap (`WatchChange.isGap`) followed by the difference between the values before and after it
-/// (`isSummary`). A value whose deadline passed (`write --ttl`) is one change, with no gap.
+/// that keeps no history (ByHost, managed values, registered defaults, a file domain, a store
+/// without history) — comes as one gap (`WatchChange.isGap`) followed by the difference between
+/// the values before and after it (`isSummary`). A value whose deadline passed (`write --ttl`)
+/// is one change, with no gap.
 final class ChangeReplay {
     /// A layer whose changes record versions: its contents as stored at the last reading reported
     /// (empty: no suite), and the number of the last version replayed (0: none).
