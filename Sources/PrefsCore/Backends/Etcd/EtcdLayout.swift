@@ -39,7 +39,9 @@
 /// (1, or 2 when the current one is 1), which readers ignore, then commits with one small transaction
 /// that compares the marker, points it at the new generation and deletes the other generations (a
 /// delete of a range is one operation whatever it removes). A one-key read is one transaction: the
-/// marker and the key in each generation; a whole suite, the marker and each generation's range.
+/// marker and the key in generation 0; a whole suite, the marker and generation 0's ranges. Where
+/// the marker names generation 1 or 2, a second transaction reads that generation at the first's
+/// revision (`EtcdSuiteStorage.snapshots`).
 /// A watch is one etcd watch per marker its values depend on (the suite's, the global suite's, its
 /// registered defaults', schema's and managed values'), on one stream, their events merged in
 /// revision order (`EtcdClient.watch(keys:…)`): a change of another suite sends it nothing. The
