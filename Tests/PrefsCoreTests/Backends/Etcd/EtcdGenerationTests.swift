@@ -143,6 +143,23 @@ final class HookedEtcd: EtcdKV, @unchecked Sendable {
         #expect(try store.load(.suite("s"))?.contents.count == 199)
     }
 
+    /// A whole suite is one request in any generation: one range of every generation's values, of
+    /// which the marker's is kept (a generation being written, or left by a writer killed, is not).
+    @Test func aWholeSuiteIsOneRequestOfTheMarkersGenerationAlone() throws {
+        #expect(try store.update(.suite("s")) { $0 = Self.suite(3) })
+        etcd.inner.put("prefs/s/.1/k0", try PropertyList.encode("staged", as: .binary))
+        etcd.inner.put("prefs/s/.2/x", try PropertyList.encode("staged", as: .binary))
+        var loaded: PrefDictionary?
+        #expect(try reads { loaded = try store.load(.suite("s"))?.contents }.count == 1)
+        #expect(loaded == Self.suite(3))
+        #expect(try store.update(.suite("s")) { $0 = Self.suite(200, "w") })
+        etcd.inner.put("prefs/s/k0", try PropertyList.encode("zero", as: .binary))
+        etcd.inner.put("prefs/s/.2/k1", try PropertyList.encode("staged", as: .binary))
+        #expect(keys.contains("prefs/s/.1/k199"))
+        #expect(try reads { loaded = try store.load(.suite("s"))?.contents }.count == 1)
+        #expect(loaded == Self.suite(200, "w"))
+    }
+
     /// A change between the two requests of a read: the second, pinned to the first's revision,
     /// finds it gone (`InMemoryEtcd` keeps no history, as etcd after a compaction), and the read
     /// is made again whole, every generation in one transaction: old or new, never a mix.
