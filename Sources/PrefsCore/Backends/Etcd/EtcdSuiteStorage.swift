@@ -182,7 +182,7 @@ package struct EtcdSuiteStorage: SuiteBackend {
             let found = first.ranges[start + 1..<start + count].flatMap(\.kvs)
             let values = place.keys == nil ? layout.only(found, of: place.place, in: generation) : generation == .zero ? found : []
             snapshots.append(Snapshot(marker: marker, generation: generation, values: values, revision: first.revision))
-            if place.keys != nil && generation != .zero { elsewhere.append(i) }
+            if let keys = place.keys, !keys.isEmpty, generation != .zero { elsewhere.append(i) }
             start += count
         }
         guard !elsewhere.isEmpty else { return snapshots }
