@@ -39,7 +39,9 @@
 /// (1, or 2 when the current one is 1), which readers ignore, then commits with one small transaction
 /// that compares the marker, points it at the new generation and deletes the other generations (a
 /// delete of a range is one operation whatever it removes). A one-key read is one transaction: the
-/// marker and the key in each generation; a whole suite, the marker and each generation's range.
+/// marker and the key in generation 0 (where the marker names generation 1 or 2, a second
+/// transaction reads the key there at the first's revision: `EtcdSuiteStorage.snapshots`); a whole
+/// suite, the marker and one range of every generation, of which the marker's is kept.
 /// A watch is one etcd watch per marker its values depend on (the suite's, the global suite's, its
 /// registered defaults', schema's and managed values'), on one stream, their events merged in
 /// revision order (`EtcdClient.watch(keys:…)`): a change of another suite sends it nothing. The
@@ -145,6 +147,17 @@ struct EtcdLayout: Sendable {
         }
         let one = values(of: place, generation: .one), two = values(of: place, generation: .two)
         return [(all, one), (EtcdClient.prefixEnd(one), two), (EtcdClient.prefixEnd(two), EtcdClient.prefixEnd(all))]
+    }
+
+    /// Of the value keys of every generation (`values(of:)`, with its prefix end), those
+    /// `ranges(of:generation:)` holds: the generation's directory's, or for 0 all but the directories'.
+    func only(_ kvs: [EtcdKeyValue], of place: [UInt8], in generation: Generation) -> [EtcdKeyValue] {
+        guard generation == .zero else {
+            let directory = values(of: place, generation: generation)
+            return kvs.filter { $0.key.starts(with: directory) }
+        }
+        let one = values(of: place, generation: .one), two = values(of: place, generation: .two)
+        return kvs.filter { !$0.key.starts(with: one) && !$0.key.starts(with: two) }
     }
 
     /// The ranges holding every generation's keys but `kept`'s.

@@ -5,8 +5,13 @@ extension EtcdSuiteStorage {
     /// same name whichever order a URL gives the members in.
     package var snapshotName: String? {
         guard let (endpoints, prefix, secure) = try? EtcdClient.parse(url: name) else { return name }
-        let sorted = endpoints.map { $0.description.lowercased() }.sorted { $0.utf8Compare($1) < 0 }
-        return (secure ? "etcds://" : "etcd://") + sorted.joined(separator: ",") + "/" + prefix
+        var named = secure ? "etcds://" : "etcd://"
+        // A loop, not `joined(separator:)`: its generic form costs a one-key read 0.1 M instructions.
+        for (i, endpoint) in endpoints.map({ $0.description.lowercased() }).sorted(by: { $0.utf8Compare($1) < 0 }).enumerated() {
+            if i > 0 { named += "," }
+            named += endpoint
+        }
+        return named + "/" + prefix
     }
 
     package func observing(_ observer: any ReadObserver) -> any SuiteBackend {

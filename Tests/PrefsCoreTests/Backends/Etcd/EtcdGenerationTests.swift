@@ -68,13 +68,13 @@ final class HookedEtcd: EtcdKV, @unchecked Sendable {
 
     var keys: [String] { etcd.inner.dump().map(\.key) }
 
-    @Test func aSuiteOfAnySizeIsWrittenInANewGenerationAndReadInOneRequest() throws {
+    @Test func aSuiteOfAnySizeIsWrittenInANewGenerationAndReadAtOneRevision() throws {
         #expect(try store.update(.suite("s")) { $0 = Self.suite(1000) })
         #expect(try store.load(.suite("s"))?.contents == Self.suite(1000))
         #expect(keys.filter { $0.hasPrefix("prefs/s/.1/") }.count == 1000 && !keys.contains { $0.hasPrefix("prefs/s/k") })
         let requests = etcd.inner.requests
         #expect(try store.value(at: PrefKeyPath(["k7"]), in: .suite("s"), scope: ReadScope()).value == "v7")
-        #expect(etcd.inner.requests == requests + 1, "a one-key read is one request")
+        #expect(etcd.inner.requests == requests + 2, "the markers and generation 0, then generation 1 at the same revision")
         // A small change stays in the generation, one transaction; a large one moves to the next.
         let writes = Mutex(0)
         etcd.set { _, success, pass in
@@ -91,6 +91,98 @@ final class HookedEtcd: EtcdKV, @unchecked Sendable {
         // Emptied and removed: nothing is left but the suite's history.
         #expect(try store.remove(.suite("s")))
         #expect(etcd.inner.dump().allSatisfy { $0.key.hasPrefix("prefs/.history/s/") } && !etcd.inner.dump().isEmpty)
+    }
+
+    /// The ranges of the read transactions `body` sends (those that change nothing), by key.
+    func reads(_ body: () throws -> Void) rethrows -> [[String]] {
+        let sent = Mutex<[[String]]>([])
+        etcd.set { _, success, pass in
+            let ranges = success.compactMap { if case .range(let key, _, _, _) = $0 { String(decoding: key, as: UTF8.self) } else { nil } }
+            if ranges.count == success.count { sent.withLock { $0.append(ranges) } }
+            return try pass()
+        }
+        defer { etcd.set(nil) }
+        try body()
+        return sent.withLock { $0 }
+    }
+
+    /// A one-key read of a suite in generation 0 (every suite until a change too large for one
+    /// transaction) is one request, which asks for no other generation.
+    @Test func aOneKeyReadInGenerationZeroIsOneRequestForThatGenerationAlone() throws {
+        #expect(try store.update(.suite("s")) { $0 = Self.suite(3) })
+        #expect(try store.update(.global) { $0["g"] = 1 })
+        let sent = try reads { () throws in
+            #expect(try store.value(at: PrefKeyPath(["k1"]), in: .suite("s"), scope: ReadScope()).value == "v1")
+            #expect(try store.value(at: PrefKeyPath(["g"]), in: .suite("s"), scope: ReadScope()).value == 1)
+            #expect(try store.value(at: PrefKeyPath(["k0"]), in: .suite("s"), scope: ReadScope()).origin == .stored)
+        }
+        #expect(sent.count == 3, "one request a read")
+        for ranges in sent {
+            #expect(!ranges.contains { $0.contains("/.1/") || $0.contains("/.2/") }, "\(ranges)")
+            #expect(ranges.contains("prefs/s/.prefs-expires") && ranges.contains("prefs/.suites/s"))
+        }
+        #expect(try store.load(.suite("s"))?.contents == Self.suite(3))
+    }
+
+    /// A suite in generation 1 or 2 is read in that generation, its deadlines too, at the revision
+    /// of the first request: an expired value there is not shown.
+    @Test func aOneKeyReadInGenerationOneTakesItsValueAndDeadlinesFromThere() throws {
+        #expect(try store.update(.suite("s")) { $0 = Self.suite(200) })
+        #expect(try store.update(.suite("s")) { $0["k2"] = "w2" })
+        let past = PrefValue.dictionary(["k1": .date(PrefDate(secondsSinceReferenceDate: 1))])
+        etcd.inner.put("prefs/s/.1/.prefs-expires", try PropertyList.encode(past, as: .binary))
+        // Generation 0 holding keys of its own (a suite written by another tool) is not read.
+        etcd.inner.put("prefs/s/k2", try PropertyList.encode("zero", as: .binary))
+        let sent = try reads { () throws in
+            #expect(try store.value(at: PrefKeyPath(["k2"]), in: .suite("s"), scope: ReadScope()).value == "w2")
+            #expect(prefsError { _ = try store.value(at: PrefKeyPath(["k1"]), in: .suite("s"), scope: ReadScope()) } == .keyNotFound(domain: "s", key: "k1"))
+            #expect(try store.value(at: PrefKeyPath(["k0"]), in: .suite("s"), scope: ReadScope()).value == "v0")
+        }
+        #expect(sent.count == 6, "two requests a read: \(sent)")
+        #expect(sent[1] == ["prefs/s/.1/k2", "prefs/s/.1/.prefs-expires"], "the suite's generation alone: \(sent[1])")
+        #expect(try store.load(.suite("s"))?.contents.count == 199)
+    }
+
+    /// A whole suite is one request in any generation: one range of every generation's values, of
+    /// which the marker's is kept (a generation being written, or left by a writer killed, is not).
+    @Test func aWholeSuiteIsOneRequestOfTheMarkersGenerationAlone() throws {
+        #expect(try store.update(.suite("s")) { $0 = Self.suite(3) })
+        etcd.inner.put("prefs/s/.1/k0", try PropertyList.encode("staged", as: .binary))
+        etcd.inner.put("prefs/s/.2/x", try PropertyList.encode("staged", as: .binary))
+        var loaded: PrefDictionary?
+        #expect(try reads { loaded = try store.load(.suite("s"))?.contents }.count == 1)
+        #expect(loaded == Self.suite(3))
+        #expect(try store.update(.suite("s")) { $0 = Self.suite(200, "w") })
+        etcd.inner.put("prefs/s/k0", try PropertyList.encode("zero", as: .binary))
+        etcd.inner.put("prefs/s/.2/k1", try PropertyList.encode("staged", as: .binary))
+        #expect(keys.contains("prefs/s/.1/k199"))
+        #expect(try reads { loaded = try store.load(.suite("s"))?.contents }.count == 1)
+        #expect(loaded == Self.suite(200, "w"))
+    }
+
+    /// A change between the two requests of a read: the second, pinned to the first's revision,
+    /// finds it gone (`InMemoryEtcd` keeps no history, as etcd after a compaction), and the read
+    /// is made again whole, every generation in one transaction: old or new, never a mix.
+    @Test func aChangeBetweenTheTwoRequestsOfAReadIsReadAgainWhole() throws {
+        #expect(try store.update(.suite("s")) { $0 = Self.suite(200, "old") })
+        let changed = Mutex(false)
+        let writer = Mutex(0)
+        let (store, inner) = (self.store, etcd.inner)
+        etcd.set { _, success, pass in
+            let result = try pass()
+            if !changed.withLock({ was in defer { was = true }; return was }) {
+                let before = inner.requests
+                #expect(try store.update(.suite("s")) { $0 = Self.suite(200, "new") })
+                writer.withLock { $0 = inner.requests - before }
+            }
+            return result
+        }
+        let requests = etcd.inner.requests
+        #expect(try store.value(at: PrefKeyPath(["k5"]), in: .suite("s"), scope: ReadScope()).value == "new5")
+        etcd.set(nil)
+        #expect(keys.contains("prefs/s/.2/k5") && !keys.contains("prefs/s/.1/k5"))
+        let reader = etcd.inner.requests - requests - writer.withLock { $0 }
+        #expect(reader == 3, "the first request, the pinned one refused, the whole read: \(reader)")
     }
 
     @Test func aSuiteInTheLayoutBeforeGenerationsStillReadsAndMoves() throws {

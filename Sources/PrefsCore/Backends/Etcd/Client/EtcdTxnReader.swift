@@ -1,6 +1,6 @@
 /// A transaction's answer read straight from the bytes of the gateway's JSON, without building it
 /// as values first: the general parser and `EtcdMessage` spend about 0.3 M instructions on the
-/// forty ranges of a one-key read, in every command. It takes only JSON the way the gateway writes
+/// twenty ranges of a one-key read, in every command. It takes only JSON the way the gateway writes
 /// it — compact, strings of ASCII without escapes, int64 fields as strings of digits, members in
 /// any order, unknown members (without numbers or nulls) skipped — and only an answer that passes
 /// every check `EtcdClient.txn` makes. Anything else is nil, and the general path reads the answer
