@@ -91,7 +91,13 @@ package final class CountingFileSystem: FileSystem, @unchecked Sendable {
 
     package func removeFile(_ path: String) throws { try base.removeFile(path) }
 
-    package func isHeldByAWriter(_ path: String) -> Bool { base.isHeldByAWriter(path) }
+    /// Run before each `isHeldByAWriter`, with its path: a test plays a writer's next step there.
+    package var beforeLookingForAWriter: ((String) -> Void)?
+
+    package func isHeldByAWriter(_ path: String) -> Bool {
+        lock.withLock { beforeLookingForAWriter }?(path)
+        return base.isHeldByAWriter(path)
+    }
 
     package func withLock<T>(ofFile path: String, timeout: Double, _ body: () throws -> T) throws -> T {
         try base.withLock(ofFile: path, timeout: timeout, body)

@@ -46,6 +46,27 @@ import Testing
         #expect(try replay.next() == [WatchChange(key: "word", old: "a", new: "b")])
     }
 
+    /// The version comes, and its writer goes, between the listing of the versions and the look
+    /// for one on its way: the versions are listed again, and the change comes as itself, no gap.
+    @Test func aVersionThatComesWhileOneIsLookedForIsNoGap() throws {
+        let counting = CountingFileSystem(InMemoryFileSystem())
+        let fixture = try LayerFixture(.memory)
+        let root = fixture.root
+        try counting.createDirectory(root + "/config", mode: 0o700)
+        let store = SuiteStore(fileSystem: counting, environment: Environment(["XDG_CONFIG_HOME": root + "/config", "XDG_STATE_HOME": root + "/state",
+                                                                               "XDG_DATA_HOME": root + "/data", "XDG_CONFIG_DIRS": root + "/xdg"]))
+        let suite = Prefs.Suite("com.example.replayed", store: store)
+        try suite.set(.word, "a")
+        let replay = try ChangeReplay(try Layers(.suite(suite.name), in: store), keys: [(name: "word", path: PrefKeyPath(["word"]))])
+        let history = try #require(try FileSuiteStorage(fileSystem: counting, environment: store.environment).historyDirectory(of: .suite(suite.name)))
+        try suite.set(.word, "b")
+        let (whole, withoutLast) = try ChangeReplayTests.log(counting, history)
+        try counting.replace(history + "/" + VersionLog.name, with: withoutLast, newFileMode: 0o600)
+        counting.beforeLookingForAWriter = { _ in try? counting.base.replace(history + "/" + VersionLog.name, with: whole, newFileMode: 0o600) }
+        replay.grace = 600
+        #expect(try replay.next() == [WatchChange(key: "word", old: "a", new: "b")])
+    }
+
     /// The same change with no version on its way (no temporary file): a change that recorded
     /// none, so a gap at once and what differs across it.
     @Test(arguments: FileSystemKind.allCases)

@@ -168,7 +168,7 @@ final class ChangeReplay {
     /// cannot follow (a number skipped, values that do not match, values not kept) is a gap.
     func settle() throws -> Settled {
         let deadline = MonotonicClock.now() + grace
-        var rereads = 0
+        var rereads = 0, lookedAgain = false
         while true {
             let contents = try tracked.map { try storage.load($0.location)?.contents ?? PrefDictionary() }
             var lists: [[SuiteVersion]] = [], behind = false, ahead = false, pending = false
@@ -197,8 +197,14 @@ final class ChangeReplay {
                 rereads += 1
                 continue
             }
-            // A change that recorded no version, unless one may be on its way.
-            guard pending, MonotonicClock.now() < deadline else { return .gap }
+            // A change that recorded no version, unless one may be on its way. The version may have
+            // come, and its writer gone, between the listing and the look for one on its way: the
+            // versions are listed once more before it is a gap.
+            guard pending, MonotonicClock.now() < deadline else {
+                if lookedAgain { return .gap }
+                lookedAgain = true
+                continue
+            }
             usleep(ChangeReplay.retryMicroseconds)
         }
     }
