@@ -66,6 +66,12 @@ public struct SuiteStore: Sendable {
         self.init(storage: storage, files: files, administered: AdministeredFiles(files))
     }
 
+    /// A store of `storage`'s suites, with this one's files named by their paths and administered
+    /// files (and nothing else of this store's settings).
+    package func reading(_ storage: any SuiteBackend) -> SuiteStore {
+        SuiteStore(storage: storage, files: files, administered: administered)
+    }
+
     package init(storage: any SuiteBackend, files: any SuiteBackend, administered: AdministeredFiles) {
         self.storage = ExpiringStorage.wrapping(storage)
         self.files = files

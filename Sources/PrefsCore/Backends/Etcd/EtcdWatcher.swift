@@ -33,7 +33,7 @@ package final class EtcdWatcher: ValueWatcher {
     /// is reported then instead.
     func values(at revision: Int64) throws -> WatchedValues.Reading {
         func read(_ storage: EtcdSuiteStorage) throws -> WatchedValues.Reading {
-            try WatchedValues.read(try layers.on(SuiteStore(storage: storage, files: layers.store.files, administered: layers.store.administered)), keys: keys)
+            try WatchedValues.read(try layers.on(layers.store.reading(storage)), keys: keys)
         }
         do {
             return try read(storage.at(revision: revision))

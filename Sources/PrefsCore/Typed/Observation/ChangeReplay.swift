@@ -92,7 +92,7 @@ final class ChangeReplay {
     func read(_ contents: [PrefDictionary]) throws -> WatchedValues.Reading {
         var replayed: [SuiteLocation: PrefDictionary] = [:]
         for (layer, held) in zip(tracked, contents) { replayed[layer.location] = held }
-        let store = SuiteStore(storage: ReplayedStorage(inner: storage, replayed: replayed), files: layers.store.files, administered: layers.store.administered)
+        let store = layers.store.reading(ReplayedStorage(inner: storage, replayed: replayed))
         return try WatchedValues.read(try layers.on(store), keys: keys)
     }
 
