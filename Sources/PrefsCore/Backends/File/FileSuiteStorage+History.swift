@@ -15,10 +15,7 @@ extension FileSuiteStorage {
     }
 
     package func versions(of location: SuiteLocation) throws -> [SuiteVersion]? {
-        guard let directory = try historyDirectory(of: location) else { return nil }
-        let history = try readHistory(directory)
-        if history.log.foreign { throw PrefsError.malformed(source: history.logPath, format: nil, reason: "not a history prefs wrote") }
-        return try history.kept.map(history.version)
+        try versions(of: location, after: .min)
     }
 
     package func versions(of location: SuiteLocation, after number: Int64) throws -> [SuiteVersion]? {
