@@ -56,7 +56,7 @@ extension BackendContractTests {
     /// holds what prefs never writes (a root that is no dictionary, an etcd key no name spells) fails
     /// every whole-suite read and change with `.malformed` (65) naming the suite, and its damaged
     /// bytes are never overwritten, reset or removed; the other suites go on. A one-key read or
-    /// change fails too where it meets the damage (`Backend.oneKeyChangesReadTheWholeSuite`).
+    /// change fails too where it meets the damage (`ContractStore.oneKeyChangesReadTheWholeSuite`).
     @Test(arguments: Backend.allCases, ContractStore.Damage.allCases)
     func aStoreThatCannotBeParsedIsADataErrorAndIsKept(backend: Backend, damage: ContractStore.Damage) throws {
         let fixture = try ContractStore(backend)
@@ -93,7 +93,7 @@ extension BackendContractTests {
             ("rename, dry run", { _ = try fixture.store.rename(PrefKeyPath(["k"]), to: PrefKeyPath(["z"]), in: app, dryRun: true) }),
             ("delete key, dry run", { _ = try fixture.store.delete(PrefKeyPath(["k"]), in: app, dryRun: true) }),
         ]
-        let oneKeyFails = damage == .unparsable || backend.oneKeyChangesReadTheWholeSuite
+        let oneKeyFails = damage == .unparsable || fixture.oneKeyChangesReadTheWholeSuite
         for (verb, attempt) in wholeSuite + (oneKeyFails ? oneKey : []) {
             expectFailure(status: .dataError, comment: verb, attempt, matching: names)
         }

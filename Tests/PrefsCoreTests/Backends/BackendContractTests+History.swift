@@ -88,7 +88,7 @@ extension BackendContractTests {
         #expect(dry.report == [KeyChange(key: "mode", old: "green", new: "blue"), KeyChange(key: "size", old: 3, new: nil)])
         #expect(try fixture.footprint() == before)
         // A writer that keeps no history changes a key the rollback would put back.
-        var untracked = try ContractStore.withVariables(fixture, ["PREFS_HISTORY": "0"])
+        var untracked = try fixture.anotherWriter(adding: ["PREFS_HISTORY": "0"])
         try untracked.update(domain) { $0["mode"] = "red" }
         untracked = fixture.store
         before = try fixture.footprint()
@@ -167,22 +167,5 @@ extension BackendContractTests {
         _ = try fixture.store.rollback(domain, to: 1, dryRun: false)
         #expect(try fixture.read(domain, "freeze").value == true)
         #expect(try fixture.store.deadlines(in: domain).map(\.deadline) == [deadline])
-    }
-}
-
-extension ContractStore {
-    /// A second writer of the same store whose environment adds `variables`.
-    static func withVariables(_ fixture: ContractStore, _ variables: [String: String]) throws -> SuiteStore {
-        var environment = Environment((fixture.environment.variables ?? [:]).merging(variables) { $1 })
-        environment.machineIDFile = fixture.environment.machineIDFile
-        switch fixture.backend {
-        case .etcdReal:
-            return try SuiteStore.selected(url: try SharedEtcd.cluster().url(prefix: fixture.prefix), fileSystem: fixture.fileSystem, environment: environment)
-        default:
-            let files = FileSuiteStorage(fileSystem: fixture.fileSystem, environment: environment)
-            guard let etcd = fixture.etcd else { return SuiteStore(storage: files, files: files) }
-            return SuiteStore(storage: EtcdSuiteStorage(etcd: etcd, prefix: fixture.prefix, name: "etcd://memory/" + fixture.prefix, environment: environment),
-                              files: files)
-        }
     }
 }

@@ -135,7 +135,7 @@ extension BackendContractTests {
         let fixture = try ContractStore(backend)
         try fixture.write(.suite("app"), "k", "everywhere")
         let before = try fixture.footprint()
-        guard backend.keepsByHostSuites else {
+        guard fixture.keepsByHostSuites else {
             expectFailure(.usage(SuiteStore.noByHostSuites), status: .usage) { _ = try fixture.store.onHost("H1") }
             #expect(try fixture.store.readingHost() == nil)
             #expect(try fixture.footprint() == before)
