@@ -84,6 +84,15 @@ final class ContractStore: @unchecked Sendable {
     /// `SuiteStore.keepsNoLocks`).
     var keepsLocks: Bool { get throws { try store.storage.locks() != nil } }
 
+    /// Whether the store keeps the suites' histories (`SuiteBackend.versions`); one that keeps none
+    /// refuses `history`, `diff` and `rollback` (64, `keepsHistoryOrRefuses`).
+    var keepsHistory: Bool { get throws { try store.storage.versions(of: .suite("app")) != nil } }
+
+    /// Whether values over `PREFS_EXTERNAL_THRESHOLD` are kept outside their suites
+    /// (`SuiteBackend.blobStore`); a store without external storage keeps them inline and refuses
+    /// `check` and `gc` (64, `valuesStayInline`).
+    var keepsBlobs: Bool { get throws { try store.storage.blobStore() != nil } }
+
     // MARK: Words, as the command types them
 
     @discardableResult
