@@ -3,7 +3,8 @@
 # runs `swift test --skip-build --skip …` without what needs minutes of a 2-core machine:
 #   - every test that starts etcd (suites and tests named for it, and the few others that use a
 #     cluster); PREFS_TEST_NO_ETCD=1 makes one this list misses fail rather than start a cluster,
-#     and runs the contract suite on its three other backends;
+#     and runs the contract suite on its other backends (PREFS_CONTRACT_BACKENDS=file/memory,minimal
+#     keeps only the rows it names);
 #   - the stress suites: many processes at once, large values, killed writers;
 #   - the soaks: the oracles in other languages (Differential), SHA-256 over megabytes, the
 #     streamed lookup's random documents and corpora, every layer combination.

@@ -1,4 +1,3 @@
-import Synchronization
 import Testing
 @testable import PrefsCore
 
@@ -7,39 +6,6 @@ import Testing
 /// the documented behaviour — values inline, no host, no watch (64), no empty suite made, no format
 /// bound, no files — with nothing asking which store it holds.
 @Suite struct BackendCapabilityTests {
-    /// Suites in a dictionary, with only the required members of `SuiteBackend`.
-    final class MinimalStorage: SuiteBackend, Sendable {
-        let suites = Mutex<[SuiteLocation: PrefDictionary]>([:])
-
-        func describe(_ location: SuiteLocation) -> String { "minimal:\(location)" }
-        func suiteNames() throws -> SuiteListing {
-            SuiteListing(names: suites.withLock { $0.keys.compactMap { if case .suite(let name) = $0 { name } else { nil } } }.sorted())
-        }
-        func registeredNames() throws -> SuiteListing { SuiteListing() }
-        func load(_ location: SuiteLocation) throws -> StoredSuite? {
-            suites.withLock { $0[location] }.map { StoredSuite(contents: $0, format: nil) }
-        }
-        func lookup(_ key: String, in location: SuiteLocation) throws -> (exists: Bool, value: PrefValue?) {
-            let contents = suites.withLock { $0[location] }
-            return (contents != nil, contents?[key])
-        }
-        func modify(_ location: SuiteLocation, scope: KeySet?, removingEmpty: Bool, _ change: StoredChange) throws -> Bool {
-            try suites.withLock { suites in
-                var contents = suites[location] ?? PrefDictionary()
-                try change.apply(&contents, nil)
-                guard contents != suites[location] ?? PrefDictionary() else { return false }
-                change.willCommit()
-                suites[location] = removingEmpty && contents.isEmpty ? nil : contents
-                return true
-            }
-        }
-        func checkStorable(_ contents: PrefDictionary, format: PlistFormat?) throws {}
-        func remove(_ location: SuiteLocation) throws -> PrefDictionary? { suites.withLock { $0.removeValue(forKey: location) } }
-        func withChangesHeld<T>(_ location: SuiteLocation, creating: Bool, _ body: () throws -> T) throws -> T { try body() }
-        func registrationLocations(for name: String) throws -> [SuiteLocation] { [.registered(name)] }
-        func schemaLocations(for name: String) throws -> [SuiteLocation] { [.schema(name)] }
-    }
-
     let storage = MinimalStorage()
     let environment = Environment(["XDG_CONFIG_HOME": "/c", "XDG_DATA_HOME": "/d", "XDG_DATA_DIRS": "/p", "XDG_CONFIG_DIRS": "/x"])
     var store: SuiteStore { SuiteStore(storage: storage, files: FileSuiteStorage(fileSystem: InMemoryFileSystem(), environment: environment)) }
@@ -89,7 +55,7 @@ import Testing
     }
 
     @Test func aSchemaIsReadAsTheStoreLoadsIt() throws {
-        storage.suites.withLock { $0[.schema("app")] = ["keys": ["n": ["type": "integer", "default": 5]]] }
+        storage.put(["keys": ["n": ["type": "integer", "default": 5]]], at: .schema("app"))
         let read = try store.value(at: PrefKeyPath(["n"]), in: .suite("app"), scope: ReadScope())
         #expect(read.value == 5 && read.origin == .schema("minimal:schema(\"app\")"))
         #expect(throws: PrefsError.self) { try write("n", "-string", "five") }

@@ -4,73 +4,78 @@ import Testing
 
 /// The backends the contract suite (`BackendContractTests`) runs every scenario on, through the
 /// `SuiteStore` façade the verbs call: the file store on the in-memory file system and on disk, the
-/// etcd store on its in-memory fake and on a real cluster. A new backend is one more case here
-/// (and its fixture in `ContractStore`), and it is done when every scenario passes on it.
+/// etcd store on its in-memory fake and on a real cluster, and the minimal store (`MinimalStorage`:
+/// only what every store must, so the seam's "unsupported" defaults meet every promise). A new backend is one more case here and
+/// its conformer of `ContractBackend` in its folder, and it is done when every scenario passes on
+/// it. What a backend does differently by design the fixture asks of the store itself
+/// (`ContractStore.newSuiteFormat`, `keepsByHostSuites`, `canBeWatched`, `keepsLocks`), and a
+/// scenario that meets a difference checks the documented behaviour instead, so no backend ever
+/// skips a scenario in silence.
 enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case fileMemory = "file/memory"
     case fileDisk = "file/disk"
     case etcdFake = "etcd/fake"
     case etcdReal = "etcd/real"
+    case minimal = "minimal"
 
     var testDescription: String { rawValue }
 
-    var isEtcd: Bool { self == .etcdFake || self == .etcdReal }
+    /// A fresh backend of this row for one fixture.
+    func make() throws -> any ContractBackend {
+        switch self {
+        case .fileMemory: try FileContractBackend(onDisk: false)
+        case .fileDisk: try FileContractBackend(onDisk: true)
+        case .etcdFake: try EtcdContractBackend(real: false)
+        case .etcdReal: try EtcdContractBackend(real: true)
+        case .minimal: MinimalContractBackend()
+        }
+    }
 
-    /// Every backend; in the edit loop's run without etcd (PREFS_TEST_NO_ETCD=1, README, Test), all
-    /// but the real cluster, and the others still run every scenario.
+    /// Every backend; `PREFS_CONTRACT_BACKENDS` (rows by name, comma-separated: `file/memory,etcd/fake`)
+    /// keeps only those, and the edit loop's run without etcd (`PREFS_TEST_NO_ETCD=1`, README, Test)
+    /// leaves out the real cluster; the rows kept still run every scenario.
     static let allCases: [Backend] = {
-        let every: [Backend] = [.fileMemory, .fileDisk, .etcdFake, .etcdReal]
+        let every: [Backend] = [.fileMemory, .fileDisk, .etcdFake, .etcdReal, .minimal]
         // Stops compiling when a case is added, so that it is listed above too, never left untested.
-        for backend in every { switch backend { case .fileMemory, .fileDisk, .etcdFake, .etcdReal: break } }
-        return ProcessInfo.processInfo.environment["PREFS_TEST_NO_ETCD"] == "1" ? every.filter { $0 != .etcdReal } : every
+        for backend in every { switch backend { case .fileMemory, .fileDisk, .etcdFake, .etcdReal, .minimal: break } }
+        return selected(from: every, ProcessInfo.processInfo.environment)
     }()
-}
 
-/// What a backend documents it does differently. A scenario that meets a difference asks here and
-/// checks the documented behaviour instead, so no backend ever skips a scenario in silence.
-extension Backend {
-    /// The format a new suite is written in: XML for a file suite (the product brief, "Where things
-    /// live"), none for etcd, which keeps each top-level value as a binary plist of its own (the man
-    /// page, ETCD STORE). What the format cannot hold decides the two rows below.
-    var newSuiteFormat: PlistFormat? { isEtcd ? nil : .xml }
+    static func selected(from every: [Backend], _ variables: [String: String]) -> [Backend] {
+        var kept = every
+        if let names = variables["PREFS_CONTRACT_BACKENDS"], !names.isEmpty {
+            let wanted = names.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            // A name no row has is a mistake, not a filter that keeps nothing: every row then runs
+            // (and `theBackendFilterNamesRows` fails).
+            if wanted.allSatisfy({ Backend(rawValue: $0) != nil }) { kept = kept.filter { wanted.contains($0.rawValue) } }
+        }
+        return variables["PREFS_TEST_NO_ETCD"] == "1" ? kept.filter { $0 != .etcdReal } : kept
+    }
 
-    /// Whether a date keeps its fraction of a second: an XML plist keeps whole seconds.
-    var keepsSubsecondDates: Bool { newSuiteFormat != .xml }
-
-    /// Whether a dictionary whose only key is `CF$UID` (with an integer) can be stored: XML writes a
-    /// UID in that shape, so such a dictionary would read back as a UID, and a file suite refuses it
-    /// (65) and writes nothing.
-    var storesUIDShapedDictionaries: Bool { newSuiteFormat != .xml }
-
-    /// Whether a one-key read or change of a suite reads the whole suite, and so fails on damage
-    /// anywhere in it: a file suite is one document (its structure is checked on every read, and
-    /// every change re-reads it whole); an etcd suite is one key per value, and a one-key read or
-    /// change reads that key alone, so damage elsewhere shows only to whole-suite reads and changes
-    /// (the man page says so under COMMANDS, read, for reads of files). Either way damaged bytes are kept.
-    var oneKeyChangesReadTheWholeSuite: Bool { !isEtcd }
-
-    /// Whether the store keeps ByHost suites (`-currentHost`, `-host`): the etcd store refuses them
-    /// with 64 (the man page, ETCD STORE: ByHost suites are kept in files only; `SuiteBackend.keepsByHostSuites`).
-    var keepsByHostSuites: Bool { !isEtcd }
-
-    /// Whether the façade can watch the store (`SuiteBackend.watcher`): files by inotify, or by
-    /// polling on the in-memory file system; etcd by its watch where its etcd has one
-    /// (`EtcdKV.canWatch`). The in-memory etcd fake has none, and `watch` is refused (64,
-    /// `SuiteStore.notWatchable`) before anything is read (`BackendCapabilityTests`).
-    var canBeWatched: Bool { self != .etcdFake }
-
-    /// Whether the store keeps named locks (`SuiteBackend.locks`, `prefs lock`): files where the
-    /// kernel has them (flock and inotify: not on the in-memory file system), etcd where its waiters
-    /// can watch (not the fake). The others refuse the lock verbs and `--fence` (64,
-    /// `SuiteStore.keepsNoLocks`).
-    var keepsLocks: Bool { self == .fileDisk || self == .etcdReal }
+    /// For the argument lists of tests outside the contract that need a watchable store (declared
+    /// here because arguments are listed before any fixture exists; the contract's watch scenario
+    /// asks the fixture, `ContractStore.canBeWatched`, and checks this against it).
+    var declaresWatch: Bool { self != .etcdFake && self != .minimal }
 }
 
 /// The scenarios a backend fails today: each one a bug, recorded where the scenario runs with
-/// `withKnownIssue`, so its test goes on checking the rest and fails the day the bug is fixed (then
-/// the row goes). None today: the last ones (suite names the façade took as they were, a dry run
-/// that read the whole etcd suite, the machine's administered files ignored on etcd, the façade's
-/// watcher on the in-memory file system) are fixed, and their scenarios must pass.
+/// `withKnownIssue` (`scenario(backend.knownIssue())`), so its test goes on checking the rest and
+/// fails the day the bug is fixed (then the row goes). Today's are the façade's, met by the minimal
+/// store, which only does what every store must: a promise the façade leaves to each backend.
+let knownIssues: [String: Comment] = [
+    "minimal keysNoChangeMayStoreAreRefusedWhole(backend:)":
+        "the external-reference marker key is refused only by the external-value path: a store without external storage stores a value shaped like a reference",
+    "minimal aChangeThatFailsOnOneKeyChangesNone(backend:)":
+        "an import holding the external-reference marker key is refused only where the store keeps external values",
+    "minimal layersAnswerTopFirstAndResetShowsTheRegisteredDefault(backend:)":
+        "the packages' registered defaults (XDG_DATA_DIRS) are a layer only where the backend lists them in registrationLocations; a backend that lists only its own loses the layer",
+]
+
+extension Backend {
+    /// The bug this row has today in the scenario `function` (`knownIssues`), if any.
+    func knownIssue(_ function: String = #function) -> Comment? { knownIssues["\(rawValue) \(function)"] }
+}
+
 /// Runs a scenario on a backend; where `issue` names a bug the backend has today, the failures it
 /// causes are known issues (see the rows above), and the scenario still runs in full.
 func scenario(_ issue: Comment?, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) throws {
@@ -98,5 +103,21 @@ func expectFailure(status: PrefsCore.ExitStatus, comment: Comment? = nil, source
         #expect(error.exitStatus == status, "\(about)\(error)", sourceLocation: sourceLocation)
     } catch {
         Issue.record("\(about)not a PrefsError: \(error)", sourceLocation: sourceLocation)
+    }
+}
+
+extension BackendContractTests {
+    /// `PREFS_CONTRACT_BACKENDS` keeps the rows it names (the edit loop need not start a cluster);
+    /// a name no row has fails here, and every row runs, rather than none.
+    @Test func theBackendFilterNamesRows() {
+        let every = [Backend.fileMemory, .fileDisk, .etcdFake, .etcdReal, .minimal]
+        #expect(Backend.selected(from: every, ["PREFS_CONTRACT_BACKENDS": "file/memory, minimal"]) == [.fileMemory, .minimal])
+        #expect(Backend.selected(from: every, ["PREFS_CONTRACT_BACKENDS": "etcd/real", "PREFS_TEST_NO_ETCD": "1"]) == [])
+        #expect(Backend.selected(from: every, ["PREFS_CONTRACT_BACKENDS": "file/mem"]) == every)
+        #expect(Backend.selected(from: every, ["PREFS_TEST_NO_ETCD": "1"]) == [.fileMemory, .fileDisk, .etcdFake, .minimal])
+        if let names = ProcessInfo.processInfo.environment["PREFS_CONTRACT_BACKENDS"], !names.isEmpty {
+            let unknown = names.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { Backend(rawValue: $0) == nil }
+            #expect(unknown.isEmpty, "PREFS_CONTRACT_BACKENDS names no row \(unknown); the rows are \(every.map(\.rawValue))")
+        }
     }
 }

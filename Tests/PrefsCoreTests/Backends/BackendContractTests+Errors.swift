@@ -56,7 +56,7 @@ extension BackendContractTests {
     /// holds what prefs never writes (a root that is no dictionary, an etcd key no name spells) fails
     /// every whole-suite read and change with `.malformed` (65) naming the suite, and its damaged
     /// bytes are never overwritten, reset or removed; the other suites go on. A one-key read or
-    /// change fails too where it meets the damage (`Backend.oneKeyChangesReadTheWholeSuite`).
+    /// change fails too where it meets the damage (`ContractStore.oneKeyChangesReadTheWholeSuite`).
     @Test(arguments: Backend.allCases, ContractStore.Damage.allCases)
     func aStoreThatCannotBeParsedIsADataErrorAndIsKept(backend: Backend, damage: ContractStore.Damage) throws {
         let fixture = try ContractStore(backend)
@@ -93,7 +93,7 @@ extension BackendContractTests {
             ("rename, dry run", { _ = try fixture.store.rename(PrefKeyPath(["k"]), to: PrefKeyPath(["z"]), in: app, dryRun: true) }),
             ("delete key, dry run", { _ = try fixture.store.delete(PrefKeyPath(["k"]), in: app, dryRun: true) }),
         ]
-        let oneKeyFails = damage == .unparsable || backend.oneKeyChangesReadTheWholeSuite
+        let oneKeyFails = damage == .unparsable || fixture.oneKeyChangesReadTheWholeSuite
         for (verb, attempt) in wholeSuite + (oneKeyFails ? oneKey : []) {
             expectFailure(status: .dataError, comment: verb, attempt, matching: names)
         }
@@ -118,9 +118,11 @@ extension BackendContractTests {
         #expect(try fixture.write(.suite("other"), "k", "changed").changed)
     }
 
-    /// While a suite is held (as `gc` and `dump` hold it), a change of it waits `PREFS_LOCK_TIMEOUT`
-    /// and fails with `.lockUnavailable` (75), nothing written; other suites change meanwhile, and
-    /// once the hold is gone the change goes through.
+    /// While a suite is held (as `gc` and `dump` hold it, or a writer in another thread), a change
+    /// of it waits `PREFS_LOCK_TIMEOUT` and fails with `.lockUnavailable` (75), nothing written;
+    /// other suites change and new ones are made meanwhile, and once the hold is gone the change
+    /// goes through. A suite not there yet is held as well: its first writer waits. (The lock
+    /// another process holds on a suite's file: `ConcurrencyTests.aHeldLockEndsIn75AndChangesNothing`.)
     @Test(arguments: Backend.allCases)
     func aHeldSuiteTimesOutItsWritersOnly(backend: Backend) throws {
         let fixture = try ContractStore(backend)
@@ -138,5 +140,15 @@ extension BackendContractTests {
         #expect(try other.write(try WriteRequest.parse(["k", "changed"], domain: "app"), to: app, options: WriteOptions()).changed)
         #expect(try fixture.read(app, "k").value == "changed")
         #expect(try fixture.read(.suite("free"), "k").value == "written")
+        try fixture.store.storage.withChangesHeld(.suite("absent"), creating: true) {
+            let held = try fixture.footprint()
+            expectFailure(.lockUnavailable(path: fixture.store.describe(.suite("absent")), seconds: 0.2), status: .lockUnavailable) {
+                _ = try other.update(.suite("absent")) { $0["k"] = "new" }
+            }
+            #expect(try fixture.footprint() == held)
+            #expect(try other.update(app) { $0["k"] = "again" })
+        }
+        #expect(try other.update(.suite("absent")) { $0["k"] = "new" })
+        #expect(try fixture.store.suiteNames().names == ["absent", "app", "free"])
     }
 }

@@ -7,11 +7,27 @@ import Testing
 extension BackendContractTests {
     static let big = PrefValue.data((0..<1_100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
 
+    /// A store without external storage keeps every value inline, whatever its size, and reads it
+    /// back; `check` and `gc` have no blobs to look at and are refused (64), changing nothing.
+    static func valuesStayInline(_ fixture: ContractStore) throws {
+        let app = Domain.suite("inline")
+        let text = PrefValue.string(String(repeating: "é", count: 2_000))
+        try fixture.store.update(app) { $0["big"] = BackendContractTests.big; $0["text"] = text; $0["../a/b"] = text }
+        #expect(try fixture.stored(app) == ["big": BackendContractTests.big, "text": text, "../a/b": text])
+        #expect(try fixture.read(app, "big").value == BackendContractTests.big)
+        let before = try fixture.footprint()
+        let usage = { (error: PrefsError) -> Bool in if case .usage = error { true } else { false } }
+        expectFailure(status: .usage, comment: "check", { _ = try fixture.store.checkExternal(app) }, matching: usage)
+        expectFailure(status: .usage, comment: "gc", { _ = try fixture.store.collectGarbage(app, grace: 0) }, matching: usage)
+        #expect(try fixture.footprint() == before)
+    }
+
     @Test(arguments: Backend.allCases)
     func largeValuesAreKeptOutsideAndReadBackChecked(backend: Backend) throws {
         // No history: a blob goes with the change that drops it (a version would keep it,
         // `externalValuesStayWhileAVersionNamesThem`).
         let fixture = try ContractStore(backend, variables: ["PREFS_HISTORY": "0"])
+        guard try fixture.keepsBlobs else { return try Self.valuesStayInline(fixture) }
         let app = Domain.suite("app")
         let text = PrefValue.string(String(repeating: "é", count: 2_000))
         let list = PrefValue.array((0..<300).map { .string("item \($0)") })
@@ -68,6 +84,7 @@ extension BackendContractTests {
     @Test(arguments: Backend.allCases)
     func externalValuesOfAnyKeyStayInTheStore(backend: Backend) throws {
         let fixture = try ContractStore(backend)
+        guard try fixture.keepsBlobs else { return try Self.valuesStayInline(fixture) }
         let keys = ["../../escape", "a/b", "..", "."]
         let value = PrefValue.string(String(repeating: "x", count: 5_000))
         try fixture.store.update(.suite("app")) { contents in for key in keys { contents[key] = value } }
@@ -89,6 +106,7 @@ extension BackendContractTests {
     @Test(arguments: Backend.allCases)
     func gcTakesOrphansAndLeavesHeldAndReferencedBlobs(backend: Backend) throws {
         let fixture = try ContractStore(backend)
+        guard try fixture.keepsBlobs else { return try Self.valuesStayInline(fixture) }
         let app = Domain.suite("app")
         try fixture.store.update(app) { $0["kept"] = .string(String(repeating: "k", count: 5_000)) }
         let blobs = try #require(try fixture.store.storage.blobStore())

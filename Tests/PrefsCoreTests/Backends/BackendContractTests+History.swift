@@ -6,6 +6,20 @@ import PrefsTestSupport
 /// same step as it commits, the newest `PREFS_HISTORY` kept; a rollback puts back exactly what a
 /// version left, byte for byte, as a compare-and-swap.
 extension BackendContractTests {
+    /// Whether `fixture`'s store keeps histories; where it keeps none, `history`, `diff` and
+    /// `rollback` of `domain` are refused (64) and change nothing, which this checks.
+    static func keepsHistoryOrRefuses(_ fixture: ContractStore, _ domain: Domain) throws -> Bool {
+        guard try !fixture.keepsHistory else { return true }
+        let before = try fixture.footprint()
+        let usage = { (error: PrefsError) -> Bool in if case .usage = error { true } else { false } }
+        expectFailure(status: .usage, comment: "history", { _ = try fixture.store.versions(of: domain) }, matching: usage)
+        expectFailure(status: .usage, comment: "diff", { _ = try fixture.store.difference(in: domain, from: 1, to: nil) }, matching: usage)
+        expectFailure(status: .usage, comment: "rollback", { _ = try fixture.store.rollback(domain, to: 1, dryRun: false) }, matching: usage)
+        expectFailure(status: .usage, comment: "rollback, dry run", { _ = try fixture.store.rollback(domain, to: 1, dryRun: true) }, matching: usage)
+        #expect(try fixture.footprint() == before)
+        return false
+    }
+
     /// The suite as stored (deadlines and external references as they are), each value as the
     /// binary property list that stores it: equal bytes, the same value.
     static func rawState(_ fixture: ContractStore, _ domain: Domain) throws -> [String: [UInt8]] {
@@ -28,6 +42,7 @@ extension BackendContractTests {
         let store = fixture.store.creatingSuites(as: .binary)
         var random = RandomValues(seed: seed)
         let domain = Domain.suite("pool")
+        guard try Self.keepsHistoryOrRefuses(fixture, domain) else { return }
         let keys = ["a", "b", "c", "d", "é"]
         var states: [Int64: [String: [UInt8]]] = [:]
         for step in 1...14 {
@@ -75,6 +90,7 @@ extension BackendContractTests {
         try fixture.write(domain, "mode", "blue")
         try fixture.write(domain, "mode", "green")
         try fixture.write(domain, "size", "-int", "3")
+        guard try Self.keepsHistoryOrRefuses(fixture, domain) else { #expect(try fixture.stored(domain) == ["mode": "green", "size": 3]); return }
         #expect(try fixture.store.versions(of: domain).map(\.number) == [1, 2, 3])
         var before = try fixture.footprint()
         // Another writer moved the suite after version 2 was read as the newest.
@@ -88,7 +104,7 @@ extension BackendContractTests {
         #expect(dry.report == [KeyChange(key: "mode", old: "green", new: "blue"), KeyChange(key: "size", old: 3, new: nil)])
         #expect(try fixture.footprint() == before)
         // A writer that keeps no history changes a key the rollback would put back.
-        var untracked = try ContractStore.withVariables(fixture, ["PREFS_HISTORY": "0"])
+        var untracked = try fixture.anotherWriter(adding: ["PREFS_HISTORY": "0"])
         try untracked.update(domain) { $0["mode"] = "red" }
         untracked = fixture.store
         before = try fixture.footprint()
@@ -112,6 +128,7 @@ extension BackendContractTests {
     func historyLengthIsKeptAndZeroKeepsNone(backend: Backend) throws {
         let three = try ContractStore(backend, variables: ["PREFS_HISTORY": "3"])
         for value in 1...5 { try three.write(.suite("s"), "n", "-int", String(value)) }
+        guard try Self.keepsHistoryOrRefuses(three, .suite("s")) else { #expect(try three.stored(.suite("s")) == ["n": 5]); return }
         #expect(try three.store.versions(of: .suite("s")).map(\.number) == [3, 4, 5])
         #expect(try three.store.difference(in: .suite("s"), from: 3, to: 5) == [KeyChange(key: "n", old: 3, new: 5)])
         #expect(try three.store.difference(in: .suite("s"), from: 5, to: 3) == [KeyChange(key: "n", old: 5, new: 3)])
@@ -131,6 +148,8 @@ extension BackendContractTests {
     func externalValuesStayWhileAVersionNamesThem(backend: Backend) throws {
         let fixture = try ContractStore(backend, variables: ["PREFS_HISTORY": "2"])
         let domain = Domain.suite("big")
+        guard try Self.keepsHistoryOrRefuses(fixture, domain) else { return }
+        guard try fixture.keepsBlobs else { return try Self.valuesStayInline(fixture) }
         let first = String(repeating: "a", count: 4000), second = String(repeating: "b", count: 4000)
         try fixture.store.update(domain) { $0["blob"] = .string(first) }
         try fixture.store.update(domain) { $0["blob"] = .string(second) }
@@ -164,25 +183,9 @@ extension BackendContractTests {
         try fixture.write(domain, "freeze", "-bool", "true", options: options)
         try fixture.write(domain, "freeze", "-bool", "false")
         #expect(try fixture.store.deadlines(in: domain).isEmpty)
+        guard try Self.keepsHistoryOrRefuses(fixture, domain) else { return }
         _ = try fixture.store.rollback(domain, to: 1, dryRun: false)
         #expect(try fixture.read(domain, "freeze").value == true)
         #expect(try fixture.store.deadlines(in: domain).map(\.deadline) == [deadline])
-    }
-}
-
-extension ContractStore {
-    /// A second writer of the same store whose environment adds `variables`.
-    static func withVariables(_ fixture: ContractStore, _ variables: [String: String]) throws -> SuiteStore {
-        var environment = Environment((fixture.environment.variables ?? [:]).merging(variables) { $1 })
-        environment.machineIDFile = fixture.environment.machineIDFile
-        switch fixture.backend {
-        case .etcdReal:
-            return try SuiteStore.selected(url: try SharedEtcd.cluster().url(prefix: fixture.prefix), fileSystem: fixture.fileSystem, environment: environment)
-        default:
-            let files = FileSuiteStorage(fileSystem: fixture.fileSystem, environment: environment)
-            guard let etcd = fixture.etcd else { return SuiteStore(storage: files, files: files) }
-            return SuiteStore(storage: EtcdSuiteStorage(etcd: etcd, prefix: fixture.prefix, name: "etcd://memory/" + fixture.prefix, environment: environment),
-                              files: files)
-        }
     }
 }

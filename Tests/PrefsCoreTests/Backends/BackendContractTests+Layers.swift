@@ -9,40 +9,42 @@ extension BackendContractTests {
     /// defaults over the packages'; `reset` shows the next layer again; `--stored` sees only the suite.
     @Test(arguments: Backend.allCases)
     func layersAnswerTopFirstAndResetShowsTheRegisteredDefault(backend: Backend) throws {
-        let fixture = try ContractStore(backend)
-        let store = fixture.store
-        try fixture.put("pkg/prefs/defaults/app.plist", try BackendContractTests.plist(["k": "package", "p": "package"]))
-        try fixture.put("flags.plist", try BackendContractTests.plist(["k": "command line", "c": "command line"]))
-        _ = try store.register(.request(try WriteRequest.parse(["k", "registered", "r", "-int", "1"], domain: "app (registered)")),
-                               for: .suite("app"), replacing: false, dryRun: false)
-        let registered = Origin.registered(store.describe(.registered("app")))
-        let package = Origin.registered(fixture.root + "/pkg/prefs/defaults/app.plist")
-        // Registered defaults alone make the suite exist (nothing is stored).
-        #expect(try fixture.read(.suite("app"), "k") == ("registered", registered))
-        #expect(try fixture.read(.suite("app"), "p") == ("package", package))
-        #expect(try store.load(.suite("app")) == nil)
-        let flags = ReadScope(defaults: [fixture.root + "/flags.plist"])
-        #expect(try fixture.read(.suite("app"), "k", scope: flags) == ("command line", .commandLine(fixture.root + "/flags.plist")))
-        try fixture.write(.global, "k", "global", "g", "-bool", "yes")
-        #expect(try fixture.read(.suite("app"), "k") == ("global", .global))
-        try fixture.write(.suite("app"), "k", "stored")
-        #expect(try fixture.read(.suite("app"), "k", scope: flags) == ("stored", .stored))
-        let resolved = try store.contents(of: .suite("app"), scope: ReadScope())
-        #expect(resolved.values == ["g": true, "k": "stored", "p": "package", "r": 1])
-        #expect(resolved.origins == [.global, .stored, package, registered])
-        #expect(try store.contents(of: .suite("app"), scope: ReadScope(storedOnly: true)).values == ["k": "stored"])
-        expectFailure(.keyNotFound(domain: "app", key: "r"), status: .notFound) { _ = try fixture.read(.suite("app"), "r", scope: ReadScope(storedOnly: true)) }
+        try scenario(backend.knownIssue()) {
+            let fixture = try ContractStore(backend)
+            let store = fixture.store
+            try fixture.put("pkg/prefs/defaults/app.plist", try BackendContractTests.plist(["k": "package", "p": "package"]))
+            try fixture.put("flags.plist", try BackendContractTests.plist(["k": "command line", "c": "command line"]))
+            _ = try store.register(.request(try WriteRequest.parse(["k", "registered", "r", "-int", "1"], domain: "app (registered)")),
+                                   for: .suite("app"), replacing: false, dryRun: false)
+            let registered = Origin.registered(store.describe(.registered("app")))
+            let package = Origin.registered(fixture.root + "/pkg/prefs/defaults/app.plist")
+            // Registered defaults alone make the suite exist (nothing is stored).
+            #expect(try fixture.read(.suite("app"), "k") == ("registered", registered))
+            #expect(try fixture.read(.suite("app"), "p") == ("package", package))
+            #expect(try store.load(.suite("app")) == nil)
+            let flags = ReadScope(defaults: [fixture.root + "/flags.plist"])
+            #expect(try fixture.read(.suite("app"), "k", scope: flags) == ("command line", .commandLine(fixture.root + "/flags.plist")))
+            try fixture.write(.global, "k", "global", "g", "-bool", "yes")
+            #expect(try fixture.read(.suite("app"), "k") == ("global", .global))
+            try fixture.write(.suite("app"), "k", "stored")
+            #expect(try fixture.read(.suite("app"), "k", scope: flags) == ("stored", .stored))
+            let resolved = try store.contents(of: .suite("app"), scope: ReadScope())
+            #expect(resolved.values == ["g": true, "k": "stored", "p": "package", "r": 1])
+            #expect(resolved.origins == [.global, .stored, package, registered])
+            #expect(try store.contents(of: .suite("app"), scope: ReadScope(storedOnly: true)).values == ["k": "stored"])
+            expectFailure(.keyNotFound(domain: "app", key: "r"), status: .notFound) { _ = try fixture.read(.suite("app"), "r", scope: ReadScope(storedOnly: true)) }
 
-        #expect(try store.reset([PrefKeyPath(["k"])], in: .suite("app"), dryRun: false).changed)
-        #expect(try fixture.read(.suite("app"), "k") == ("global", .global))
-        #expect(try store.reset([], in: .global, dryRun: false).changed)
-        #expect(try fixture.read(.suite("app"), "k") == ("registered", registered), "reset shows the registered default again")
-        _ = try store.register(.deletion([PrefKeyPath(["k"])]), for: .suite("app"), replacing: false, dryRun: false)
-        #expect(try fixture.read(.suite("app"), "k") == ("package", package))
-        // The global suite answers for a suite that does not exist, as UserDefaults(suiteName:) does.
-        try fixture.write(.global, "only", "global")
-        #expect(try fixture.read(.suite("nosuch"), "only") == ("global", .global))
-        expectFailure(.suiteNotFound(domain: "nosuch"), status: .notFound) { _ = try fixture.read(.suite("nosuch"), "k") }
+            #expect(try store.reset([PrefKeyPath(["k"])], in: .suite("app"), dryRun: false).changed)
+            #expect(try fixture.read(.suite("app"), "k") == ("global", .global))
+            #expect(try store.reset([], in: .global, dryRun: false).changed)
+            #expect(try fixture.read(.suite("app"), "k") == ("registered", registered), "reset shows the registered default again")
+            _ = try store.register(.deletion([PrefKeyPath(["k"])]), for: .suite("app"), replacing: false, dryRun: false)
+            #expect(try fixture.read(.suite("app"), "k") == ("package", package))
+            // The global suite answers for a suite that does not exist, as UserDefaults(suiteName:) does.
+            try fixture.write(.global, "only", "global")
+            #expect(try fixture.read(.suite("nosuch"), "only") == ("global", .global))
+            expectFailure(.suiteNotFound(domain: "nosuch"), status: .notFound) { _ = try fixture.read(.suite("nosuch"), "k") }
+        }
     }
 
     /// `reset` with no key drops every stored value: the suite goes, nothing of it is left in the
@@ -56,7 +58,9 @@ extension BackendContractTests {
         #expect(try fixture.store.reset([], in: .suite("app"), dryRun: false).changed)
         #expect(try fixture.store.load(.suite("app")) == nil)
         #expect(try fixture.storedFilesOutsideHistory() == registrationOnly)
-        #expect(try fixture.store.versions(of: .suite("app")).map(\.verb) == ["swift", "swift"], "the write and the reset")
+        if try BackendContractTests.keepsHistoryOrRefuses(fixture, .suite("app")) {
+            #expect(try fixture.store.versions(of: .suite("app")).map(\.verb) == ["swift", "swift"], "the write and the reset")
+        }
         #expect(try fixture.read(.suite("app"), "k").value == "registered")
         #expect(try fixture.store.reset([], in: .suite("app"), dryRun: false).changed == false)
         _ = try fixture.store.register(.deletion([PrefKeyPath(["k"])]), for: .suite("app"), replacing: false, dryRun: false)
@@ -135,7 +139,7 @@ extension BackendContractTests {
         let fixture = try ContractStore(backend)
         try fixture.write(.suite("app"), "k", "everywhere")
         let before = try fixture.footprint()
-        guard backend.keepsByHostSuites else {
+        guard fixture.keepsByHostSuites else {
             expectFailure(.usage(SuiteStore.noByHostSuites), status: .usage) { _ = try fixture.store.onHost("H1") }
             #expect(try fixture.store.readingHost() == nil)
             #expect(try fixture.footprint() == before)

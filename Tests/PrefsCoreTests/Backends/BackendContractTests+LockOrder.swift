@@ -54,9 +54,9 @@ extension BackendContractTests {
     }
 
     /// `--wait` that runs out while the lock is held: 75, on both stores.
-    @Test(arguments: Backend.allCases.filter { $0.keepsLocks })
+    @Test(arguments: Backend.allCases)
     func aWaitThatRunsOutIsNotObtained(backend: Backend) throws {
-        let locks = try ContractStore(backend).store.locks()
+        guard let locks = try Self.lockService(of: try ContractStore(backend)) else { return }
         let holder = try locks.acquire(Self.request("busy"), deadline: 0)
         expectFailure(status: .lockUnavailable, { _ = try locks.acquire(Self.request("busy"), deadline: MonotonicClock.now() + 0.3) }) {
             if case .lockNotObtained(name: "busy", _) = $0 { return true } else { return false }

@@ -3,7 +3,7 @@ import Testing
 @testable import PrefsCore
 
 /// Named locks (`prefs lock`) and fenced changes (`--fence`) through the façade, on every backend
-/// that keeps locks (`Backend.keepsLocks`; the others refuse them, 64): a holder excludes others
+/// that keeps locks (`ContractStore.keepsLocks`; the others refuse them, 64, `lockService(of:)`): a holder excludes others
 /// (75 without waiting), a semaphore admits N, a waiter starts when the holder lets go, tokens
 /// increase, a fenced change commits while its lock is held and is refused (4, nothing written)
 /// once it is not.
@@ -12,15 +12,23 @@ extension BackendContractTests {
         LockRequest(name: name, holders: holders, ttl: 10, holder: LockHolder.Identity(user: "u@h", pid: 42, since: 1_800_000_000))
     }
 
+    /// The store's locks; where it keeps none, the lock verbs and `--fence` are refused (64) before
+    /// anything is written, which this checks, and nil.
+    static func lockService(of fixture: ContractStore) throws -> (any LockService)? {
+        guard try fixture.keepsLocks else {
+            let before = try fixture.footprint()
+            expectFailure(.usage(SuiteStore.keepsNoLocks), status: .usage) { _ = try fixture.store.locks() }
+            expectFailure(.usage(SuiteStore.keepsNoLocks), status: .usage) { _ = try fixture.store.fenced(name: "deploy", token: 1) }
+            #expect(try fixture.footprint() == before)
+            return nil
+        }
+        return try fixture.store.locks()
+    }
+
     @Test(arguments: Backend.allCases)
     func aLockExcludesOthersUntilReleased(backend: Backend) throws {
         let fixture = try ContractStore(backend)
-        guard backend.keepsLocks else {
-            expectFailure(.usage(SuiteStore.keepsNoLocks), status: .usage) { _ = try fixture.store.locks() }
-            expectFailure(.usage(SuiteStore.keepsNoLocks), status: .usage) { _ = try fixture.store.fenced(name: "deploy", token: 1) }
-            return
-        }
-        let locks = try fixture.store.locks()
+        guard let locks = try Self.lockService(of: fixture) else { return }
         let first = try locks.acquire(Self.request("deploy"), deadline: 0)
         #expect(first.token > 0)
         expectFailure(status: .lockUnavailable, { _ = try locks.acquire(Self.request("deploy"), deadline: 0) }) {
@@ -38,9 +46,9 @@ extension BackendContractTests {
         expectFailure(status: .usage, { _ = try locks.acquire(Self.request("../x"), deadline: 0) }) { if case .usage = $0 { true } else { false } }
     }
 
-    @Test(arguments: Backend.allCases.filter { $0.keepsLocks })
+    @Test(arguments: Backend.allCases)
     func aSemaphoreAdmitsNHolders(backend: Backend) throws {
-        let locks = try ContractStore(backend).store.locks()
+        guard let locks = try Self.lockService(of: try ContractStore(backend)) else { return }
         let a = try locks.acquire(Self.request("pool", holders: 2), deadline: 0)
         let b = try locks.acquire(Self.request("pool", holders: 2), deadline: 0)
         expectFailure(status: .lockUnavailable) { _ = try locks.acquire(Self.request("pool", holders: 2), deadline: 0) } matching: { _ in true }
@@ -53,9 +61,9 @@ extension BackendContractTests {
     }
 
     /// A waiter (no deadline) sleeps until the holder lets go, then holds the lock.
-    @Test(arguments: Backend.allCases.filter { $0.keepsLocks })
+    @Test(arguments: Backend.allCases)
     func aWaiterStartsWhenTheHolderLetsGo(backend: Backend) throws {
-        let locks = try ContractStore(backend).store.locks()
+        guard let locks = try Self.lockService(of: try ContractStore(backend)) else { return }
         let holder = try locks.acquire(Self.request("queue"), deadline: 0)
         let waiter = LockWaiter(locks, Self.request("queue"))
         #expect(!waiter.isDone(within: 0.3), "a waiter does not get a held lock")
@@ -67,10 +75,10 @@ extension BackendContractTests {
         #expect(try locks.holders().isEmpty)
     }
 
-    @Test(arguments: Backend.allCases.filter { $0.keepsLocks })
+    @Test(arguments: Backend.allCases)
     func aFencedChangeCommitsOnlyWhileTheLockIsHeld(backend: Backend) throws {
         let fixture = try ContractStore(backend)
-        let locks = try fixture.store.locks()
+        guard let locks = try Self.lockService(of: fixture) else { return }
         let holder = try locks.acquire(Self.request("deploy"), deadline: 0)
         let fenced = try fixture.store.fenced(name: "deploy", token: holder.token)
         _ = try fenced.write(try WriteRequest.parse(["k", "held"], domain: "app"), to: .suite("app"), options: WriteOptions())

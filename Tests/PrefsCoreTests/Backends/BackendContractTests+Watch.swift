@@ -12,7 +12,8 @@ extension BackendContractTests {
         try fixture.write(app, "k", "-int", "1")
         try fixture.write(.global, "g", "global")
         let other = try fixture.anotherWriter()
-        guard backend.canBeWatched else {
+        #expect(fixture.canBeWatched == backend.declaresWatch, "the row's declaration for tests outside the contract is the store's")
+        guard fixture.canBeWatched else {
             expectFailure(.usage(SuiteStore.notWatchable(app)), status: .usage) { _ = try fixture.store.layers(of: app, scope: ReadScope()).watcher(keys: nil) }
             return
         }

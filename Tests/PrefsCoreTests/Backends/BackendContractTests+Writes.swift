@@ -8,27 +8,29 @@ extension BackendContractTests {
     /// depth) are refused whole (65); nothing is written.
     @Test(arguments: Backend.allCases)
     func keysNoChangeMayStoreAreRefusedWhole(backend: Backend) throws {
-        let fixture = try ContractStore(backend)
-        try fixture.write(.suite("app"), "k", "v")
-        let before = try fixture.footprint()
-        let nul = "a\u{0}b"
-        expectFailure(.invalidKey(domain: "app", key: "", reason: "an empty key cannot be stored"), status: .dataError) {
-            try fixture.store.update(.suite("app")) { $0["fine"] = 1; $0[""] = 1 }
-        }
-        expectFailure(.invalidKey(domain: "app", key: PrefKeyPath([nul]).display, reason: "a key cannot contain NUL"), status: .dataError) {
-            try fixture.store.update(.suite("app")) { $0[nul] = 1 }
-        }
-        expectFailure(.invalidKey(domain: "app", key: PrefKeyPath(["d", "x", nul]).display, reason: "a key cannot contain NUL"), status: .dataError) {
-            try fixture.store.update(.suite("app")) { $0["d"] = ["x": .dictionary([nul: 1])] }
-        }
-        for value: PrefValue in [[ExternalReference.marker: 1], ["inside": [[ExternalReference.marker: 1]]]] {
-            expectFailure(status: .dataError, { try fixture.store.update(.suite("app")) { $0["r"] = value } }) {
-                if case .reservedKey("app", _, ExternalReference.marker) = $0 { true } else { false }
+        try scenario(backend.knownIssue()) {
+            let fixture = try ContractStore(backend)
+            try fixture.write(.suite("app"), "k", "v")
+            let before = try fixture.footprint()
+            let nul = "a\u{0}b"
+            expectFailure(.invalidKey(domain: "app", key: "", reason: "an empty key cannot be stored"), status: .dataError) {
+                try fixture.store.update(.suite("app")) { $0["fine"] = 1; $0[""] = 1 }
             }
+            expectFailure(.invalidKey(domain: "app", key: PrefKeyPath([nul]).display, reason: "a key cannot contain NUL"), status: .dataError) {
+                try fixture.store.update(.suite("app")) { $0[nul] = 1 }
+            }
+            expectFailure(.invalidKey(domain: "app", key: PrefKeyPath(["d", "x", nul]).display, reason: "a key cannot contain NUL"), status: .dataError) {
+                try fixture.store.update(.suite("app")) { $0["d"] = ["x": .dictionary([nul: 1])] }
+            }
+            for value: PrefValue in [[ExternalReference.marker: 1], ["inside": [[ExternalReference.marker: 1]]]] {
+                expectFailure(status: .dataError, { try fixture.store.update(.suite("app")) { $0["r"] = value } }) {
+                    if case .reservedKey("app", _, ExternalReference.marker) = $0 { true } else { false }
+                }
+            }
+            // As the command gives them: refused while parsing (64), before the store is asked.
+            expectFailure(.badName(domain: "app", name: "", reason: "the key is empty"), status: .usage) { try fixture.write(.suite("app"), "", "v") }
+            #expect(try fixture.footprint() == before)
         }
-        // As the command gives them: refused while parsing (64), before the store is asked.
-        expectFailure(.badName(domain: "app", name: "", reason: "the key is empty"), status: .usage) { try fixture.write(.suite("app"), "", "v") }
-        #expect(try fixture.footprint() == before)
     }
 
     /// A suite name that could name a place outside the store is refused (64) before anything is
@@ -173,36 +175,38 @@ extension BackendContractTests {
     /// transaction.
     @Test(arguments: Backend.allCases)
     func aChangeThatFailsOnOneKeyChangesNone(backend: Backend) throws {
-        let fixture = try ContractStore(backend)
-        let app = Domain.suite("app")
-        try fixture.write(app, "s", "text", "n", "-int", "1")
-        try fixture.put("bad.plist", try BackendContractTests.plist(["a": 1, "b": [ExternalReference.marker: 1]]))
-        try fixture.put("bad.json", Array(#"{"a": 1, "b": "#.utf8))
-        let before = try fixture.footprint()
-        expectFailure(status: .dataError, { try fixture.write(app, "a", "1", "n", "-int-add", "1", "s", "-int-add", "1") }) {
-            if case .typeMismatch("app", "s", _) = $0 { true } else { false }
-        }
-        expectFailure(.keyNotFound(domain: "app", key: "missing"), status: .notFound) {
-            _ = try fixture.store.delete([PrefKeyPath(["s"]), PrefKeyPath(["missing"])], in: app, dryRun: false)
-        }
-        for mode in [SuiteStore.ImportMode.merge, .replace] {
-            expectFailure(status: .dataError, {
-                _ = try fixture.store.importDocument(from: fixture.root + "/bad.plist", format: nil, into: app, mode: mode, dryRun: false)
-            }) { if case .reservedKey = $0 { true } else { false } }
-            expectFailure(status: .dataError, {
-                _ = try fixture.store.importDocument(from: fixture.root + "/bad.json", format: nil, into: app, mode: mode, dryRun: false)
-            }) { if case .malformed = $0 { true } else { false } }
-        }
-        var many = PrefDictionary()
-        for i in 0..<200 { many["k\(i)"] = .integer(Int64(i)) }
-        expectFailure(.invalidKey(domain: "app", key: "", reason: "an empty key cannot be stored"), status: .dataError) {
-            try fixture.store.update(app) { contents in
-                contents = many
-                contents[""] = 1
+        try scenario(backend.knownIssue()) {
+            let fixture = try ContractStore(backend)
+            let app = Domain.suite("app")
+            try fixture.write(app, "s", "text", "n", "-int", "1")
+            try fixture.put("bad.plist", try BackendContractTests.plist(["a": 1, "b": [ExternalReference.marker: 1]]))
+            try fixture.put("bad.json", Array(#"{"a": 1, "b": "#.utf8))
+            let before = try fixture.footprint()
+            expectFailure(status: .dataError, { try fixture.write(app, "a", "1", "n", "-int-add", "1", "s", "-int-add", "1") }) {
+                if case .typeMismatch("app", "s", _) = $0 { true } else { false }
             }
+            expectFailure(.keyNotFound(domain: "app", key: "missing"), status: .notFound) {
+                _ = try fixture.store.delete([PrefKeyPath(["s"]), PrefKeyPath(["missing"])], in: app, dryRun: false)
+            }
+            for mode in [SuiteStore.ImportMode.merge, .replace] {
+                expectFailure(status: .dataError, {
+                    _ = try fixture.store.importDocument(from: fixture.root + "/bad.plist", format: nil, into: app, mode: mode, dryRun: false)
+                }) { if case .reservedKey = $0 { true } else { false } }
+                expectFailure(status: .dataError, {
+                    _ = try fixture.store.importDocument(from: fixture.root + "/bad.json", format: nil, into: app, mode: mode, dryRun: false)
+                }) { if case .malformed = $0 { true } else { false } }
+            }
+            var many = PrefDictionary()
+            for i in 0..<200 { many["k\(i)"] = .integer(Int64(i)) }
+            expectFailure(.invalidKey(domain: "app", key: "", reason: "an empty key cannot be stored"), status: .dataError) {
+                try fixture.store.update(app) { contents in
+                    contents = many
+                    contents[""] = 1
+                }
+            }
+            #expect(try fixture.footprint() == before)
+            #expect(try fixture.store.update(app) { $0 = many }, "the same change without the bad key")
+            #expect(try fixture.stored(app) == many)
         }
-        #expect(try fixture.footprint() == before)
-        #expect(try fixture.store.update(app) { $0 = many }, "the same change without the bad key")
-        #expect(try fixture.stored(app) == many)
     }
 }

@@ -7,7 +7,7 @@ import Testing
 /// cannot account for what changed. On files (in memory and on disk) and on etcd, each with a
 /// history (`XDG_STATE_HOME`, `ContractStore`).
 @Suite struct SuiteChangesOrderTests {
-    static let watchable = Backend.allCases.filter(\.canBeWatched)
+    static let watchable = Backend.allCases.filter(\.declaresWatch)
 
     /// A suite of `fixture`'s store, with its global suite's file there (so it can be held open,
     /// `inOneBurst`), the watch of `keys` started.

@@ -138,31 +138,6 @@ import PrefsTestSupport
         #expect(try fixture.status("missing") == nil)
     }
 
-    /// A held lock times out a writer of that file (75) and no other: a writer of another suite in the
-    /// same directory goes straight on. A missing file is locked by its directory.
-    @Test(arguments: FileSystemKind.allCases)
-    func aHeldLockTimesOutItsWritersOnly(kind: FileSystemKind) throws {
-        let fixture = try StoreFixture(kind)
-        try fixture.put("config/app.plist", FileStoreTests.xml)
-        try fixture.put("config/other.plist", FileStoreTests.xml)
-        try fixture.fileSystem.withLock(ofFile: fixture.config + "/app.plist", timeout: 0) {
-            #expect(throws: PrefsError.lockUnavailable(path: fixture.config + "/app.plist", seconds: 0.2)) {
-                try fixture.store.update(.suite("app")) { $0["k"] = "changed" }
-            }
-            try fixture.store.update(.suite("other")) { $0["k"] = "changed" }
-            try fixture.store.update(.suite("new")) { $0["k"] = "created" }
-        }
-        #expect(try fixture.bytes("config/app.plist") == FileStoreTests.xml)
-        #expect(try fixture.store.load(.suite("other"))?.contents["k"] == "changed")
-        try fixture.fileSystem.withLock(ofFile: fixture.config + "/absent.plist", timeout: 0) {
-            #expect(throws: PrefsError.lockUnavailable(path: fixture.config + "/absent.plist", seconds: 0.2)) {
-                try fixture.store.update(.suite("absent")) { $0["k"] = "new" }
-            }
-            try fixture.store.update(.suite("app")) { $0["k"] = "changed" }
-        }
-        #expect(try fixture.names("config") == ["app.plist", "new.plist", "other.plist"])
-    }
-
     @Test(arguments: FileSystemKind.allCases)
     func staleTemporaryFilesAreRemovedByTheNextWrite(kind: FileSystemKind) throws {
         let fixture = try StoreFixture(kind)

@@ -2,45 +2,19 @@ import Foundation
 import Testing
 @testable import PrefsCore
 
-/// The verbs against a real 3-member etcd cluster on loopback, through the built `prefs`: the same
-/// meaning and exit statuses as with files, exact counters from concurrent processes on different
-/// members, limits refused whole, large values in chunks, a killed leader, a dead cluster, a watch
-/// across a member restart, and auth. No mock stands in for etcd here.
+/// The verbs against a real 3-member etcd cluster on loopback, through the built `prefs`: the data
+/// model another tool reads, exact counters from concurrent processes on different members, limits
+/// refused whole, large values in chunks, a killed leader, a dead cluster, a watch across a member
+/// restart, and auth. No mock stands in for etcd here.
 @Suite(.serialized, .runsProcesses) struct EtcdTests {
     static let cluster = SharedCluster.threeMembers
 
-    @Test func everyVerbMeansWhatItMeansOnFiles() async throws {
+    /// The data model another tool reads: one key per top-level key, a binary plist each, under
+    /// the suite's escaped name; a path domain is a file, never a suite of the store (73 where it
+    /// cannot be created). What the verbs mean and print on the store is the contract's
+    /// (`BackendContractTests`) and `VerbOutputOnEveryStoreTests`'.
+    @Test func eachValueIsABinaryPlistUnderItsEscapedKey() async throws {
         let fleet = try FleetSandbox(try await Self.cluster.get())
-        #expect(try await fleet.prefs("write", "app", "s", "hello", "n", "-int", "1", "f", "-float", "1.5", "b", "-bool", "yes",
-                              "d", "-date", "2026-01-02T03:04:05Z", "x", "-data", "0a0b", "a", "-array", "p", "q").status == 0)
-        #expect(try await fleet.prefs("read", "app", "s").outputText == "hello\n")
-        #expect(try await fleet.prefs("read-type", "app", "d").outputText == "date\n")
-        #expect(try await fleet.prefs("read", "app", "a", "--json").outputText == "[\n  \"p\",\n  \"q\"\n]\n")
-        #expect(try await fleet.prefs("write", "app", "n", "-int-add", "41").outputText == "42\n")
-        #expect(try await fleet.prefs("write", "app", "a", "-array-add", "r").status == 0)
-        #expect(try await fleet.prefs("write", "app", "s", "hello", "--exit-code").status == 0, "the same value: nothing changed")
-        #expect(try await fleet.prefs("write", "app", "s", "bye", "--exit-code").status == 3)
-        #expect(try await fleet.prefs("write", "app", "s", "x", "--if-equals", "nope").status == 4)
-        #expect(try await fleet.prefs("write", "app", "s", "x", "--if-absent").status == 0)
-        #expect(try await fleet.prefs("read", "app", "s").outputText == "bye\n")
-        #expect(try await fleet.prefs("rename", "app", "s", "t").status == 0)
-        #expect(try await fleet.prefs("read", "app", "s").status == 1)
-        #expect(try await fleet.prefs("write", "app", "z", "1", "--dry-run").outputText == "+ z = \"1\"\n")
-        #expect(try await fleet.prefs("read", "app", "z").status == 1, "a dry run changes nothing")
-        #expect(try await fleet.prefs("delete", "app", "t").status == 0)
-        #expect(try await fleet.prefs("delete", "app", "t").status == 1)
-        #expect(try await fleet.prefs("read", "nosuch", "k").error == "prefs: nosuch: no such suite\n")
-        // Layers under the prefix: the global suite and registered defaults, with origins.
-        #expect(try await fleet.prefs("write", "-g", "G", "global").status == 0)
-        #expect(try await fleet.prefs("register", "app", "R", "-int", "7").status == 0)
-        #expect(try await fleet.prefs("read", "app", "G", "--origin").outputText == "global\tglobal\n")
-        #expect(try await fleet.prefs("read", "app", "R", "--origin").outputText.hasPrefix("registered:etcd://"))
-        #expect(try await fleet.prefs("reset", "app", "n").status == 0)
-        #expect(try await fleet.prefs("domains").outputText == "NSGlobalDomain\napp\n", "the global suite too, as it holds values")
-        #expect(try await fleet.prefs("find", "glob").outputText == "NSGlobalDomain\nNSGlobalDomain\tG\n", "the suite name, then the key")
-        #expect(try await fleet.prefs("delete", "app").status == 0)
-        #expect(try await fleet.prefs("domains").outputText == "NSGlobalDomain\n")
-        // The data model another tool reads: one key per top-level key, a binary plist each.
         #expect(try await fleet.prefs("write", "a/b%c", "k/1", "-int", "5").status == 73, "a path domain: a file, not a suite")
         #expect(try await fleet.prefs("write", "a%b", "k/1", "-int", "5").status == 0)
         let prefix = String(fleet.url.split(separator: "/").last!)
@@ -67,28 +41,6 @@ import Testing
         let run = try await fleet.shell("prefs export moved - --format binary | PREFS_STORE= prefs import local - && PREFS_STORE= prefs export local - --format binary | prefs import back -")
         #expect(run.status == 0, "\(run.error)")
         #expect(try await fleet.prefs("export", "back", "-", "--format", "typed-json").output == fleet.prefs("export", "moved", "-", "--format", "typed-json").output)
-    }
-
-    /// Several KEY groups, import and migrate are one transaction each: all or nothing.
-    @Test func multiKeyChangesAreAllOrNothing() async throws {
-        let fleet = try FleetSandbox(try await Self.cluster.get())
-        #expect(try await fleet.prefs("write", "app", "a", "-int", "1", "b", "-float", "1.5", "c", "-array", "x").status == 0)
-        // The third group fails (-int-add on an array): the first two are not applied either.
-        let failed = try await fleet.prefs("write", "app", "a", "-int", "2", "b", "-float-add", "1", "c", "-int-add", "1")
-        #expect(failed.status == 65, "\(failed.error)")
-        #expect(try await fleet.prefs("read", "app", "a").outputText == "1\n")
-        #expect(try await fleet.prefs("read", "app", "b").outputText == "1.5\n")
-        #expect(try await fleet.prefs("write", "app", "b", "-float-add", "1").outputText == "2.5\n")
-        // migrate: an INI file into the store, with its plan, then applied whole.
-        let ini = try fleet.sandbox.directory.write("app.ini", Array("[window]\nwidth = 800\n[net]\ntimeout = 30\n".utf8))
-        let migrated = try await fleet.prefs("migrate", "app", ini)
-        #expect(migrated.status == 0, "\(migrated.error)")
-        #expect(try await fleet.prefs("read", "app", ":window:width").outputText == "800\n")
-        #expect(try await fleet.prefs("read-type", "app", ":net:timeout").outputText == "string\n", "INI values stay text, as with files")
-        #expect(try await fleet.prefs("reset", "app", "a", "b").status == 0)
-        let (a, b) = (try await fleet.prefs("read", "app", "a"), try await fleet.prefs("read", "app", "b"))
-        #expect(a.status == 1 && b.status == 1)
-        #expect(try await fleet.prefs("check", "app").status == 0)
     }
 
     /// The completions complete suites and keys from the store `--store` names on the line.

@@ -2,25 +2,29 @@ import Foundation
 import Testing
 @testable import PrefsCore
 
-/// Real processes at once: writers never lose each other's writes, readers never see a partial
-/// file, a held lock ends in 75, and a writer killed at any moment leaves a suite that parses, and a
-/// history without a version of a change that did not happen.
+/// What only real processes show: writers in processes of their own meet on the suite's file lock
+/// and lose nothing, readers in others never see a partial file, a lock held by another process
+/// ends in 75, and a writer killed at any moment leaves a suite that parses, and a history without
+/// a version of a change that did not happen. What threads show as well (N writers, exact counters,
+/// compare-and-set loops, readers of whole changes only, a held suite) is the contract's, on every
+/// backend (`BackendContractTests+Concurrency`, `aHeldSuiteTimesOutItsWritersOnly`).
 @Suite(.serialized, .runsProcesses) struct ConcurrencyTests {
-    /// Eight processes write 125 keys each, and each write also counts with `-int-add` (the lost-update
-    /// test every peer fails: read, add in the shell, write back): no key is lost, and the counter ends
-    /// at exactly 1000, so every add read the value under the lock. The reader checks every read it
-    /// makes: before the suite's file first appears a read may only say the suite does not exist
-    /// (exit 1, that one line); once the file is there, every read must exit 0 and print nothing on
-    /// stderr. A partial or missing file would show as exit 65 or 1.
-    @Test func eightWritersLoseNothingNorAnIncrementAndReadersNeverSeeAPartialFile() async throws {
+    /// Four processes write 25 keys each, and each write also counts with `-int-add` (the
+    /// lost-update test every peer fails: read, add in the shell, write back): no key is lost, and
+    /// the counter ends at exactly 100, so every add read the value under the file's lock, which
+    /// only another process takes as these do. The reader checks every read it makes: before the
+    /// suite's file first appears a read may only say the suite does not exist (exit 1, that one
+    /// line); once the file is there, every read must exit 0 and print nothing on stderr. A partial
+    /// or missing file would show as exit 65 or 1.
+    @Test func writersInProcessesLoseNothingNorAnIncrementAndReadersNeverSeeAPartialFile() async throws {
         let sandbox = try ProcessSandbox()
         // What is checked is that no write is lost, not how long one waits: with both cores busy, a
-        // writer waited out the 10 s default behind the seven others and exited 75.
+        // writer waited out the 10 s default behind the others and exited 75.
         let script = """
             export PREFS_LOCK_TIMEOUT=300
             writers=""
-            for w in 1 2 3 4 5 6 7 8; do
-              ( for i in $(seq 1 125); do prefs write shared "k$w-$i" -int "$i" hits -int-add 1 >/dev/null || echo "writer $w failed at $i" >&2; done ) &
+            for w in 1 2 3 4; do
+              ( for i in $(seq 1 25); do prefs write shared "k$w-$i" -int "$i" hits -int-add 1 >/dev/null || echo "writer $w failed at $i" >&2; done ) &
               writers="$writers $!"
             done
             : > "$HOME/read-errors"
@@ -44,55 +48,22 @@ import Testing
             touch "$HOME/stop"
             wait $reader
             """
-        // 1000 durable writes and a reader: minutes on a loaded machine.
         let run = try await sandbox.shell(script, timeout: 300)
         #expect(run.status == 0)
         #expect(run.error.isEmpty, "\(run.error.prefix(500))")
         let suite = try #require(try sandbox.suite("shared")?.dictionary, "no suite")
-        #expect(suite.count == 1001)
-        #expect(suite["hits"] == .integer(1000))
-        for w in 1...8 {
-            for i in [1, 62, 125] { #expect(suite["k\(w)-\(i)"] == .integer(Int64(i)), "k\(w)-\(i)") }
+        #expect(suite.count == 101)
+        #expect(suite["hits"] == .integer(100))
+        for w in 1...4 {
+            for i in 1...25 { #expect(suite["k\(w)-\(i)"] == .integer(Int64(i)), "k\(w)-\(i)") }
         }
         let readErrors = try String(contentsOfFile: sandbox.directory.path + "/read-errors", encoding: .utf8)
         #expect(readErrors.isEmpty, "\(readErrors.prefix(1000))")
         // Proof that the reader ran while the writers did, and read the suite they were writing.
         let counts = try String(contentsOfFile: sandbox.directory.path + "/reads", encoding: .utf8).split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         try #require(counts.count == 2)
-        #expect(counts[1] >= 10, "reads, and reads that found the suite: \(counts)")
+        #expect(counts[1] >= 1, "reads, and reads that found the suite: \(counts)")
         #expect(try sandbox.files() == ["shared.plist"])
-    }
-
-    @Test func atomicAddsUnderTheLockAreExact() async throws {
-        let sandbox = try ProcessSandbox()
-        // Every write re-reads the file under the lock, so -array-add from many processes keeps all items.
-        let run = try await sandbox.shell("""
-            for w in 1 2 3 4; do ( for i in $(seq 1 25); do prefs write list items -array-add "$w-$i" || exit 1; done ) & done; wait
-            """)
-        #expect(run.status == 0, "\(run.error)")
-        let items = try #require(try sandbox.suite("list")?.dictionary?["items"]?.array, "no list")
-        #expect(items.count == 100)
-        #expect(Set(items.compactMap { if case .string(let s) = $0 { return s } else { return nil } }).count == 100)
-    }
-
-    /// Compare-and-set from the shell: each process reads, computes and writes with --if-equals,
-    /// retrying when another won (exit 4); no increment is lost and none is counted twice.
-    @Test func compareAndSetLoopsLoseNoUpdate() async throws {
-        let sandbox = try ProcessSandbox()
-        try #require(await sandbox.prefs("write", "cas", "n", "-int", "0").status == 0)
-        let run = try await sandbox.shell("""
-            for w in 1 2 3 4; do
-              ( done=0
-                while [ $done -lt 25 ]; do
-                  old=$(prefs read cas n) || exit 1
-                  prefs write cas n -int $((old + 1)) --if-equals "$old"
-                  case $? in 0) done=$((done + 1));; 4) ;; *) echo "writer $w: unexpected status" >&2; exit 1;; esac
-                done ) 2>&1 | grep -v 'nothing changed' >&2 &
-            done
-            wait
-            """)
-        #expect(run.error.isEmpty, "\(run.error.prefix(500))")
-        #expect(try sandbox.suite("cas") == ["n": 100])
     }
 
     @Test func aHeldLockEndsIn75AndChangesNothing() async throws {
@@ -161,6 +132,9 @@ import Testing
     /// strace, which holds each rename 200 ms, and is killed once a temporary file is there: so
     /// some kills surely land between a write's temporary file and its rename. (Random kills alone
     /// missed that window in all 200 rounds of a loaded run, on tmpfs where it lasts microseconds.)
+    /// Fifty rounds: twelve of them surely inside a write.
+    static let killRounds = 50
+
     @Test func killedWritersLeaveAParsableSuite() async throws {
         let sandbox = try ProcessSandbox()
         let strace = try requireProgram("strace", install: "Debian: strace")
@@ -176,7 +150,7 @@ import Testing
             """
         var maximumTemporaries = 0
         var killsInsideAWrite = 0
-        for round in 1...200 {
+        for round in 1...Self.killRounds {
             let held = round % 4 == 0
             var environment = sandbox.environment
             environment["START"] = String(round * 1000)
@@ -240,7 +214,7 @@ import Testing
         #expect(maximumTemporaries <= 1, "a write left more than its own temporary file")
         // Proof that the kills hit writes in the middle, not just the shell between them: at least
         // the held rounds did.
-        #expect(killsInsideAWrite >= 50, "\(killsInsideAWrite) kills inside a write")
+        #expect(killsInsideAWrite >= Self.killRounds / 4, "\(killsInsideAWrite) kills inside a write")
     }
 }
 
