@@ -15,7 +15,7 @@ import PrefsCore
 /// that), and what changed meanwhile reported as one change.
 enum WatchCommand: Command {
     struct Values: CommandValues {
-        var json = false, initial = false, once = false
+        var json = false, compact = false, initial = false, once = false
         var timeout: Double?
         var retryFor: Double?
         var exec: String?
@@ -29,7 +29,7 @@ enum WatchCommand: Command {
 
     static let options: [Option<Values>] = [
         .flag("json", "print each change as a JSON object on one line") { $0.json = $1 },
-        .flag("compact", "the same as --json (each object is on one line)") { $0.json = $1 },
+        .compact { $0.compact = $1 },
         .flag("initial", "print the current values first") { $0.initial = $1 },
         .flag("once", "exit after the first change") { $0.once = $1 },
         .seconds("timeout", "stop after SECONDS, a running COMMAND too (with --once: exit 1 if no change came)") { $0.timeout = $1 },
@@ -40,11 +40,11 @@ enum WatchCommand: Command {
     static let usage = "usage: prefs watch DOMAIN [KEY...] [--initial] [--once] [--timeout SECONDS] -- COMMAND [ARG...]"
 
     static func validate(_ values: Values, _ operands: [String]) throws {
-        let printing = "--json and --compact do not go with it"
-        if values.json && values.exec != nil { throw PrefsError.usage("watch: --exec runs COMMAND instead of printing: \(printing)") }
+        let printing = "--json and --compact do not go with it", json = values.json || values.compact
+        if json && values.exec != nil { throw PrefsError.usage("watch: --exec runs COMMAND instead of printing: \(printing)") }
         guard operands.contains("--") else { return }
-        if values.json { throw PrefsError.usage("watch: -- COMMAND runs COMMAND instead of printing: \(printing)") }
-        if values.exec != nil { throw PrefsError.usage("watch: --exec COMMAND and -- COMMAND cannot be combined; give one") }
+        if json { throw PrefsError.usage("watch: -- COMMAND runs COMMAND instead of printing: \(printing)") }
+        if values.exec != nil { throw conflict("--exec COMMAND", "-- COMMAND", "; give one") }
     }
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
@@ -94,9 +94,11 @@ enum WatchCommand: Command {
             Signals.endWatchOnSignals()
         }
         defer { runner?.finish(until: deadline) }
+        // Each JSON object is on one line whether or not --compact is given.
+        let printer = try OutputForm(json: values.json, compact: values.compact).printer(context)
         let print = { (changes: [WatchChange]) in
             if let runner { return runner.submit(changes) }
-            context.writeOutput(Array(changes.map { (values.json ? WatchOutput.jsonLine($0, domain: domain) : WatchOutput.line($0)) + "\n" }.joined().utf8))
+            printer.changes(changes, in: domain)
         }
         let stop = try watcher.run(
             timeout: values.timeout, closedWhen: context.outputDescriptor,
