@@ -59,6 +59,8 @@ enum WatchCommand: Command {
         for name in watched.dropFirst() where !keys.contains(where: { $0.name.utf8.elementsEqual(name.utf8) }) {
             keys.append((name, try PrefKeyPath(argument: name, in: domain.displayName)))
         }
+        // Each JSON object is on one line whether or not --compact is given.
+        let printer = try OutputForm(json: values.json, compact: values.compact).printer(context)
         var program: String?
         if let commandWords {
             switch try CommandLookup.find(commandWords, verb: "watch", usage: usage) {
@@ -94,8 +96,6 @@ enum WatchCommand: Command {
             Signals.endWatchOnSignals()
         }
         defer { runner?.finish(until: deadline) }
-        // Each JSON object is on one line whether or not --compact is given.
-        let printer = try OutputForm(json: values.json, compact: values.compact).printer(context)
         let print = { (changes: [WatchChange]) in
             if let runner { return runner.submit(changes) }
             printer.changes(changes, in: domain)
