@@ -50,6 +50,9 @@ import Testing
         (["describe", "s", "--null"], "describe: --null goes with --choices"),
         (["export", "s", "out.env", "--compact"], "export: --compact is for --format json and typed-json, not env"),
         (["export", "s", "-", "--format", "sh", "--lossy"], "export: --lossy is for --format json and typed-json, not sh"),
+        (["exec", "s", "t", "true"], "exec: no -- before the COMMAND (usage: prefs exec DOMAIN [DOMAIN...] -- COMMAND [ARG...])"),
+        (["rollback", "s"], "rollback: give the version with --to VERSION (usage: prefs rollback DOMAIN --to VERSION)"),
+        (["watch", "--", "true"], "watch: no DOMAIN given (\(WatchCommand.usage))"),
     ])
     func aRuleIsRefusedBeforeTheStoreIsAsked(arguments: [String], message: String) {
         let result = prefs(arguments, environment: ValidateTests.unreachable, fileSystem: InMemoryFileSystem())

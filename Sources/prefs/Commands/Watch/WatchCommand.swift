@@ -45,6 +45,7 @@ enum WatchCommand: Command {
         guard operands.contains("--") else { return }
         if json { throw PrefsError.usage("watch: -- COMMAND runs COMMAND instead of printing: \(printing)") }
         if values.exec != nil { throw conflict("--exec COMMAND", "-- COMMAND", "; give one") }
+        guard operands.first != "--" else { throw PrefsError.usage("watch: no DOMAIN given (\(usage))") }
     }
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
@@ -52,7 +53,7 @@ enum WatchCommand: Command {
         let dashes = operands.firstIndex(of: "--")
         let watched = dashes.map { Array(operands[..<$0]) } ?? operands
         let commandWords = dashes.map { Array(operands[($0 + 1)...]) }
-        guard let first = watched.first else { throw PrefsError.usage("watch: no DOMAIN given (\(usage))") }
+        guard let first = watched.first else { throw PrefsError.internalError("watch ran without a DOMAIN") }
         let domain = try Domain(argument: first)
         guard domain != .standardInput else { throw PrefsError.usage("watch: standard input cannot be watched; name a suite or a file") }
         var keys: [(name: String, path: PrefKeyPath)] = []
