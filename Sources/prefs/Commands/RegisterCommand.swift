@@ -35,6 +35,7 @@ enum RegisterCommand: Command {
             }
         }
         guard values.delete.isEmpty || !values.replace else { throw conflict("--delete", with: "--replace") }
+        try validateSchemaOptions(values)
     }
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

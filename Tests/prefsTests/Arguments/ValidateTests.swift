@@ -51,6 +51,10 @@ import Testing
         (["export", "s", "out.env", "--compact"], "export: --compact is for --format json and typed-json, not env"),
         (["export", "s", "-", "--format", "sh", "--lossy"], "export: --lossy is for --format json and typed-json, not sh"),
         (["exec", "s", "t", "true"], "exec: no -- before the COMMAND (usage: prefs exec DOMAIN [DOMAIN...] -- COMMAND [ARG...])"),
+        (["write", "s", "k", "v", "--schema", "f.json", "--no-schema"], "write: --schema and --no-schema cannot be combined"),
+        (["import", "s", "in.plist", "--schema", "f.json", "--no-schema"], "import: --schema and --no-schema cannot be combined"),
+        (["rename", "s", "a", "b", "--schema", "f.json", "--no-schema"], "rename: --schema and --no-schema cannot be combined"),
+        (["migrate", "s", "in.ini", "--schema", "f.json", "--no-schema"], "migrate: --schema and --no-schema cannot be combined"),
         (["rollback", "s"], "rollback: give the version with --to VERSION (usage: prefs rollback DOMAIN --to VERSION)"),
         (["watch", "--", "true"], "watch: no DOMAIN given (\(WatchCommand.usage))"),
     ])
