@@ -226,7 +226,7 @@ _prefs_verb() {
                 --defaults file... 'registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)'
                 --format 'choice binary xml openstep json typed-json' 'write the value as a document: xml, binary, openstep, json or typed-json (as plutil -extract)'
                 --lossy flag 'with JSON, write dates as ISO 8601 strings and data as base64 (else they are refused: JSON has no such types)'
-                --compact flag 'write JSON (or typed JSON) on one line; with no format given, JSON'
+                --compact flag 'print JSON on one line (given alone, it asks for JSON)'
                 --default typed 'print VALUE (typed as write types it: --default -int 30) when the key or suite is absent, exit 0'
                 --max-stale text 'on etcd, answer from this host'\''s snapshot of the suite when the store confirmed it at most SECONDS ago, without asking the store'
                 --fallback-cache flag 'on etcd, answer from this host'\''s snapshot of the suite when no endpoint answers (one line on standard error says so); also PREFS_FALLBACK_CACHE=1'
@@ -312,7 +312,7 @@ _prefs_verb() {
         (find)
             verb_options=(
                 --json flag 'print the matches as JSON'
-                --compact flag 'print the JSON on one line (implies --json)'
+                --compact flag 'print JSON on one line (given alone, it asks for JSON)'
                 '--null -0' flag 'end each match with a NUL byte instead of a newline'
                 --expiring text 'only the stored keys that expire within D (500ms, 10s, 15m, 1h; at most a week), with their deadlines'
                 --help flag 'show help for this verb'
@@ -332,7 +332,7 @@ _prefs_verb() {
                 --effective flag 'export what an application sees (stored, global and registered values), not just the stored ones; as environment, not the global suite'\''s'
                 --defaults file... 'registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)'
                 --lossy flag 'with JSON, write dates as ISO 8601 strings and data as base64 (else they are refused: JSON has no such types)'
-                --compact flag 'write JSON (or typed JSON) on one line; with no format given, JSON'
+                --compact flag 'print JSON on one line (given alone, it asks for JSON)'
                 --max-stale text 'on etcd, answer from this host'\''s snapshot of the suite when the store confirmed it at most SECONDS ago, without asking the store'
                 --fallback-cache flag 'on etcd, answer from this host'\''s snapshot of the suite when no endpoint answers (one line on standard error says so); also PREFS_FALLBACK_CACHE=1'
                 --help flag 'show help for this verb'
@@ -392,7 +392,7 @@ _prefs_verb() {
         (watch)
             verb_options=(
                 --json flag 'print each change as a JSON object on one line'
-                --compact flag 'the same as --json (each object is on one line)'
+                --compact flag 'print JSON on one line (given alone, it asks for JSON)'
                 --initial flag 'print the current values first'
                 --once flag 'exit after the first change'
                 --timeout text 'stop after SECONDS, a running COMMAND too (with --once: exit 1 if no change came)'
@@ -433,7 +433,7 @@ _prefs_verb() {
         (history)
             verb_options=(
                 --json flag 'print the versions as JSON'
-                --compact flag 'print the JSON on one line (implies --json)'
+                --compact flag 'print JSON on one line (given alone, it asks for JSON)'
                 --help flag 'show help for this verb'
             )
             kinds=(domain key)

@@ -90,4 +90,15 @@ extension ChangeOptions {
 
 extension Command {
     static func validate(_ values: Values, _ operands: [String]) throws {}
+
+    /// Two options that do not go together, for `validate` to throw (64):
+    /// `VERB: FIRST and SECOND cannot be combined`, then `note` (`" (--compact prints JSON)"`).
+    static func conflict(_ first: String, _ second: String, _ note: String = "") -> PrefsError {
+        .usage("\(verb.name): \(first) and \(second) cannot be combined\(note)")
+    }
+
+    /// `VERB: FIRST cannot be combined with SECOND` (64): FIRST is the option the verb is about.
+    static func conflict(_ first: String, with second: String) -> PrefsError {
+        .usage("\(verb.name): \(first) cannot be combined with \(second)")
+    }
 }

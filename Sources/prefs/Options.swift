@@ -117,14 +117,12 @@ extension Option where Values: LayerOptions {
 /// The options of the verbs that write a value as a document (`export`, `read --format`).
 protocol DocumentOptions: SendableMetatype {
     var lossy: Bool { get set }
-    var compact: Bool { get set }
 }
 
 extension Option where Values: DocumentOptions {
     static var lossy: Option {
         .flag("lossy", "with JSON, write dates as ISO 8601 strings and data as base64 (else they are refused: JSON has no such types)") { $0.lossy = $1 }
     }
-    static var compact: Option { .flag("compact", "write JSON (or typed JSON) on one line; with no format given, JSON") { $0.compact = $1 } }
 }
 
 /// The options of the verbs that may answer from the host's snapshot of a suite read from a remote

@@ -22,16 +22,18 @@ enum DescribeCommand: Command {
         .flag("null", "with --choices, end each value with a NUL byte instead of a newline") { $0.null = $1 },
     ]
 
+    static func validate(_ values: Values, _ operands: [String]) throws {
+        guard !values.choices || operands.count == 2 else { throw PrefsError.usage("describe: --choices needs a KEY") }
+        guard values.choices || !values.null else { throw PrefsError.usage("describe: --null goes with --choices") }
+    }
+
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: operands[0])
         var context = context
         if let file = values.schema { context.store = try context.store.usingSchemaFile(file) }
-        guard !values.choices || operands.count == 2 else { throw PrefsError.usage("describe: --choices needs a KEY") }
-        guard values.choices || !values.null else { throw PrefsError.usage("describe: --null goes with --choices") }
         let (schema, keys) = try context.store.describeSchema(of: domain, key: operands.count == 2 ? operands[1] : nil)
         if values.choices {
-            let end = values.null ? "\0" : "\n"
-            for choice in choices(of: keys[0].key) { context.writeOutput(Array((choice + end).utf8)) }
+            try OutputForm(null: values.null).printer(context).words(choices(of: keys[0].key))
             return .success
         }
         if operands.count == 1 {

@@ -32,11 +32,16 @@ enum ExecCommand: Command {
         .maxStale, .fallbackCache,
     ]
 
-    static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
+    /// One DOMAIN or more, `--`, and a COMMAND.
+    static func validate(_ values: Values, _ operands: [String]) throws {
         guard let dashes = operands.firstIndex(of: "--"), dashes > 0, dashes < operands.count - 1 else {
             let missing = !operands.contains("--") ? "no -- before the COMMAND" : operands.first == "--" ? "no DOMAIN given" : "no COMMAND given"
             throw PrefsError.usage("exec: \(missing) (usage: prefs exec DOMAIN [DOMAIN...] -- COMMAND [ARG...])")
         }
+    }
+
+    static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
+        guard let dashes = operands.firstIndex(of: "--") else { throw PrefsError.internalError("exec ran without --") }
         let domains = operands[..<dashes].joined(separator: ", ")
         let variables = try environment(of: operands[..<dashes], keys: values.keys, policy: try values.snapshotPolicy(context.environment), context)
         let command = Array(operands[(dashes + 1)...])

@@ -56,8 +56,15 @@ enum ExportCommand: Command {
         .list("keys", "LIST", "only these keys (comma-separated KEYs or :key:paths; repeatable); as environment, the global suite's and deny-listed names too", completing: .keyList(operand: 0)) { $0.keys = $1 },
         .flag("effective", "export what an application sees (stored, global and registered values), not just the stored ones; as environment, not the global suite's") { $0.effective = $1 },
         .list("defaults", "FILE", "registered defaults for this run only (a plist or JSON dictionary; repeatable, a later one wins)", completing: .file) { $0.defaults = $1 },
-        .lossy, .compact, .maxStale, .fallbackCache,
+        .lossy, .compact { $0.compact = $1 }, .maxStale, .fallbackCache,
     ]
+
+    /// `--lossy` and `--compact` are JSON's: refused with an environment form, given or named by PATH.
+    static func validate(_ values: Values, _ operands: [String]) throws {
+        let path = operands.count > 1 ? operands[1] : "-"
+        guard let environment = try (values.format ?? Format.named(byPath: path))?.environment, values.lossy || values.compact else { return }
+        throw PrefsError.usage("export: --\(values.lossy ? "lossy" : "compact") is for --format json and typed-json, not \(environment.rawValue)")
+    }
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         var values = values
@@ -85,9 +92,6 @@ enum ExportCommand: Command {
     /// named by PATH, --compact and --lossy, JSON's options, ask for JSON).
     static func encoder(_ values: Values) throws -> (PrefValue, Domain) throws -> [UInt8] {
         if let environment = values.format?.environment {
-            if values.lossy || values.compact {
-                throw PrefsError.usage("export: --\(values.lossy ? "lossy" : "compact") is for --format json and typed-json, not \(environment.rawValue)")
-            }
             return { value, domain in
                 let variables = try EnvironmentOutput.variables(value, domain: domain.displayName, named: !values.keys.isEmpty)
                 try EnvironmentPolicy.checkTotal(variables, others: 0, domain: domain.displayName)

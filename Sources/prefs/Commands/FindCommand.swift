@@ -23,18 +23,18 @@ enum FindCommand: Command {
 
     static let options: [Option<Values>] = [
         .flag("json", "print the matches as JSON") { $0.json = $1 },
-        .flag("compact", "print the JSON on one line (implies --json)") { $0.compact = $1 },
+        .compact { $0.compact = $1 },
         .flag("null", short: "0", "end each match with a NUL byte instead of a newline") { $0.null = $1 },
         .duration("expiring", "only the stored keys that expire within D (500ms, 10s, 15m, 1h; at most a week), with their deadlines") { $0.expiring = $1 },
     ]
 
     static func validate(_ values: Values, _ operands: [String]) throws {
-        guard !((values.json || values.compact) && values.null) else { throw PrefsError.usage("find: --\(values.json ? "json" : "compact") and --null cannot be combined") }
+        guard !((values.json || values.compact) && values.null) else { throw conflict(values.json ? "--json" : "--compact", "--null") }
         guard !operands.isEmpty || values.expiring != nil else { throw PrefsError.usage("find: give a WORD, or --expiring D (usage: prefs find [WORD] [--expiring D])") }
     }
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
-        let json = values.json || values.compact
+        let printer = try OutputForm(json: values.json, compact: values.compact, null: values.null).printer(context)
         let every = try context.store.everySuite()
         context.report(every)
         var matches = operands.first.map { SuiteStore.find($0, in: every.suites) } ?? []
@@ -50,28 +50,8 @@ enum FindCommand: Command {
                 }
             }
             matches = expiring
-            if !json {
-                let end = values.null ? "\0" : "\n"
-                context.writeOutput(Array(matches.map { match -> String in
-                    guard case .date(let date)? = match.value else { return "" }
-                    return match.suite + "\t" + (match.key?.display ?? "") + "\t" + Expiry.describe(date) + end
-                }.joined().utf8))
-                if let failure = every.failures.first { return failure.exitStatus }
-                return matches.isEmpty ? .notFound : .success
-            }
         }
-        if json {
-            let list = matches.map { match -> PrefValue in
-                var entry: PrefDictionary = ["suite": .string(match.suite)]
-                entry["key"] = match.key.map { .string($0.display) }
-                entry["value"] = match.value
-                return .dictionary(entry)
-            }
-            context.writeOutput(try ValueOutput.text(.array(list), json: true, compact: values.compact))
-        } else {
-            let end = values.null ? "\0" : "\n"
-            context.writeOutput(Array(matches.map { $0.suite + ($0.key.map { "\t" + $0.display } ?? "") + end }.joined().utf8))
-        }
+        try printer.matches(matches, deadlines: values.expiring != nil)
         if let failure = every.failures.first { return failure.exitStatus }
         return matches.isEmpty ? .notFound : .success
     }

@@ -17,7 +17,7 @@ enum HistoryCommand: Command {
 
     static let options: [Option<Values>] = [
         .flag("json", "print the versions as JSON") { $0.json = $1 },
-        .flag("compact", "print the JSON on one line (implies --json)") { $0.compact = $1 },
+        .compact { $0.compact = $1 },
     ]
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
@@ -26,26 +26,7 @@ enum HistoryCommand: Command {
         let versions = try context.store.versions(of: domain)
             .filter { version in key.map { key in version.keys.contains { $0.utf8.elementsEqual(key.utf8) } } ?? true }
             .reversed()
-        if values.json || values.compact {
-            let list = versions.map { version -> PrefValue in
-                .dictionary(["version": .integer(version.number), "time": .string(LocksCommand.utc(version.time)), "user": .string(version.user),
-                             "host": .string(version.host), "verb": .string(version.verb), "keys": .array(version.keys.map { .string($0) }),
-                             "valuesKept": .bool(version.changes != nil)])
-            }
-            context.writeOutput(try ValueOutput.text(.array(list), json: true, compact: values.compact))
-        } else {
-            for version in versions {
-                let keys = version.keys.map(ValueOutput.quotedIfNeeded).joined(separator: " ")
-                context.print([String(version.number), LocksCommand.utc(version.time), field(version.user + "@" + version.host), field(version.verb), keys]
-                    .joined(separator: "\t"))
-            }
-        }
+        try OutputForm(json: values.json, compact: values.compact).printer(context).versions(Array(versions))
         return versions.isEmpty ? .notFound : .success
-    }
-
-    /// A field of the tab-separated line: with a control character (a tab or newline in `$USER`),
-    /// every byte not printable ASCII as `\xHH`, so one version stays one line.
-    static func field(_ text: String) -> String {
-        text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || $0 == "\\" } ? ByteText.escaped(Array(text.utf8)) : text
     }
 }

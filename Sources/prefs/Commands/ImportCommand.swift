@@ -30,7 +30,8 @@ enum ImportCommand: Command {
     ]
 
     static func validate(_ values: Values, _ operands: [String]) throws {
-        guard !(values.replace && values.ifAbsent) else { throw PrefsError.usage("import: --replace and --if-absent cannot be combined") }
+        guard !(values.replace && values.ifAbsent) else { throw conflict("--replace", "--if-absent") }
+        try validateSchemaOptions(values)
     }
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

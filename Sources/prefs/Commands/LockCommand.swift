@@ -48,7 +48,7 @@ enum LockCommand: Command {
             throw PrefsError.usage("lock: \(missing) (usage: prefs lock NAME [--ttl D] [--wait D | --no-wait] [-n N] -- COMMAND [ARG...])")
         }
         try LockName.check(operands[0])
-        guard !(values.noWait && values.wait != nil) else { throw PrefsError.usage("lock: --wait and --no-wait cannot be combined") }
+        guard !(values.noWait && values.wait != nil) else { throw conflict("--wait", "--no-wait") }
         guard values.ttl >= 1, values.ttl <= 86400 else { throw PrefsError.usage("lock: --ttl must be from 1s to 24h") }
     }
 

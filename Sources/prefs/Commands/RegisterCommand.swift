@@ -34,7 +34,8 @@ enum RegisterCommand: Command {
                 throw PrefsError.usage("register: --schema FILE takes only the DOMAIN (no values, --delete, --replace or --no-schema)")
             }
         }
-        guard values.delete.isEmpty || !values.replace else { throw PrefsError.usage("register: --delete cannot be combined with --replace") }
+        guard values.delete.isEmpty || !values.replace else { throw conflict("--delete", with: "--replace") }
+        try validateSchemaOptions(values)
     }
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

@@ -21,9 +21,13 @@ enum RollbackCommand: Command {
         .exitCode, .dryRun, .fence,
     ]
 
+    static func validate(_ values: Values, _ operands: [String]) throws {
+        guard values.to != nil else { throw PrefsError.usage("rollback: give the version with --to VERSION (usage: prefs rollback DOMAIN --to VERSION)") }
+    }
+
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
         let domain = try Domain(argument: operands[0])
-        guard let to = values.to else { throw PrefsError.usage("rollback: give the version with --to VERSION (usage: prefs rollback DOMAIN --to VERSION)") }
+        guard let to = values.to else { throw PrefsError.internalError("rollback ran without --to") }
         let outcome = try context.store.rollback(domain, to: try DiffCommand.version(to), dryRun: values.dryRun)
         context.print(outcome)
         return values.status(outcome)

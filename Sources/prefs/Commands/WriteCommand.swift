@@ -50,8 +50,9 @@ enum WriteCommand: Command {
     }
 
     static func validate(_ values: Values, _ operands: [String]) throws {
-        guard !(values.external && values.inline) else { throw PrefsError.usage("write: --external and --inline cannot be combined") }
-        guard values.ttl == nil || values.expiresAt == nil else { throw PrefsError.usage("write: --ttl and --expires-at cannot be combined") }
+        guard !(values.external && values.inline) else { throw conflict("--external", "--inline") }
+        guard values.ttl == nil || values.expiresAt == nil else { throw conflict("--ttl", "--expires-at") }
+        try validateSchemaOptions(values)
     }
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {

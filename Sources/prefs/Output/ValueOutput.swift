@@ -1,16 +1,14 @@
 import PrefsCore
 
-/// How values are printed: scalars bare on one line for `$(…)`, containers in a readable text form,
-/// or JSON.
+/// The readable form of values: scalars bare on one line for `$(…)`, containers in a readable text
+/// form (JSON is `JSONPrinter`'s).
 enum ValueOutput {
     /// The bare form of a scalar (`ReadableText.bare`): nil for a container.
     static func bare(_ value: PrefValue) -> String? { ReadableText.bare(value) }
 
-    /// What `read` prints for a value (with a final newline); JSON on one line when `compact`. With
-    /// `abbreviatingData` (a whole suite), data over 64 bytes inside a container is shown as
-    /// `{length = N, bytes = 0x… }`.
-    static func text(_ value: PrefValue, json: Bool, compact: Bool = false, abbreviatingData: Bool = false) throws -> [UInt8] {
-        if json { return compact ? try JSONTextEncoder.encode(value, pretty: false) + [0x0A] : try PropertyList.encode(value, as: .json) }
+    /// What `read` prints for a value, with a final newline. With `abbreviatingData` (a whole
+    /// suite), data over 64 bytes inside a container is shown as `{length = N, bytes = 0x… }`.
+    static func text(_ value: PrefValue, abbreviatingData: Bool = false) -> [UInt8] {
         if let line = bare(value) { return Array((line + "\n").utf8) }
         var out = ""
         readable(value, indent: 0, abbreviatingData: abbreviatingData, into: &out)

@@ -1,6 +1,7 @@
 import PrefsCore
 
-/// How `watch` prints a change.
+/// How `watch` prints a change in the readable form (`ReadablePrinter.changes`), and a key on one
+/// line (`ExecRunner`'s `PREFS_KEYS`).
 enum WatchOutput {
     /// `KEY OLD -> NEW`: scalars bare as `read` prints them, containers on one line, `(absent)` for
     /// a key that had no value and `(removed)` for one that has none now. A key or string holding a
@@ -17,16 +18,5 @@ enum WatchOutput {
     /// `text` as it is, or quoted when it holds a line break or another control character: one line.
     static func oneLine(_ text: String) -> String {
         text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? ValueOutput.quotedIfNeeded(text) : text
-    }
-
-    /// `{"suite":…,"key":…,"old":…,"new":…}` on one line; null for no value.
-    static func jsonLine(_ change: WatchChange, domain: Domain) -> String {
-        func json(_ value: PrefValue?) -> String {
-            guard let value else { return "null" }
-            // A real JSON cannot spell (NaN, infinity) is given as its text.
-            let bytes = (try? JSONTextEncoder.encode(value, pretty: false)) ?? (try? JSONTextEncoder.encode(.string(ValueOutput.line(value)), pretty: false))
-            return String(decoding: bytes ?? Array("null".utf8), as: UTF8.self)
-        }
-        return "{\"suite\":\(json(.string(domain.displayName))),\"key\":\(json(.string(change.key))),\"old\":\(json(change.old)),\"new\":\(json(change.new))}"
     }
 }

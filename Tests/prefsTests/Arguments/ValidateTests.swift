@@ -39,3 +39,29 @@ import Testing
         #expect(result.status == .unavailable, "\(result.status) \(result.error)")
     }
 }
+
+/// The rules that `run` checked before `validate` existed are refused as early.
+@Suite struct ValidateMovedRulesTests {
+    @Test(arguments: [
+        (["read", "s", "--raw"], "read: --raw needs a KEY (usage: prefs read DOMAIN KEY --raw)"),
+        (["read", "--origin"], "read: --origin and --defaults need a domain"),
+        (["read", "--max-stale", "5"], "read: --max-stale and --fallback-cache need a domain"),
+        (["describe", "s", "--choices"], "describe: --choices needs a KEY"),
+        (["describe", "s", "--null"], "describe: --null goes with --choices"),
+        (["export", "s", "out.env", "--compact"], "export: --compact is for --format json and typed-json, not env"),
+        (["export", "s", "-", "--format", "sh", "--lossy"], "export: --lossy is for --format json and typed-json, not sh"),
+        (["exec", "s", "t", "true"], "exec: no -- before the COMMAND (usage: prefs exec DOMAIN [DOMAIN...] -- COMMAND [ARG...])"),
+        (["write", "s", "k", "v", "--schema", "f.json", "--no-schema"], "write: --schema and --no-schema cannot be combined"),
+        (["import", "s", "in.plist", "--schema", "f.json", "--no-schema"], "import: --schema and --no-schema cannot be combined"),
+        (["rename", "s", "a", "b", "--schema", "f.json", "--no-schema"], "rename: --schema and --no-schema cannot be combined"),
+        (["migrate", "s", "in.ini", "--schema", "f.json", "--no-schema"], "migrate: --schema and --no-schema cannot be combined"),
+        (["rollback", "s"], "rollback: give the version with --to VERSION (usage: prefs rollback DOMAIN --to VERSION)"),
+        (["watch", "--", "true"], "watch: no DOMAIN given (\(WatchCommand.usage))"),
+    ])
+    func aRuleIsRefusedBeforeTheStoreIsAsked(arguments: [String], message: String) {
+        let result = prefs(arguments, environment: ValidateTests.unreachable, fileSystem: InMemoryFileSystem())
+        #expect(result.status == .usage, "\(arguments): \(result.status) \(result.error)")
+        #expect(result.error == "prefs: \(message)\n", "\(arguments): \(result.error)")
+        #expect(result.output.isEmpty)
+    }
+}

@@ -256,7 +256,7 @@ final class ExecRunner: @unchecked Sendable {
 
     /// A value as `read` prints it, without the final newline.
     static func text(_ value: PrefValue) -> String {
-        let bytes = (try? ValueOutput.text(value, json: false)) ?? Array(ValueOutput.line(value).utf8)
+        let bytes = ValueOutput.text(value)
         return String(decoding: bytes.last == 0x0A ? bytes.dropLast() : bytes[...], as: UTF8.self)
     }
 

@@ -15,7 +15,7 @@ import PrefsCore
 /// that), and what changed meanwhile reported as one change.
 enum WatchCommand: Command {
     struct Values: CommandValues {
-        var json = false, initial = false, once = false
+        var json = false, compact = false, initial = false, once = false
         var timeout: Double?
         var retryFor: Double?
         var exec: String?
@@ -29,7 +29,7 @@ enum WatchCommand: Command {
 
     static let options: [Option<Values>] = [
         .flag("json", "print each change as a JSON object on one line") { $0.json = $1 },
-        .flag("compact", "the same as --json (each object is on one line)") { $0.json = $1 },
+        .compact { $0.compact = $1 },
         .flag("initial", "print the current values first") { $0.initial = $1 },
         .flag("once", "exit after the first change") { $0.once = $1 },
         .seconds("timeout", "stop after SECONDS, a running COMMAND too (with --once: exit 1 if no change came)") { $0.timeout = $1 },
@@ -40,11 +40,12 @@ enum WatchCommand: Command {
     static let usage = "usage: prefs watch DOMAIN [KEY...] [--initial] [--once] [--timeout SECONDS] -- COMMAND [ARG...]"
 
     static func validate(_ values: Values, _ operands: [String]) throws {
-        let printing = "--json and --compact do not go with it"
-        if values.json && values.exec != nil { throw PrefsError.usage("watch: --exec runs COMMAND instead of printing: \(printing)") }
+        let printing = "--json and --compact do not go with it", json = values.json || values.compact
+        if json && values.exec != nil { throw PrefsError.usage("watch: --exec runs COMMAND instead of printing: \(printing)") }
         guard operands.contains("--") else { return }
-        if values.json { throw PrefsError.usage("watch: -- COMMAND runs COMMAND instead of printing: \(printing)") }
-        if values.exec != nil { throw PrefsError.usage("watch: --exec COMMAND and -- COMMAND cannot be combined; give one") }
+        if json { throw PrefsError.usage("watch: -- COMMAND runs COMMAND instead of printing: \(printing)") }
+        if values.exec != nil { throw conflict("--exec COMMAND", "-- COMMAND", "; give one") }
+        guard operands.first != "--" else { throw PrefsError.usage("watch: no DOMAIN given (\(usage))") }
     }
 
     static func run(_ values: Values, _ operands: [String], _ context: CommandContext) throws -> ExitStatus {
@@ -52,13 +53,15 @@ enum WatchCommand: Command {
         let dashes = operands.firstIndex(of: "--")
         let watched = dashes.map { Array(operands[..<$0]) } ?? operands
         let commandWords = dashes.map { Array(operands[($0 + 1)...]) }
-        guard let first = watched.first else { throw PrefsError.usage("watch: no DOMAIN given (\(usage))") }
+        guard let first = watched.first else { throw PrefsError.internalError("watch ran without a DOMAIN") }
         let domain = try Domain(argument: first)
         guard domain != .standardInput else { throw PrefsError.usage("watch: standard input cannot be watched; name a suite or a file") }
         var keys: [(name: String, path: PrefKeyPath)] = []
         for name in watched.dropFirst() where !keys.contains(where: { $0.name.utf8.elementsEqual(name.utf8) }) {
             keys.append((name, try PrefKeyPath(argument: name, in: domain.displayName)))
         }
+        // Each JSON object is on one line whether or not --compact is given.
+        let printer = try OutputForm(json: values.json, compact: values.compact).printer(context)
         var program: String?
         if let commandWords {
             switch try CommandLookup.find(commandWords, verb: "watch", usage: usage) {
@@ -96,7 +99,7 @@ enum WatchCommand: Command {
         defer { runner?.finish(until: deadline) }
         let print = { (changes: [WatchChange]) in
             if let runner { return runner.submit(changes) }
-            context.writeOutput(Array(changes.map { (values.json ? WatchOutput.jsonLine($0, domain: domain) : WatchOutput.line($0)) + "\n" }.joined().utf8))
+            printer.changes(changes, in: domain)
         }
         let stop = try watcher.run(
             timeout: values.timeout, closedWhen: context.outputDescriptor,
