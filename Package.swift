@@ -32,15 +32,20 @@ let package = Package(
         // TLS for `etcds://` stores, through the system's OpenSSL (Debian: libssl-dev); nothing of it
         // runs before a TLS store is used (cpu.c).
         .target(name: "CPrefsTLS", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
-        // The command: parses argv by hand, calls PrefsCore, prints, exits. Its linker flags are not
-        // built for a package that depends on PrefsCore.
+        // The command: parses argv by hand, calls PrefsCore, prints, exits.
+        .target(name: "PrefsCommand", dependencies: ["PrefsCore"]),
+        // The executable: PrefsCommand's start, linked as one static file (as the documented release
+        // build is, with its own flags) in the debug build too, which the tests run thousands of
+        // times: no dynamic loading at each start. Its linker flags are not built for a package that
+        // depends on PrefsCore, nor for the tests, which link PrefsCommand instead.
         .executableTarget(
-            name: "prefs", dependencies: ["PrefsCore"],
+            name: "prefs", dependencies: ["PrefsCommand"],
             linkerSettings: [
                 .unsafeFlags([
                     "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Tests/Benchmarks/startup.order",
                     "-Xlinker", "--no-warn-symbol-ordering",
-                ], releaseOnLinux)
+                ], releaseOnLinux),
+                .unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .debug)),
             ]),
         // Shared by the test targets: fixture paths, temporary directories, running processes.
         .target(name: "PrefsTestSupport", dependencies: ["PrefsCore"], path: "Tests/PrefsTestSupport"),
@@ -55,6 +60,6 @@ let package = Package(
         .executableTarget(name: "CacheBenchmark", dependencies: ["PrefsCore"], path: "Tests/Benchmarks/CacheBenchmark"),
         .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore", "PrefsTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PrefsFoundationTests", dependencies: ["PrefsFoundation", "PrefsCore"]),
-        .testTarget(name: "prefsTests", dependencies: ["prefs", "PrefsCore", "PrefsTestSupport", "UserDefaultsHelper"]),
+        .testTarget(name: "prefsTests", dependencies: ["PrefsCommand", "PrefsCore", "PrefsTestSupport", "UserDefaultsHelper"]),
     ]
 )

@@ -1,6 +1,6 @@
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 @Suite struct ArgumentsTests {
     @Test(arguments: [

@@ -1,7 +1,7 @@
 import Testing
 @testable import PrefsCore
 import PrefsTestSupport
-@testable import prefs
+@testable import PrefsCommand
 
 /// `domains GLOB` and `read DOMAIN --keys --match GLOB`: shell-style patterns over whole names.
 @Suite struct GlobTests {

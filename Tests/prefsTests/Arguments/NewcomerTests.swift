@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// A newcomer's first mistakes meet the way out: each gets the form that works, with its status,
 /// and changes nothing (in-process, on an in-memory home).

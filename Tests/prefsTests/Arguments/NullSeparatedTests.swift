@@ -1,6 +1,6 @@
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// `--null` (`-0`) on the verbs that list names: each name ends with a NUL byte and nothing else, so
 /// names holding spaces, tabs or newlines come out whole.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// The slips people make on a command line get an error that names the real cause, with its
 /// status, and change nothing.

@@ -1,6 +1,6 @@
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// Options that do not go together, and operands of the wrong shape, are refused (64) by the verb's
 /// `validate` step, before the store is opened or asked anything: here the store is an etcd URL

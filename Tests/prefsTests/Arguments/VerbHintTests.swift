@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// "Did you mean" by meaning: another tool's verb gets prefs's verb for the same thing, a spelling
 /// hint never leads from a harmless word to a verb that deletes or changes data, `prefs help WORD`

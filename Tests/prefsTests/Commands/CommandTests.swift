@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// Commands run in-process: stdout, stderr, exit status, and what is left on disk.
 @Suite struct CommandTests {

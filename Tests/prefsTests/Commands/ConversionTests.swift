@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// `export` and `read --format` write documents honestly: the format a file's name asks for, and
 /// JSON that refuses what it cannot hold unless told to lose it.

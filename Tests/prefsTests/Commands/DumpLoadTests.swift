@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// `dump` and `load`: every suite backed up as one lossless document and restored, each suite all or
 /// nothing, external values streamed both ways.

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// What an editor may leave in the place of `edit`'s copy: a new file renamed over it (how vim and
 /// emacs save) is read; a symlink or a hard link (to another file's text), a FIFO or a file over

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// `prefs edit DOMAIN`: the suite in $EDITOR as typed JSON (0600), checked and stored in one locked
 /// write; a concurrent change is never lost; a bad result changes nothing and keeps the copy.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// `export --format sh|env|github`: a suite as environment variables, read back by real shells
 /// (bash and dash) and by readers that follow systemd's, docker's and GitHub's documented rules.

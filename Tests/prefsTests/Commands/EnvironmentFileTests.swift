@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// `export --format env` and `github`, read back by readers written from the documented rules:
 /// systemd's `EnvironmentFile=` (systemd.exec(5)), `docker run --env-file` (each line `NAME=VALUE`,

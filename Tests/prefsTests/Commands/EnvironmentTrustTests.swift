@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// What `exec` and `export --format sh|env|github` hand a program comes from the named suites only,
 /// never sets a name that changes how a program is loaded or a shell runs unless the user names it

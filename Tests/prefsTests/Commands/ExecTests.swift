@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// `prefs exec DOMAIN… -- COMMAND…`: COMMAND replaces prefs with the suites' values in its
 /// environment; its status and signals are its own; nothing runs when a value cannot be given.

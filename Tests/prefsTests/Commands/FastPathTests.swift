@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// `prefs read S K` and `prefs write S K V` on a large binary or XML suite take the store's fast
 /// paths (see SuiteStoreFastPathTests for what tells them apart): the read borrows the file and

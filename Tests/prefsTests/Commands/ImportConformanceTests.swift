@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// The conformance corpora through `prefs import`, and random suites through export then import: every
 /// document that is a valid dictionary lands whole; every other one is refused with 65 and the

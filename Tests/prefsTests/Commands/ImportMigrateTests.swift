@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// import and migrate, in-process against an in-memory file system: what lands in the suite, what
 /// is printed, and that a failure anywhere leaves everything byte-identical.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// What `plutil` and PlistBuddy users reach for: an empty file made with `'{}'`, JSON documents from
 /// files, inserting into an array, several keys deleted at once.

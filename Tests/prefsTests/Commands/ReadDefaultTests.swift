@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// `read DOMAIN KEY --default [TYPE] VALUE`: the fallback a script needs, without hiding real errors.
 @Suite(.runsProcesses) struct ReadDefaultTests {

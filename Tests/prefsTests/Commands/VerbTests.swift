@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// The defaults verbs, in-process against an in-memory file system (an `InMemoryHome`): what they
 /// print, their exit status, and what they leave in the store.

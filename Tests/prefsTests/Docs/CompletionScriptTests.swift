@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// `prefs completion SHELL` writes the completion scripts from the command table, and the files
 /// under completions/ are exactly its output: packagers and tarball users can take them from the

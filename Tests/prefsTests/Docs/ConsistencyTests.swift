@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// The command table is the source of truth; the man page and the completions must name every verb
 /// and option it has, the man page's exit-status and environment lists must match ExitStatus and

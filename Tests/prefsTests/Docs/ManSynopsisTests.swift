@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import prefs
+@testable import PrefsCommand
 
 /// The man page's synopsis lines are checked against the command table, not generated from it: they
 /// group the options that go together (`[--json [--compact]|--keys ...]`), which the table does not

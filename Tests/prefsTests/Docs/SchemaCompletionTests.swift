@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// The completions offer, as the value of a key whose schema gives it choices, exactly those
 /// choices (from `prefs describe --choices --null`), in each shell; a key without choices gets none.

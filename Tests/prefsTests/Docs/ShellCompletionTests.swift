@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// The completion files, driven interactively in the real shells against a real suite: every verb
 /// of the command table and, for each verb, its options exactly as the table declares them; type

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// Host scope under attack, with the real binary: a host NAME or `PREFS_HOST_ID` that could leave
 /// the ByHost directory, bytes that are not UTF-8, shell metacharacters in names and keys, symlinks

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// `-currentHost` and `-host NAME` before the verb, with the real binary: every verb works on the
 /// ByHost suites, where `defaults -currentHost` keeps them, and reads see them above the suites.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// Registered defaults, reset and conditional writes, in-process against an in-memory file system:
 /// what reads answer and say about where it came from, and what each change leaves behind.

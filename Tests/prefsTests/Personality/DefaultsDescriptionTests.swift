@@ -1,6 +1,6 @@
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// The `defaults` personality prints values as macOS `defaults read` does. The expected texts are
 /// real output of macOS `defaults` (and of Foundation's descriptions) that people pasted into public

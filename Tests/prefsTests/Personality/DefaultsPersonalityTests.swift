@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// prefs run as `defaults` (a symlink to the built binary), against the facts of macOS `defaults`:
 /// a `.macos`-style script of `defaults write` lines — every type flag, every domain form, both host

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// `watch --exec COMMAND` and `watch S -- COMMAND [ARG...]`: COMMAND runs (through /bin/sh for
 /// --exec) once per committed change, the change in PREFS_SUITE, PREFS_KEYS, and for one key

@@ -124,7 +124,7 @@ final class StandardStream: @unchecked Sendable {
 /// whose status is kept, the first failure; a reader that went away
 /// (EPIPE: `prefs domains | head -1`) ends prefs quietly with the command's own status, as ripgrep
 /// does (SIGPIPE is ignored so that a write reports it instead of killing the process).
-enum CommandLineTool {
+package enum CommandLineTool {
     /// The raw arguments (argv after the program name), each checked to be UTF-8 first: two
     /// different byte strings must never become one name.
     static func run(raw arguments: [[UInt8]], context: CommandContext) -> ExitStatus {
