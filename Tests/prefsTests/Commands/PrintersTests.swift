@@ -1,6 +1,6 @@
 import Testing
 @testable import PrefsCore
-@testable import prefs
+@testable import PrefsCommand
 
 /// The output options resolve once into an `OutputForm`, whose printer prints every verb's results
 /// in that form; `--compact` is one option with one meaning wherever a verb takes it.
