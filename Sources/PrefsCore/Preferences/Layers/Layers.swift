@@ -96,7 +96,7 @@ package struct Layers: Sendable {
         var layers = try managedLayers(for: name, directories: administered) + storedLayers()
         layers += systemDefaultsLayers(for: name, directories: administered)
         layers += commandLineDefaults.reversed().map { Layer(origin: .commandLine($0), location: .file($0)) }
-        layers += try store.registrationLocations(for: name).map { Layer(origin: .registered(store.describe($0)), location: $0) }
+        layers += try store.registrationLocations(for: name).map { Layer(origin: .registered($0.name), location: $0.location) }
         return layers
     }
 
@@ -253,21 +253,18 @@ package struct Layers: Sendable {
 }
 
 extension SuiteStore {
-    /// A suite's registered defaults, most important first: the places the store keeps
-    /// (`SuiteBackend.registrationLocations`: the user's, which `prefs register` changes), then the
-    /// files packages ship, `DIR/prefs/defaults/NAME.plist` and `.json` under each `$XDG_DATA_DIRS`
-    /// directory in order — whatever the store (none in a store of managed values), each file once.
-    package func registrationLocations(for name: String) throws -> [SuiteLocation] {
-        let own = try storage.registrationLocations(for: name)
-        guard !storage.holdsManagedValues else { return own }
-        var seen: [String] = []
-        for location in own {
-            if case .file(let path) = location { seen.append(path) } else if let path = try storage.filePath(of: location) { seen.append(path) }
-        }
-        var locations = own
-        for file in try environment.shippedFiles("defaults", name: name) where !seen.contains(where: { $0.utf8Compare(file) == 0 }) {
-            locations.append(.file(file))
-            seen.append(file)
+    /// A suite's registered defaults, most important first, each with how the store names it
+    /// (`describe`: a file's path): the places the store keeps (`SuiteBackend.registrationLocations`:
+    /// the user's, which `prefs register` changes), then the files packages ship,
+    /// `DIR/prefs/defaults/NAME.plist` and `.json` under each `$XDG_DATA_DIRS` directory in order —
+    /// whatever the store (none in a store of managed values). Each place once: a package's file
+    /// the store lists already (a data directory that is the data home) is not listed again. The
+    /// names are what tells, so nothing more is read than the layers' origins need.
+    package func registrationLocations(for name: String) throws -> [(location: SuiteLocation, name: String)] {
+        var locations = try storage.registrationLocations(for: name).map { (location: $0, name: describe($0)) }
+        guard !storage.holdsManagedValues else { return locations }
+        for file in try environment.shippedFiles("defaults", name: name) where !locations.contains(where: { $0.name.utf8Compare(file) == 0 }) {
+            locations.append((.file(file), file))
         }
         return locations
     }
