@@ -53,8 +53,10 @@ package protocol SuiteBackend: Sendable {
     /// `creating`, whatever a change would create first to take that lock is created.
     func withChangesHeld<T>(_ location: SuiteLocation, creating: Bool, _ body: () throws -> T) throws -> T
 
-    /// The locations of a suite's registered defaults, most important first: the user's
-    /// (`.registered(NAME)`, which `prefs register` changes), then the ones packages ship.
+    /// The locations of a suite's registered defaults the store keeps, most important first: the
+    /// user's (`.registered(NAME)`, which `prefs register` changes) and any others of its own. The
+    /// ones packages ship (files under `$XDG_DATA_DIRS`) are not listed: the core adds them below
+    /// these for every store (`SuiteStore.registrationLocations`).
     func registrationLocations(for name: String) throws -> [SuiteLocation]
 
     /// The locations of a suite's schema, most important first: the user's (`.schema(NAME)`,

@@ -7,14 +7,20 @@
 /// refused here, before anything goes through them recursively (and would exhaust the stack).
 extension PrefDictionary {
     /// Throws `.invalidKey` for the first such key among the values that differ from `before`, and
-    /// `.invalidValue` for a value nested too deep.
-    func checkStoredKeys(comparedTo before: PrefDictionary, domain: String) throws {
+    /// `.invalidValue` for a value nested too deep. With `refusingMarkers` (a place without external
+    /// storage, where no change makes a reference), `.reservedKey` for a value holding the
+    /// external-reference marker key at any depth: where external values are kept,
+    /// `ExternalTransaction` decides which references a change may store.
+    func checkStoredKeys(comparedTo before: PrefDictionary, domain: String, refusingMarkers: Bool = false) throws {
         try PrefDictionary.zip(before, self) { old, new in
             // (A stored value is no deeper than the limit, so comparing with one stops by then.)
             guard let new, old?.value != new.value else { return }
             if new.key.isEmpty { throw PrefsError.invalidKey(domain: domain, key: "", reason: "an empty key cannot be stored") }
             if let path = try PrefDictionary.firstNULKey(in: new.value, path: [new.key], domain: domain) ?? (new.key.utf8.contains(0) ? [new.key] : nil) {
                 throw PrefsError.invalidKey(domain: domain, key: PrefKeyPath(path).display, reason: "a key cannot contain NUL")
+            }
+            if refusingMarkers && ExternalReference.containsMarker(new.value) {
+                throw PrefsError.reservedKey(domain: domain, key: new.key, reserved: ExternalReference.marker)
             }
         }
     }

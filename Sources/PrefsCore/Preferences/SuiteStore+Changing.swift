@@ -39,9 +39,12 @@ extension SuiteStore {
     /// the store may hand it only them (a binary or XML file is then patched, not rewritten).
     ///
     /// No change stores an empty top-level key or a key with NUL (`checkStoredKeys`), nor a value
-    /// that breaks the suite's schema (`checkingSchema`, as `schemaChoice` says), nor changes a
-    /// managed key (`SuiteStore+Managed.swift`, 77): the schema and the managed values are found
-    /// first, together (`checks(for:)`: on etcd, one request), unless given (`checks`). In a suite,
+    /// holding the external-reference marker key (`ExternalTransaction` in a suite that keeps
+    /// external values, `checkStoredKeys` elsewhere: a file domain, a ByHost suite, registered
+    /// defaults, a store without external storage), nor a value that breaks the suite's schema
+    /// (`checkingSchema`, as `schemaChoice` says), nor changes a managed key
+    /// (`SuiteStore+Managed.swift`, 77): the schema and the managed values are found first, together
+    /// (`checks(for:)`: on etcd, one request), unless given (`checks`). In a suite,
     /// `change` sees external values as their references, except those of the keys `external.reading`
     /// names, which it sees read in; values it sets go external or inline as `ExternalTransaction`
     /// decides, and blobs it orphans are removed once the new contents are committed.
@@ -64,7 +67,8 @@ extension SuiteStore {
             try refuseManaged(keys?.sorted ?? [], in: target, managed: checks.managed)
             let changed = try withoutActuallyEscaping(change) { change in
                 let guarded = SuiteStore.checkingManaged(change, name: target.displayName, managed: checks.managed)
-                let checked = SuiteStore.checkingSchema(SuiteStore.checkingKeys(guarded, name: target.displayName), for: target, schema: checks.schema)
+                let keysChecked = SuiteStore.checkingKeys(guarded, name: target.displayName, refusingMarkers: SuiteStore.refusesMarkers(target, transaction))
+                let checked = SuiteStore.checkingSchema(keysChecked, for: target, schema: checks.schema)
                 let stored = StoredChange(
                     apply: { contents, format in
                         guard let transaction else { return try checked(&contents) }
@@ -84,13 +88,24 @@ extension SuiteStore {
         }
     }
 
-    /// `change`, refusing the keys no change may store (`checkStoredKeys`).
-    static func checkingKeys(_ change: @escaping (inout PrefDictionary) throws -> Void, name: String) -> (inout PrefDictionary) throws -> Void {
+    /// `change`, refusing the keys no change may store (`checkStoredKeys`); with `refusingMarkers`
+    /// (a place without external storage, where no `ExternalTransaction` looks at the values), also
+    /// the values holding the external-reference marker key, which no user may give anywhere.
+    static func checkingKeys(_ change: @escaping (inout PrefDictionary) throws -> Void, name: String,
+                             refusingMarkers: Bool) -> (inout PrefDictionary) throws -> Void {
         { contents in
             let before = contents
             try change(&contents)
-            try contents.checkStoredKeys(comparedTo: before, domain: name)
+            try contents.checkStoredKeys(comparedTo: before, domain: name, refusingMarkers: refusingMarkers)
         }
+    }
+
+    /// Whether a change of `target` refuses values holding the external-reference marker key itself:
+    /// wherever no `ExternalTransaction` decides which references it may store — but in a schema,
+    /// which describes values and holds none.
+    static func refusesMarkers(_ target: SuiteTarget, _ transaction: ExternalTransaction?) -> Bool {
+        if case .schema = target.location { return false }
+        return transaction == nil
     }
 
     /// What `update` would do, for `--dry-run`: the contents before and after `change`, read without a
@@ -102,14 +117,16 @@ extension SuiteStore {
                         checks given: ChangeChecks? = nil, _ change: (inout PrefDictionary) throws -> Void) throws -> (before: PrefDictionary, after: PrefDictionary) {
         let checks = try given ?? self.checks(for: target)
         try refuseManaged(keys?.sorted ?? [], in: target, managed: checks.managed)
+        let options = ExternalOptions(placement: external.placement, reading: keys)
+        let transaction = try ExternalTransaction(store: self, target: target, options: options, writesBlobs: false)
         return try withoutActuallyEscaping(change) { change in
             let guarded = SuiteStore.checkingManaged(change, name: target.displayName, managed: checks.managed)
-            let checked = SuiteStore.checkingSchema(SuiteStore.checkingKeys(guarded, name: target.displayName), for: target, schema: checks.schema)
+            let keysChecked = SuiteStore.checkingKeys(guarded, name: target.displayName, refusingMarkers: SuiteStore.refusesMarkers(target, transaction))
+            let checked = SuiteStore.checkingSchema(keysChecked, for: target, schema: checks.schema)
             let current = try storage(for: target.location).load(target.location, scope: keys, removingEmpty: removingEmpty)
             var before = current?.contents ?? PrefDictionary()
             var after = before
-            let options = ExternalOptions(placement: external.placement, reading: keys)
-            if let transaction = try ExternalTransaction(store: self, target: target, options: options, writesBlobs: false) {
+            if let transaction {
                 try transaction.run(&after, scope: keys, format: current?.format, checked)
                 before = try materializedContents(before, place: transaction.place, domain: target.displayName)
                 after = try materializedContents(after, place: transaction.place, domain: target.displayName)

@@ -37,8 +37,11 @@ import Testing
         #expect(watch?.exitStatus == .usage && watch == .usage(SuiteStore.notWatchable(.suite("app"))))
         // No file: two suites are one only when they are the same location; no layer has a path.
         #expect(store.same(.suite("app"), .suite("app")) && !store.same(.suite("app"), .suite("other")))
-        // No layer of the store has a path: only the machine's managed files, which bind every store.
-        #expect(try Layers(.suite("app"), in: store).paths() == ["/x/prefs/managed/app.plist", "/x/prefs/managed/app.json",
+        // No layer of the store has a path: only the files every store reads, the packages'
+        // registered defaults (the core adds them below the store's own) and the machine's
+        // managed files.
+        #expect(try Layers(.suite("app"), in: store).paths() == ["/p/prefs/defaults/app.plist", "/p/prefs/defaults/app.json",
+                                                                 "/x/prefs/managed/app.plist", "/x/prefs/managed/app.json",
                                                                  "/x/prefs/managed/.GlobalPreferences.plist", "/x/prefs/managed/.GlobalPreferences.json"])
         // No empty suite is made (a file store makes the file), and nothing changed.
         #expect(try write("{}").changed == false)

@@ -60,16 +60,9 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
 /// The scenarios a backend fails today: each one a bug, recorded where the scenario runs with
 /// `withKnownIssue` (`scenario(backend.knownIssue())`), so its test goes on checking the rest and
-/// fails the day the bug is fixed (then the row goes). Today's are the façade's, met by the minimal
-/// store, which only does what every store must: a promise the façade leaves to each backend.
-let knownIssues: [String: Comment] = [
-    "minimal keysNoChangeMayStoreAreRefusedWhole(backend:)":
-        "the external-reference marker key is refused only by the external-value path: a store without external storage stores a value shaped like a reference",
-    "minimal aChangeThatFailsOnOneKeyChangesNone(backend:)":
-        "an import holding the external-reference marker key is refused only where the store keeps external values",
-    "minimal layersAnswerTopFirstAndResetShowsTheRegisteredDefault(backend:)":
-        "the packages' registered defaults (XDG_DATA_DIRS) are a layer only where the backend lists them in registrationLocations; a backend that lists only its own loses the layer",
-]
+/// fails the day the bug is fixed (then the row goes). A row reads
+/// `"BACKEND scenario(backend:)": "what is wrong"`. None today.
+let knownIssues: [String: Comment] = [:]
 
 extension Backend {
     /// The bug this row has today in the scenario `function` (`knownIssues`), if any.

@@ -8,7 +8,8 @@ extension BackendContractTests {
     static let big = PrefValue.data((0..<1_100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
 
     /// A store without external storage keeps every value inline, whatever its size, and reads it
-    /// back; `check` and `gc` have no blobs to look at and are refused (64), changing nothing.
+    /// back; `check` and `gc` have no blobs to look at and are refused (64), saying the store keeps
+    /// no external values, changing nothing.
     static func valuesStayInline(_ fixture: ContractStore) throws {
         let app = Domain.suite("inline")
         let text = PrefValue.string(String(repeating: "é", count: 2_000))
@@ -16,9 +17,10 @@ extension BackendContractTests {
         #expect(try fixture.stored(app) == ["big": BackendContractTests.big, "text": text, "../a/b": text])
         #expect(try fixture.read(app, "big").value == BackendContractTests.big)
         let before = try fixture.footprint()
-        let usage = { (error: PrefsError) -> Bool in if case .usage = error { true } else { false } }
-        expectFailure(status: .usage, comment: "check", { _ = try fixture.store.checkExternal(app) }, matching: usage)
-        expectFailure(status: .usage, comment: "gc", { _ = try fixture.store.collectGarbage(app, grace: 0) }, matching: usage)
+        let refusal = PrefsError.usage("this store does not keep external values (every value stays inline): there are no blobs to check")
+        expectFailure(refusal, status: .usage, comment: "check") { _ = try fixture.store.checkExternal(app) }
+        expectFailure(refusal, status: .usage, comment: "gc") { _ = try fixture.store.collectGarbage(app, grace: 0) }
+        expectFailure(refusal, status: .usage, comment: "check, the global suite") { _ = try fixture.store.checkExternal(.global) }
         #expect(try fixture.footprint() == before)
     }
 

@@ -7,15 +7,16 @@ import PrefsTestSupport
 /// version left, byte for byte, as a compare-and-swap.
 extension BackendContractTests {
     /// Whether `fixture`'s store keeps histories; where it keeps none, `history`, `diff` and
-    /// `rollback` of `domain` are refused (64) and change nothing, which this checks.
+    /// `rollback` of `domain` are refused (64), saying the store keeps no history, and change
+    /// nothing, which this checks.
     static func keepsHistoryOrRefuses(_ fixture: ContractStore, _ domain: Domain) throws -> Bool {
         guard try !fixture.keepsHistory else { return true }
         let before = try fixture.footprint()
-        let usage = { (error: PrefsError) -> Bool in if case .usage = error { true } else { false } }
-        expectFailure(status: .usage, comment: "history", { _ = try fixture.store.versions(of: domain) }, matching: usage)
-        expectFailure(status: .usage, comment: "diff", { _ = try fixture.store.difference(in: domain, from: 1, to: nil) }, matching: usage)
-        expectFailure(status: .usage, comment: "rollback", { _ = try fixture.store.rollback(domain, to: 1, dryRun: false) }, matching: usage)
-        expectFailure(status: .usage, comment: "rollback, dry run", { _ = try fixture.store.rollback(domain, to: 1, dryRun: true) }, matching: usage)
+        let refusal = PrefsError.usage("\(domain.displayName): this store does not keep a history of changes")
+        expectFailure(refusal, status: .usage, comment: "history") { _ = try fixture.store.versions(of: domain) }
+        expectFailure(refusal, status: .usage, comment: "diff") { _ = try fixture.store.difference(in: domain, from: 1, to: nil) }
+        expectFailure(refusal, status: .usage, comment: "rollback") { _ = try fixture.store.rollback(domain, to: 1, dryRun: false) }
+        expectFailure(refusal, status: .usage, comment: "rollback, dry run") { _ = try fixture.store.rollback(domain, to: 1, dryRun: true) }
         #expect(try fixture.footprint() == before)
         return false
     }

@@ -33,6 +33,62 @@ extension BackendContractTests {
         }
     }
 
+    /// The external-reference marker key (at any depth) is refused (65) wherever a change could put
+    /// it, not only in a suite whose large values go to external storage: a file domain (in the
+    /// config home, as `.plist` or `.json`, or elsewhere), registered defaults, a ByHost suite
+    /// (where the store keeps them), an import, a dry run; nothing is written. A value holding it
+    /// that another program stored stays while changes leave it alone, and a schema (which
+    /// describes values, holding none) may name it.
+    @Test(arguments: Backend.allCases)
+    func theMarkerKeyIsRefusedInEveryPlace(backend: Backend) throws {
+        let fixture = try ContractStore(backend)
+        let store = fixture.store
+        let forged: PrefValue = ["nested": [[ExternalReference.marker: 1]]]
+        try fixture.put("elsewhere/f.plist", try BackendContractTests.plist(["k": 1]))
+        try fixture.put("doc.plist", try BackendContractTests.plist(["r": forged]))
+        try fixture.write(.suite("app"), "k", "v")
+        let before = try fixture.footprint()
+        func refused(_ comment: Comment, key: String = "r", _ body: () throws -> Void) {
+            expectFailure(status: .dataError, comment: comment, body) {
+                if case .reservedKey(_, key, ExternalReference.marker) = $0 { true } else { false }
+            }
+        }
+        let domains: [Domain] = [.suite("app"), .global, .file(fixture.root + "/elsewhere/f.plist"), .file(fixture.root + "/elsewhere/new.plist"),
+                                 .file(fixture.root + "/config/app.plist"), .file(fixture.root + "/config/other.json")]
+        for domain in domains {
+            let name = domain.displayName
+            refused("update \(name)") { try store.update(domain) { $0["r"] = forged } }
+            refused("dry run \(name)") { _ = try store.preview(try store.target(for: domain)) { $0["r"] = forged } }
+            for dryRun in [false, true] {
+                refused("import \(name), dry run \(dryRun)") {
+                    _ = try store.importDocument(from: fixture.root + "/doc.plist", format: nil, into: domain, mode: .merge, dryRun: dryRun)
+                }
+            }
+        }
+        for dryRun in [false, true] {
+            refused("register, dry run \(dryRun)") { _ = try store.register(.document(["r": forged]), for: .suite("app"), replacing: false, dryRun: dryRun) }
+        }
+        if fixture.keepsByHostSuites {
+            let host = try store.onHost("H1")
+            for domain in [Domain.suite("app"), .global] {
+                refused("ByHost \(domain.displayName)") { try host.update(domain) { $0["r"] = forged } }
+                refused("ByHost \(domain.displayName), dry run") { _ = try host.preview(try host.target(for: domain)) { $0["r"] = forged } }
+            }
+        }
+        #expect(try fixture.footprint() == before)
+
+        // Another program's file: changes of its other keys leave the value as it is.
+        let file = Domain.file(fixture.root + "/elsewhere/g.plist")
+        try fixture.put("elsewhere/g.plist", try BackendContractTests.plist(["r": forged, "k": 1]))
+        #expect(try store.update(file) { $0["k"] = 2 })
+        #expect(try fixture.stored(file) == ["r": forged, "k": 2])
+        refused("a copy under another key", key: "r2") { try store.update(file) { $0["r2"] = $0["r"] } }
+        #expect(try fixture.stored(file) == ["r": forged, "k": 2])
+        // A schema may describe a key of that name.
+        try fixture.put("schema.json", Array(#"{"keys": {"$prefs.external": {"type": "integer"}}}"#.utf8))
+        #expect(try store.installSchema(from: fixture.root + "/schema.json", for: .suite("app"), dryRun: false).changed)
+    }
+
     /// A suite name that could name a place outside the store is refused (64) before anything is
     /// touched, whoever builds the `Domain` (the command's `Domain(argument:)` or a Swift program)
     /// and whatever the entry (a change, a read, registered defaults, a schema, a typed suite);

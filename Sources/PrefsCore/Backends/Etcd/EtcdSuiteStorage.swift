@@ -11,7 +11,7 @@ package struct EtcdSuiteStorage: SuiteBackend {
     let layout: EtcdLayout
     /// How messages name the store: `etcd://HOST:PORT,…/PREFIX`.
     let name: String
-    /// For the packages' registered defaults (files under `$XDG_DATA_DIRS`) and the retry timeout.
+    /// For the packages' schemas (files under `$XDG_DATA_DIRS`) and the retry timeout.
     let environment: Environment
     /// The revision suites are read at (0: the latest), for a watch that reads each change's state.
     var revision: Int64 = 0
@@ -298,11 +298,10 @@ package struct EtcdSuiteStorage: SuiteBackend {
         }
     }
 
-    /// The user's registered defaults under the prefix, then the packages' files under
-    /// `$XDG_DATA_DIRS`; none in the store of managed values.
+    /// The user's registered defaults under the prefix (the packages' files follow,
+    /// `SuiteStore.registrationLocations`); none in the store of managed values.
     package func registrationLocations(for name: String) throws -> [SuiteLocation] {
-        guard !administers else { return [] }
-        return [.registered(name)] + (try environment.shippedFiles("defaults", name: name).map { .file($0) })
+        administers ? [] : [.registered(name)]
     }
 
     /// The user's schema under the prefix, then the packages' files under `$XDG_DATA_DIRS`; none in

@@ -216,27 +216,15 @@ package struct FileSuiteStorage: SuiteBackend {
     }
 
     /// `prefs/defaults/NAME.plist`, then `NAME.json`, under `$XDG_DATA_HOME` (the user's: the one
-    /// `prefs register` changes is `.registered(NAME)`) and then under each `$XDG_DATA_DIRS`
-    /// directory (shipped by packages, only ever read). Without a data home (no `$XDG_DATA_HOME` and
-    /// no `$HOME`), only the packages' files.
+    /// `prefs register` changes is `.registered(NAME)`); none without a data home (no
+    /// `$XDG_DATA_HOME` and no `$HOME`). The packages' files follow (`SuiteStore.registrationLocations`).
     package func registrationLocations(for name: String) throws -> [SuiteLocation] {
-        var locations: [SuiteLocation] = []
-        var seen: [String] = []
-        if let home = try environment.optionalDataHome() {
-            let user = try path(of: .registered(name))
-            locations.append(.registered(name))
-            seen.append(user)
-            for suffix in [".plist", ".json"] {
-                let file = home + "/prefs/defaults/" + name + suffix
-                if !seen.contains(where: { $0.utf8Compare(file) == 0 }) {
-                    locations.append(.file(file))
-                    seen.append(file)
-                }
-            }
-        }
-        for file in try environment.shippedFiles("defaults", name: name) where !seen.contains(where: { $0.utf8Compare(file) == 0 }) {
-            locations.append(.file(file))
-            seen.append(file)
+        guard let home = try environment.optionalDataHome() else { return [] }
+        let user = try path(of: .registered(name))
+        var locations: [SuiteLocation] = [.registered(name)]
+        for suffix in [".plist", ".json"] {
+            let file = home + "/prefs/defaults/" + name + suffix
+            if user.utf8Compare(file) != 0 { locations.append(.file(file)) }
         }
         return locations
     }

@@ -32,9 +32,18 @@ extension SuiteStore {
     func blobPlace(checking domain: Domain) throws -> BlobPlace {
         guard host == nil else { throw PrefsError.usage("ByHost suites keep their values inline, with no external storage to check") }
         guard domain.registrationName != nil else { throw PrefsError.usage("\(domain.displayName): a file keeps its values inline; name a suite") }
-        guard let place = try blobPlace(for: try location(of: domain)) else { throw PrefsError.usage("external storage needs XDG_DATA_HOME or HOME") }
+        let location = try location(of: domain)
+        guard let place = try blobPlace(for: location) else {
+            // A store that would keep the suite's large values apart has no place for them without
+            // a data home (the file store); any other keeps every value inline.
+            guard storage(for: location).blobSuite(for: location) != nil else { throw PrefsError.usage(SuiteStore.keepsNoExternalValues) }
+            throw PrefsError.usage("external storage needs XDG_DATA_HOME or HOME")
+        }
         return place
     }
+
+    /// Why `check` and `gc` are refused (64) on a store without external storage.
+    static let keepsNoExternalValues = "this store does not keep external values (every value stays inline): there are no blobs to check"
 
     /// Checks every reference of a suite — the blob is there, of the recorded size and SHA-256 (read in
     /// full) — and lists the blobs no reference names (orphans, including unfinished ones a killed

@@ -34,10 +34,16 @@ extension SuiteStore {
     /// history, a file and a ByHost suite are refused (64).
     package func versions(of domain: Domain) throws -> [SuiteVersion] {
         let location = try location(of: domain)
-        guard !location.isFile, host == nil, let versions = try storage(for: location).versions(of: location) else {
+        guard !location.isFile, host == nil else {
             throw PrefsError.usage("\(domain.displayName): only suites and the global suite of a store keep a history (not files or ByHost suites)")
         }
+        guard let versions = try storage(for: location).versions(of: location) else { throw PrefsError.usage(SuiteStore.keepsNoHistory(domain)) }
         return versions
+    }
+
+    /// Why `history`, `diff` and `rollback` are refused (64) on a store that keeps no history.
+    static func keepsNoHistory(_ domain: Domain) -> String {
+        "\(domain.displayName): this store does not keep a history of changes"
     }
 
     /// What changed from the suite as version `from` left it to the suite as version `to` left it

@@ -142,8 +142,15 @@ final class LayerFixture {
         let store = SuiteStore(fileSystem: InMemoryFileSystem(), environment: Environment([
             "HOME": "/h", "XDG_DATA_DIRS": "/opt/share/:relative:/usr/share:/opt/share",
         ]))
-        func paths(_ store: SuiteStore, _ name: String) throws -> [String] { try store.storage.registrationLocations(for: name).map(store.describe) }
-        #expect(try store.storage.registrationLocations(for: "app").first == .registered("app"))
+        func paths(_ store: SuiteStore, _ name: String) throws -> [String] {
+            let listed = try store.registrationLocations(for: name)
+            #expect(listed.map(\.name) == listed.map { store.describe($0.location) })
+            return listed.map(\.name)
+        }
+        #expect(try store.registrationLocations(for: "app").first?.location == .registered("app"))
+        #expect(try store.storage.registrationLocations(for: "app").map(store.describe) == [
+            "/h/.local/share/prefs/defaults/app.plist", "/h/.local/share/prefs/defaults/app.json",
+        ], "the store lists its own; the core adds the packages' files")
         #expect(try paths(store, "app") == [
             "/h/.local/share/prefs/defaults/app.plist", "/h/.local/share/prefs/defaults/app.json",
             "/opt/share/prefs/defaults/app.plist", "/opt/share/prefs/defaults/app.json",
@@ -154,6 +161,16 @@ final class LayerFixture {
             "/usr/local/share/prefs/defaults/NSGlobalDomain.plist", "/usr/local/share/prefs/defaults/NSGlobalDomain.json",
             "/usr/share/prefs/defaults/NSGlobalDomain.plist", "/usr/share/prefs/defaults/NSGlobalDomain.json",
         ])
+        // A data directory that is the data home adds nothing: each file is listed once, where the
+        // store lists it.
+        let overlapping = SuiteStore(fileSystem: InMemoryFileSystem(), environment: Environment([
+            "HOME": "/h", "XDG_DATA_DIRS": "/h/.local/share:/usr/share",
+        ]))
+        #expect(try paths(overlapping, "app") == [
+            "/h/.local/share/prefs/defaults/app.plist", "/h/.local/share/prefs/defaults/app.json",
+            "/usr/share/prefs/defaults/app.plist", "/usr/share/prefs/defaults/app.json",
+        ])
+        #expect(try overlapping.registrationLocations(for: "app").first?.location == .registered("app"))
     }
 
     @Test func theUserRegistrationFileKeepsAnExistingJSONFile() throws {
