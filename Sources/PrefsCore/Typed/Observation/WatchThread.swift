@@ -63,10 +63,12 @@ enum WatchThread {
         return nil
     }
 
-    /// The watcher of `layers`: inotify, or etcd's watch — or, on a file system the kernel does not
-    /// see (`InMemoryFileSystem`), one that reads the values again every few milliseconds.
+    /// The watcher of `layers`: over inotify, or etcd's watch — or, on a file system the kernel does
+    /// not see (`InMemoryFileSystem`), whatever the store, a look every few milliseconds
+    /// (`PollingFeed`), so code that observes a suite can be unit-tested in memory (even on the
+    /// in-memory etcd, whose store cannot be watched: `prefs watch` refuses it).
     static func watcher(of layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws -> any ValueWatcher {
-        guard layers.store.fileSystem.isWatchableByKernel else { return PollingWatcher(layers, keys: keys) }
+        guard layers.store.fileSystem.isWatchableByKernel else { return Watcher(layers, keys: keys, feed: PollingFeed()) }
         return try layers.watcher(keys: keys)
     }
 }

@@ -1,0 +1,23 @@
+import Glibc
+
+/// The feed of a store nothing reports the changes of (files on an `InMemoryFileSystem`): it looks
+/// again every `interval` milliseconds, so code that observes a suite can be unit-tested in memory.
+package final class PollingFeed: ChangeFeed {
+    let interval: Int32
+    package var wakesForHistory = false
+
+    package init(interval: Int32 = 5) {
+        self.interval = interval
+    }
+
+    package func wait(until deadline: Double?, stop output: Int32?, look: (ChangePoint) throws -> () -> Bool) throws -> WatchStop {
+        guard try look(.now)() else { return .handlerStopped }
+        while true {
+            if let deadline, MonotonicClock.now() >= deadline { return .timedOut }
+            var hangUp = pollfd(fd: output ?? -1, events: 0, revents: 0)
+            _ = poll(&hangUp, 1, interval)
+            if output != nil && hangUp.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return .outputClosed }
+            guard try look(.now)() else { return .handlerStopped }
+        }
+    }
+}
