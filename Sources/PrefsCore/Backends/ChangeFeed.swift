@@ -25,11 +25,18 @@ package protocol ChangeFeed: AnyObject {
     /// Whether a read that fails with `error` ends the watch (an outage of a networked store) instead
     /// of being reported and waited out (a corrupt value). False by default.
     func endsTheWatch(_ error: PrefsError) -> Bool
+
+    /// What tells a read cache of `suite`, without blocking, whether the places may have changed
+    /// since it last asked (files: the events the kernel queued for them, `KernelChangeQueue`). nil
+    /// by default: the feed has none, and a cache keeps values only while a watch runs on a thread
+    /// of its own (`WatchedStore`).
+    func readCacheSignal(suite: String) -> (any ChangeSignal)?
 }
 
 extension ChangeFeed {
     package func hasForgotten(_ error: PrefsError) -> Bool { false }
     package func endsTheWatch(_ error: PrefsError) -> Bool { false }
+    package func readCacheSignal(suite: String) -> (any ChangeSignal)? { nil }
 }
 
 /// Where a change is read: the backend as it was at the change, when the feed knows it.

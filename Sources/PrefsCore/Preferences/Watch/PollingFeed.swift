@@ -5,10 +5,15 @@ import Glibc
 package final class PollingFeed: ChangeFeed {
     let interval: Int32
     package var wakesForHistory = false
+    /// What its `readCacheSignal` gives (the store's own check, which it cannot know).
+    let readCache: ((_ suite: String) -> any ChangeSignal)?
 
-    package init(interval: Int32 = 5) {
+    package init(interval: Int32 = 5, readCache: ((_ suite: String) -> any ChangeSignal)? = nil) {
         self.interval = interval
+        self.readCache = readCache
     }
+
+    package func readCacheSignal(suite: String) -> (any ChangeSignal)? { readCache?(suite) }
 
     package func wait(until deadline: Double?, stop output: Int32?, look: (ChangePoint) throws -> () -> Bool) throws -> WatchStop {
         guard try look(.now)() else { return .handlerStopped }

@@ -24,8 +24,9 @@ package final class InotifyFeed: ChangeFeed {
     let locations: () throws -> [SuiteLocation]
     /// The file store, which knows the places' files and histories.
     let fileStore: FileSuiteStorage
-    /// Its share of the process's inotify instance.
-    private let inotify: SharedInotify.Subscription
+    /// Its share of the process's inotify instance, from the start of `wait` (a feed asked only for
+    /// its `readCacheSignal` takes none).
+    private var inotify: SharedInotify.Subscription!
     /// The base names of every watched place's file (and symlink target), as bytes; set by `updateWatches`.
     private var watchedNames = Set<[UInt8]>()
     /// Every watched place's file, and the base name of the file it leads to (through a symlink), which
@@ -44,10 +45,16 @@ package final class InotifyFeed: ChangeFeed {
     /// before reading anyway.
     static let longestWriteMilliseconds = 5_000.0
 
-    package init(_ locations: @escaping () throws -> [SuiteLocation], files: FileSuiteStorage) throws {
+    package init(_ locations: @escaping () throws -> [SuiteLocation], files: FileSuiteStorage) {
         self.locations = locations
         self.fileStore = files
-        inotify = try SharedInotify.shared.subscribe(mask: InotifyFeed.mask, wakes: true)
+    }
+
+    /// The events of the places' files that the kernel queued since the last read (`KernelChangeQueue`,
+    /// which takes a share of the same inotify instance, without a wake of its own).
+    package func readCacheSignal(suite: String) -> (any ChangeSignal)? {
+        let (locations, files) = (self.locations, fileStore)
+        return KernelChangeQueue(suite: suite, fileSystem: files.fileSystem, paths: { try locations().compactMap { try files.filePath(of: $0) } })
     }
 
     /// The events it asks for.
@@ -58,6 +65,7 @@ package final class InotifyFeed: ChangeFeed {
     /// `deadline` passes, or `output` reports an error or hang-up, waits for changes and looks at
     /// each, reporting what the look read unless a watched file was being written meanwhile.
     package func wait(until deadline: Double?, stop output: Int32?, look: (ChangePoint) throws -> () -> Bool) throws -> WatchStop {
+        if inotify == nil { inotify = try SharedInotify.shared.subscribe(mask: InotifyFeed.mask, wakes: true) }
         try updateWatches()
         guard try look(.now)() else { return .handlerStopped }
         var pending = false
