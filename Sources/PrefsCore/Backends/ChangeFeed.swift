@@ -2,8 +2,8 @@
 /// (`SuiteBackend.changeFeed(for:)`). It knows nothing of values: at each change it hands the
 /// watcher (`Watcher`, in the core) a `ChangePoint` to read them through, and the watcher compares
 /// what an application sees. Files: inotify on the directories (`InotifyFeed`); etcd: the watch of
-/// the places' markers (`EtcdChangeFeed`); a store nothing reports changes of: reading again every
-/// few milliseconds (`PollingFeed`).
+/// the places' markers (`EtcdChangeFeed`); files on a file system the kernel does not see: a look
+/// every few milliseconds (`PollingFeed`). A store that cannot be watched has none.
 package protocol ChangeFeed: AnyObject {
     /// Whether a version recorded in a watched place's history wakes the watch too, even where the
     /// values stay as they were (`Suite.changes(of:)` reads the history at each wake). Set before

@@ -1,7 +1,8 @@
 /// Watching: the store that holds the domain's suite offers a change feed (inotify on files,
 /// etcd's watch, a look every few milliseconds on a file system the kernel does not see), and the
-/// core's `Watcher` reads what changed, so every caller gets the right one without knowing which
-/// store it is.
+/// core's `Watcher` reads what changed, so every caller (`prefs watch`, `Suite.values(of:)`,
+/// `Suite.changes(of:)`, `Suite.updates`) gets the right one without knowing which store it is, and
+/// a store without one (the in-memory etcd, the minimal store) is refused alike by all (64).
 extension Layers {
     /// What reports the changes of these layers: `keys` as typed, nil for every top-level key.
     /// A store that cannot be watched refuses (64).

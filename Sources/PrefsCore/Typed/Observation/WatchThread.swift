@@ -62,15 +62,6 @@ enum WatchThread {
         }
         return nil
     }
-
-    /// The watcher of `layers`: over inotify, or etcd's watch — or, on a file system the kernel does
-    /// not see (`InMemoryFileSystem`), whatever the store, a look every few milliseconds
-    /// (`PollingFeed`), so code that observes a suite can be unit-tested in memory (even on the
-    /// in-memory etcd, whose store cannot be watched: `prefs watch` refuses it).
-    static func watcher(of layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws -> any ValueWatcher {
-        guard layers.store.fileSystem.isWatchableByKernel else { return Watcher(layers, keys: keys, feed: PollingFeed()) }
-        return try layers.watcher(keys: keys)
-    }
 }
 
 /// Closes the write end of a watch's pipe, once, which ends the watch.

@@ -1,6 +1,6 @@
 import Glibc
 
-/// The feed of a store nothing reports the changes of (files on an `InMemoryFileSystem`): it looks
+/// The file store's feed on a file system the kernel does not see (`InMemoryFileSystem`): it looks
 /// again every `interval` milliseconds, so code that observes a suite can be unit-tested in memory.
 package final class PollingFeed: ChangeFeed {
     let interval: Int32
