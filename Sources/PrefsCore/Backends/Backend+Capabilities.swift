@@ -57,9 +57,7 @@ extension SuiteBackend {
 
     package var holdsManagedValues: Bool { false }
 
-    package func watcher(for layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws -> any ValueWatcher {
-        throw PrefsError.usage(SuiteStore.notWatchable(layers.domain))
-    }
+    package func changeFeed(for locations: @escaping () throws -> [SuiteLocation]) throws -> (any ChangeFeed)? { nil }
 
     package var snapshotName: String? { nil }
 
@@ -85,9 +83,4 @@ extension SuiteBackend {
 extension SuiteStore {
     /// Why a store without locks refuses `lock`, `locks` and `--fence` (64).
     static let keepsNoLocks = "this store keeps no locks (files in memory, or an etcd without watch); use the files or an etcd cluster"
-
-    /// Why a store without a watcher refuses `watch` (64).
-    static func notWatchable(_ domain: Domain) -> String {
-        "\(domain.displayName): this store cannot be watched (it does not report changes); leave out --store and PREFS_STORE to watch files"
-    }
 }

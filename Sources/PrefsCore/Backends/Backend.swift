@@ -1,7 +1,7 @@
 /// The seam between what prefs means (`Preferences/`: layers, external values, write requests,
 /// imports, migrations, watching) and where the bytes live. A backend is one folder under
 /// `Backends/` — its `SuiteBackend`, its `BlobStore` when it keeps large values apart, its
-/// `ValueWatcher` when it can report changes — and one row in the table of store URLs
+/// `ChangeFeed` when it can report changes — and one row in the table of store URLs
 /// (`StoreSelection.swift`). The file store keeps suites as property-list files under
 /// `$XDG_CONFIG_HOME` (`File/`), the etcd store under a key prefix of a cluster (`Etcd/`).
 ///
@@ -140,9 +140,11 @@ package protocol SuiteBackend: Sendable {
     /// False by default.
     var holdsManagedValues: Bool { get }
 
-    /// What reports the changes of `layers` (its domain's suite is in this store): `keys` as typed,
-    /// nil for every top-level key. By default the store cannot be watched: a usage error (64).
-    func watcher(for layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws -> any ValueWatcher
+    /// What says when the places `locations` gives may have changed (asked again after each change;
+    /// a watched suite is in this store, other places may be files, which a store that does not
+    /// keep them may leave unwatched). The core's `Watcher` reads the values at each change. nil
+    /// by default: the store cannot be watched, and `watch` is refused (64).
+    func changeFeed(for locations: @escaping () throws -> [SuiteLocation]) throws -> (any ChangeFeed)?
 
     /// The store as the host's snapshots of its reads name it (`SnapshotCache`): one name for every
     /// URL that names the same store (etcd: its endpoints sorted, and its prefix). nil by default: a

@@ -64,12 +64,20 @@ import Testing
         #expect(throws: PrefsError.self) { try write("n", "-string", "five") }
     }
 
-    /// The etcd store watches only where its etcd can (`EtcdKV.canWatch`): the in-memory fake cannot.
-    @Test func anEtcdWithoutAWatchCannotBeWatched() throws {
+    /// The etcd store watches only where its etcd can (`EtcdKV.canWatch`): the in-memory fake cannot,
+    /// and an application observing a suite there is refused as `prefs watch` is, by every
+    /// observation (the store's files being in memory makes no poll of it).
+    @Test func anEtcdWithoutAWatchCannotBeWatched() async throws {
         let etcd = EtcdSuiteStorage(etcd: InMemoryEtcd(), prefix: "p", name: "etcd://memory/p", environment: environment)
         let store = SuiteStore(storage: etcd, files: FileSuiteStorage(fileSystem: InMemoryFileSystem(), environment: environment))
         #expect(etcd.isRemote && !etcd.holdsChangesByReading && !etcd.keepsByHostSuites)
-        #expect(throws: PrefsError.usage(SuiteStore.notWatchable(.suite("app")))) { try Layers(.suite("app"), in: store).watcher(keys: nil) }
+        let refusal = PrefsError.usage(SuiteStore.notWatchable(.suite("app")))
+        #expect(throws: refusal) { try Layers(.suite("app"), in: store).watcher(keys: nil) }
+        let suite = Prefs.Suite("app", store: store)
+        // `started()` returns once a watch is in place: here it never is.
+        await #expect(throws: refusal) { _ = try await suite.changes().started() }
+        await #expect(throws: refusal) { _ = try await suite.values(of: Prefs.Key<Int>("n", default: 0)).started() }
+        await #expect(throws: refusal) { _ = try await suite.values(of: Prefs.Key<Int>("n", default: 0), Prefs.Key<Int>("m", default: 0)).started() }
     }
 
     /// Store URLs go through one table of schemes (`StoreScheme.all`): a scheme no row claims is a

@@ -41,7 +41,7 @@ extension BackendContractTests {
 final class WatchRun: @unchecked Sendable {
     private let condition = NSCondition()
     private var batches: [[WatchChange]] = []
-    private var ended: Result<SuiteWatcher.Stop, any Error>?
+    private var ended: Result<WatchStop, any Error>?
     private(set) var errors: [PrefsError] = []
     private let output: (read: Int32, write: Int32)
     private var readEndOpen = true
@@ -91,7 +91,7 @@ final class WatchRun: @unchecked Sendable {
 
     /// Hangs up the watcher's output and waits until it has returned; how it ended.
     @discardableResult
-    func stop() -> SuiteWatcher.Stop? {
+    func stop() -> WatchStop? {
         condition.withLock {
             if readEndOpen {
                 close(output.read)

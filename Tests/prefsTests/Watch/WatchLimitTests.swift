@@ -41,12 +41,12 @@ import Testing
     /// Below the process: the errno values inotify gives at its limits, and only those, become the
     /// limit's error.
     @Test func inotifyErrnoIsMappedWhereItIsRaised() {
-        #expect(SuiteWatcher.watchError(ENOSPC, path: "/d") == .inotifyLimit(path: "/d", limit: "watch", setting: "fs.inotify.max_user_watches"))
-        #expect(SuiteWatcher.watchError(ENOMEM, path: "/d") == .cannotRead(path: "/d", errno: ENOMEM))
-        #expect(SuiteWatcher.initError(EMFILE, descriptorFree: true)
+        #expect(InotifyFeed.watchError(ENOSPC, path: "/d") == .inotifyLimit(path: "/d", limit: "watch", setting: "fs.inotify.max_user_watches"))
+        #expect(InotifyFeed.watchError(ENOMEM, path: "/d") == .cannotRead(path: "/d", errno: ENOMEM))
+        #expect(InotifyFeed.initError(EMFILE, descriptorFree: true)
                 == .inotifyLimit(path: "inotify", limit: "instance", setting: "fs.inotify.max_user_instances"))
         // No descriptor free either: the process's own limit, which strerror names.
-        #expect(SuiteWatcher.initError(EMFILE, descriptorFree: false) == .cannotRead(path: "inotify", errno: EMFILE))
-        #expect(SuiteWatcher.initError(ENFILE, descriptorFree: true) == .cannotRead(path: "inotify", errno: ENFILE))
+        #expect(InotifyFeed.initError(EMFILE, descriptorFree: false) == .cannotRead(path: "inotify", errno: EMFILE))
+        #expect(InotifyFeed.initError(ENFILE, descriptorFree: true) == .cannotRead(path: "inotify", errno: ENFILE))
     }
 }

@@ -399,19 +399,19 @@ final class WatchProcess: @unchecked Sendable {
     @Test func whetherAFileIsOpenForWritingComesFromTheKernel() throws {
         let sandbox = try ProcessSandbox()
         let path = sandbox.directory.path + "/file.plist"
-        #expect(SuiteWatcher.isOpenForWriting(path) == false)
+        #expect(InotifyFeed.isOpenForWriting(path) == false)
         let created = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         try #require(created >= 0 && write(created, "x", 1) == 1)
         close(created)
-        #expect(SuiteWatcher.isOpenForWriting(path) == false)
+        #expect(InotifyFeed.isOpenForWriting(path) == false)
         let reader = open(path, O_RDONLY | O_CLOEXEC)
         try #require(reader >= 0)
-        #expect(SuiteWatcher.isOpenForWriting(path) == false)
+        #expect(InotifyFeed.isOpenForWriting(path) == false)
         let writer = open(path, O_WRONLY | O_CLOEXEC)
         try #require(writer >= 0)
-        #expect(SuiteWatcher.isOpenForWriting(path) == true)
+        #expect(InotifyFeed.isOpenForWriting(path) == true)
         close(writer)
-        #expect(SuiteWatcher.isOpenForWriting(path) == false)
+        #expect(InotifyFeed.isOpenForWriting(path) == false)
         close(reader)
     }
 

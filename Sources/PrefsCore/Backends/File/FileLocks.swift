@@ -154,11 +154,11 @@ final class LockEvents {
 
     init(watching directory: String) throws {
         inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard inotify >= 0 else { throw SuiteWatcher.initError(errno, descriptorFree: SuiteWatcher.descriptorFree()) }
+        guard inotify >= 0 else { throw InotifyFeed.initError(errno, descriptorFree: InotifyFeed.descriptorFree()) }
         guard inotify_add_watch(inotify, directory, UInt32(IN_CLOSE_WRITE | IN_CLOSE_NOWRITE)) >= 0 else {
             let code = errno
             close(inotify)
-            throw SuiteWatcher.watchError(code, path: directory)
+            throw InotifyFeed.watchError(code, path: directory)
         }
     }
 

@@ -1,9 +1,15 @@
 extension FileSuiteStorage {
-    /// inotify on the layers' directories (`SuiteWatcher`) where the kernel sees the files; on a
-    /// file system it does not (`InMemoryFileSystem`), the values read again every few
-    /// milliseconds (`PollingWatcher`), so code that observes a suite can be unit-tested in memory.
-    package func watcher(for layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws -> any ValueWatcher {
-        guard fileSystem.isWatchableByKernel else { return PollingWatcher(layers, keys: keys) }
-        return try SuiteWatcher(layers, keys: keys, files: self)
+    /// inotify on the places' directories (`InotifyFeed`) where the kernel sees the files; on a
+    /// file system it does not (`InMemoryFileSystem`), a look every few milliseconds
+    /// (`PollingFeed`), so code that observes a suite can be unit-tested in memory, and for a read
+    /// cache the files' identities, which are exact there (`FileIdentities`).
+    package func changeFeed(for locations: @escaping () throws -> [SuiteLocation]) throws -> (any ChangeFeed)? {
+        guard fileSystem.isWatchableByKernel else {
+            let files = self
+            return PollingFeed(readCache: { _ in
+                FileIdentities.inMemory(files.fileSystem, paths: { try locations().compactMap { try files.filePath(of: $0) } })
+            })
+        }
+        return InotifyFeed(locations, files: self)
     }
 }

@@ -178,8 +178,8 @@ package struct ExpiringStorage: SuiteBackend {
     }
     package func managedLocations(for name: String) throws -> [SuiteLocation] { try inner.managedLocations(for: name) }
     package var holdsManagedValues: Bool { inner.holdsManagedValues }
-    package func watcher(for layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws -> any ValueWatcher {
-        ExpiringWatcher(try inner.watcher(for: layers, keys: keys), layers: layers, keys: keys)
+    package func changeFeed(for locations: @escaping () throws -> [SuiteLocation]) throws -> (any ChangeFeed)? {
+        try inner.changeFeed(for: locations)
     }
     package var snapshotName: String? { inner.snapshotName }
     package func observing(_ observer: any ReadObserver) -> any SuiteBackend { ExpiringStorage(inner.observing(observer), request: request) }

@@ -47,9 +47,9 @@ extension ReadCache {
         } catch {
             return NoCaching("\(error)")
         }
-        let paths = { try ReadCache.files(of: layers, suite: name) }
-        guard store.fileSystem.isWatchableByKernel else { return FileIdentities.inMemory(store.fileSystem, paths: paths) }
-        let files = KernelChangeQueue(suite: name, fileSystem: store.fileSystem, paths: paths)
+        // The files' change feed tells of the suite's files, whatever the store.
+        let feed = try? store.files.changeFeed(for: { try ReadCache.files(of: layers, suite: name).map(SuiteLocation.file) })
+        guard let files = feed?.readCacheSignal(suite: name) else { return NoCaching("the store's files report no changes") }
         if keepsInFiles(layers) { return files }
         return CombinedSignals([WatchedStore(layers, suite: name), files])
     }

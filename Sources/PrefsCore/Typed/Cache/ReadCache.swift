@@ -77,7 +77,7 @@ final class ReadCache: Sendable {
 
 /// What tells a `ReadCache` that the values it keeps may have changed. Both calls are made under
 /// the cache's lock, so an implementation needs no lock of its own for state only they touch.
-protocol ChangeSignal: AnyObject, Sendable {
+package protocol ChangeSignal: AnyObject, Sendable {
     /// Whether anything may have changed since the last call (or since `prepare`); true when it
     /// cannot tell.
     func mayHaveChanged() -> Bool

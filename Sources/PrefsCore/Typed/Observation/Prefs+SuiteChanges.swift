@@ -96,7 +96,7 @@ extension Prefs {
             do {
                 let layers = try Layers(try suite.domain(), in: suite.store)
                 let watched = keys?.map { (name: $0, path: PrefKeyPath([$0])) }
-                let watcher = try WatchThread.watcher(of: layers, keys: watched)
+                let watcher = try layers.watcher(keys: watched)
                 watcher.reportsEveryReading = true
                 var replay: ChangeReplay?
                 _ = try watcher.run(timeout: nil, closedWhen: hangUp, initial: { _ in

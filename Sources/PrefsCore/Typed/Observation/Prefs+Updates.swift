@@ -65,7 +65,7 @@ extension Prefs {
             }
             do {
                 let layers = try Layers(try suite.domain(), in: suite.store)
-                let watcher = try WatchThread.watcher(of: layers, keys: keys.map { (name: $0, path: PrefKeyPath([$0])) })
+                let watcher = try layers.watcher(keys: keys.map { (name: $0, path: PrefKeyPath([$0])) })
                 _ = try watcher.run(timeout: nil, closedWhen: hangUp, initial: { changes in
                     defer { established.succeed() }
                     return yield(changes)

@@ -62,13 +62,6 @@ enum WatchThread {
         }
         return nil
     }
-
-    /// The watcher of `layers`: inotify, or etcd's watch — or, on a file system the kernel does not
-    /// see (`InMemoryFileSystem`), one that reads the values again every few milliseconds.
-    static func watcher(of layers: Layers, keys: [(name: String, path: PrefKeyPath)]?) throws -> any ValueWatcher {
-        guard layers.store.fileSystem.isWatchableByKernel else { return PollingWatcher(layers, keys: keys) }
-        return try layers.watcher(keys: keys)
-    }
 }
 
 /// Closes the write end of a watch's pipe, once, which ends the watch.

@@ -1,7 +1,7 @@
 import Glibc
 import Synchronization
 
-/// The process's one inotify instance, shared by every watch of files (`SuiteWatcher` for `prefs
+/// The process's one inotify instance, shared by every watch of files (`InotifyFeed` for `prefs
 /// watch` and `Suite.values(of:)`/`changes(of:)`, `KernelChangeQueue` for a cached suite): a user
 /// has 128 instances by default (`fs.inotify.max_user_instances`) across all their processes, so
 /// a process that observes or caches many suites still holds one. It is made by the first watch
@@ -93,7 +93,7 @@ final class SharedInotify: Sendable {
 
     /// A new subscriber for the events in `mask` (a part of `watchMask`, plus `always`). `wakes`: it
     /// sleeps in `poll` on `Subscription.wake` until events come for it (the reader thread is
-    /// started for it). Throws `SuiteWatcher.initError` when no inotify instance can be had.
+    /// started for it). Throws `InotifyFeed.initError` when no inotify instance can be had.
     func subscribe(mask: UInt32, wakes: Bool) throws -> Subscription {
         // (The reader thread holds its hub: only the shared one may have one.)
         precondition(!wakes || self === SharedInotify.shared, "a subscriber that sleeps needs the shared instance")
@@ -110,7 +110,7 @@ final class SharedInotify: Sendable {
                 let descriptor = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
                 guard descriptor >= 0 else {
                     let code = errno
-                    return .failure(SuiteWatcher.initError(code, descriptorFree: code == EMFILE && SuiteWatcher.descriptorFree()))
+                    return .failure(InotifyFeed.initError(code, descriptorFree: code == EMFILE && InotifyFeed.descriptorFree()))
                 }
                 state.descriptor = descriptor
             }

@@ -4,7 +4,7 @@ import Glibc
 /// ENOSPC ("no space left on device") when the user's watches are all taken, and `inotify_init1`
 /// with EMFILE when the user's instances are — both set by sysctl. They are named as such, with the
 /// setting to raise.
-extension SuiteWatcher {
+extension InotifyFeed {
     /// The error for `inotify_init1` failing with `code`. EMFILE is the instance limit, or this
     /// process's descriptor limit when no descriptor is free either (`descriptorFree`).
     static func initError(_ code: Int32, descriptorFree: Bool) -> PrefsError {

@@ -11,7 +11,7 @@ import Glibc
 /// file no one has open for writing was either not written during the read, or its writers have all
 /// closed it since, and then every event they caused (the truncation's IN_MODIFY, each write's,
 /// IN_CLOSE_WRITE) is queued already and is seen right after the read.
-extension SuiteWatcher {
+extension InotifyFeed {
     /// The layer files found open for writing (by name, as `beingWritten` holds them), and whether
     /// the kernel would not say for some of them.
     struct Writers {
@@ -23,7 +23,7 @@ extension SuiteWatcher {
     func layerFilesOpenForWriting(ignoring: Set<[UInt8]>) -> Writers {
         var writers = Writers()
         for file in layerFiles where !ignoring.contains(file.name) {
-            switch SuiteWatcher.isOpenForWriting(file.path) {
+            switch InotifyFeed.isOpenForWriting(file.path) {
             case true?: writers.names.insert(file.name)
             case false?: break
             case nil: writers.unknown = true

@@ -22,20 +22,9 @@ public struct WatchChange: Equatable, Sendable {
     }
 }
 
-/// Why a watch ended.
-package enum WatchStop: Equatable, Sendable {
-    /// `onChanges` asked to stop.
-    case handlerStopped
-    /// The deadline passed.
-    case timedOut
-    /// The `closedWhen` descriptor was closed at the other end (a pipe reader went away).
-    case outputClosed
-}
-
-/// What `prefs watch` and `Prefs.Suite.values(of:)` run, as the store of the watched suite makes it
-/// (`SuiteBackend.watcher(for:keys:)`): inotify on files (`SuiteWatcher`), reading again every few
-/// milliseconds on a file system the kernel does not see (`PollingWatcher`), etcd's watch
-/// (`EtcdWatcher`).
+/// What `prefs watch` and `Prefs.Suite.values(of:)` run (`Layers.watcher(keys:)`): the core's
+/// `Watcher` over the change feed of the store that holds the watched suite, possibly wrapped
+/// (`ExpiringWatcher`, `RetryingWatcher`).
 package protocol ValueWatcher: AnyObject {
     /// Whether every reading after a wake goes to `onChanges`, even one that finds no change (each
     /// watcher starts with false), and, on files, a version renamed into a watched suite's history wakes the watch

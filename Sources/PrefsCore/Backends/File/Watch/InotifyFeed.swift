@@ -1,45 +1,41 @@
 import Glibc
 
-/// Watches the values an application sees in a domain (every layer: the suite, the global suite,
-/// the registered-defaults files) and reports each change, whoever made it.
+/// The file store's change feed: inotify on the directories of the watched places' files (a
+/// suite's, the global suite's, the registered-defaults and managed files), which says when the
+/// values an application sees may have changed, whoever changed them.
 ///
-/// inotify watches the *directories* of those files — an atomic rename replaces a file's inode, so
+/// It watches the *directories* — an atomic rename replaces a file's inode, so
 /// watching the file itself would go deaf after the first write — for a file closed after writing,
 /// renamed in or out, or deleted; a directory that does not exist yet is waited for through its
-/// nearest existing ancestor. A layer file renamed into place (prefs' atomic write) or closed by
-/// its writer is read at once; other bursts of events are gathered until the directory has been
-/// quiet for a moment. The values read are compared with the last ones read: a write that leaves
-/// every value equal reports nothing. A file
-/// being rewritten in place (truncated, then written: `cp`, an editor, UserDefaults) is not read
-/// until its writer closes it, so a half-written file is never taken for a change: after each read the
-/// kernel is asked whether a layer file is open for writing (see `isOpenForWriting`), and if one is,
-/// or an event came during the read, nothing is reported and the values are read again once the
+/// nearest existing ancestor. A watched file renamed into place (prefs' atomic write) or closed by
+/// its writer is looked at once; other bursts of events are gathered until the directory has been
+/// quiet for a moment. A file
+/// being rewritten in place (truncated, then written: `cp`, an editor, UserDefaults) is not reported
+/// until its writer closes it, so a half-written file is never taken for a change: after each look the
+/// kernel is asked whether a watched file is open for writing (see `isOpenForWriting`), and if one is,
+/// or an event came during the look, nothing is reported and the watcher looks again once the
 /// writers have closed the files and the directories are quiet. No polling: between writes the
 /// watch sleeps in `poll`. Its watches are a share of the process's one inotify instance
-/// (`SharedInotify`), whose reader thread wakes it when events come for it. Asked to report every
-/// reading (`reportsEveryReading`, for `Suite.changes(of:)`), it also watches the histories of the
-/// suites that keep one, and a version appended to a log is read at once like a layer file.
-package final class SuiteWatcher: ValueWatcher {
-    package let layers: Layers
-    /// The file store, whose histories it watches when it reports every reading.
+/// (`SharedInotify`), whose reader thread wakes it when events come for it. Asked to wake for
+/// histories (`wakesForHistory`, for `Suite.changes(of:)`), it also watches the histories of the
+/// suites that keep one, and a version appended to a log is looked at at once like a watched file.
+package final class InotifyFeed: ChangeFeed {
+    /// The places watched, asked again after each change.
+    let locations: () throws -> [SuiteLocation]
+    /// The file store, which knows the places' files and histories.
     let fileStore: FileSuiteStorage
-    /// The watched keys as typed; nil: every top-level key.
-    let keys: [(name: String, path: PrefKeyPath)]?
-    /// Its share of the process's inotify instance.
-    private let inotify: SharedInotify.Subscription
-    /// The values last read: key → value.
-    private var current: WatchedValues.Reading = []
-    /// The last error reported, so a file that stays corrupt is reported once.
-    private var lastError: PrefsError?
-    /// The base names of every layer's file (and symlink target), as bytes; set by `updateWatches`.
+    /// Its share of the process's inotify instance, from the start of `wait` (a feed asked only for
+    /// its `readCacheSignal` takes none).
+    private var inotify: SharedInotify.Subscription!
+    /// The base names of every watched place's file (and symlink target), as bytes; set by `updateWatches`.
     private var watchedNames = Set<[UInt8]>()
-    /// Every layer's file, and the base name of the file it leads to (through a symlink), which
+    /// Every watched place's file, and the base name of the file it leads to (through a symlink), which
     /// its events carry; set by `updateWatches`.
     private(set) var layerFiles: [(path: String, name: [UInt8])] = []
     /// Watched files modified in place (or found open for writing) and not yet closed by their
     /// writer (by name).
     private var beingWritten = Set<[UInt8]>()
-    package var reportsEveryReading = false
+    package var wakesForHistory = false
 
     /// How long a directory must be quiet before the values are read again, and the longest a burst
     /// of events may delay that.
@@ -49,33 +45,29 @@ package final class SuiteWatcher: ValueWatcher {
     /// before reading anyway.
     static let longestWriteMilliseconds = 5_000.0
 
-    package init(_ layers: Layers, keys: [(name: String, path: PrefKeyPath)]?, files: FileSuiteStorage) throws {
-        self.layers = layers
+    package init(_ locations: @escaping () throws -> [SuiteLocation], files: FileSuiteStorage) {
+        self.locations = locations
         self.fileStore = files
-        self.keys = keys
-        inotify = try SharedInotify.shared.subscribe(mask: SuiteWatcher.mask, wakes: true)
+    }
+
+    /// The events of the places' files that the kernel queued since the last read (`KernelChangeQueue`,
+    /// which takes a share of the same inotify instance, without a wake of its own).
+    package func readCacheSignal(suite: String) -> (any ChangeSignal)? {
+        let (locations, files) = (self.locations, fileStore)
+        return KernelChangeQueue(suite: suite, fileSystem: files.fileSystem, paths: { try locations().compactMap { try files.filePath(of: $0) } })
     }
 
     /// The events it asks for.
     static let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF
         | IN_MOVE_SELF)
 
-    /// Why a watch ended (the name it had before every watcher shared it).
-    package typealias Stop = WatchStop
-
-    /// Sets up the watches and reads the current values, which `initial` receives (as changes from
-    /// absent, for the keys that have a value); values that cannot be read then are an error. Then,
-    /// until `onChanges` returns false, `timeout` seconds pass, or `closedWhen` reports an error or
-    /// hang-up, waits for changes and hands each batch to `onChanges`. A read that fails later (a
-    /// corrupt file) goes to `onError` once, and the watch goes on from the last values read.
-    package func run(timeout: Double?, closedWhen output: Int32?, initial: ([WatchChange]) -> Bool,
-                    onChanges: ([WatchChange]) -> Bool, onError: (PrefsError) -> Void) throws -> WatchStop {
-        let deadline = timeout.map { MonotonicClock.now() + $0 }
+    /// Sets up the watches and looks at once (`ChangeFeed.wait`); then, until a report says stop,
+    /// `deadline` passes, or `output` reports an error or hang-up, waits for changes and looks at
+    /// each, reporting what the look read unless a watched file was being written meanwhile.
+    package func wait(until deadline: Double?, stop output: Int32?, look: (ChangePoint) throws -> () -> Bool) throws -> WatchStop {
+        if inotify == nil { inotify = try SharedInotify.shared.subscribe(mask: InotifyFeed.mask, wakes: true) }
         try updateWatches()
-        current = try values()
-        guard initial(WatchedValues.initial(current)) else {
-            return .handlerStopped
-        }
+        guard try look(.now)() else { return .handlerStopped }
         var pending = false
         while true {
             switch try waitForEvents(deadline: deadline, output: output, pending: pending) {
@@ -84,29 +76,18 @@ package final class SuiteWatcher: ValueWatcher {
             case .quiet: pending = false
             case .changed(let waitedFor):
                 try updateWatches()
-                let read = Result { try values() }
-                // A layer file open for writing now may have been read half-written (the kernel
+                let report = try look(.now)
+                // A watched file open for writing now may have been read half-written (the kernel
                 // shows a truncation before it queues the event), and one written in place during
                 // the read has its events queued by now: either way nothing from this read is
-                // reported; read again once the writers have closed the files and all is quiet.
+                // reported; look again once the writers have closed the files and all is quiet.
                 // (Writers waited for long enough already are not waited for again.)
                 let writers = layerFilesOpenForWriting(ignoring: waitedFor)
                 beingWritten.formUnion(writers.names)
                 let during = eventsDuringRead(lateEventsPossible: writers.unknown)
                 pending = during.relevant || !writers.names.isEmpty
                 if during.modifiedInPlace || !writers.names.isEmpty { continue }
-                switch read {
-                case .success(let now):
-                    lastError = nil
-                    let changes = WatchedValues.changes(from: current, to: now)
-                    current = now
-                    if (!changes.isEmpty || reportsEveryReading) && !onChanges(changes) { return .handlerStopped }
-                case .failure(let error as PrefsError):
-                    if error != lastError { onError(error) }
-                    lastError = error
-                case .failure(let error):
-                    throw error
-                }
+                if !report() { return .handlerStopped }
             }
         }
     }
@@ -118,17 +99,16 @@ package final class SuiteWatcher: ValueWatcher {
             || name.count == 26 && name[..<20].allSatisfy { $0 >= 0x30 && $0 <= 0x39 } && name[20...].elementsEqual(".plist".utf8)
     }
 
-    func values() throws -> WatchedValues.Reading { try WatchedValues.read(layers, keys: keys) }
-
-    /// The directories of every layer's file (and of a symlinked suite's target), each watched where
+    /// The directories of every watched place's file (and of a symlinked suite's target), each watched where
     /// it exists, or through its nearest existing ancestor until it does; watches no longer needed
     /// (an ancestor once the directory is there) are let go.
     func updateWatches() throws {
         var wanted = Set<String>()
         var names = Set<[UInt8]>()
         var files: [(path: String, name: [UInt8])] = []
-        for file in try layers.paths() {
-            let target = try? layers.store.fileSystem.resolvingSymlinks(file)
+        let places = try locations()
+        for file in try places.compactMap({ try fileStore.filePath(of: $0) }) {
+            let target = try? fileStore.fileSystem.resolvingSymlinks(file)
             for path in [file, target].compactMap({ $0 }) {
                 let (directory, name) = splitPath(path)
                 wanted.insert(directory)
@@ -136,11 +116,11 @@ package final class SuiteWatcher: ValueWatcher {
             }
             files.append((file, Array(splitPath(target ?? file).name.utf8)))
         }
-        if reportsEveryReading {
+        if wakesForHistory {
             // The histories of the suites that keep one: a version is appended to the log right
             // after its change's suite file is renamed in.
-            for layer in try layers.layers() {
-                if let directory = try fileStore.historyDirectory(of: layer.location) { wanted.insert(directory) }
+            for place in places {
+                if let directory = try fileStore.historyDirectory(of: place) { wanted.insert(directory) }
             }
         }
         watchedNames = names
@@ -156,7 +136,7 @@ package final class SuiteWatcher: ValueWatcher {
                     place = ""
                 case .failure(let failure):
                     let code = failure.code
-                    guard code == ENOENT || code == ENOTDIR || code == EACCES else { throw SuiteWatcher.watchError(code, path: place) }
+                    guard code == ENOENT || code == ENOTDIR || code == EACCES else { throw InotifyFeed.watchError(code, path: place) }
                     let parent = splitPath(place).directory
                     place = parent == place ? "" : parent
                 }
@@ -179,8 +159,8 @@ package final class SuiteWatcher: ValueWatcher {
             var timeout: Int32 = -1
             if let start = burstStart {
                 // While a file is open mid-write, sleep until its close (or the longest wait) instead.
-                let writeLeft = SuiteWatcher.longestWriteMilliseconds - (MonotonicClock.now() - start) * 1000
-                timeout = beingWritten.isEmpty ? SuiteWatcher.quietMilliseconds : Int32(max(Double(SuiteWatcher.quietMilliseconds), writeLeft))
+                let writeLeft = InotifyFeed.longestWriteMilliseconds - (MonotonicClock.now() - start) * 1000
+                timeout = beingWritten.isEmpty ? InotifyFeed.quietMilliseconds : Int32(max(Double(InotifyFeed.quietMilliseconds), writeLeft))
             }
             if let deadline {
                 let left = Int32(max(0, min(Double(Int32.max), (deadline - MonotonicClock.now()) * 1000)))
@@ -196,7 +176,7 @@ package final class SuiteWatcher: ValueWatcher {
                 if let deadline, MonotonicClock.now() >= deadline { return .timedOut }
                 if let start = burstStart {
                     // Quiet, but a file is still open mid-write: wait for its close (or give up waiting).
-                    if !beingWritten.isEmpty && (MonotonicClock.now() - start) * 1000 < SuiteWatcher.longestWriteMilliseconds { continue }
+                    if !beingWritten.isEmpty && (MonotonicClock.now() - start) * 1000 < InotifyFeed.longestWriteMilliseconds { continue }
                     let waitedFor = beingWritten
                     beingWritten.removeAll()
                     return changed ? .changed(waitedFor: waitedFor) : .quiet
@@ -210,7 +190,7 @@ package final class SuiteWatcher: ValueWatcher {
             if drained.completed && beingWritten.isEmpty { return .changed(waitedFor: []) }
             let now = MonotonicClock.now()
             if burstStart == nil { burstStart = now }
-            if let start = burstStart, beingWritten.isEmpty, (now - start) * 1000 >= SuiteWatcher.longestBurstMilliseconds {
+            if let start = burstStart, beingWritten.isEmpty, (now - start) * 1000 >= InotifyFeed.longestBurstMilliseconds {
                 return changed ? .changed(waitedFor: []) : .quiet
             }
         }
@@ -223,7 +203,7 @@ package final class SuiteWatcher: ValueWatcher {
         let seen = drainEvents()
         guard lateEventsPossible else { return (seen.relevant, seen.modifiedInPlace) }
         var fds = [pollfd(fd: inotify.wake, events: Int16(POLLIN), revents: 0)]
-        if poll(&fds, 1, SuiteWatcher.quietMilliseconds) > 0 {
+        if poll(&fds, 1, InotifyFeed.quietMilliseconds) > 0 {
             let late = drainEvents()
             return (seen.relevant || late.relevant, seen.modifiedInPlace || late.modifiedInPlace)
         }
@@ -255,7 +235,7 @@ package final class SuiteWatcher: ValueWatcher {
                 }
                 relevant = true
                 completed = mask & UInt32(IN_MOVED_TO | IN_CLOSE_WRITE) != 0
-            } else if reportsEveryReading && mask & UInt32(IN_MOVED_TO | IN_MODIFY) != 0 && SuiteWatcher.isVersionName(event.name) {
+            } else if wakesForHistory && mask & UInt32(IN_MOVED_TO | IN_MODIFY) != 0 && InotifyFeed.isVersionName(event.name) {
                 // A version appended to a history's log (IN_MODIFY, as the write ends), or the log
                 // rewritten whole (renamed in).
                 relevant = true
