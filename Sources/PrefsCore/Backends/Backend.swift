@@ -56,7 +56,7 @@ package protocol SuiteBackend: Sendable {
     /// The locations of a suite's registered defaults the store keeps, most important first: the
     /// user's (`.registered(NAME)`, which `prefs register` changes) and any others of its own. The
     /// ones packages ship (files under `$XDG_DATA_DIRS`) are not listed: the core adds them below
-    /// these for every store (`SuiteStore.registrationLocations`).
+    /// these for every store (`SuiteStore.registeredLayers`).
     func registrationLocations(for name: String) throws -> [SuiteLocation]
 
     /// The locations of a suite's schema, most important first: the user's (`.schema(NAME)`,

@@ -299,7 +299,7 @@ package struct EtcdSuiteStorage: SuiteBackend {
     }
 
     /// The user's registered defaults under the prefix (the packages' files follow,
-    /// `SuiteStore.registrationLocations`); none in the store of managed values.
+    /// `SuiteStore.registeredLayers`); none in the store of managed values.
     package func registrationLocations(for name: String) throws -> [SuiteLocation] {
         administers ? [] : [.registered(name)]
     }

@@ -217,7 +217,7 @@ package struct FileSuiteStorage: SuiteBackend {
 
     /// `prefs/defaults/NAME.plist`, then `NAME.json`, under `$XDG_DATA_HOME` (the user's: the one
     /// `prefs register` changes is `.registered(NAME)`); none without a data home (no
-    /// `$XDG_DATA_HOME` and no `$HOME`). The packages' files follow (`SuiteStore.registrationLocations`).
+    /// `$XDG_DATA_HOME` and no `$HOME`). The packages' files follow (`SuiteStore.registeredLayers`).
     package func registrationLocations(for name: String) throws -> [SuiteLocation] {
         guard let home = try environment.optionalDataHome() else { return [] }
         let user = try path(of: .registered(name))

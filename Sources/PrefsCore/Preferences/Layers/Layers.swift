@@ -41,7 +41,7 @@ public enum Origin: Equatable, Sendable, CustomStringConvertible {
 /// each `$XDG_CONFIG_DIRS` directory's in order), over its registered defaults — the
 /// `--defaults FILE`s given on the command line (a later one over an earlier one), then the user's
 /// file under `$XDG_DATA_HOME`, then each `$XDG_DATA_DIRS` directory's in order (see
-/// `SuiteStore.registrationLocations`), and last the defaults of the suite's schema (`schema:FILE`). Layers resolve per top-level key: the highest layer that has the
+/// `SuiteStore.registeredLayers`), and last the defaults of the suite's schema (`schema:FILE`). Layers resolve per top-level key: the highest layer that has the
 /// key gives its whole value, and dictionaries are not merged. A file domain has only itself.
 ///
 /// Every layer is read and checked on every read, even once the answer is known, so a malformed
@@ -96,7 +96,7 @@ package struct Layers: Sendable {
         var layers = try managedLayers(for: name, directories: administered) + storedLayers()
         layers += systemDefaultsLayers(for: name, directories: administered)
         layers += commandLineDefaults.reversed().map { Layer(origin: .commandLine($0), location: .file($0)) }
-        layers += try store.registrationLocations(for: name).map { Layer(origin: .registered($0.name), location: $0.location) }
+        layers += try store.registeredLayers(for: name)
         return layers
     }
 
@@ -259,13 +259,16 @@ extension SuiteStore {
     /// `DIR/prefs/defaults/NAME.plist` and `.json` under each `$XDG_DATA_DIRS` directory in order —
     /// whatever the store (none in a store of managed values). Each place once: a package's file
     /// the store lists already (a data directory that is the data home) is not listed again. The
-    /// names are what tells, so nothing more is read than the layers' origins need.
-    package func registrationLocations(for name: String) throws -> [(location: SuiteLocation, name: String)] {
-        var locations = try storage.registrationLocations(for: name).map { (location: $0, name: describe($0)) }
-        guard !storage.holdsManagedValues else { return locations }
-        for file in try environment.shippedFiles("defaults", name: name) where !locations.contains(where: { $0.name.utf8Compare(file) == 0 }) {
-            locations.append((.file(file), file))
+    /// names are what tells, so nothing more is read than the layers' origins need. Given as layers
+    /// (`.registered(NAME)`), an array of a type every read builds anyway: an array of another type
+    /// is one more generic type a short command sets up at run time (bench-startup.sh).
+    func registeredLayers(for name: String) throws -> [Layers.Layer] {
+        var layers = try storage.registrationLocations(for: name).map { Layers.Layer(origin: .registered(describe($0)), location: $0) }
+        guard !storage.holdsManagedValues else { return layers }
+        for file in try environment.shippedFiles("defaults", name: name)
+        where !layers.contains(where: { if case .registered(let listed) = $0.origin { listed.utf8Compare(file) == 0 } else { false } }) {
+            layers.append(Layers.Layer(origin: .registered(file), location: .file(file)))
         }
-        return locations
+        return layers
     }
 }

@@ -143,11 +143,11 @@ final class LayerFixture {
             "HOME": "/h", "XDG_DATA_DIRS": "/opt/share/:relative:/usr/share:/opt/share",
         ]))
         func paths(_ store: SuiteStore, _ name: String) throws -> [String] {
-            let listed = try store.registrationLocations(for: name)
-            #expect(listed.map(\.name) == listed.map { store.describe($0.location) })
-            return listed.map(\.name)
+            let listed = try store.registeredLayers(for: name)
+            #expect(listed.map(\.origin) == listed.map { .registered(store.describe($0.location)) })
+            return listed.map { store.describe($0.location) }
         }
-        #expect(try store.registrationLocations(for: "app").first?.location == .registered("app"))
+        #expect(try store.registeredLayers(for: "app").first?.location == .registered("app"))
         #expect(try store.storage.registrationLocations(for: "app").map(store.describe) == [
             "/h/.local/share/prefs/defaults/app.plist", "/h/.local/share/prefs/defaults/app.json",
         ], "the store lists its own; the core adds the packages' files")
@@ -170,7 +170,7 @@ final class LayerFixture {
             "/h/.local/share/prefs/defaults/app.plist", "/h/.local/share/prefs/defaults/app.json",
             "/usr/share/prefs/defaults/app.plist", "/usr/share/prefs/defaults/app.json",
         ])
-        #expect(try overlapping.registrationLocations(for: "app").first?.location == .registered("app"))
+        #expect(try overlapping.registeredLayers(for: "app").first?.location == .registered("app"))
     }
 
     @Test func theUserRegistrationFileKeepsAnExistingJSONFile() throws {
