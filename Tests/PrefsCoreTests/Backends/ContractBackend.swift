@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PrefsTestSupport
 @testable import PrefsCore
 
 /// One backend as the contract fixture (`ContractStore`) needs it: stores over it, the
@@ -50,6 +51,23 @@ extension ContractBackend {
     /// A store over `storage` with the fixture's own files named by their paths.
     func store(over storage: any SuiteBackend, environment: Environment) -> SuiteStore {
         SuiteStore(storage: storage, files: FileSuiteStorage(fileSystem: fileSystem, environment: environment))
+    }
+}
+
+/// Where a conformer keeps the fixture's files: an in-memory file system at `/home/test`, or a
+/// temporary directory on disk (kept as long as the conformer).
+struct ContractFiles: @unchecked Sendable {
+    let fileSystem: any FileSystem
+    let root: String
+    private let scratch: TemporaryDirectory?
+
+    init(onDisk: Bool) throws {
+        if onDisk {
+            let directory = try TemporaryDirectory()
+            (fileSystem, root, scratch) = (LocalFileSystem(), directory.path, directory)
+        } else {
+            (fileSystem, root, scratch) = (InMemoryFileSystem(), "/home/test", nil)
+        }
     }
 }
 

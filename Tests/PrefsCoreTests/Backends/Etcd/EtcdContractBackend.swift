@@ -7,9 +7,9 @@ import PrefsTestSupport
 /// or on a prefix of its own in the real cluster the whole test process shares (`SharedEtcd`, files
 /// in a temporary directory), so scenarios run in parallel.
 final class EtcdContractBackend: ContractBackend, @unchecked Sendable {
-    let fileSystem: any FileSystem
-    let root: String
-    private let scratch: TemporaryDirectory?
+    private let files: ContractFiles
+    var fileSystem: any FileSystem { files.fileSystem }
+    var root: String { files.root }
     /// The key-value store under the façade, and the store's prefix in it.
     let etcd: any EtcdKV
     let prefix = "contract/" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
@@ -17,18 +17,12 @@ final class EtcdContractBackend: ContractBackend, @unchecked Sendable {
     private let url: String?
 
     init(real: Bool) throws {
+        files = try ContractFiles(onDisk: real)
         if real {
-            let directory = try TemporaryDirectory()
-            fileSystem = LocalFileSystem()
-            root = directory.path
-            scratch = directory
             let cluster = try SharedEtcd.cluster()
             etcd = EtcdClient(endpoints: cluster.endpoints, timeout: 5)
             url = cluster.url(prefix: prefix)
         } else {
-            fileSystem = InMemoryFileSystem()
-            root = "/home/test"
-            scratch = nil
             etcd = InMemoryEtcd()
             url = nil
         }

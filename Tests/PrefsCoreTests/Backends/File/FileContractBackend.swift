@@ -6,22 +6,11 @@ import PrefsTestSupport
 /// The file store for the contract suite, on the in-memory file system or in a temporary directory
 /// on disk: its suites are the files under the fixture's `root`.
 final class FileContractBackend: ContractBackend, @unchecked Sendable {
-    let fileSystem: any FileSystem
-    let root: String
-    private let scratch: TemporaryDirectory?
+    private let files: ContractFiles
+    var fileSystem: any FileSystem { files.fileSystem }
+    var root: String { files.root }
 
-    init(onDisk: Bool) throws {
-        if onDisk {
-            let directory = try TemporaryDirectory()
-            fileSystem = LocalFileSystem()
-            root = directory.path
-            scratch = directory
-        } else {
-            fileSystem = InMemoryFileSystem()
-            root = "/home/test"
-            scratch = nil
-        }
-    }
+    init(onDisk: Bool) throws { files = try ContractFiles(onDisk: onDisk) }
 
     /// As the command does without a URL: suites are files.
     func store(environment: Environment) throws -> SuiteStore {
