@@ -37,8 +37,8 @@ let package = Package(
         // The executable: PrefsCommand's start. The documented release build links it as one static
         // file with its own flags; the debug build, which the tests start thousands of times, links the
         // Swift runtime into it (-static-stdlib; a fully static file cannot be built with
-        // --sanitize): about 1.7 ms less loading at each start. Its linker flags are not built for a
-        // package that depends on PrefsCore, nor for the tests, which link PrefsCommand instead.
+        // --sanitize), so that no start loads the runtime's shared libraries. Its linker flags are not
+        // built for a package that depends on PrefsCore, nor for the tests, which link PrefsCommand.
         .executableTarget(
             name: "prefs", dependencies: ["PrefsCommand"],
             linkerSettings: [
