@@ -2,6 +2,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +16,29 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+/// The credentials are parsed once, by the first session that needs them (`load`): until then the
+/// context keeps their PEM text.
 struct prefs_tls_context {
     SSL_CTX *ssl;
+    pthread_mutex_t lock;
+    /// 0: not parsed yet; 1: in use; -1: refused, for the reason in `failure`.
+    int loaded;
+    char failure[256];
+    int system_trust;
+    unsigned char *ca, *cert, *key;
+    size_t ca_size, cert_size, key_size;
+    X509 *leaf;
+    STACK_OF(X509) *chain;
+    EVP_PKEY *pkey;
 };
 
 struct prefs_tls_session {
     SSL *ssl;
+    prefs_tls_context *context;
+    int fd;
+    /// Reads wait (as if nothing had come) until the ClientHello is out and the credentials are
+    /// the session's: a server's answer is never read before what checks it is there.
+    int held;
 };
 
 static void put(char *error, size_t size, const char *text) {
@@ -45,14 +63,20 @@ const char *prefs_tls_library_version(void) { return OpenSSL_version(OPENSSL_VER
 
 static int bio_write(BIO *bio, const char *data, int count) {
     BIO_clear_retry_flags(bio);
-    ssize_t sent = send((int)(intptr_t)BIO_get_data(bio), data, (size_t)count, MSG_NOSIGNAL);
+    prefs_tls_session *session = BIO_get_data(bio);
+    ssize_t sent = send(session->fd, data, (size_t)count, MSG_NOSIGNAL);
     if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) BIO_set_retry_write(bio);
     return (int)sent;
 }
 
 static int bio_read(BIO *bio, char *data, int count) {
     BIO_clear_retry_flags(bio);
-    ssize_t received = recv((int)(intptr_t)BIO_get_data(bio), data, (size_t)count, 0);
+    prefs_tls_session *session = BIO_get_data(bio);
+    if (session->held) {
+        BIO_set_retry_read(bio);
+        return -1;
+    }
+    ssize_t received = recv(session->fd, data, (size_t)count, 0);
     if (received < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) BIO_set_retry_read(bio);
     return (int)received;
 }
@@ -82,84 +106,129 @@ static void make_socket_method(void) {
 
 // MARK: Contexts
 
-/// The client's certificate, the chain after it, and its key.
-static int use_identity(SSL_CTX *ssl, const void *cert, size_t cert_size, const void *key, size_t key_size, char *error, size_t error_size) {
-    BIO *bio = BIO_new_mem_buf(cert, (int)cert_size);
-    X509 *leaf = bio ? PEM_read_bio_X509_AUX(bio, NULL, NULL, NULL) : NULL;
-    int ok = leaf && SSL_CTX_use_certificate(ssl, leaf) == 1;
-    X509_free(leaf);
-    if (!ok) {
+/// Parses the client's certificate, the chain after it, and its key into `context`: 1, or 0 (the
+/// certificate) or -1 (the key) with the reason.
+static int read_identity(prefs_tls_context *context, char *error, size_t error_size) {
+    BIO *bio = BIO_new_mem_buf(context->cert, (int)context->cert_size);
+    context->leaf = bio ? PEM_read_bio_X509_AUX(bio, NULL, NULL, NULL) : NULL;
+    if (!context->leaf) {
         BIO_free(bio);
         reason(error, error_size, "no PEM certificate in it");
         return 0;
     }
     X509 *next;
     while ((next = PEM_read_bio_X509(bio, NULL, NULL, NULL)) != NULL) {
-        if (!SSL_CTX_add0_chain_cert(ssl, next)) X509_free(next);
+        if (!context->chain) context->chain = sk_X509_new_null();
+        if (!context->chain || !sk_X509_push(context->chain, next)) X509_free(next);
     }
     ERR_clear_error(); // the end of the file reads as "no start line"
     BIO_free(bio);
-    if (prefs_tls_key_is_encrypted(key, key_size)) {
+    if (prefs_tls_key_is_encrypted((const char *)context->key, context->key_size)) {
         put(error, error_size, "the private key is encrypted; prefs takes an unencrypted key, as etcdctl does "
                                "(openssl pkey -in KEY -out PLAIN.key writes one)");
         return -1;
     }
-    EVP_PKEY *pkey = prefs_tls_read_key(key, key_size);
-    if (!pkey) {
+    context->pkey = prefs_tls_read_key(context->key, context->key_size);
+    if (!context->pkey) {
         reason(error, error_size, "no PEM private key in it");
         return -1;
     }
-    ok = SSL_CTX_use_PrivateKey(ssl, pkey) == 1 && SSL_CTX_check_private_key(ssl) == 1;
-    EVP_PKEY_free(pkey);
-    if (!ok) {
+    if (X509_check_private_key(context->leaf, context->pkey) != 1) {
         reason(error, error_size, "the key does not match the certificate");
         return -1;
     }
     return 1;
 }
 
+/// The trust anchors into the context's store and the client's identity parsed, once: whether they
+/// can be used (`context->failure` says why not).
+static int load(prefs_tls_context *context) {
+    pthread_mutex_lock(&context->lock);
+    if (context->loaded == 0) {
+        context->loaded = -1;
+        if (context->system_trust) {
+            if (SSL_CTX_set_default_verify_paths(context->ssl) != 1) {
+                reason(context->failure, sizeof context->failure, "the system's trust store cannot be loaded");
+                goto done;
+            }
+        } else if (prefs_tls_add_trust(SSL_CTX_get_cert_store(context->ssl), context->ca, context->ca_size) == 0) {
+            char detail[160];
+            reason(detail, sizeof detail, "no PEM certificate in it");
+            snprintf(context->failure, sizeof context->failure, "CA file: %s", detail);
+            goto done;
+        }
+        if (context->cert) {
+            char detail[160] = "";
+            int used = read_identity(context, detail, sizeof detail);
+            if (used <= 0) {
+                snprintf(context->failure, sizeof context->failure, "%s: %s", used == 0 ? "certificate file" : "key file", detail);
+                goto done;
+            }
+        }
+        context->loaded = 1;
+    done:
+        OPENSSL_clear_free(context->key, context->key_size);
+        free(context->ca);
+        free(context->cert);
+        context->ca = context->cert = context->key = NULL;
+    }
+    int loaded = context->loaded;
+    pthread_mutex_unlock(&context->lock);
+    return loaded;
+}
+
+/// A copy of `size` bytes at `bytes` (at least one byte allocated), or NULL.
+static unsigned char *copy(const void *bytes, size_t size) {
+    unsigned char *made = malloc(size ? size : 1);
+    if (made && size) memcpy(made, bytes, size);
+    return made;
+}
+
 prefs_tls_context *prefs_tls_context_new(int own_process, const void *ca, size_t ca_size, const void *cert, size_t cert_size,
                                          const void *key, size_t key_size, char *error, size_t error_size) {
     prefs_tls_set_up(own_process);
-    SSL_CTX *ssl = SSL_CTX_new(TLS_client_method());
-    if (!ssl) {
-        reason(error, error_size, "cannot make a TLS context");
+    prefs_tls_context *context = calloc(1, sizeof *context);
+    if (!context) {
+        put(error, error_size, "out of memory");
         return NULL;
     }
-    SSL_CTX_set_min_proto_version(ssl, TLS1_2_VERSION);
-    SSL_CTX_set_verify(ssl, SSL_VERIFY_PEER, NULL);
-    SSL_CTX_set_mode(ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-    if (ca) {
-        if (prefs_tls_add_trust(SSL_CTX_get_cert_store(ssl), ca, ca_size) == 0) {
-            char detail[160];
-            reason(detail, sizeof detail, "no PEM certificate in it");
-            snprintf(error, error_size, "CA file: %s", detail);
-            goto fail;
-        }
-    } else if (SSL_CTX_set_default_verify_paths(ssl) != 1) {
-        reason(error, error_size, "the system's trust store cannot be loaded");
+    pthread_mutex_init(&context->lock, NULL);
+    context->ssl = SSL_CTX_new(TLS_client_method());
+    if (!context->ssl) {
+        reason(error, error_size, "cannot make a TLS context");
         goto fail;
     }
-    if (cert) {
-        char detail[160] = "";
-        int used = use_identity(ssl, cert, cert_size, key, key_size, detail, sizeof detail);
-        if (used <= 0) {
-            snprintf(error, error_size, "%s: %s", used == 0 ? "certificate file" : "key file", detail);
-            goto fail;
-        }
+    SSL_CTX_set_min_proto_version(context->ssl, TLS1_2_VERSION);
+    SSL_CTX_set_verify(context->ssl, SSL_VERIFY_PEER, NULL);
+    SSL_CTX_set_mode(context->ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    context->system_trust = ca == NULL;
+    if ((ca && !(context->ca = copy(ca, ca_size))) || (cert && (!(context->cert = copy(cert, cert_size)) || !(context->key = copy(key, key_size))))) {
+        put(error, error_size, "out of memory");
+        goto fail;
     }
-    prefs_tls_context *context = malloc(sizeof *context);
-    if (!context) goto fail;
-    context->ssl = ssl;
+    context->ca_size = ca_size, context->cert_size = cert_size, context->key_size = key_size;
     return context;
 fail:
-    SSL_CTX_free(ssl);
+    prefs_tls_context_free(context);
     return NULL;
+}
+
+int prefs_tls_context_load(prefs_tls_context *context, char *error, size_t error_size) {
+    if (load(context) == 1) return 1;
+    put(error, error_size, context->failure);
+    return 0;
 }
 
 void prefs_tls_context_free(prefs_tls_context *context) {
     if (!context) return;
     SSL_CTX_free(context->ssl);
+    OPENSSL_clear_free(context->key, context->key_size);
+    free(context->ca);
+    free(context->cert);
+    X509_free(context->leaf);
+    sk_X509_pop_free(context->chain, X509_free);
+    EVP_PKEY_free(context->pkey);
+    pthread_mutex_destroy(&context->lock);
     free(context);
 }
 
@@ -167,15 +236,21 @@ void prefs_tls_context_free(prefs_tls_context *context) {
 
 prefs_tls_session *prefs_tls_session_new(prefs_tls_context *context, int fd, const char *host, char *error, size_t error_size) {
     CRYPTO_THREAD_run_once(&socket_method_once, make_socket_method);
-    SSL *ssl = SSL_new(context->ssl);
+    prefs_tls_session *session = calloc(1, sizeof *session);
+    SSL *ssl = session ? SSL_new(context->ssl) : NULL;
     BIO *bio = socket_method ? BIO_new(socket_method) : NULL;
     if (!ssl || !bio) {
         BIO_free(bio);
         SSL_free(ssl);
+        free(session);
         reason(error, error_size, "cannot make a TLS session");
         return NULL;
     }
-    BIO_set_data(bio, (void *)(intptr_t)fd);
+    session->ssl = ssl;
+    session->context = context;
+    session->fd = fd;
+    session->held = 1;
+    BIO_set_data(bio, session);
     SSL_set_bio(ssl, bio, bio);
     X509_VERIFY_PARAM *param = SSL_get0_param(ssl);
     int named;
@@ -187,17 +262,10 @@ prefs_tls_session *prefs_tls_session_new(prefs_tls_context *context, int fd, con
         named = SSL_set1_host(ssl, host) == 1 && SSL_set_tlsext_host_name(ssl, host) == 1;
     }
     if (!named) {
-        SSL_free(ssl);
+        prefs_tls_session_free(session);
         reason(error, error_size, "the host cannot be checked against a certificate");
         return NULL;
     }
-    prefs_tls_session *session = malloc(sizeof *session);
-    if (!session) {
-        SSL_free(ssl);
-        put(error, error_size, "out of memory");
-        return NULL;
-    }
-    session->ssl = ssl;
     return session;
 }
 
@@ -258,6 +326,23 @@ static long outcome(SSL *ssl, int result, int *system_error, char *error, size_t
     return refused ? PREFS_TLS_ERROR : PREFS_TLS_BROKEN;
 }
 
+/// The credentials parsed (by the first session that gets here) while the server answers the
+/// ClientHello just sent, the client's identity given to this session, and its reads let go.
+static int release(prefs_tls_session *session, char *error, size_t error_size) {
+    prefs_tls_context *context = session->context;
+    if (load(context) != 1) {
+        put(error, error_size, context->failure);
+        return PREFS_TLS_CREDENTIALS;
+    }
+    if (context->leaf && (SSL_use_certificate(session->ssl, context->leaf) != 1 || SSL_use_PrivateKey(session->ssl, context->pkey) != 1 ||
+                          (context->chain && SSL_set1_chain(session->ssl, context->chain) != 1))) {
+        reason(error, error_size, "the client certificate cannot be used");
+        return PREFS_TLS_CREDENTIALS;
+    }
+    session->held = 0;
+    return PREFS_TLS_WANT_READ;
+}
+
 int prefs_tls_handshake(prefs_tls_session *session, int *system_error, char *error, size_t error_size) {
     ERR_clear_error();
     int result = SSL_connect(session->ssl);
@@ -268,6 +353,7 @@ int prefs_tls_handshake(prefs_tls_session *session, int *system_error, char *err
         put(error, error_size, "unexpected eof while reading");
         return PREFS_TLS_BROKEN;
     }
+    if (step == PREFS_TLS_WANT_READ && session->held) return release(session, error, error_size);
     return (int)step;
 }
 

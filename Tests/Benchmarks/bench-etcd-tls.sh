@@ -3,10 +3,11 @@
 # (the same count whatever else the machine does), with the client key in each form OpenSSL writes:
 # PKCS#8 (`openssl req -nodes`, `genpkey`), SEC1 for an EC key (`ecparam -genkey`), PKCS#1 for RSA
 # (`genrsa -traditional`); for ECDSA P-256, RSA 2048 and Ed25519 client certificates. Beside the
-# total, where it goes: making the TLS context, and of that `SSL_CTX_new` (OpenSSL's set-up: every
-# cipher and digest fetched from its default provider), the CA and client certificates, the client
-# key; the handshake; the rest (prefs itself, the request over TLS). Then the wall
-# time of a TLS one-key read against `etcdctl get` over TLS with the same certificates (PKCS#8 key),
+# total, where it goes: making the TLS context (`SSL_CTX_new`: OpenSSL's set-up, every cipher and
+# digest fetched from its default provider); the handshake, and of it the CA and client certificates
+# and the client key, parsed after the ClientHello is sent, while the server answers it; the rest
+# (prefs itself, the request over TLS). Then the wall time
+# of a TLS one-key read against `etcdctl get` over TLS with the same certificates (PKCS#8 key),
 # a new connection and handshake per process on both sides, in interleaved hyperfine rounds (goal:
 # ≤ 0.35×). Beside them, the floor: the same OpenSSL calls from a C program that makes them and
 # nothing else (Tools/tls-read.c), its instructions and its time. One member with `--client-cert-auth` on loopback. Not a test:
@@ -75,13 +76,13 @@ for line in out.splitlines():
     if m: cost["total"] = int(m.group(1).replace(",", ""))
 def part(*names): return sum(cost.get(n, 0) for n in names)
 total, context, handshake = cost["total"], part("prefs_tls_context_new"), part("prefs_tls_handshake")
-setup, key = part("SSL_CTX_new"), part("prefs_tls_read_key", "read_key")
+key = part("prefs_tls_read_key", "read_key")
 certs = part("PEM_read_bio_X509_AUX", "PEM_read_bio_X509", "PEM_X509_INFO_read_bio")
-print(f"{sys.argv[2]:<22}" + "".join(f"{v / 1e6:>10.2f}" for v in (total, context, setup, certs, key, handshake, total - context - handshake)))
+print(f"{sys.argv[2]:<22}" + "".join(f"{v / 1e6:>10.2f}" for v in (total, context, handshake, certs, key, total - context - handshake)))
 PY
 }
-echo "TLS one-key read, instructions (millions): the context (of it: SSL_CTX_new, the certificates, the key), the handshake, the rest"
-printf '%-22s%10s%10s%10s%10s%10s%10s%10s\n' "client key" total context setup certs key handshake rest
+echo "TLS one-key read, instructions (millions): the context, the handshake (of it: the certificates, the key), the rest"
+printf '%-22s%10s%10s%10s%10s%10s%10s\n' "client key" total context handshake certs key rest
 for algorithm in "${algorithms[@]}"; do
   for form in pkcs8 traditional; do
     [ -f "$certs/client-$algorithm-$form.key" ] || continue

@@ -17,6 +17,9 @@
 /// The session broke off otherwise: the server closed the connection (in the handshake too), or
 /// what came is not TLS. The reason is in the error buffer.
 #define PREFS_TLS_BROKEN (-4)
+/// The context's CA file, certificate or key cannot be used; the reason is in the error buffer
+/// (`prefs_tls_context_load`'s).
+#define PREFS_TLS_CREDENTIALS (-5)
 
 typedef struct prefs_tls_context prefs_tls_context;
 typedef struct prefs_tls_session prefs_tls_session;
@@ -27,13 +30,19 @@ const char *prefs_tls_library_version(void);
 /// A client context: TLS 1.2 or later, the server's certificate verified against the PEM
 /// certificates in `ca` (`ca_size` bytes; NULL: the system's trust store) and, when `cert` is given,
 /// the client's PEM certificate chain and its PEM private key `key`, offered when the server asks.
-/// NULL with `error` filled when one of them cannot be parsed or the key does not match.
+/// The texts are copied and parsed later, once: by the first handshake, in the time the server takes
+/// to answer its ClientHello (about a millisecond of a one-key read), or by `prefs_tls_context_load`.
+/// NULL with `error` filled when OpenSSL cannot make a context.
 /// `own_process` (non-zero): the program has OpenSSL to itself, which the first context then sets up
 /// lean for the whole process (no openssl.cnf, error texts loaded on the first error, no legacy
 /// cipher-name table, no clean-up at exit; setup.c says why); 0 leaves OpenSSL's defaults.
 prefs_tls_context *prefs_tls_context_new(int own_process, const void *ca, size_t ca_size, const void *cert, size_t cert_size,
                                          const void *key, size_t key_size, char *error, size_t error_size);
 void prefs_tls_context_free(prefs_tls_context *context);
+
+/// Parses the context's credentials, if no handshake has yet: 1, or 0 with `error` filled when one
+/// of them cannot be parsed or the key does not match the certificate ("key file: …").
+int prefs_tls_context_load(prefs_tls_context *context, char *error, size_t error_size);
 
 /// A session on the connected non-blocking socket `fd` (not taken over: the caller closes it after
 /// freeing the session) to `host`, a name or an IP address as the user wrote it: the server's
@@ -43,7 +52,9 @@ void prefs_tls_session_free(prefs_tls_session *session);
 
 /// One step of the handshake: 0 when it is complete, PREFS_TLS_WANT_READ or _WANT_WRITE,
 /// PREFS_TLS_ERROR with the reason (why the server's certificate was refused, the alert it sent, …),
-/// or PREFS_TLS_BROKEN. `*system_error` is the errno when the socket itself failed (0 otherwise).
+/// PREFS_TLS_BROKEN, or PREFS_TLS_CREDENTIALS. `*system_error` is the errno when the socket itself
+/// failed (0 otherwise). Nothing the server sends is read before the context's credentials are
+/// parsed: the first step sends the ClientHello, and parses them while the server answers.
 int prefs_tls_handshake(prefs_tls_session *session, int *system_error, char *error, size_t error_size);
 
 /// Bytes read (> 0), 0 when the server closed the connection, PREFS_TLS_WANT_READ or _WANT_WRITE,

@@ -49,17 +49,11 @@ extension Environment {
             }
             return bytes
         }
-        return TLSCredentials(trusted: try read(ca, settingName("PREFS_ETCD_CACERT")), certificate: try read(certificate, settingName("PREFS_ETCD_CERT")),
-                              key: try read(key, settingName("PREFS_ETCD_KEY")))
-    }
-
-    /// The environment variable whose file a TLS context's failure names ("CA file: …"), and the
-    /// rest of the reason.
-    static func tlsVariable(of reason: String) -> (name: String, detail: String)? {
-        for (lead, name) in [("CA file: ", "PREFS_ETCD_CACERT"), ("certificate file: ", "PREFS_ETCD_CERT"), ("key file: ", "PREFS_ETCD_KEY")]
-        where reason.hasPrefix(lead) {
-            return (name, String(reason.dropFirst(lead.count)))
-        }
-        return nil
+        var credentials = TLSCredentials(trusted: try read(ca, settingName("PREFS_ETCD_CACERT")),
+                                         certificate: try read(certificate, settingName("PREFS_ETCD_CERT")), key: try read(key, settingName("PREFS_ETCD_KEY")))
+        // A file that holds no PEM certificate, a key that is not the certificate's: 65 naming it.
+        func origin(_ variable: String, _ path: String?) -> String? { path.map { "\(settingName(variable)) \($0)" } }
+        credentials.origins = (origin("PREFS_ETCD_CACERT", ca), origin("PREFS_ETCD_CERT", certificate), origin("PREFS_ETCD_KEY", key))
+        return credentials
     }
 }

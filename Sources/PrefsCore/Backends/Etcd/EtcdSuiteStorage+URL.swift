@@ -13,15 +13,8 @@ extension EtcdSuiteStorage {
         let (timeout, credentials) = (try environment.etcdTimeout(), try environment.etcdCredentials())
         let client: EtcdClient
         if secure {
-            let tls = try environment.etcdTLS(fileSystem: fileSystem)
-            do {
-                client = try EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials, tls: tls,
-                                        runtimeDirectory: environment.runtimeDirectory())
-            } catch PrefsError.tlsRefused(let endpoints, let reason) {
-                // A file that holds no PEM certificate, a key that is not the certificate's: 65 naming it.
-                guard let (variable, detail) = Environment.tlsVariable(of: reason) else { throw PrefsError.tlsRefused(endpoint: endpoints, reason: reason) }
-                throw PrefsError.malformed(source: "\(environment.settingName(variable)) \(try environment[variable] ?? "")", format: nil, reason: detail)
-            }
+            client = try EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials, tls: try environment.etcdTLS(fileSystem: fileSystem),
+                                    runtimeDirectory: environment.runtimeDirectory())
         } else {
             client = EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials, runtimeDirectory: environment.runtimeDirectory())
         }

@@ -2,7 +2,7 @@ import Glibc
 
 /// Why talking to one endpoint failed. The client moves on to the next endpoint for every case but
 /// `tooLarge` (the same answer would come from any member), `stopped` (the caller asked to end) and
-/// `tls` (a certificate refused).
+/// `tls` (a certificate refused) and `credentials` (ours cannot be used).
 enum NetworkFailure: Error, Equatable, CustomStringConvertible {
     /// The host name did not resolve (the resolver's message).
     case resolve(String)
@@ -20,6 +20,8 @@ enum NetworkFailure: Error, Equatable, CustomStringConvertible {
     case stopped
     /// TLS failed for a reason no retry mends: a certificate was refused (either side's).
     case tls(String)
+    /// The client's CA file, certificate or key cannot be used (`TLSContext.load`'s reason).
+    case credentials(String)
     /// A TLS handshake or session broke off (the server closed the connection or reset it, as a
     /// member going away does) or what came is not TLS (a plain-text server): the next endpoint.
     case tlsBroken(String)
@@ -36,7 +38,7 @@ enum NetworkFailure: Error, Equatable, CustomStringConvertible {
         case .malformed(let reason): return "not an HTTP response: \(reason)"
         case .tooLarge(let what, let limit): return "\(what) is over the limit of \(limit) bytes"
         case .stopped: return "stopped"
-        case .tls(let reason), .tlsBroken(let reason): return "TLS: \(reason)"
+        case .tls(let reason), .tlsBroken(let reason), .credentials(let reason): return "TLS: \(reason)"
         case .speaksTLS:
             return "the server speaks TLS: use etcds:// (with PREFS_ETCD_CACERT, and PREFS_ETCD_CERT and PREFS_ETCD_KEY if it asks for a client certificate)"
         }

@@ -10,6 +10,9 @@ package struct TLSCredentials: Sendable {
     package var trusted: [UInt8]?
     package var certificate: [UInt8]?
     package var key: [UInt8]?
+    /// Where each text came from, as an error names the file it cannot use ("PREFS_ETCD_KEY
+    /// /etc/prefs/client.key"); nil: the error names none.
+    package var origins: (trusted: String?, certificate: String?, key: String?) = (nil, nil, nil)
 
     package init(trusted: [UInt8]? = nil, certificate: [UInt8]? = nil, key: [UInt8]? = nil) {
         self.trusted = trusted
@@ -20,11 +23,14 @@ package struct TLSCredentials: Sendable {
 
 /// An OpenSSL client context made from `TLSCredentials`: TLS 1.2 or later, every server's
 /// certificate verified against the trusted certificates and the endpoint's name or address.
-/// Made once per client; sessions are made from it for each connection.
+/// Made once per client; sessions are made from it for each connection. The credentials are parsed
+/// by the first handshake, while the server answers its ClientHello (or by `load`): a file that
+/// cannot be used fails the first connection (`NetworkFailure.credentials`), not the context.
 final class TLSContext: @unchecked Sendable {
     let raw: OpaquePointer
+    let origins: (trusted: String?, certificate: String?, key: String?)
 
-    /// Throws the reason, naming which of the three texts is at fault, when one cannot be used.
+    /// Throws when OpenSSL cannot make a context.
     init(_ credentials: TLSCredentials) throws(TLSFailure) {
         var error = [CChar](repeating: 0, count: 256)
         func bytes<T>(_ value: [UInt8]?, _ body: (UnsafeRawPointer?, Int) -> T) -> T {
@@ -41,9 +47,28 @@ final class TLSContext: @unchecked Sendable {
         }
         guard let made else { throw TLSFailure(reason: TLSFailure.text(error)) }
         raw = made
+        origins = credentials.origins
     }
 
     deinit { prefs_tls_context_free(raw) }
+
+    /// Parses the credentials, unless a handshake has: throws the reason, naming which of the three
+    /// texts is at fault ("key file: the key does not match the certificate"), when one cannot be used.
+    func load() throws(TLSFailure) {
+        var error = [CChar](repeating: 0, count: 256)
+        guard prefs_tls_context_load(raw, &error, error.count) == 1 else { throw TLSFailure(reason: TLSFailure.text(error)) }
+    }
+
+    /// The error of a command whose credentials cannot be used, for `load`'s reason: bad data (65)
+    /// in the file it names, or the credentials refused (77) at `endpoints`.
+    func refusal(_ reason: String, endpoints: String) -> PrefsError {
+        for (lead, origin) in [("CA file: ", origins.trusted), ("certificate file: ", origins.certificate), ("key file: ", origins.key)]
+        where reason.hasPrefix(lead) {
+            guard let origin else { break }
+            return .malformed(source: origin, format: nil, reason: String(reason.dropFirst(lead.count)))
+        }
+        return .tlsRefused(endpoint: endpoints, reason: reason)
+    }
 
 }
 
@@ -96,6 +121,8 @@ struct TLSFailure: Error, Equatable {
 /// One TLS session over a connected non-blocking socket, driven by `TCPSocket`'s waits.
 final class TLSSession {
     let raw: OpaquePointer
+    /// Kept for as long as the session: its first handshake step parses the context's credentials.
+    private let context: TLSContext
     private var error = [CChar](repeating: 0, count: 256)
 
     init(context: TLSContext, socket: Int32, host: String) throws(TLSFailure) {
@@ -103,6 +130,7 @@ final class TLSSession {
             throw TLSFailure(reason: TLSFailure.text(error))
         }
         raw = made
+        self.context = context
     }
 
     deinit { prefs_tls_session_free(raw) }
@@ -119,6 +147,7 @@ final class TLSSession {
         switch result {
         case Int(PREFS_TLS_WANT_READ): return .wantRead
         case Int(PREFS_TLS_WANT_WRITE): return .wantWrite
+        case Int(PREFS_TLS_CREDENTIALS): return .failed(.credentials(TLSFailure.text(error)))
         case Int(PREFS_TLS_ERROR), Int(PREFS_TLS_BROKEN):
             if systemError != 0 { return .failed(.system(doing, errno: systemError)) }
             let reason = TLSFailure(reason: TLSFailure.text(error)).explained(handshake: doing == TLSSession.handshaking)

@@ -27,7 +27,9 @@ import Testing
 
         func context(key bytes: [UInt8]) throws(TLSFailure) -> TLSContext {
             let certificate = try! Fixtures.bytes(self.certificate)
-            return try TLSContext(TLSCredentials(trusted: certificate, certificate: certificate, key: bytes))
+            let context = try TLSContext(TLSCredentials(trusted: certificate, certificate: certificate, key: bytes))
+            try context.load()
+            return context
         }
     }
 

@@ -100,7 +100,8 @@ package final class EtcdClient: Sendable {
     }
 
     /// A client of `endpoints` whose every connection speaks TLS with `tls`, never plain text.
-    /// Throws `PrefsError.tlsRefused` when those credentials cannot be used.
+    /// Throws `PrefsError.tlsRefused` when OpenSSL cannot make a context. The credentials are parsed
+    /// by the first connection: a file that cannot be used ends the first call (`TLSContext.refusal`).
     package convenience init(endpoints: [EtcdEndpoint], timeout: Double, credentials: (user: String, password: String)? = nil,
                             tls: TLSCredentials, runtimeDirectory: String? = nil) throws {
         let context: TLSContext
@@ -189,12 +190,27 @@ package final class EtcdClient: Sendable {
             refusedRounds = failFast && order.allSatisfy({ refused[$0] == true }) ? refusedRounds + 1 : 0
             let now = MonotonicClock.now()
             guard now < deadline, refusedRounds < 2 else {
+                try checkCredentials()
                 throw PrefsError.unavailable(endpoints: endpoints.map(\.description), reason: lastFailure)
             }
             if MonotonicClock.sleep(until: min(deadline, now + (refusedRounds > 0 ? 0.25 : pause)), watching: stop) { throw NetworkFailure.stopped }
             pause = min(pause * 2, 0.25)
         }
     }
+
+    /// Says that the TLS credentials cannot be used (bad data in the file, 65), when no handshake
+    /// has parsed them: before a call ends without reaching any member, as the first handshake would.
+    private func checkCredentials() throws {
+        guard let tls else { return }
+        do {
+            try tls.load()
+        } catch {
+            throw tls.refusal(error.reason, endpoints: endpointList)
+        }
+    }
+
+    /// The endpoints, as an error names them ("127.0.0.1:2379,127.0.0.1:22379").
+    var endpointList: String { endpoints.map(\.description).joined(separator: ",") }
 
     /// A failure that says the endpoint cannot serve at all, at once: nothing listens on its port
     /// (ECONNREFUSED), what answers is no etcd gateway or a member that cannot serve the request
@@ -221,6 +237,7 @@ package final class EtcdClient: Sendable {
             }
             // A certificate refused is refused on every round: the call ends here.
             if case .tls(let reason) = failure { throw PrefsError.tlsRefused(endpoint: endpoint.description, reason: reason) }
+            if case .credentials(let reason) = failure, let tls { throw tls.refusal(reason, endpoints: endpointList) }
             lastFailure = "\(endpoint): \(failure)"
             return false
         case let refusal as EtcdRefusal:

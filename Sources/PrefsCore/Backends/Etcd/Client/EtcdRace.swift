@@ -174,11 +174,11 @@ extension EtcdRace {
     }
 
     /// Records a failure at `endpoint`: the attempt's, and the one thrown when no leg is left. One
-    /// that ends the call (a certificate refused, an answer over the limits, a stop) is no failure of
+    /// that ends the call (a certificate refused, credentials that cannot be used, an answer over the limits, a stop) is no failure of
     /// the endpoint: it is thrown at once, as the attempt's.
     mutating func record(_ failure: NetworkFailure, at endpoint: EtcdEndpoint) throws(NetworkFailure) {
         switch failure {
-        case .tls, .tooLarge, .stopped:
+        case .tls, .credentials, .tooLarge, .stopped:
             attempt.endpoint = endpoint
             throw failure
         default:
