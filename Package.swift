@@ -1,5 +1,15 @@
 // swift-tools-version: 6.0
+import Foundation
 import PackageDescription
+
+// PREFS_TEST_BUILD=1 (the test scripts and CI set it): the debug build made for running the tests,
+// which start the debug `prefs` thousands of times and run the library in-process — PrefsCore and
+// the command optimized (-O; the suite then spends half the CPU), and `prefs` linked as one static
+// file (no dynamic loader at each start). Unset, SwiftPM's own debug build: what a debugger wants
+// (-Onone), what `swift test --sanitize` needs (a dynamic executable), and what a package that
+// depends on PrefsCore by version may have (no unsafe flags).
+let testBuild = ProcessInfo.processInfo.environment["PREFS_TEST_BUILD"] == "1"
+let optimizedForTests: [SwiftSetting] = testBuild ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : []
 
 // The release build of prefs on Linux is linked by lld (shipped with the toolchain) in the order
 // Tests/Benchmarks/startup.order gives: what a short command touches then sits together, in fewer pages,
@@ -21,7 +31,7 @@ let package = Package(
     targets: [
         // The library: value model, codecs, stores. Imports only the stdlib and Glibc so a static
         // `prefs` starts in about a millisecond.
-        .target(name: "PrefsCore", dependencies: ["CPrefsSystem", "CPrefsTLS"]),
+        .target(name: "PrefsCore", dependencies: ["CPrefsSystem", "CPrefsTLS"], swiftSettings: optimizedForTests),
         // For Foundation apps: PrefsError as a LocalizedError, and Date, Data, URL and property-list
         // objects to and from PrefsCore's values. Apart, so PrefsCore (and the command) never load Foundation.
         .target(name: "PrefsFoundation", dependencies: ["PrefsCore"]),
@@ -33,12 +43,13 @@ let package = Package(
         // runs before a TLS store is used (cpu.c).
         .target(name: "CPrefsTLS", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         // The command: parses argv by hand, calls PrefsCore, prints, exits.
-        .target(name: "PrefsCommand", dependencies: ["PrefsCore"]),
+        .target(name: "PrefsCommand", dependencies: ["PrefsCore"], swiftSettings: optimizedForTests),
         // The executable: PrefsCommand's start. The documented release build links it as one static
         // file with its own flags; the debug build, which the tests start thousands of times, links the
-        // Swift runtime into it (-static-stdlib; a fully static file cannot be built with
-        // --sanitize), so that no start loads the runtime's shared libraries. Its linker flags are not
-        // built for a package that depends on PrefsCore, nor for the tests, which link PrefsCommand.
+        // Swift runtime into it (-static-stdlib), so that no start loads the runtime's shared
+        // libraries, and with PREFS_TEST_BUILD=1 is one static file (which --sanitize cannot build).
+        // Its linker flags are not built for a package that depends on PrefsCore, nor for the tests,
+        // which link PrefsCommand.
         .executableTarget(
             name: "prefs", dependencies: ["PrefsCommand"],
             linkerSettings: [
@@ -46,7 +57,7 @@ let package = Package(
                     "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Tests/Benchmarks/startup.order",
                     "-Xlinker", "--no-warn-symbol-ordering",
                 ], releaseOnLinux),
-                .unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .debug)),
+                .unsafeFlags([testBuild ? "-static-executable" : "-static-stdlib"], .when(platforms: [.linux], configuration: .debug)),
             ]),
         // Shared by the test targets: fixture paths, temporary directories, running processes.
         .target(name: "PrefsTestSupport", dependencies: ["PrefsCore"], path: "Tests/PrefsTestSupport"),

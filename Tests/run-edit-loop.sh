@@ -8,7 +8,8 @@
 #   - the stress suites: many processes at once, large values, killed writers;
 #   - the soaks: the oracles in other languages (Differential), SHA-256 over megabytes, the
 #     streamed lookup's random documents and corpora, every layer combination.
-# The full run (Tests/run-tests.sh, and Tests/run-slow-tests.sh) runs all of them.
+# The full run (Tests/run-tests.sh, and Tests/run-slow-tests.sh) runs all of them. Both build the
+# test build (PREFS_TEST_BUILD=1: the library optimized, the debug prefs static; Package.swift).
 #   Tests/run-edit-loop.sh [SWIFT TEST OPTIONS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,5 +18,6 @@ skip=(
   'prefsTests\.(History|ExternalStorage|ExternalTrust|Concurrency|Watch|DumpLoad)Tests/'
   Differential SHA256Tests StreamedLookupTests theHighestLayerThatHasTheKeyAnswers
 )
+export PREFS_TEST_BUILD=${PREFS_TEST_BUILD-1}
 swift build --build-tests
 PREFS_TEST_NO_ETCD=1 exec swift test --skip-build --skip "$(IFS='|'; echo "${skip[*]}")" "$@"

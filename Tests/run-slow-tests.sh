@@ -31,6 +31,7 @@ done
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 pattern=$(IFS='|'; echo "${filter[*]//[()]/}")
+export PREFS_TEST_BUILD=${PREFS_TEST_BUILD-1}
 set +e
 PREFS_SLOW_TESTS=1 swift test --filter "$pattern" "$@" 2>&1 | tee "$log"
 ran=${PIPESTATUS[0]}

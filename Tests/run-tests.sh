@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests use when it is missing (Debian or Ubuntu, with apt-get
 # as root, or through sudo), then runs the whole suite but the slow tests, which `swift test` skips
-# and Tests/run-slow-tests.sh runs (CI runs both). On a machine that has the tools,
-# `swift test --parallel` alone is the same run.
+# and Tests/run-slow-tests.sh runs (CI runs both), on the test build (PREFS_TEST_BUILD=1, which
+# Package.swift reads: the library optimized, the debug prefs static). On a machine that has the
+# tools, `PREFS_TEST_BUILD=1 swift test --parallel` alone is the same run.
 #
 # The tests use libplist's plistutil and CPython's plistlib as oracles, bash, zsh and fish to drive
 # the completions (bash-completion to show that bash finds the installed one), mandoc to check the
@@ -53,4 +54,5 @@ if [ ${#need[@]} -gt 0 ] || [ ${#nss[@]} -gt 0 ]; then
   fi
 fi
 /usr/bin/python3 -c 'import plistlib'
+export PREFS_TEST_BUILD=${PREFS_TEST_BUILD-1}
 swift test --parallel "$@"

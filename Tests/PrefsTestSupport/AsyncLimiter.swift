@@ -68,15 +68,17 @@ package enum TestConcurrency {
     /// wait before they start, holding nothing. Bounding tests rather than only processes keeps each
     /// test's own waits short: a test's next process queues behind a few tests, not behind all of
     /// them, so the timeouts a test sets (a watch's, a store's) still mean what they say.
-    /// PREFS_TEST_CONCURRENCY, or three times the number of cores. (A suite that runs one test at a
-    /// time, `.serialized`, takes no place: it is a chain of tests that must not wait behind every
-    /// other test between two of its own, or it would end last, alone.)
-    package static let tests = AsyncLimiter(width: width("PREFS_TEST_CONCURRENCY", default: 3 * ProcessInfo.processInfo.activeProcessorCount))
+    /// PREFS_TEST_CONCURRENCY, or six times the number of cores: many of these tests spend most of
+    /// their time waiting (for a timeout, a lease, a cluster), not computing. (A suite that runs one
+    /// test at a time, `.serialized`, takes no place: it is a chain of tests that must not wait
+    /// behind every other test between two of its own, or it would end last, alone; only the suites
+    /// whose tests share a cluster they change, or that time what they do, are chains.)
+    package static let tests = AsyncLimiter(width: width("PREFS_TEST_CONCURRENCY", default: 6 * ProcessInfo.processInfo.activeProcessorCount))
 
-    /// Child processes run to completion at once (`runProcess`): PREFS_TEST_PROCESSES, or twice
-    /// the number of cores. A process that keeps running beside the test (a watch, an etcd member)
+    /// Child processes run to completion at once (`runProcess`): PREFS_TEST_PROCESSES, or four
+    /// times the number of cores. A process that keeps running beside the test (a watch, an etcd member)
     /// takes no place; a shell script that starts many takes one.
-    package static let processes = AsyncLimiter(width: width("PREFS_TEST_PROCESSES", default: 2 * ProcessInfo.processInfo.activeProcessorCount))
+    package static let processes = AsyncLimiter(width: width("PREFS_TEST_PROCESSES", default: 4 * ProcessInfo.processInfo.activeProcessorCount))
 
     /// The same for long processes, those given more than `defaultProcessTimeout` to run (a loop of
     /// thousands of writes, a build): PREFS_TEST_LONG_PROCESSES, or the number of cores. They take
@@ -84,9 +86,9 @@ package enum TestConcurrency {
     package static let longProcesses = AsyncLimiter(width: width("PREFS_TEST_LONG_PROCESSES", default: ProcessInfo.processInfo.activeProcessorCount))
 
     /// etcd clusters of a test's own running at once (`EtcdCluster.start`; the shared ones are not
-    /// counted): PREFS_TEST_CLUSTERS, or 2. Each member heartbeats every 50 ms with an election
+    /// counted): PREFS_TEST_CLUSTERS, or 3. Each member heartbeats every 50 ms with an election
     /// timeout of 250 ms, which a flooded machine misses.
-    package static let clusters = AsyncLimiter(width: width("PREFS_TEST_CLUSTERS", default: 2))
+    package static let clusters = AsyncLimiter(width: width("PREFS_TEST_CLUSTERS", default: 3))
 
     /// The priority of the processes the current task runs (`runProcess`): a suite that runs one
     /// test at a time gives its tests 1 (`RunsProcesses`), so that these chains, which end last,

@@ -6,7 +6,7 @@ import Testing
 /// cluster: a suite imported with a value of every type comes back byte for byte; the verbs'
 /// output and statuses; a change the history did not see, and changes racing the rollbacks, make a
 /// rollback exit 4 and change nothing, and no version is lost or made up.
-@Suite(.serialized, .runsProcesses) struct HistoryTests {
+@Suite(.runsProcesses) struct HistoryTests {
     enum Store: String, CaseIterable, CustomTestStringConvertible {
         case files, etcd
         var testDescription: String { rawValue }

@@ -124,7 +124,7 @@ final class WatchProcess: @unchecked Sendable {
 /// `prefs watch` with the real binary: writers in other processes (prefs, Foundation's UserDefaults,
 /// a plain file copy), exactly one line per change and in order; rapid writes; --once, --timeout,
 /// SIGTERM and a closed pipe.
-@Suite(.serialized, .runsProcesses) struct WatchTests {
+@Suite(.runsProcesses) struct WatchTests {
     /// Writes a suite file the way an editor or `cp` would: in place, the same inode.
     static func copyOver(_ sandbox: ProcessSandbox, _ suite: String, _ value: PrefValue) throws {
         let path = sandbox.config + "/" + suite + ".plist"

@@ -12,7 +12,7 @@ import Testing
 /// entry older than 30 s is forgotten. Without it, or with one that is not the user's alone (another
 /// owner, a symlink, mode 0777), each command connects to the stopped member first, gets its answer
 /// from the next one, and writes nothing there; a health file that is not prefs's is ignored.
-@Suite(.serialized, .runsProcesses) struct EtcdFrozenEndpointTests {
+@Suite(.runsProcesses) struct EtcdFrozenEndpointTests {
     static let certificates = Result { try TestCertificates() }
 
     /// A 3-member cluster with a follower stopped, the URL listing it first, and a sandbox whose

@@ -6,7 +6,7 @@ import Testing
 /// order, `--no-wait`, a semaphore, fencing, and a holder cut off from the cluster (a proxy that
 /// goes silent) whose COMMAND is stopped before a second holder starts. Waits on events (FIFOs,
 /// processes ending), never sleeps.
-@Suite(.serialized, .runsProcesses) struct EtcdLockTests {
+@Suite(.runsProcesses) struct EtcdLockTests {
     static let cluster = SharedCluster.threeMembers
 
     @Test func fiveHoldersNeverOverlap() async throws {

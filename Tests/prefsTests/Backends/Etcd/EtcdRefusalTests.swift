@@ -8,7 +8,7 @@ import Testing
 /// A code that means "another member may answer" moves on to the next endpoint. The server's text
 /// is printed on one line with its control characters escaped, and a listing of suites that leaves
 /// some out is 65.
-@Suite(.serialized, .runsProcesses) struct EtcdRefusalTests {
+@Suite(.runsProcesses) struct EtcdRefusalTests {
     static let cluster = SharedCluster.oneMember
 
     struct Answer: Sendable, CustomTestStringConvertible {

@@ -6,7 +6,7 @@ import Testing
 /// whole while readers see the old suite or the new one, never half; a killed import leaves the old
 /// suite and `gc` collects what it wrote; a change whose answer is lost while no endpoint answers
 /// exits 76 (outcome unknown), never 69 (nothing applied), which a script would retry.
-@Suite(.serialized, .runsProcesses) struct EtcdSizeTests {
+@Suite(.runsProcesses) struct EtcdSizeTests {
     static let cluster = SharedCluster.threeMembers
 
     /// A document of `count` string values `PREFIX0`, `PREFIX1`… under `k0`, `k1`….

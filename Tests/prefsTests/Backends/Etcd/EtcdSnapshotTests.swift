@@ -7,7 +7,7 @@ import Testing
 /// `read`, `export` and `exec` answer from this host's snapshot with `--fallback-cache` and say so,
 /// else 69; `--max-stale` answers without contacting the cluster; `watch` and `watch --exec` outlive
 /// the freeze and report what changed meanwhile as one change.
-@Suite(.serialized, .runsProcesses) struct EtcdSnapshotTests {
+@Suite(.runsProcesses) struct EtcdSnapshotTests {
     /// The line on standard error of an answer from the snapshot.
     static func isNotice(_ text: String) -> Bool {
         text.wholeMatch(of: /prefs: app: the store did not answer; answering from this host's snapshot of \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(\d+s ago\)\n/) != nil

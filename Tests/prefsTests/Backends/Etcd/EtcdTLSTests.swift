@@ -7,7 +7,7 @@ import Testing
 /// certificate fault — unknown CA, another name, expired, no client certificate — as one line naming
 /// the endpoint and exit 77, with nothing written; a plain-text server is 69 (it cannot serve TLS). Faulty server certificates are
 /// served by `openssl s_server` (the client fails in the handshake, before any request).
-@Suite(.serialized, .runsProcesses) struct EtcdTLSTests {
+@Suite(.runsProcesses) struct EtcdTLSTests {
     static let certificates = Result { try TestCertificates() }
     static let cluster = SharedCluster { try EtcdCluster(members: 3, tls: EtcdCluster.TLS(try certificates.get()), extraArguments: EtcdCluster.sharedTiming) }
 

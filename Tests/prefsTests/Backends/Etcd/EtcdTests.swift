@@ -6,7 +6,7 @@ import Testing
 /// model another tool reads, exact counters from concurrent processes on different members, limits
 /// refused whole, large values in chunks, a killed leader, a dead cluster, a watch across a member
 /// restart, and auth. No mock stands in for etcd here.
-@Suite(.serialized, .runsProcesses) struct EtcdTests {
+@Suite(.runsProcesses) struct EtcdTests {
     static let cluster = SharedCluster.threeMembers
 
     /// The data model another tool reads: one key per top-level key, a binary plist each, under

@@ -6,7 +6,7 @@ import Testing
 /// back byte for byte, blobs are removed exactly when nothing refers to them any more, a writer killed
 /// at any moment never leaves a reference without its blob, and a hand-edited reference is refused
 /// without anything outside the store being opened.
-@Suite(.serialized, .runsProcesses) struct ExternalStorageTests {
+@Suite(.runsProcesses) struct ExternalStorageTests {
     /// Every file under the sandbox's external directory (blobs and unfinished ones), relative to it.
     static func blobs(_ sandbox: ProcessSandbox) -> [String] {
         let root = sandbox.data + "/prefs/external"

@@ -5,7 +5,7 @@ import Testing
 /// External storage under attack, with real processes: symlinks planted in the store are never
 /// followed (nothing written through them, nothing deleted behind them), `gc --grace 0` racing
 /// writers loses no committed write, and a blob damaged in place is never served as good.
-@Suite(.serialized, .runsProcesses) struct ExternalTrustTests {
+@Suite(.runsProcesses) struct ExternalTrustTests {
     static let large = ["PREFS_EXTERNAL_THRESHOLD": "1K"]
 
     /// A victim directory outside the store with a file two levels down, as `gc` once deleted.
