@@ -8,32 +8,14 @@ import Testing
 /// fail the first handshake at once without waiting for an answer, and a call that reaches no
 /// member still says which file is at fault.
 @Suite struct TLSCredentialLoadingTests {
-    /// A loopback listener; `accept` gives the server's end of a connection.
-    final class Listener {
-        let fd: Int32
-        let port: UInt16
+    /// A loopback port that takes connections and says nothing unless told (`accept` gives the
+    /// server's end of one).
+    typealias SilentListener = EtcdFailoverTests.SilentListener
 
-        init() throws {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            self.fd = fd
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let ok = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-            }
-            guard ok, listen(fd, 4) == 0 else { throw TestFailure("cannot listen: errno \(errno)") }
-            port = UInt16(bigEndian: address.sin_port)
-        }
-
-        func accept() throws -> Int32 {
-            let connection = Glibc.accept(fd, nil, nil)
-            guard connection >= 0 else { throw TestFailure("accept: errno \(errno)") }
-            return connection
-        }
-
-        deinit { close(fd) }
+    static func accept(_ listener: SilentListener) throws -> Int32 {
+        let connection = Glibc.accept(listener.fd, nil, nil)
+        guard connection >= 0 else { throw TestFailure("accept: errno \(errno)") }
+        return connection
     }
 
     static func credentials(key: [UInt8]? = nil) throws -> (TLSCredentials, TestCertificates) {
@@ -49,9 +31,9 @@ import Testing
     /// the second reads, and fails.
     @Test func nothingTheServerSendsIsReadBeforeTheCredentials() throws {
         let (credentials, _) = try Self.credentials()
-        let listener = try Listener()
-        let socket = try TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: MonotonicClock.now() + 10)
-        let server = try listener.accept()
+        let listener = try SilentListener()
+        let socket = try TCPSocket.connect(host: "127.0.0.1", port: listener.endpoint.port, deadline: MonotonicClock.now() + 10)
+        let server = try Self.accept(listener)
         defer { close(server) }
         let answer = Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8)
         #expect(write(server, answer, answer.count) == answer.count)
@@ -67,8 +49,8 @@ import Testing
     /// will): the reason names the key, as `load` gives it.
     @Test func aKeyThatCannotBeUsedFailsTheFirstStepWithoutAnAnswer() throws {
         let (credentials, _) = try Self.credentials(key: Array("not a key\n".utf8))
-        let listener = try Listener()
-        let socket = try TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: MonotonicClock.now() + 10)
+        let listener = try SilentListener()
+        let socket = try TCPSocket.connect(host: "127.0.0.1", port: listener.endpoint.port, deadline: MonotonicClock.now() + 10)
         let context = try TLSContext(credentials)
         let session = try socket.beginTLS(context, host: "127.0.0.1")
         #expect(throws: NetworkFailure.credentials("key file: no PEM private key in it")) { _ = try socket.handshake(session) }
