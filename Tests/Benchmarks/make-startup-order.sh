@@ -127,13 +127,21 @@ def add(name, address):
 # (file by file, so related code stays together; callgrind lists them in an order that changes from
 # one run to the next), without the ones that run only when a thread waits for another (a lock or a
 # join taken first), which come and go with timing.
-variant = re.compile(r"__(\w+?)_(sse2|sse4|ssse3|avx|avx2|evex|avx512)")
+variant = re.compile(r"__(\w+?)_(sse2|sse4|ssse3|avx|avx2|evex|avx512|erms)")
 variants = {}
 for start, size, name in symbols:
     m = variant.match(name)
     if m:
         variants.setdefault(m.group(1), []).append(name)
 waiting = re.compile(r"(__futex_abstimed_wait|__lll_lock_wa|futex_wa|__pthread_cond_wait|__condvar_)")
+# prefs's own C code chooses by the CPU too (cpu.h), and valgrind's CPU is the machine's, less some
+# instructions (never SHA): where the function that chooses ran, every choice is named with it, so
+# that the list is the same on every machine and holds the code a real CPU runs.
+chosen = {
+    "prefs_be32_range": ["range_avx2"],
+    "prefs_sha256_hardware": ["prefs_sha256_compress", "prefs_sha256_compress_lanes", "prefs_sha256_compress_x86",
+                              "prefs_sha256_compress_pair_x86", "prefs_sha256_compress_four_x86"],
+}
 commands = [[]]
 for line in open(functions_path):
     name = line.strip()
@@ -141,7 +149,8 @@ for line in open(functions_path):
         commands.append([])
         continue
     m = variant.match(name)
-    commands[-1].extend(each for each in (variants.get(m.group(1), []) if m else [name]) if each in by_name and not waiting.match(each))
+    names = variants.get(m.group(1), []) if m else [name] + chosen.get(name, [])
+    commands[-1].extend(each for each in names if each in by_name and not waiting.match(each))
 for names in commands:
     for name in sorted(set(names), key=lambda name: (by_name[name][0], name)):
         add(name, by_name[name][0])
@@ -155,6 +164,7 @@ with open(out_path, "w") as out:
 print(f"{len(early)} symbols first, {len(late)} in large sections last: {out_path}")
 PY
 if [ -n "$check" ] && ! cmp -s "$written" "$order"; then
-  echo "Tests/Benchmarks/startup.order is stale (lines differing: $(diff "$order" "$written" | grep -c '^[<>]')): run Tests/Benchmarks/make-startup-order.sh and commit what it writes" >&2
+  differing=$(diff "$order" "$written" | sed -n 's/^</-/p; s/^>/+/p' || true)
+  echo "Tests/Benchmarks/startup.order is stale (lines differing: $(grep -c . <<<"$differing"); $(head -4 <<<"$differing" | tr '\n' ' ')…): run Tests/Benchmarks/make-startup-order.sh and commit what it writes" >&2
   exit 1
 fi
