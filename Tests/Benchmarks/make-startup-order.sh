@@ -31,6 +31,12 @@ case ${1:-} in
   *) echo "usage: Tests/Benchmarks/make-startup-order.sh [--check]" >&2; exit 64 ;;
 esac
 bench_need valgrind:valgrind python3:python3
+# Every read takes this machine's host ID from /etc/machine-id (ByHost suites): without a valid one
+# the reads run other code, and the list would differ from one made where it is.
+if ! grep -qE '^[0-9a-f]{32}$' /etc/machine-id 2>/dev/null; then
+  echo "make-startup-order.sh: needs /etc/machine-id (32 hex digits), which the reads it runs take the host ID from; create it (systemd-machine-id-setup, or as .ci/run does)" >&2
+  exit 1
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"; rm -f "$root/.build/release/prefs"' EXIT
 order=$root/Tests/Benchmarks/startup.order
