@@ -39,6 +39,13 @@ struct prefs_tls_session {
     /// Reads wait (as if nothing had come) until the ClientHello is out and the credentials are
     /// the session's: a server's answer is never read before what checks it is there.
     int held;
+    /// Bytes written to the session but not yet to the socket (`out_sent` of `out_size` gone):
+    /// under TLS 1.3 the client's last handshake flight (its Finished), which then leaves with the
+    /// first request in one segment, so that the server wakes once for both. TLS 1.3 lets a
+    /// client send data right after its Finished; under TLS 1.2 the server answers the Finished
+    /// before any data may follow, and nothing is held.
+    unsigned char *out;
+    size_t out_size, out_sent;
 };
 
 static void put(char *error, size_t size, const char *text) {
@@ -61,9 +68,52 @@ const char *prefs_tls_library_version(void) { return OpenSSL_version(OPENSSL_VER
 // OpenSSL's own socket BIO writes with write(2), which raises SIGPIPE when the server has gone; this
 // one sends with MSG_NOSIGNAL (EPIPE instead), as the plain-text connections do.
 
+/// Sends what the session holds: 1 when all of it is gone, 0 when the socket takes no more for
+/// now, -1 on a failure (errno).
+static int send_held(prefs_tls_session *session) {
+    while (session->out_sent < session->out_size) {
+        ssize_t sent = send(session->fd, session->out + session->out_sent, session->out_size - session->out_sent, MSG_NOSIGNAL);
+        if (sent < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+        session->out_sent += (size_t)sent;
+    }
+    free(session->out);
+    session->out = NULL;
+    session->out_size = session->out_sent = 0;
+    return 1;
+}
+
+/// Adds `count` bytes to what the session holds; 0 when there is no memory for them.
+static int hold(prefs_tls_session *session, const char *data, int count) {
+    unsigned char *grown = realloc(session->out, session->out_size + (size_t)count);
+    if (!grown) return 0;
+    memcpy(grown + session->out_size, data, (size_t)count);
+    session->out = grown;
+    session->out_size += (size_t)count;
+    return 1;
+}
+
+/// The most a session holds before what is written waits for it to go (as for a full socket).
+enum { PREFS_TLS_HELD_MAX = 64 * 1024 };
+
 static int bio_write(BIO *bio, const char *data, int count) {
     BIO_clear_retry_flags(bio);
     prefs_tls_session *session = BIO_get_data(bio);
+    if (SSL_get_state(session->ssl) == TLS_ST_CW_FINISHED && SSL_version(session->ssl) == TLS1_3_VERSION) {
+        // The last handshake flight: held until the request (or a read) sends it.
+        if (!hold(session, data, count)) return errno = ENOMEM, -1;
+        return count;
+    }
+    if (session->out) {
+        // Held bytes go first. What is written joins them, to leave in the same segment, unless
+        // they are many: a socket that takes nothing never has a whole upload held in memory.
+        if (session->out_size - session->out_sent < PREFS_TLS_HELD_MAX) {
+            if (!hold(session, data, count)) return errno = ENOMEM, -1;
+            return send_held(session) < 0 ? -1 : count;
+        }
+        int gone = send_held(session);
+        if (gone == 0) BIO_set_retry_write(bio);
+        if (gone <= 0) return -1;
+    }
     ssize_t sent = send(session->fd, data, (size_t)count, MSG_NOSIGNAL);
     if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) BIO_set_retry_write(bio);
     return (int)sent;
@@ -272,6 +322,7 @@ prefs_tls_session *prefs_tls_session_new(prefs_tls_context *context, int fd, con
 void prefs_tls_session_free(prefs_tls_session *session) {
     if (!session) return;
     SSL_free(session->ssl);
+    free(session->out);
     free(session);
 }
 
@@ -359,6 +410,15 @@ int prefs_tls_handshake(prefs_tls_session *session, int *system_error, char *err
 
 long prefs_tls_read(prefs_tls_session *session, void *buffer, size_t count, int *system_error, char *error, size_t error_size) {
     ERR_clear_error();
+    // What was written and is still held goes first: an answer never comes before its request.
+    switch (session->out ? send_held(session) : 1) {
+    case 0:
+        return PREFS_TLS_WANT_WRITE;
+    case -1:
+        *system_error = errno;
+        put(error, error_size, strerror(errno));
+        return PREFS_TLS_ERROR;
+    }
     size_t done = 0;
     int result = SSL_read_ex(session->ssl, buffer, count, &done);
     if (result == 1) return (long)done;
