@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <openssl/bio.h>
 #include <openssl/crypto.h>
@@ -17,7 +18,9 @@
 #include <openssl/x509v3.h>
 
 /// The credentials are parsed once, by the first session that needs them (`load`): until then the
-/// context keeps their PEM text.
+/// context keeps their PEM text. A session that resumes an earlier one needs none of them, unless
+/// the server makes a full handshake instead: then they are parsed when it shows its certificate or
+/// asks for the client's (`verify_server`, `use_identity`).
 struct prefs_tls_context {
     SSL_CTX *ssl;
     pthread_mutex_t lock;
@@ -46,6 +49,12 @@ struct prefs_tls_session {
     /// before any data may follow, and nothing is held.
     unsigned char *out;
     size_t out_size, out_sent;
+    /// An earlier session was offered for resumption (`prefs_tls_session_resume`).
+    int resuming;
+    /// Why the credentials could not be used when a callback needed them (NULL: they could).
+    const char *refused;
+    /// The newest session the server gave for resumption, until `prefs_tls_session_ticket` takes it.
+    SSL_SESSION *ticket;
 };
 
 static void put(char *error, size_t size, const char *text) {
@@ -227,6 +236,50 @@ static int load(prefs_tls_context *context) {
     return loaded;
 }
 
+/// The server's certificate verified, the trust anchors parsed first if they are not yet (a session
+/// that offered an earlier one for resumption, which the server did not take).
+static int verify_server(X509_STORE_CTX *store_context, void *unused) {
+    (void)unused;
+    SSL *ssl = X509_STORE_CTX_get_ex_data(store_context, SSL_get_ex_data_X509_STORE_CTX_idx());
+    prefs_tls_session *session = ssl ? SSL_get_app_data(ssl) : NULL;
+    if (!session) return 0;
+    if (load(session->context) != 1) {
+        session->refused = session->context->failure;
+        X509_STORE_CTX_set_error(store_context, X509_V_ERR_UNSPECIFIED);
+        return 0;
+    }
+    return X509_verify_cert(store_context) == 1;
+}
+
+/// The client's certificate and key given to a session whose server asks for them, parsed first if
+/// they are not yet; none when the context has none.
+static int use_identity(SSL *ssl, void *unused) {
+    (void)unused;
+    prefs_tls_session *session = SSL_get_app_data(ssl);
+    if (!session) return 0;
+    prefs_tls_context *context = session->context;
+    if (load(context) != 1) {
+        session->refused = context->failure;
+        return 0;
+    }
+    if (context->leaf && SSL_use_cert_and_key(ssl, context->leaf, context->pkey, context->chain, 1) != 1) {
+        ERR_clear_error();
+        session->refused = "the client certificate cannot be used";
+        return 0;
+    }
+    return 1;
+}
+
+/// Keeps the newest session a server gives for resumption on its `prefs_tls_session` (taking the
+/// reference OpenSSL passes).
+static int keep_ticket(SSL *ssl, SSL_SESSION *ticket) {
+    prefs_tls_session *session = SSL_get_app_data(ssl);
+    if (!session) return 0;
+    SSL_SESSION_free(session->ticket);
+    session->ticket = ticket;
+    return 1;
+}
+
 /// A copy of `size` bytes at `bytes` (at least one byte allocated), or NULL.
 static unsigned char *copy(const void *bytes, size_t size) {
     unsigned char *made = malloc(size ? size : 1);
@@ -251,6 +304,11 @@ prefs_tls_context *prefs_tls_context_new(int own_process, const void *ca, size_t
     SSL_CTX_set_min_proto_version(context->ssl, TLS1_2_VERSION);
     SSL_CTX_set_verify(context->ssl, SSL_VERIFY_PEER, NULL);
     SSL_CTX_set_mode(context->ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_cert_verify_callback(context->ssl, verify_server, NULL);
+    SSL_CTX_set_cert_cb(context->ssl, use_identity, NULL);
+    // Sessions for resumption go to the caller (prefs_tls_session_ticket), never to a cache here.
+    SSL_CTX_set_session_cache_mode(context->ssl, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+    SSL_CTX_sess_set_new_cb(context->ssl, keep_ticket);
     context->system_trust = ca == NULL;
     if ((ca && !(context->ca = copy(ca, ca_size))) || (cert && (!(context->cert = copy(cert, cert_size)) || !(context->key = copy(key, key_size))))) {
         put(error, error_size, "out of memory");
@@ -300,6 +358,7 @@ prefs_tls_session *prefs_tls_session_new(prefs_tls_context *context, int fd, con
     session->context = context;
     session->fd = fd;
     session->held = 1;
+    SSL_set_app_data(ssl, session);
     BIO_set_data(bio, session);
     SSL_set_bio(ssl, bio, bio);
     X509_VERIFY_PARAM *param = SSL_get0_param(ssl);
@@ -322,6 +381,7 @@ prefs_tls_session *prefs_tls_session_new(prefs_tls_context *context, int fd, con
 void prefs_tls_session_free(prefs_tls_session *session) {
     if (!session) return;
     SSL_free(session->ssl);
+    SSL_SESSION_free(session->ticket);
     free(session->out);
     free(session);
 }
@@ -378,16 +438,12 @@ static long outcome(SSL *ssl, int result, int *system_error, char *error, size_t
 }
 
 /// The credentials parsed (by the first session that gets here) while the server answers the
-/// ClientHello just sent, the client's identity given to this session, and its reads let go.
+/// ClientHello just sent, and the session's reads let go. A session offered for resumption leaves
+/// them to the callbacks, which a resumed handshake never calls.
 static int release(prefs_tls_session *session, char *error, size_t error_size) {
     prefs_tls_context *context = session->context;
-    if (load(context) != 1) {
+    if (!session->resuming && load(context) != 1) {
         put(error, error_size, context->failure);
-        return PREFS_TLS_CREDENTIALS;
-    }
-    if (context->leaf && (SSL_use_certificate(session->ssl, context->leaf) != 1 || SSL_use_PrivateKey(session->ssl, context->pkey) != 1 ||
-                          (context->chain && SSL_set1_chain(session->ssl, context->chain) != 1))) {
-        reason(error, error_size, "the client certificate cannot be used");
         return PREFS_TLS_CREDENTIALS;
     }
     session->held = 0;
@@ -398,6 +454,12 @@ int prefs_tls_handshake(prefs_tls_session *session, int *system_error, char *err
     ERR_clear_error();
     int result = SSL_connect(session->ssl);
     if (result == 1) return 0;
+    if (session->refused) {
+        ERR_clear_error();
+        *system_error = 0;
+        put(error, error_size, session->refused);
+        return PREFS_TLS_CREDENTIALS;
+    }
     long step = outcome(session->ssl, result, system_error, error, error_size);
     if (step == 0) {
         // OpenSSL's words for a connection closed in the handshake; TLSFailure.explained says it plainly.
@@ -442,3 +504,37 @@ long prefs_tls_write(prefs_tls_session *session, const void *buffer, size_t coun
 int prefs_tls_pending(prefs_tls_session *session) { return SSL_pending(session->ssl); }
 
 const char *prefs_tls_session_version(prefs_tls_session *session) { return SSL_get_version(session->ssl); }
+
+int prefs_tls_session_resume(prefs_tls_session *session, const void *der, size_t size) {
+    const unsigned char *next = der;
+    SSL_SESSION *earlier = size <= 64 * 1024 ? d2i_SSL_SESSION(NULL, &next, (long)size) : NULL;
+    ERR_clear_error();
+    if (!earlier) return 0;
+    // The server's lifetime: the session's timeout, and the ticket's hint where it gave one.
+    long lifetime = SSL_SESSION_get_timeout(earlier);
+    unsigned long hint = SSL_SESSION_get_ticket_lifetime_hint(earlier);
+    if (hint > 0 && hint < (unsigned long)lifetime) lifetime = (long)hint;
+    long age = (long)time(NULL) - (long)SSL_SESSION_get_time(earlier);
+    int offered = next == (const unsigned char *)der + size && SSL_SESSION_is_resumable(earlier) && age >= 0 && age < lifetime &&
+                  SSL_set_session(session->ssl, earlier) == 1;
+    ERR_clear_error();
+    SSL_SESSION_free(earlier);
+    session->resuming = offered;
+    return offered;
+}
+
+int prefs_tls_session_resumed(prefs_tls_session *session) { return SSL_session_reused(session->ssl) == 1; }
+
+int prefs_tls_session_has_ticket(prefs_tls_session *session) { return session->ticket != NULL; }
+
+long prefs_tls_session_ticket(prefs_tls_session *session, void *buffer, size_t size) {
+    SSL_SESSION *ticket = session->ticket;
+    if (!ticket) return 0;
+    session->ticket = NULL;
+    int length = SSL_SESSION_is_resumable(ticket) ? i2d_SSL_SESSION(ticket, NULL) : 0;
+    unsigned char *into = buffer;
+    if (length <= 0 || (size_t)length > size || i2d_SSL_SESSION(ticket, &into) != length) length = 0;
+    ERR_clear_error();
+    SSL_SESSION_free(ticket);
+    return length;
+}

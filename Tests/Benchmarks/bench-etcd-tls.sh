@@ -6,12 +6,15 @@
 # total, where it goes: making the TLS context (`SSL_CTX_new`: OpenSSL's set-up, every cipher and
 # digest fetched from its default provider); the handshake, and of it the CA and client certificates
 # and the client key, parsed after the ClientHello is sent, while the server answers it; the rest
-# (prefs itself, the request over TLS). Then the wall time
-# of a TLS one-key read against `etcdctl get` over TLS with the same certificates (PKCS#8 key),
-# a new connection and handshake per process on both sides, in interleaved hyperfine rounds (goal:
-# ≤ 0.35×). Beside them, the floor: the same OpenSSL calls from a C program that makes them and
-# nothing else (Tools/tls-read.c), its instructions and its time. One member with `--client-cert-auth` on loopback. Not a test:
-# figures only.
+# (prefs itself, the request over TLS); and the same read resuming the session the command before
+# it kept in a private XDG_RUNTIME_DIR (as a logged-in user has: no certificate is parsed or
+# checked). Then the wall time of a TLS one-key read against `etcdctl get` over TLS with the same
+# certificates (PKCS#8 key), a new connection per process on both sides, in interleaved hyperfine
+# rounds (goal: ≤ 0.35×): with XDG_RUNTIME_DIR, the session resumed, and without it, a full
+# handshake (each against its own etcdctl runs). Beside them, the floor: the same OpenSSL calls
+# from a C program that makes them and nothing else (Tools/tls-read.c, resuming from a file of its
+# own), its instructions and its time. One member with `--client-cert-auth` on loopback. Not a
+# test: figures only.
 #   Tests/Benchmarks/bench-etcd-tls.sh [ROUNDS | --smoke]    (needs etcd, etcdctl, openssl, hyperfine, valgrind)
 # --smoke: ECDSA only, one round of two runs.
 set -euo pipefail
@@ -52,6 +55,8 @@ bench_etcd_healthy "https://$endpoint" "${etcdctl[@]:3}"
 export PREFS_STORE="etcds://$endpoint/bench" PREFS_ETCD_CACERT=$certs/ca.pem XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state XDG_DATA_HOME=$work/data \
   XDG_DATA_DIRS=$work/none XDG_CONFIG_DIRS=$work/none
 unset XDG_RUNTIME_DIR
+runtime=$work/run
+mkdir -m 700 "$runtime"
 PREFS_ETCD_CERT=$certs/client-root.pem PREFS_ETCD_KEY=$certs/client-root.key "$prefs" write s k -int 1
 "${etcdctl[@]}" put plain/k 1 >/dev/null
 
@@ -96,15 +101,26 @@ for form in pkcs8 traditional; do
   key=$certs/client-ec-$form.key
   count "C, ec $form" "$certs/client-ec.pem" "$key" "$work/tls-read" "$certs/ca.pem" "$certs/client-ec.pem" "$key" "${endpoint#*:}"
 done
+# Resumed: the command before kept its session (prefs in $runtime, the C program in a file).
+key=$certs/client-ec-pkcs8.key
+PREFS_ETCD_CERT=$certs/client-ec.pem PREFS_ETCD_KEY=$key XDG_RUNTIME_DIR=$runtime "$work/prefs" read s k >/dev/null
+XDG_RUNTIME_DIR=$runtime count "ec pkcs8, resumed" "$certs/client-ec.pem" "$key"
+"$work/tls-read" "$certs/ca.pem" "$certs/client-ec.pem" "$key" "${endpoint#*:}" "$work/session"
+count "C, ec pkcs8, resumed" "$certs/client-ec.pem" "$key" "$work/tls-read" "$certs/ca.pem" "$certs/client-ec.pem" "$key" "${endpoint#*:}" "$work/session"
 
 # Wall time against etcdctl, both with the ECDSA certificate and its PKCS#8 key.
 key=$certs/client-ec-pkcs8.key
 export PREFS_ETCD_CERT=$certs/client-ec.pem PREFS_ETCD_KEY=$key
 etcdctl_get="etcdctl --endpoints https://$endpoint --cacert $certs/ca.pem --cert $certs/client-ec.pem --key $key get plain/k"
 tls_read="$work/tls-read $certs/ca.pem $certs/client-ec.pem $key ${endpoint#*:}"
-bench_rounds "$rounds" "$runs" 1 "$work/times" "$prefs read s k" "$etcdctl_get" "$tls_read"
+XDG_RUNTIME_DIR=$runtime "$prefs" read s k >/dev/null
+XDG_RUNTIME_DIR=$runtime bench_rounds "$rounds" "$runs" 1 "$work/times" "$prefs read s k" "$etcdctl_get" "$tls_read $work/session"
 read -r p e c < <(bench_medians "$work/times")
-printf '\n%-34s%9s%10s%9s\n' case ms "peer ms" ratio
-printf '%-34s%9.2f%10.2f%8sx\n' "TLS one-key read vs etcdctl get" "$p" "$e" "$(bench_ratio "$p" "$e")"
-printf '%-34s%9.2f%10.2f%8sx\n' "the C floor (tls-read.c) vs etcdctl" "$c" "$e" "$(bench_ratio "$c" "$e")"
+bench_rounds "$rounds" "$runs" 1 "$work/full" "$prefs read s k" "$etcdctl_get" "$tls_read"
+read -r pf ef cf < <(bench_medians "$work/full")
+printf '\n%-46s%9s%10s%9s\n' case ms "peer ms" ratio
+printf '%-46s%9.2f%10.2f%8sx\n' "TLS one-key read vs etcdctl get, resumed" "$p" "$e" "$(bench_ratio "$p" "$e")"
+printf '%-46s%9.2f%10.2f%8sx\n' "the C floor (tls-read.c) vs etcdctl, resumed" "$c" "$e" "$(bench_ratio "$c" "$e")"
+printf '%-46s%9.2f%10.2f%8sx\n' "TLS one-key read vs etcdctl get, full" "$pf" "$ef" "$(bench_ratio "$pf" "$ef")"
+printf '%-46s%9.2f%10.2f%8sx\n' "the C floor (tls-read.c) vs etcdctl, full" "$cf" "$ef" "$(bench_ratio "$cf" "$ef")"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

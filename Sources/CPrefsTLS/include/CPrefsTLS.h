@@ -67,6 +67,23 @@ long prefs_tls_write(prefs_tls_session *session, const void *buffer, size_t coun
 /// Decrypted bytes already held by the session (readable without waiting on the socket).
 int prefs_tls_pending(prefs_tls_session *session);
 
+/// Offers the session `der` (what `prefs_tls_session_ticket` gave on an earlier connection to the
+/// same server with the same credentials) for resumption, before the handshake: 1 when it is
+/// offered, 0 when not (not a session, not resumable, or older than the server allows). The server
+/// may still make a full handshake instead; the credentials are then parsed as it needs them.
+int prefs_tls_session_resume(prefs_tls_session *session, const void *der, size_t size);
+
+/// Whether the handshake resumed the offered session.
+int prefs_tls_session_resumed(prefs_tls_session *session);
+
+/// Whether the server has given a session for resumption that `prefs_tls_session_ticket` has not
+/// taken (TLS 1.3 servers send it after the handshake; it is read with the answer).
+int prefs_tls_session_has_ticket(prefs_tls_session *session);
+
+/// Takes the newest session the server gave for resumption, DER encoded into `buffer`: its size, or
+/// 0 when none came, it cannot be resumed, or it does not fit in `size` bytes.
+long prefs_tls_session_ticket(prefs_tls_session *session, void *buffer, size_t size);
+
 /// The protocol version agreed ("TLSv1.3").
 const char *prefs_tls_session_version(prefs_tls_session *session);
 

@@ -1,8 +1,10 @@
 // The floor of a TLS one-key read from C, for bench-etcd-tls.sh: the same OpenSSL calls prefs makes
 // (Sources/CPrefsTLS, set up as the command sets it up), from a program that does nothing else —
 // reads the three PEM files, connects to 127.0.0.1:PORT, makes the handshake, POSTs one range
-// request for the key `plain/k` and reads the first piece of the answer.
-//   tls-read CA CERT KEY PORT
+// request for the key `plain/k` and reads the first piece of the answer. With SESSION, a file, it
+// offers the session that file holds for resumption, and after a full handshake writes the one the
+// server gave there (prefs keeps its own in $XDG_RUNTIME_DIR/prefs/, with the time it was made).
+//   tls-read CA CERT KEY PORT [SESSION]
 #include "CPrefsTLS.h"
 
 #include <arpa/inet.h>
@@ -30,7 +32,7 @@ static void await(int fd, long want) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 5) return 64;
+    if (argc != 5 && argc != 6) return 64;
     size_t ca_size, cert_size, key_size;
     char *ca = slurp(argv[1], &ca_size), *cert = slurp(argv[2], &cert_size), *key = slurp(argv[3], &key_size);
     char error[256];
@@ -43,6 +45,12 @@ int main(int argc, char **argv) {
     await(fd, PREFS_TLS_WANT_WRITE);
     prefs_tls_session *session = prefs_tls_session_new(context, fd, "127.0.0.1", error, sizeof error);
     if (!session) return fprintf(stderr, "%s\n", error), 69;
+    static unsigned char kept[16384];
+    FILE *file = argc == 6 ? fopen(argv[5], "rb") : NULL;
+    if (file) {
+        prefs_tls_session_resume(session, kept, fread(kept, 1, sizeof kept, file));
+        fclose(file);
+    }
     int system_error;
     long step;
     while ((step = prefs_tls_handshake(session, &system_error, error, sizeof error)) != 0) {
@@ -61,6 +69,11 @@ int main(int argc, char **argv) {
     while ((step = prefs_tls_read(session, answer, sizeof answer, &system_error, error, sizeof error)) < 0) {
         if (step != PREFS_TLS_WANT_READ && step != PREFS_TLS_WANT_WRITE) return 74;
         await(fd, step);
+    }
+    long size = argc == 6 && !prefs_tls_session_resumed(session) ? prefs_tls_session_ticket(session, kept, sizeof kept) : 0;
+    if (size > 0 && (file = fopen(argv[5], "wb")) != NULL) {
+        fwrite(kept, 1, (size_t)size, file);
+        fclose(file);
     }
     prefs_tls_session_free(session);
     close(fd);

@@ -73,7 +73,7 @@ final class HTTPConnection: @unchecked Sendable {
     static func connect(to endpoint: NetworkEndpoint, deadline: Double, limits: HTTPLimits = .standard,
                         tls: TLSContext? = nil) throws(NetworkFailure) -> HTTPConnection {
         let socket = try TCPSocket.connect(host: endpoint.host, port: endpoint.port, deadline: deadline)
-        if let tls { try socket.startTLS(tls, host: endpoint.host, deadline: deadline) }
+        if let tls { try socket.startTLS(tls, endpoint: endpoint, deadline: deadline) }
         return HTTPConnection(socket: socket, authority: endpoint.description, limits: limits)
     }
 

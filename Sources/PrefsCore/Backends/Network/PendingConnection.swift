@@ -53,7 +53,7 @@ final class PendingConnection {
                 return nil
             }
             guard let tls else { return HTTPConnection(socket: socket, authority: endpoint.description, limits: limits) }
-            session = try socket.beginTLS(tls, host: endpoint.host)
+            session = try socket.beginTLS(tls, endpoint: endpoint)
         }
         guard let session, let wanted = try socket.handshake(session) else {
             return HTTPConnection(socket: socket, authority: endpoint.description, limits: limits)

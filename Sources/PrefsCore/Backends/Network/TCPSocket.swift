@@ -20,19 +20,19 @@ final class TCPSocket: @unchecked Sendable {
         close(raw)
     }
 
-    /// Makes the TLS handshake with `host` (the name or address the endpoint was given as, which the
+    /// Makes the TLS handshake with `endpoint` (its host as written, name or address, which the
     /// server's certificate must match) before `deadline`.
-    func startTLS(_ context: TLSContext, host: String, deadline: Double) throws(NetworkFailure) {
-        let session = try beginTLS(context, host: host)
+    func startTLS(_ context: TLSContext, endpoint: NetworkEndpoint, deadline: Double) throws(NetworkFailure) {
+        let session = try beginTLS(context, endpoint: endpoint)
         while let events = try handshake(session) {
             try wait(for: events, until: deadline, stop: nil, doing: TLSSession.handshaking)
         }
     }
 
-    /// A TLS session with `host` over this socket, its handshake not begun (`handshake`).
-    func beginTLS(_ context: TLSContext, host: String) throws(NetworkFailure) -> TLSSession {
+    /// A TLS session with `endpoint` over this socket, its handshake not begun (`handshake`).
+    func beginTLS(_ context: TLSContext, endpoint: NetworkEndpoint) throws(NetworkFailure) -> TLSSession {
         do {
-            return try TLSSession(context: context, socket: raw, host: host)
+            return try TLSSession(context: context, socket: raw, endpoint: endpoint)
         } catch {
             throw .tls(error.reason)
         }

@@ -26,12 +26,17 @@ package struct TLSCredentials: Sendable {
 /// Made once per client; sessions are made from it for each connection. The credentials are parsed
 /// by the first handshake, while the server answers its ClientHello (or by `load`): a file that
 /// cannot be used fails the first connection (`NetworkFailure.credentials`), not the context.
+/// With a runtime directory, each server's session is kept for the next command to resume
+/// (`TLSSessionFiles`).
 final class TLSContext: @unchecked Sendable {
     let raw: OpaquePointer
     let origins: (trusted: String?, certificate: String?, key: String?)
+    /// Where sessions are kept for resumption; nil: nowhere, every handshake is a full one.
+    let sessions: TLSSessionFiles?
 
-    /// Throws when OpenSSL cannot make a context.
-    init(_ credentials: TLSCredentials) throws(TLSFailure) {
+    /// Throws when OpenSSL cannot make a context. With `runtimeDirectory` (`$XDG_RUNTIME_DIR`), the
+    /// sessions servers give are kept there.
+    init(_ credentials: TLSCredentials, runtimeDirectory: String? = nil) throws(TLSFailure) {
         var error = [CChar](repeating: 0, count: 256)
         func bytes<T>(_ value: [UInt8]?, _ body: (UnsafeRawPointer?, Int) -> T) -> T {
             guard let value else { return body(nil, 0) }
@@ -48,6 +53,7 @@ final class TLSContext: @unchecked Sendable {
         guard let made else { throw TLSFailure(reason: TLSFailure.text(error)) }
         raw = made
         origins = credentials.origins
+        sessions = TLSSessionFiles(runtimeDirectory: runtimeDirectory, credentials: credentials)
     }
 
     deinit { prefs_tls_context_free(raw) }
@@ -124,13 +130,23 @@ final class TLSSession {
     /// Kept for as long as the session: its first handshake step parses the context's credentials.
     private let context: TLSContext
     private var error = [CChar](repeating: 0, count: 256)
+    /// Where the endpoint's session is kept for resumption (nil: nowhere).
+    private let sessionFile: RuntimeFile?
+    /// Whether a kept session was offered for resumption.
+    private var offered = false
 
-    init(context: TLSContext, socket: Int32, host: String) throws(TLSFailure) {
-        guard let made = prefs_tls_session_new(context.raw, socket, host, &error, error.count) else {
+    /// A session with `endpoint`, whose certificate must be for its host as written; it offers the
+    /// session kept for the endpoint, if there is one.
+    init(context: TLSContext, socket: Int32, endpoint: NetworkEndpoint) throws(TLSFailure) {
+        guard let made = prefs_tls_session_new(context.raw, socket, endpoint.host, &error, error.count) else {
             throw TLSFailure(reason: TLSFailure.text(error))
         }
         raw = made
         self.context = context
+        sessionFile = context.sessions?.file(for: endpoint)
+        if let sessionFile, let kept = TLSSessionFiles.load(sessionFile) {
+            offered = kept.withUnsafeBytes { prefs_tls_session_resume(raw, $0.baseAddress, $0.count) } == 1
+        }
     }
 
     deinit { prefs_tls_session_free(raw) }
@@ -160,14 +176,32 @@ final class TLSSession {
 
     func handshake() -> Step {
         var systemError: Int32 = 0
-        return step(Int(prefs_tls_handshake(raw, &systemError, &error, error.count)), systemError: systemError, doing: TLSSession.handshaking)
+        let result = step(Int(prefs_tls_handshake(raw, &systemError, &error, error.count)), systemError: systemError,
+                          doing: TLSSession.handshaking)
+        // A kept session that ends in a failed handshake is not offered again.
+        if case .failed = result, offered { sessionFile?.remove() }
+        return result
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Step {
         var systemError: Int32 = 0
         let result = prefs_tls_read(raw, buffer.baseAddress, buffer.count, &systemError, &error, error.count)
+        if prefs_tls_session_has_ticket(raw) != 0 { keepTicket() }
         return step(result, systemError: systemError, doing: "receiving the response")
     }
+
+    /// Keeps the session the server has just given after a full handshake for the commands after
+    /// this one to resume. After a resumed handshake the kept session stays: it is resumed again
+    /// until `TLSSessionFiles.maxAge` after its full handshake, and nothing is written meanwhile.
+    private func keepTicket() {
+        guard let sessionFile, !resumed else { return }
+        var ticket = [UInt8](repeating: 0, count: TLSSessionFiles.sizeLimit)
+        let size = ticket.withUnsafeMutableBytes { prefs_tls_session_ticket(raw, $0.baseAddress, $0.count) }
+        if size > 0 { TLSSessionFiles.save(Array(ticket.prefix(size)), to: sessionFile) }
+    }
+
+    /// Whether the handshake resumed a kept session.
+    var resumed: Bool { prefs_tls_session_resumed(raw) == 1 }
 
     func write(_ buffer: UnsafeRawBufferPointer) -> Step {
         var systemError: Int32 = 0

@@ -38,7 +38,7 @@ import Testing
         let answer = Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8)
         #expect(write(server, answer, answer.count) == answer.count)
         try socket.wait(for: Int16(POLLIN), until: MonotonicClock.now() + 10, stop: nil, doing: "waiting for the answer to arrive")
-        let session = try socket.beginTLS(try TLSContext(credentials), host: "127.0.0.1")
+        let session = try socket.beginTLS(try TLSContext(credentials), endpoint: NetworkEndpoint(host: "127.0.0.1", port: listener.endpoint.port))
         #expect(try socket.handshake(session) == Int16(POLLIN))
         #expect(throws: NetworkFailure.tlsBroken("the server does not speak TLS (wrong version number); a plain-text endpoint is etcd://")) {
             _ = try socket.handshake(session)
@@ -52,7 +52,7 @@ import Testing
         let listener = try SilentListener()
         let socket = try TCPSocket.connect(host: "127.0.0.1", port: listener.endpoint.port, deadline: MonotonicClock.now() + 10)
         let context = try TLSContext(credentials)
-        let session = try socket.beginTLS(context, host: "127.0.0.1")
+        let session = try socket.beginTLS(context, endpoint: NetworkEndpoint(host: "127.0.0.1", port: listener.endpoint.port))
         #expect(throws: NetworkFailure.credentials("key file: no PEM private key in it")) { _ = try socket.handshake(session) }
         #expect(throws: TLSFailure(reason: "key file: no PEM private key in it")) { try context.load() }
     }

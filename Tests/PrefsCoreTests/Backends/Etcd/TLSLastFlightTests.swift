@@ -66,7 +66,7 @@ import Testing
         let relay = Glibc.accept(listener.fd, nil, nil)
         guard relay >= 0 else { throw TestFailure("accept: errno \(errno)") }
         let upstream = try TCPSocket.connect(host: "127.0.0.1", port: server.port, deadline: deadline)
-        let session = try socket.beginTLS(try Self.context(), host: "127.0.0.1")
+        let session = try socket.beginTLS(try Self.context(), endpoint: NetworkEndpoint(host: "127.0.0.1", port: server.port))
         var sent: [UInt8] = []
         while let events = try socket.handshake(session) {
             while true {
@@ -127,7 +127,7 @@ import Testing
         let server = try await TLSServer(certificate: certificates.server.certificate, key: certificates.server.key, options: ["-tls1_2"])
         let deadline = MonotonicClock.now() + 30
         let socket = try TCPSocket.connect(host: "127.0.0.1", port: server.port, deadline: deadline)
-        try socket.startTLS(try Self.context(), host: "127.0.0.1", deadline: MonotonicClock.now() + 10)
+        try socket.startTLS(try Self.context(), endpoint: NetworkEndpoint(host: "127.0.0.1", port: server.port), deadline: MonotonicClock.now() + 10)
         #expect(socket.tls?.version == "TLSv1.2")
         try socket.send(Array("GET / HTTP/1.0\r\n\r\n".utf8), until: deadline)
         var page: [UInt8] = []

@@ -7,7 +7,8 @@ import Testing
 /// stopped with SIGTERM (it answers what is in flight with HTTP 408 or 503, closes its connections,
 /// cuts handshakes short) and started again, while writers add 1 to a counter in a loop and a
 /// `prefs watch` prints every change. Every write exits 0, the counter ends at the number of
-/// writes, and the watch, still running, printed every change once, in order.
+/// writes, and the watch, still running, printed every change once, in order. Over TLS the commands
+/// resume kept sessions, which a restarted member refuses: the handshake is then a full one.
 @Suite(.serialized, .runsProcesses) struct EtcdRollingRestartTests {
     /// The writers' loops: each runs `prefs write s n -int-add 1` until `stop`.
     final class Writers: Sendable {
@@ -42,6 +43,11 @@ import Testing
         let cluster = try await EtcdCluster.start(members: 3, tls: certificates.map { EtcdCluster.TLS($0) })
         let fleet = try FleetSandbox(cluster)
         var environment = fleet.environment
+        // A runtime directory, as a logged-in user has: the commands share what they learn of the
+        // members, and over TLS the sessions they resume, which a restarted member no longer knows.
+        let runtime = fleet.sandbox.directory.path + "/run"
+        try #require(mkdir(runtime, 0o700) == 0)
+        environment["XDG_RUNTIME_DIR"] = runtime
         if let certificates {
             let client = certificates.client("root")
             environment.merge(["PREFS_ETCD_CACERT": certificates.ca, "PREFS_ETCD_CERT": client.certificate, "PREFS_ETCD_KEY": client.key]) { $1 }
@@ -70,5 +76,7 @@ import Testing
         let (lines, found) = await watch.lines(until: { $0 == "n \(final - 1) -> \(final)" }, timeout: 120)
         #expect(found && lines == (0..<final).map { "n \($0) -> \($0 + 1)" }, "each change once, in order: \(lines.suffix(5)) \(watch.errorText)")
         #expect(watch.process.isRunning && watch.errorText.isEmpty, "the watch goes on: \(watch.errorText)")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: runtime + "/prefs").filter { $0.hasPrefix("tls-") }
+        #expect(kept.isEmpty != tls, "sessions kept over TLS only: \(kept)")
     }
 }

@@ -106,7 +106,7 @@ package final class EtcdClient: Sendable {
                             tls: TLSCredentials, runtimeDirectory: String? = nil) throws {
         let context: TLSContext
         do {
-            context = try TLSContext(tls)
+            context = try TLSContext(tls, runtimeDirectory: runtimeDirectory)
         } catch {
             throw PrefsError.tlsRefused(endpoint: endpoints.map(\.description).joined(separator: ","), reason: error.reason)
         }
