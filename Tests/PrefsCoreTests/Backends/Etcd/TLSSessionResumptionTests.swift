@@ -8,7 +8,7 @@ import Testing
 /// instead of verifying both certificates again; other credentials or another endpoint resume
 /// nothing, a session is offered for an hour at most, and one the server refuses ends in a full
 /// handshake that checks the server's certificate and parses the client's credentials as it needs
-/// them. Against `openssl s_server` (TLS 1.3, requiring a client certificate), each connection
+/// them. Against `openssl s_server` (TLS 1.3 but in one test, requiring a client certificate), each connection
 /// made with a new context, as a new command makes it.
 @Suite(.blocking) struct TLSSessionResumptionTests {
     static let certificates = Result { try TestCertificates() }
@@ -23,10 +23,10 @@ import Testing
 
     /// A server that requires a client certificate from the test CA; `other`: one whose own
     /// certificate is from a CA the client does not trust.
-    static func server(other: Bool = false) async throws -> TLSServer {
+    static func server(other: Bool = false, options: [String] = []) async throws -> TLSServer {
         let certificates = try certificates.get()
         let own = other ? certificates.otherCAServer : certificates.server
-        return try await TLSServer(certificate: own.certificate, key: own.key, options: ["-Verify", "1", "-CAfile", certificates.ca])
+        return try await TLSServer(certificate: own.certificate, key: own.key, options: ["-Verify", "1", "-CAfile", certificates.ca] + options)
     }
 
     /// A private runtime directory (0700).
@@ -79,6 +79,17 @@ import Testing
         // Without a runtime directory nothing is kept or resumed.
         #expect(try !Self.fetch(server.port, runtime: nil))
         #expect(try !Self.fetch(server.port, runtime: nil))
+    }
+
+    /// Under TLS 1.2 the server gives its session (a ticket) in the handshake itself; it is kept
+    /// and resumed the same way.
+    @Test func underTLS12TheSessionIsKeptAndResumedToo() async throws {
+        let (directory, runtime) = try Self.runtime()
+        defer { withExtendedLifetime(directory) {} }
+        let server = try await Self.server(options: ["-tls1_2"])
+        #expect(try !Self.fetch(server.port, runtime: runtime))
+        #expect(try Self.file(runtime, server.port, try Self.credentials()).read(limit: TLSSessionFiles.sizeLimit) != nil)
+        #expect(try Self.fetch(server.port, runtime: runtime))
     }
 
     @Test func otherCredentialsOrAnotherEndpointResumeNothing() async throws {
