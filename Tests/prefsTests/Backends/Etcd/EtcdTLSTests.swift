@@ -97,6 +97,38 @@ import Testing
         #expect(try await cluster.etcdctl("get", "--prefix", "--keys-only", fleet.prefix + "/") == "", "nothing was written")
     }
 
+    /// With a runtime directory a command resumes the session the one before kept for the member:
+    /// a member that does not know it makes a full handshake, in which the server's certificate is
+    /// checked against the trust store as ever (here the system's, told of the test CA by
+    /// `SSL_CERT_FILE`, as OpenSSL takes it), parsed only then: one it does not trust is refused.
+    @Test func aSessionAMemberDoesNotKnowEndsInAFullHandshakeCheckedAsEver() async throws {
+        let cluster = try await Self.cluster.get()
+        let fleet = try TLSSandbox(url: cluster.url)
+        let runtime = fleet.sandbox.directory.path + "/run"
+        try #require(mkdir(runtime, 0o700) == 0)
+        var environment = fleet.credentials
+        environment["PREFS_ETCD_CACERT"] = nil
+        environment["XDG_RUNTIME_DIR"] = runtime
+        environment["SSL_CERT_FILE"] = fleet.certificates.ca
+        let (first, second) = (cluster.members[0].clientEndpoint, cluster.members[1].clientEndpoint)
+        #expect(try await fleet.prefs("--store", "etcds://\(first)/" + fleet.prefix, "write", "app", "k", "v", environment: environment).status == 0)
+        // The session kept for the first member, planted as the second's.
+        let credentials = TLSCredentials(certificate: try Fixtures.bytes(fleet.certificates.client("root").certificate),
+                                         key: try Fixtures.bytes(fleet.certificates.client("root").key))
+        let files = try #require(TLSSessionFiles(runtimeDirectory: runtime, credentials: credentials))
+        let kept = try #require(files.file(for: NetworkEndpoint(host: "127.0.0.1", port: cluster.members[0].clientPort)).read(limit: 1 << 14))
+        let planted = files.file(for: NetworkEndpoint(host: "127.0.0.1", port: cluster.members[1].clientPort))
+        planted.replace(with: kept)
+        let read = try await fleet.prefs("--store", "etcds://\(second)/" + fleet.prefix, "read", "app", "k", environment: environment)
+        #expect(read.status == 0 && read.outputText == "v\n", "\(read.error)")
+        #expect(planted.read(limit: 1 << 14) != kept, "the second member's own session replaced it")
+
+        planted.replace(with: kept)
+        environment["SSL_CERT_FILE"] = fleet.certificates.directory.file("other-ca.pem")
+        let refused = try await fleet.prefs("--store", "etcds://\(second)/" + fleet.prefix, "read", "app", "k", environment: environment)
+        #expect(refused.status == 77 && refused.error.contains("unable to get local issuer certificate"), "\(refused.error)")
+    }
+
     @Test(arguments: [("wrong-name", "localhost", "hostname mismatch"), ("wrong-name", "127.0.0.1", "IP address mismatch"),
                       ("expired", "127.0.0.1", "certificate has expired"), ("other-server", "localhost", "unable to get local issuer certificate")])
     func aFaultyServerCertificateIsRefused(name: String, host: String, reason: String) async throws {
