@@ -514,9 +514,10 @@ int prefs_tls_session_resume(prefs_tls_session *session, const void *der, size_t
     long lifetime = SSL_SESSION_get_timeout(earlier);
     unsigned long hint = SSL_SESSION_get_ticket_lifetime_hint(earlier);
     if (hint > 0 && hint < (unsigned long)lifetime) lifetime = (long)hint;
-    long age = (long)time(NULL) - (long)SSL_SESSION_get_time(earlier);
-    int offered = next == (const unsigned char *)der + size && SSL_SESSION_is_resumable(earlier) && age >= 0 && age < lifetime &&
-                  SSL_set_session(session->ssl, earlier) == 1;
+    // Compared without a subtraction that could overflow: the times come from the file.
+    long now = (long)time(NULL), made = (long)SSL_SESSION_get_time(earlier);
+    int offered = next == (const unsigned char *)der + size && SSL_SESSION_is_resumable(earlier) && lifetime > 0 && made <= now &&
+                  made > now - lifetime && SSL_set_session(session->ssl, earlier) == 1;
     ERR_clear_error();
     SSL_SESSION_free(earlier);
     session->resuming = offered;

@@ -50,7 +50,8 @@ struct TLSSessionFiles: Sendable {
     static func load(_ file: RuntimeFile) -> [UInt8]? {
         guard let bytes = file.read(limit: sizeLimit), bytes.count > 8 else { return nil }
         let since = Int(truncatingIfNeeded: bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
-        guard (0..<maxAge).contains(now() - since) else { return nil }
+        let now = now()
+        guard since <= now, since > now - maxAge else { return nil }
         return Array(bytes.dropFirst(8))
     }
 

@@ -124,6 +124,11 @@ import Testing
         #expect(try !Self.fetch(server.port, runtime: runtime))
         file.replace(with: Array(TLSSessionFiles.now().description.utf8))
         #expect(try !Self.fetch(server.port, runtime: runtime))
+        // Times from before the epoch or far ahead: never offered, and no arithmetic overflows.
+        for header: [UInt8] in [[0x80, 0, 0, 0, 0, 0, 0, 1], [0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff], [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]] {
+            file.replace(with: header + session)
+            #expect(try !Self.fetch(server.port, runtime: runtime))
+        }
         #expect(try Self.fetch(server.port, runtime: runtime))
     }
 
