@@ -132,8 +132,9 @@ final class TLSSession {
     private var error = [CChar](repeating: 0, count: 256)
     /// Where the endpoint's session is kept for resumption (nil: nowhere).
     private let sessionFile: RuntimeFile?
-    /// Whether a kept session was offered for resumption.
-    private var offered = false
+    /// When the full handshake behind the kept session offered for resumption was made (seconds
+    /// since the epoch); nil: none was offered.
+    private var offeredSince: Int?
 
     /// A session with `endpoint`, whose certificate must be for its host as written; it offers the
     /// session kept for the endpoint, if there is one.
@@ -144,8 +145,9 @@ final class TLSSession {
         raw = made
         self.context = context
         sessionFile = context.sessions?.file(for: endpoint)
-        if let sessionFile, let kept = TLSSessionFiles.load(sessionFile) {
-            offered = kept.withUnsafeBytes { prefs_tls_session_resume(raw, $0.baseAddress, $0.count) } == 1
+        if let sessionFile, let kept = TLSSessionFiles.load(sessionFile),
+            kept.session.withUnsafeBytes({ prefs_tls_session_resume(raw, $0.baseAddress, $0.count) }) == 1 {
+            offeredSince = kept.since
         }
     }
 
@@ -179,7 +181,7 @@ final class TLSSession {
         let result = step(Int(prefs_tls_handshake(raw, &systemError, &error, error.count)), systemError: systemError,
                           doing: TLSSession.handshaking)
         // A kept session that ends in a failed handshake is not offered again.
-        if case .failed = result, offered { sessionFile?.remove() }
+        if case .failed = result, offeredSince != nil { sessionFile?.remove() }
         return result
     }
 
@@ -190,14 +192,17 @@ final class TLSSession {
         return step(result, systemError: systemError, doing: "receiving the response")
     }
 
-    /// Keeps the session the server has just given after a full handshake for the commands after
-    /// this one to resume. After a resumed handshake the kept session stays: it is resumed again
-    /// until `TLSSessionFiles.maxAge` after its full handshake, and nothing is written meanwhile.
+    /// Keeps the session the server has just given for the next command to resume, each ticket
+    /// being used once (RFC 8446 advises it, and a server may refuse a ticket used before). It is
+    /// dated from the full handshake behind it, this one's or the resumed session's: a session is
+    /// resumed until `TLSSessionFiles.maxAge` after the handshake that checked both certificates.
     private func keepTicket() {
-        guard let sessionFile, !resumed else { return }
+        guard let sessionFile else { return }
         var ticket = [UInt8](repeating: 0, count: TLSSessionFiles.sizeLimit)
         let size = ticket.withUnsafeMutableBytes { prefs_tls_session_ticket(raw, $0.baseAddress, $0.count) }
-        if size > 0 { TLSSessionFiles.save(Array(ticket.prefix(size)), to: sessionFile) }
+        guard size > 0 else { return }
+        let since = (resumed ? offeredSince : nil) ?? TLSSessionFiles.now()
+        TLSSessionFiles.save(Array(ticket.prefix(size)), since: since, to: sessionFile)
     }
 
     /// Whether the handshake resumed a kept session.

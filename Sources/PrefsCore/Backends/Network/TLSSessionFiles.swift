@@ -11,8 +11,9 @@ import Glibc
 /// A session is kept after a full handshake and resumed by the commands after it for at most
 /// `maxAge` seconds, and no longer than the server allows; the server may refuse it (a restarted
 /// etcd member does), and the handshake is then a full one, in the same connection, whose session
-/// replaces it. A resumed handshake writes nothing. The file holds the time of the full handshake
-/// (8 bytes, big-endian seconds since the epoch) and the session as OpenSSL encodes it.
+/// replaces it. A resumed handshake keeps the new ticket the server gives, with the time of the full
+/// handshake behind it, so that each ticket is used once. The file holds that time (8 bytes,
+/// big-endian seconds since the epoch) and the session as OpenSSL encodes it.
 struct TLSSessionFiles: Sendable {
     /// An hour: then a full handshake checks both certificates again (an expired or revoked one is
     /// refused at most an hour late).
@@ -46,13 +47,14 @@ struct TLSSessionFiles: Sendable {
     /// Seconds since the epoch.
     static func now() -> Int { Int(time(nil)) }
 
-    /// The session kept in `file`, if its full handshake was less than `maxAge` ago.
-    static func load(_ file: RuntimeFile) -> [UInt8]? {
+    /// The session kept in `file` and the time of its full handshake, if that was less than
+    /// `maxAge` ago.
+    static func load(_ file: RuntimeFile) -> (session: [UInt8], since: Int)? {
         guard let bytes = file.read(limit: sizeLimit), bytes.count > 8 else { return nil }
         let since = Int(truncatingIfNeeded: bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
         let now = now()
         guard since <= now, since > now - maxAge else { return nil }
-        return Array(bytes.dropFirst(8))
+        return (Array(bytes.dropFirst(8)), since)
     }
 
     /// Replaces `file` with `session`, made by a full handshake now (or at `since`).

@@ -8,7 +8,7 @@ import Testing
 /// instead of verifying both certificates again; other credentials or another endpoint resume
 /// nothing, a session is offered for an hour at most, and one the server refuses ends in a full
 /// handshake that checks the server's certificate and parses the client's credentials as it needs
-/// them. Against `openssl s_server` (TLS 1.3 but in one test, requiring a client certificate), each connection
+/// them; each ticket is used once, the new one dated from the full handshake. Against `openssl s_server` (TLS 1.3 but in one test, requiring a client certificate), each connection
 /// made with a new context, as a new command makes it.
 @Suite(.blocking) struct TLSSessionResumptionTests {
     static let certificates = Result { try TestCertificates() }
@@ -74,8 +74,10 @@ import Testing
         let kept = try #require(file.read(limit: TLSSessionFiles.sizeLimit))
 
         #expect(try Self.fetch(server.port, runtime: runtime), "resumed")
+        let next = try #require(file.read(limit: TLSSessionFiles.sizeLimit))
+        #expect(next.dropFirst(8) != kept.dropFirst(8), "the new ticket is kept: each is used once")
+        #expect(next.prefix(8) == kept.prefix(8), "dated from the full handshake")
         #expect(try Self.fetch(server.port, runtime: runtime), "resumed again")
-        #expect(file.read(limit: TLSSessionFiles.sizeLimit) == kept, "a resumed handshake writes nothing")
         // Without a runtime directory nothing is kept or resumed.
         #expect(try !Self.fetch(server.port, runtime: nil))
         #expect(try !Self.fetch(server.port, runtime: nil))
@@ -115,8 +117,10 @@ import Testing
         #expect(try !Self.fetch(server.port, runtime: runtime))
         let file = try Self.file(runtime, server.port, try Self.credentials())
         let session = try #require(file.read(limit: TLSSessionFiles.sizeLimit)).dropFirst(8)
-        TLSSessionFiles.save(Array(session), since: TLSSessionFiles.now() - TLSSessionFiles.maxAge + 60, to: file)
+        let old = TLSSessionFiles.now() - TLSSessionFiles.maxAge + 60
+        TLSSessionFiles.save(Array(session), since: old, to: file)
         #expect(try Self.fetch(server.port, runtime: runtime), "within the hour")
+        #expect(TLSSessionFiles.load(file)?.since == old, "a resumed session's ticket keeps the time of its full handshake")
         TLSSessionFiles.save(Array(session), since: TLSSessionFiles.now() - TLSSessionFiles.maxAge, to: file)
         #expect(try !Self.fetch(server.port, runtime: runtime), "past the hour")
         #expect(try Self.fetch(server.port, runtime: runtime), "the new session")
