@@ -40,7 +40,8 @@ struct prefs_tls_session {
     prefs_tls_context *context;
     int fd;
     /// Reads wait (as if nothing had come) until the ClientHello is out and the credentials are
-    /// the session's: a server's answer is never read before what checks it is there.
+    /// parsed: a server's answer is never read before what checks it is there. A session offered
+    /// for resumption does not wait: the callbacks parse them if the server makes a full handshake.
     int held;
     /// Bytes written to the session but not yet to the socket (`out_sent` of `out_size` gone):
     /// under TLS 1.3 the client's last handshake flight (its Finished), which then leaves with the

@@ -54,7 +54,8 @@ void prefs_tls_session_free(prefs_tls_session *session);
 /// PREFS_TLS_ERROR with the reason (why the server's certificate was refused, the alert it sent, …),
 /// PREFS_TLS_BROKEN, or PREFS_TLS_CREDENTIALS. `*system_error` is the errno when the socket itself
 /// failed (0 otherwise). Nothing the server sends is read before the context's credentials are
-/// parsed: the first step sends the ClientHello, and parses them while the server answers.
+/// parsed: the first step sends the ClientHello, and parses them while the server answers (with a
+/// session offered for resumption, only if the server makes a full handshake, when it needs them).
 int prefs_tls_handshake(prefs_tls_session *session, int *system_error, char *error, size_t error_size);
 
 /// Bytes read (> 0), 0 when the server closed the connection, PREFS_TLS_WANT_READ or _WANT_WRITE,
